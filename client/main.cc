@@ -1,0 +1,40 @@
+// rocmtunectl: the unprivileged client. A verb table over CLI11.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "client/exit_codes.h"
+#include "client/verbs.h"
+
+using namespace rocmtune::client;
+
+int main(int argc, char** argv) {
+  CLI::App app{"rocmtunectl - make AMD GPUs work for ROCm compute, truthfully and reversibly"};
+  app.set_version_flag("--version", ROCMTUNE_VERSION);
+  app.require_subcommand(1);
+  Context ctx;
+  app.add_option("--root", ctx.root, "Work on the tree at DIR instead of / (a world or an image)")
+      ->option_text("DIR")
+      ->check(CLI::ExistingDirectory);
+  app.add_flag("--json", ctx.json, "Print one JSON document on stdout, nothing else");
+  app.add_flag("--no-ask-password", ctx.no_ask_password, "Do not ask for authentication interactively");
+
+  int rc = kExitOk;
+  CLI::App* status = app.add_subcommand("status", "Show GPUs, system facts and rocmtune's state");
+  status->callback([&] { rc = RunStatus(ctx); });
+  // Options may also follow the verb (`rocmtunectl status --json`), as with systemctl.
+  status->add_flag("--json", ctx.json, "Print rocmtune.status.v1 JSON");
+
+  std::string out_dir;
+  CLI::App* snapshot = app.add_subcommand("snapshot", "Write a world (sysfs/KFD/config copy) of this machine to DIR");
+  snapshot->add_option("dir", out_dir, "Output directory (must not exist or be empty)")->required();
+  snapshot->add_flag("--json", ctx.json, "Print a JSON summary");
+  snapshot->callback([&] { rc = RunSnapshot(ctx, out_dir); });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  return rc;
+}

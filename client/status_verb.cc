@@ -1,0 +1,98 @@
+// `rocmtunectl status`: the inventory as a table for people or rocmtune.status.v1 JSON.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "api/status_json.h"
+#include "client/exit_codes.h"
+#include "client/table.h"
+#include "client/verbs.h"
+#include "detect/inventory.h"
+
+namespace rocmtune::client {
+namespace {
+
+template <typename T>
+std::string Or(const std::optional<T>& v, std::string_view unknown = "-") {
+  if (!v) return std::string(unknown);
+  return fmt::format("{}", *v);
+}
+
+std::string SystemLine(const detect::SystemFacts& s) {
+  std::string os = s.os.pretty_name.value_or(s.os.id.value_or("unknown OS"));
+  return fmt::format("{}, kernel {}", os, Or(s.kernel, "unknown"));
+}
+
+std::string BootLine(const detect::SystemFacts& s) {
+  return fmt::format("{} (initramfs: {})", Or(s.boot.kind, "unknown"), Or(s.boot.initramfs, "unknown"));
+}
+
+std::string IommuLine(const detect::IommuState& iommu) {
+  if (!iommu.mode) {
+    if (iommu.enabled) return *iommu.enabled ? "enabled, mode unknown" : "no IOMMU";
+    return "unknown";
+  }
+  return iommu.evidence.empty() ? *iommu.mode : fmt::format("{} ({})", *iommu.mode, iommu.evidence);
+}
+
+std::string GpuTable(const std::vector<detect::Gpu>& gpus) {
+  bool partitions = false;
+  for (const auto& g : gpus) partitions |= g.physical_id != g.id;
+  std::vector<std::string> header = {"GPU", "NAME", "GFX", "GC", "FAMILY", "TYPE", "VRAM", "CARD", "KFD"};
+  if (partitions) header.push_back("PHYSICAL");
+  Table table(header);
+  for (const auto& g : gpus) {
+    std::vector<std::string> row = {
+        g.id,
+        g.marketing_name,
+        Or(g.gfx_target),
+        Or(g.gc_ip),
+        g.family ? std::string(knowledge::FamilyName(*g.family)) : "-",
+        g.apu ? (*g.apu ? "APU" : "dGPU") : "-",
+        g.vram_bytes ? HumanBytes(*g.vram_bytes) : "-",
+        Or(g.card),
+        Or(g.kfd_node),
+    };
+    if (partitions) row.push_back(g.physical_id);
+    table.AddRow(std::move(row));
+  }
+  return table.Render();
+}
+
+void PrintHuman(const detect::Inventory& inv) {
+  const auto& s = inv.system;
+  fmt::print("System:  {}\n", SystemLine(s));
+  fmt::print("ROCm:    {}\n", Or(s.rocm_version, "not found (/opt/rocm/.info/version)"));
+  fmt::print("Boot:    {}\n", BootLine(s));
+  fmt::print("IOMMU:   {}\n", IommuLine(s.iommu));
+  fmt::print("amdgpu:  {}\n", s.amdgpu.loaded ? "loaded" : "not loaded");
+  fmt::print("\n");
+  if (inv.gpus.empty()) {
+    fmt::print("No AMD GPU driven by amdgpu was found.\n");
+  } else {
+    fmt::print("{}", GpuTable(inv.gpus));
+  }
+  if (!inv.findings.empty()) {
+    fmt::print("\nFindings:\n");
+    for (const auto& f : inv.findings) fmt::print("  {:<7} {}\n", detect::SeverityName(f.severity), f.message);
+  }
+}
+
+}  // namespace
+
+int RunStatus(const Context& ctx) {
+  auto root = sys::Root::Open(ctx.root);
+  if (!root) {
+    fmt::print(stderr, "rocmtunectl: {}\n", root.error().message);
+    return kExitFailed;
+  }
+  detect::Inventory inv = detect::Detect(*root);
+  if (ctx.json) {
+    fmt::print("{}\n", api::StatusJson(inv).dump(2));
+  } else {
+    PrintHuman(inv);
+  }
+  return kExitOk;
+}
+
+}  // namespace rocmtune::client

@@ -1,0 +1,24 @@
+// Plain aligned text tables for people (the --json output is for scripts).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rocmtune::client {
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Columns separated by two spaces; trailing spaces trimmed.
+  std::string Render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// 8573157376 -> "8.0 GiB"
+std::string HumanBytes(unsigned long long bytes);
+
+}  // namespace rocmtune::client

@@ -1,0 +1,80 @@
+#include "api/status_json.h"
+
+namespace rocmtune::api {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <typename T>
+json OrNull(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json ModuleJson(const detect::ModuleState& module) {
+  json params = json::object();
+  for (const auto& [name, value] : module.parameters) params[name] = OrNull(value);
+  return json{{"loaded", module.loaded}, {"parameters", std::move(params)}};
+}
+
+json SystemJson(const detect::SystemFacts& s) {
+  return json{
+      {"kernel", OrNull(s.kernel)},
+      {"cmdline", OrNull(s.cmdline)},
+      {"os", {{"id", OrNull(s.os.id)}, {"version_id", OrNull(s.os.version_id)}, {"pretty_name", OrNull(s.os.pretty_name)}}},
+      {"rocm_version", OrNull(s.rocm_version)},
+      {"boot", OrNull(s.boot.kind)},
+      {"boot_evidence", s.boot.evidence},
+      {"initramfs", OrNull(s.boot.initramfs)},
+      {"initramfs_evidence", s.boot.initramfs_evidence},
+      {"iommu",
+       {{"enabled", OrNull(s.iommu.enabled)},
+        {"mode", OrNull(s.iommu.mode)},
+        {"evidence", s.iommu.evidence.empty() ? json(nullptr) : json(s.iommu.evidence)}}},
+      {"modules", {{"amdgpu", ModuleJson(s.amdgpu)}, {"ttm", ModuleJson(s.ttm)}}},
+  };
+}
+
+}  // namespace
+
+json GpuJson(const detect::Gpu& g) {
+  return json{
+      {"id", g.id},
+      {"card", OrNull(g.card)},
+      {"render_node", OrNull(g.render_node)},
+      {"pci_id", OrNull(g.pci_id)},
+      {"revision", OrNull(g.revision)},
+      {"subsystem", OrNull(g.subsystem)},
+      {"marketing_name", g.marketing_name},
+      {"gfx_target", OrNull(g.gfx_target)},
+      {"gfx_target_version", OrNull(g.gfx_target_version)},
+      {"gc_ip", OrNull(g.gc_ip)},
+      {"family", g.family ? json(knowledge::FamilyName(*g.family)) : json(nullptr)},
+      {"apu", OrNull(g.apu)},
+      {"vram_bytes", OrNull(g.vram_bytes)},
+      {"kfd_node", OrNull(g.kfd_node)},
+      {"physical_id", g.physical_id},
+      {"identified_by", g.identified_by},
+  };
+}
+
+json StatusJson(const detect::Inventory& inv) {
+  json gpus = json::array();
+  for (const detect::Gpu& g : inv.gpus) gpus.push_back(GpuJson(g));
+  json findings = json::array();
+  for (const detect::Finding& f : inv.findings)
+    findings.push_back({{"id", f.id},
+                        {"severity", detect::SeverityName(f.severity)},
+                        {"subject", f.subject.empty() ? json(nullptr) : json(f.subject)},
+                        {"message", f.message}});
+  return json{
+      {"schema", kStatusSchema},
+      {"system", SystemJson(inv.system)},
+      {"gpus", std::move(gpus)},
+      {"profile", nullptr},
+      {"pending_reboot", false},
+      {"knobs", json::array()},
+      {"findings", std::move(findings)},
+  };
+}
+
+}  // namespace rocmtune::api

@@ -1,0 +1,96 @@
+#include "detect/boot_setup.h"
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "util/text.h"
+
+namespace rocmtune::detect {
+namespace {
+
+std::optional<std::string> FirstExisting(const sys::Root& root, std::initializer_list<std::string_view> paths) {
+  for (std::string_view p : paths)
+    if (root.Exists(p)) return std::string(p);
+  return std::nullopt;
+}
+
+bool HasBlsEntries(const sys::Root& root) {
+  auto names = root.ListDir("boot/loader/entries");
+  if (!names) return false;
+  for (const std::string& n : *names)
+    if (n.size() > 5 && n.ends_with(".conf")) return true;
+  return false;
+}
+
+bool GrubEnablesBls(const sys::Root& root) {
+  auto content = root.ReadFile("etc/default/grub", 65536);
+  if (!content) return false;
+  for (std::string_view line : text::SplitLines(*content)) {
+    line = text::Trim(line);
+    if (line.starts_with("GRUB_ENABLE_BLSCFG=")) {
+      std::string_view v = line.substr(19);
+      return v == "true" || v == "\"true\"" || v == "'true'";
+    }
+  }
+  return false;
+}
+
+void DetectLoader(const sys::Root& root, BootSetup& setup) {
+  // systemd-boot keeps loader.conf on the ESP (/efi, /boot/efi or /boot).
+  if (auto p = FirstExisting(root, {"efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf"})) {
+    setup.kind = "systemd-boot";
+    setup.evidence.push_back(*p);
+    if (root.Exists("etc/kernel/cmdline")) setup.evidence.push_back("etc/kernel/cmdline");
+    return;
+  }
+  if (root.Exists("etc/default/grub")) {
+    setup.evidence.push_back("etc/default/grub");
+    if (HasBlsEntries(root) && (GrubEnablesBls(root) || root.Exists("boot/grub2"))) {
+      setup.kind = "grub-bls";
+      setup.evidence.push_back("boot/loader/entries");
+      return;
+    }
+    // Reading /etc/default/grub.d/*.cfg is a Debian patch to grub-mkconfig.
+    if (auto p = FirstExisting(root, {"etc/default/grub.d", "usr/sbin/update-grub"})) {
+      setup.kind = "grub-debian";
+      setup.evidence.push_back(*p);
+      return;
+    }
+    setup.kind = "grub";
+    return;
+  }
+  if (root.Exists("etc/kernel/cmdline")) {
+    setup.kind = "systemd-boot";
+    setup.evidence.push_back("etc/kernel/cmdline");
+  }
+}
+
+void DetectInitramfs(const sys::Root& root, BootSetup& setup) {
+  static constexpr std::array<std::pair<std::string_view, std::array<std::string_view, 2>>, 4> kTools = {{
+      {"initramfs-tools", {"usr/sbin/update-initramfs", "etc/initramfs-tools/initramfs.conf"}},
+      {"dracut", {"usr/bin/dracut", "etc/dracut.conf"}},
+      {"mkinitcpio", {"usr/bin/mkinitcpio", "etc/mkinitcpio.conf"}},
+      {"booster", {"usr/bin/booster", "etc/booster.yaml"}},
+  }};
+  for (const auto& [tool, paths] : kTools) {
+    for (std::string_view p : paths) {
+      if (root.Exists(p)) {
+        setup.initramfs = std::string(tool);
+        setup.initramfs_evidence.emplace_back(p);
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+BootSetup DetectBootSetup(const sys::Root& root) {
+  BootSetup setup;
+  DetectLoader(root, setup);
+  DetectInitramfs(root, setup);
+  return setup;
+}
+
+}  // namespace rocmtune::detect

@@ -1,0 +1,179 @@
+#include "detect/inventory.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "detect/drm_cards.h"
+#include "detect/identify.h"
+#include "detect/kfd_topology.h"
+#include "detect/libdrm_probe.h"
+#include "knowledge/amdgpu_ids.h"
+
+namespace rocmtune::detect {
+namespace {
+
+constexpr uint16_t kAmdVendor = 0x1002;
+
+std::unique_ptr<knowledge::AmdgpuIds> LoadSystemIds(const sys::Root& root) {
+  auto content = root.ReadFile("usr/share/libdrm/amdgpu.ids", 4 << 20);
+  if (!content) return nullptr;
+  auto ids = knowledge::AmdgpuIds::Parse(*content, root.Display("usr/share/libdrm/amdgpu.ids"));
+  if (!ids) return nullptr;
+  return std::make_unique<knowledge::AmdgpuIds>(std::move(*ids));
+}
+
+void ReportForeignCard(const DrmCard& card, std::vector<Finding>& findings) {
+  if (card.vendor_id != kAmdVendor) return;  // another vendor's GPU: nothing to say
+  std::string where = card.address ? card.address->ToString() : card.card;
+  findings.push_back({"gpu.not-amdgpu", Severity::kInfo,
+                      fmt::format("{} (1002:{:04x}) is bound to {}; rocmtune manages amdgpu devices only", where,
+                                  card.device_id.value_or(0), card.driver.value_or("no driver")),
+                      where});
+}
+
+Gpu FromParts(const DrmCard* card, const KfdNode* node, const knowledge::AmdgpuIds* system_ids) {
+  Gpu gpu;
+  RawIds raw;
+  std::optional<PciAddress> address;
+  std::optional<uint16_t> vendor;
+  if (card) {
+    gpu.card = card->card;
+    gpu.device_dir = card->device_dir;
+    gpu.render_node = card->render_node;
+    gpu.subsystem = card->subsystem;
+    gpu.vram_bytes = card->vram_total;
+    address = card->address;
+    vendor = card->vendor_id;
+    raw.device_id = card->device_id;
+    raw.revision = card->revision;
+    raw.gc_ip = card->gc_ip;
+    raw.product_name = card->product_name;
+  }
+  if (node) {
+    gpu.kfd_node = node->node;
+    if (!address) address = node->address;
+    if (!vendor) vendor = node->vendor_id;
+    if (!raw.device_id) raw.device_id = node->device_id;
+    raw.gfx_target_version = node->gfx_target_version;
+    if (!gpu.render_node && node->drm_render_minor && *node->drm_render_minor > 0)
+      gpu.render_node = fmt::format("renderD{}", *node->drm_render_minor);
+    if (!gpu.vram_bytes) gpu.vram_bytes = node->local_memory_bytes;
+  }
+  gpu.id = address ? address->ToString() : (card ? card->card : fmt::format("kfd-node-{}", node->node));
+  if (raw.device_id) gpu.pci_id = fmt::format("{:04x}:{:04x}", vendor.value_or(kAmdVendor), *raw.device_id);
+  if (raw.revision) gpu.revision = fmt::format("{:#04x}", *raw.revision);
+
+  Identity identity = Identify(raw, system_ids);
+  gpu.gfx_target = identity.gfx_target;
+  gpu.gfx_target_version = identity.gfx_target_version;
+  gpu.gc_ip = identity.gc_ip;
+  gpu.family = identity.family;
+  gpu.apu = identity.apu;
+  gpu.marketing_name = identity.marketing_name;
+  gpu.identified_by = identity.source;
+  gpu.physical_id = gpu.id;
+  return gpu;
+}
+
+// Partitions of one device (MI300 CPX: one KFD node per XCD) report the same unique_id;
+// the first of them names the physical GPU.
+void GroupPartitions(std::vector<Gpu>& gpus, const std::map<int, uint64_t>& unique_by_node) {
+  std::map<uint64_t, std::string> physical_by_unique;
+  for (Gpu& gpu : gpus) {
+    if (!gpu.kfd_node) continue;
+    auto it = unique_by_node.find(*gpu.kfd_node);
+    if (it == unique_by_node.end() || it->second == 0) continue;
+    auto [slot, inserted] = physical_by_unique.emplace(it->second, gpu.id);
+    gpu.physical_id = slot->second;
+  }
+}
+
+void ReportIdentityGaps(const std::vector<Gpu>& gpus, std::vector<Finding>& findings) {
+  for (const Gpu& gpu : gpus) {
+    if (!gpu.gfx_target)
+      findings.push_back({"gpu.gfx-target-unknown", Severity::kWarning,
+                          fmt::format("{}: the gfx target could not be determined (no KFD node, no ip_discovery, "
+                                      "device id not in rocmtune's table)",
+                                      gpu.id),
+                          gpu.id});
+    else if (!gpu.family)
+      findings.push_back({"gpu.not-rocm-family", Severity::kInfo,
+                          fmt::format("{}: {} is not a GPU family ROCm targets", gpu.id, *gpu.gfx_target), gpu.id});
+    if (!gpu.kfd_node && gpu.card)
+      findings.push_back({"gpu.no-kfd", Severity::kInfo,
+                          fmt::format("{}: no KFD topology node: ROCm cannot use this GPU as detected (is amdgpu's "
+                                      "KFD (CONFIG_HSA_AMD) available?)",
+                                      gpu.id),
+                          gpu.id});
+  }
+}
+
+void ApplyIommuGroups(const sys::Root& root, const std::vector<Gpu>& gpus, IommuState& iommu) {
+  for (const Gpu& gpu : gpus) {
+    if (!gpu.device_dir) continue;
+    auto type = IommuGroupType(root, *gpu.device_dir);
+    if (!type) continue;
+    iommu.mode = *type == "identity" ? "passthrough" : "translated";
+    iommu.evidence = fmt::format("IOMMU group of {} has type {}", gpu.id, *type);
+    return;
+  }
+}
+
+}  // namespace
+
+Inventory Detect(const sys::Root& root, const DetectOptions& options) {
+  Inventory inv;
+  inv.system = DetectSystemFacts(root, inv.findings);
+  std::unique_ptr<knowledge::AmdgpuIds> system_ids = LoadSystemIds(root);
+
+  std::vector<DrmCard> cards = ScanDrmCards(root, inv.findings);
+  std::vector<KfdNode> nodes = ScanKfdGpuNodes(root, inv.findings);
+
+  std::vector<bool> node_used(nodes.size(), false);
+  std::vector<std::string> seen_addresses;
+  for (const DrmCard& card : cards) {
+    if (card.driver != "amdgpu") {
+      ReportForeignCard(card, inv.findings);
+      continue;
+    }
+    if (card.address) {
+      std::string addr = card.address->ToString();
+      if (std::find(seen_addresses.begin(), seen_addresses.end(), addr) != seen_addresses.end()) continue;
+      seen_addresses.push_back(addr);
+    }
+    const KfdNode* match = nullptr;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!node_used[i] && card.address && nodes[i].address == card.address) {
+        match = &nodes[i];
+        node_used[i] = true;
+        break;
+      }
+    }
+    inv.gpus.push_back(FromParts(&card, match, system_ids.get()));
+  }
+
+  std::map<int, uint64_t> unique_by_node;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].unique_id) unique_by_node[nodes[i].node] = *nodes[i].unique_id;
+    if (node_used[i]) continue;
+    if (nodes[i].vendor_id && *nodes[i].vendor_id != kAmdVendor) continue;
+    if (!nodes[i].domain_reported && nodes[i].address)
+      inv.findings.push_back({"detect.kfd-no-domain", Severity::kInfo,
+                              fmt::format("KFD node {}: this kernel does not report the PCI domain; 0000 assumed",
+                                          nodes[i].node),
+                              nodes[i].address->ToString()});
+    inv.gpus.push_back(FromParts(nullptr, &nodes[i], system_ids.get()));
+  }
+
+  std::stable_sort(inv.gpus.begin(), inv.gpus.end(), [](const Gpu& a, const Gpu& b) { return a.id < b.id; });
+  GroupPartitions(inv.gpus, unique_by_node);
+  if (options.use_libdrm && root.IsLive()) EnrichWithLibdrm(inv.gpus);
+  ApplyIommuGroups(root, inv.gpus, inv.system.iommu);
+  ReportIdentityGaps(inv.gpus, inv.findings);
+  return inv;
+}
+
+}  // namespace rocmtune::detect

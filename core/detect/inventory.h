@@ -1,0 +1,50 @@
+// Inventory: every AMD GPU (one entry per logical GPU; partitions share physical_id) and
+// the system facts, read from a Root.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detect/finding.h"
+#include "detect/system_facts.h"
+#include "knowledge/family.h"
+#include "sys/root.h"
+
+namespace rocmtune::detect {
+
+struct Gpu {
+  std::string id;  // PCI address; for partitions KFD's (partition in the function bits)
+  std::optional<std::string> card;
+  std::optional<std::string> render_node;
+  std::optional<std::string> pci_id;     // "1002:731f"
+  std::optional<std::string> revision;   // "0xc1"
+  std::optional<std::string> subsystem;  // "1da2:e409"
+  std::string marketing_name;
+  std::optional<std::string> gfx_target;
+  std::optional<uint32_t> gfx_target_version;
+  std::optional<std::string> gc_ip;
+  std::optional<knowledge::Family> family;
+  std::optional<bool> apu;
+  std::optional<uint64_t> vram_bytes;
+  std::optional<int> kfd_node;
+  std::string physical_id;
+  std::string identified_by;  // "kfd", "ip_discovery", "pci_table", "none"
+  std::optional<std::string> device_dir;  // root-relative sysfs device dir, when there is a DRM card
+};
+
+struct Inventory {
+  SystemFacts system;
+  std::vector<Gpu> gpus;
+  std::vector<Finding> findings;
+};
+
+struct DetectOptions {
+  // Ask libdrm about live devices (only ever when the root is "/" and /dev/dri is there).
+  bool use_libdrm = true;
+};
+
+Inventory Detect(const sys::Root& root, const DetectOptions& options = {});
+
+}  // namespace rocmtune::detect

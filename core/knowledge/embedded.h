@@ -1,0 +1,10 @@
+// Data files compiled into the library (see cmake/Embed.cmake).
+#pragma once
+
+#include <string_view>
+
+namespace rocmtune::embedded {
+extern const std::string_view kAmdgpuIds;
+extern const std::string_view kGpusToml;
+extern const std::string_view kGfxTargetsToml;
+}  // namespace rocmtune::embedded

@@ -1,0 +1,262 @@
+#include "snapshot/snapshot.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "util/text.h"
+
+namespace rocmtune::snapshot {
+namespace {
+
+namespace fs = std::filesystem;
+
+// PCI device attributes detection and the knobs read. Not copied on purpose: config, rom,
+// resource* (raw hardware access), reset/remove/rescan (write-only actions), gpu_metrics
+// and pp_table (binary blobs), serial_number and unique_id (identify the owner's board).
+constexpr std::string_view kDeviceFiles[] = {
+    "uevent", "vendor", "device", "subsystem_vendor", "subsystem_device", "class", "revision",
+    "product_name", "product_number", "vbios_version", "boot_vga", "numa_node",
+    "current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
+    "mem_info_vram_total", "mem_info_vis_vram_total", "mem_info_gtt_total", "mem_info_vram_vendor",
+    "power_dpm_force_performance_level", "power_dpm_state", "pp_power_profile_mode", "pp_features",
+    "pp_od_clk_voltage", "pp_dpm_sclk", "pp_dpm_mclk", "pp_dpm_socclk", "pp_dpm_fclk", "pp_dpm_dcefclk",
+    "pp_dpm_pcie", "pp_dpm_vclk", "pp_dpm_dclk", "pp_cur_state", "pp_num_states", "pp_force_state",
+    "power/runtime_status", "power/control",
+};
+
+constexpr std::string_view kSystemFiles[] = {
+    "proc/cmdline", "proc/sys/kernel/osrelease", "etc/os-release", "usr/lib/os-release",
+    "opt/rocm/.info/version", "etc/default/grub", "etc/kernel/cmdline", "etc/kernel/install.conf",
+    "efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf",
+    "etc/initramfs-tools/initramfs.conf", "etc/dracut.conf", "etc/mkinitcpio.conf", "etc/booster.yaml",
+    "sys/module/amdgpu/initstate",
+};
+
+// Directories whose *.conf / *.cfg files are copied (boot and module configuration).
+constexpr std::string_view kConfigDirs[] = {
+    "etc/default/grub.d", "boot/loader/entries", "etc/modprobe.d", "usr/lib/modprobe.d",
+    "lib/modprobe.d", "run/modprobe.d", "etc/dracut.conf.d",
+};
+
+// Tools whose presence is evidence of the boot setup; a marker stands in for the binary.
+constexpr std::string_view kToolMarkers[] = {
+    "usr/sbin/update-grub", "usr/sbin/grubby", "usr/sbin/update-initramfs", "usr/bin/dracut",
+    "usr/bin/mkinitcpio", "usr/bin/booster", "usr/bin/kernel-install",
+};
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Lexically normalizes "a/b/../c" and keeps it inside the root.
+std::string Normalize(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    std::string_view part = path.substr(i, j - i);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (std::string_view p : parts) {
+    if (!out.empty()) out.push_back('/');
+    out.append(p);
+  }
+  return out;
+}
+
+std::string Dirname(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
+}
+
+class Writer {
+ public:
+  Writer(const sys::Root& root, std::string out) : root_(root), out_(std::move(out)) {}
+
+  SnapshotStats& stats() { return stats_; }
+
+  Result<void> WriteFile(std::string_view rel, std::string_view content) {
+    fs::path path = fs::path(out_) / rel;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.parent_path().string(), ec.message()));
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), std::strerror(errno)), errno);
+    sys::UniqueFd guard(fd);
+    size_t done = 0;
+    while (done < content.size()) {
+      ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), std::strerror(errno)), errno);
+      done += static_cast<size_t>(n);
+    }
+    ++stats_.files;
+    return {};
+  }
+
+  Result<void> WriteSymlink(std::string_view rel, std::string_view target) {
+    fs::path path = fs::path(out_) / rel;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (fs::is_symlink(path, ec)) return {};
+    if (::symlink(std::string(target).c_str(), path.c_str()) != 0)
+      return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), std::strerror(errno)), errno);
+    ++stats_.symlinks;
+    return {};
+  }
+
+  // Copies a file if the root has it; a missing file is not an error.
+  Result<void> CopyFile(std::string_view rel, bool scrub_unique_id = false) {
+    auto content = root_.ReadFile(rel, 256 * 1024);
+    if (!content) {
+      if (content.error().code != ErrorCode::kNotFound) ++stats_.skipped;
+      return {};
+    }
+    if (scrub_unique_id) *content = ScrubUniqueId(*content);
+    return WriteFile(rel, *content);
+  }
+
+  // Follows `rel` when it is a symlink: writes the link (made relative) and returns the
+  // root-relative path it points at.
+  Result<std::string> CopyLinkChain(const std::string& rel) {
+    std::string current = rel;
+    for (int depth = 0; depth < 8; ++depth) {
+      if (root_.TypeOf(current) != sys::EntryType::kSymlink) return current;
+      auto target = root_.ReadLink(current);
+      if (!target) return tl::unexpected(target.error());
+      std::string resolved = target->starts_with("/") ? Normalize(*target)
+                                                      : Normalize(sys::JoinPath(Dirname(current), *target));
+      if (auto r = WriteSymlink(current, RelativeTo(Dirname(current), resolved)); !r) return tl::unexpected(r.error());
+      current = resolved;
+    }
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: too many symlinks", root_.Display(rel)));
+  }
+
+ private:
+  static std::string RelativeTo(const std::string& from_dir, const std::string& to) {
+    return fs::path(to).lexically_relative(fs::path(from_dir.empty() ? "." : from_dir)).string();
+  }
+
+  static std::string ScrubUniqueId(std::string_view content) {
+    std::string out;
+    for (std::string_view line : text::SplitLines(content)) {
+      auto tokens = text::Tokens(line);
+      if (tokens.size() == 2 && tokens[0] == "unique_id" && tokens[1] != "0")
+        out += fmt::format("unique_id {}\n", Fnv1a(tokens[1]) >> 1);
+      else
+        out += fmt::format("{}\n", line);
+    }
+    return out;
+  }
+
+  const sys::Root& root_;
+  std::string out_;
+  SnapshotStats stats_;
+};
+
+Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, int depth, bool scrub) {
+  if (depth > 8) return {};
+  auto names = root.ListDir(dir);
+  if (!names) return {};
+  for (const std::string& name : *names) {
+    std::string path = sys::JoinPath(dir, name);
+    switch (root.TypeOf(path)) {
+      case sys::EntryType::kDirectory:
+        if (auto r = CopyTree(root, w, path, depth + 1, scrub); !r) return r;
+        break;
+      case sys::EntryType::kFile:
+        if (auto r = w.CopyFile(path, scrub && name == "properties"); !r) return r;
+        break;
+      default:
+        break;  // symlinks inside these trees are not needed by detection
+    }
+  }
+  return {};
+}
+
+Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& class_entry) {
+  auto entry_dir = w.CopyLinkChain(class_entry);  // sys/class/drm/card1 -> sys/devices/.../drm/card1
+  if (!entry_dir) return tl::unexpected(entry_dir.error());
+  for (std::string_view f : {"uevent", "dev"})
+    if (auto r = w.CopyFile(sys::JoinPath(*entry_dir, f)); !r) return r;
+  auto device_dir = w.CopyLinkChain(sys::JoinPath(*entry_dir, "device"));
+  if (!device_dir) return tl::unexpected(device_dir.error());
+  for (std::string_view f : kDeviceFiles)
+    if (auto r = w.CopyFile(sys::JoinPath(*device_dir, f)); !r) return r;
+  // ip_discovery: the numbered tree holds every value; named links (GC -> 11) are skipped.
+  if (auto r = CopyTree(root, w, sys::JoinPath(*device_dir, "ip_discovery"), 0, false); !r) return r;
+  if (auto group = w.CopyLinkChain(sys::JoinPath(*device_dir, "iommu_group")); group && *group != sys::JoinPath(*device_dir, "iommu_group"))
+    if (auto r = w.CopyFile(sys::JoinPath(*group, "type")); !r) return r;
+  if (auto drm = root.ListDir(sys::JoinPath(*device_dir, "drm")))
+    for (const std::string& minor : *drm)
+      for (std::string_view f : {"uevent", "dev"})
+        if (auto r = w.CopyFile(sys::JoinPath(sys::JoinPath(*device_dir, "drm/" + minor), f)); !r) return r;
+  return {};
+}
+
+}  // namespace
+
+Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir) {
+  std::error_code ec;
+  if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec))
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: exists and is not empty", out_dir));
+  fs::create_directories(out_dir, ec);
+  if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", out_dir, ec.message()));
+
+  Writer w(root, out_dir);
+  for (std::string_view f : kSystemFiles)
+    if (auto r = w.CopyFile(f); !r) return tl::unexpected(r.error());
+  for (std::string_view dir : kConfigDirs) {
+    auto names = root.ListDir(dir);
+    if (!names) continue;
+    for (const std::string& name : *names)
+      if (name.ends_with(".conf") || name.ends_with(".cfg"))
+        if (auto r = w.CopyFile(sys::JoinPath(dir, name)); !r) return tl::unexpected(r.error());
+  }
+  for (std::string_view tool : kToolMarkers)
+    if (root.Exists(tool))
+      if (auto r = w.WriteFile(tool, "# rocmtune snapshot: this tool is installed on the source system\n"); !r)
+        return tl::unexpected(r.error());
+  for (std::string_view module : {"amdgpu", "ttm", "amdttm"}) {
+    std::string dir = fmt::format("sys/module/{}/parameters", module);
+    if (auto names = root.ListDir(dir))
+      for (const std::string& name : *names)
+        if (auto r = w.CopyFile(sys::JoinPath(dir, name)); !r) return tl::unexpected(r.error());
+  }
+  if (auto units = root.ListDir("sys/class/iommu"))
+    for (const std::string& unit : *units)
+      if (auto r = w.WriteFile(fmt::format("sys/class/iommu/{}/.rocmtune-snapshot", unit), ""); !r)
+        return tl::unexpected(r.error());
+  if (auto entries = root.ListDir("sys/class/drm")) {
+    for (const std::string& name : *entries) {
+      bool card = name.starts_with("card") && name.find('-') == std::string::npos;
+      if (!card && !name.starts_with("renderD")) continue;
+      if (auto r = CopyDevice(root, w, "sys/class/drm/" + name); !r) ++w.stats().skipped;
+    }
+  }
+  if (auto r = CopyTree(root, w, "sys/class/kfd/kfd/topology", 0, true); !r) return tl::unexpected(r.error());
+  return w.stats();
+}
+
+}  // namespace rocmtune::snapshot

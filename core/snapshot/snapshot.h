@@ -1,0 +1,23 @@
+// Snapshot: writes a world (a directory that stands for "/") from a Root, holding what
+// detection reads and nothing private or side-effecting. Users attach it to bug reports;
+// `rocmtunectl --root <snapshot> status` then shows what rocmtune saw on their machine.
+#pragma once
+
+#include <string>
+
+#include "sys/root.h"
+#include "util/result.h"
+
+namespace rocmtune::snapshot {
+
+struct SnapshotStats {
+  size_t files = 0;
+  size_t symlinks = 0;
+  size_t skipped = 0;  // unreadable or over the size limit
+};
+
+// `out_dir` must not exist or be empty. Device serial numbers and KFD unique_id values are
+// replaced by hashes that keep equal values equal (partition grouping still works).
+Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir);
+
+}  // namespace rocmtune::snapshot

@@ -1,0 +1,188 @@
+#include "sys/root.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace rocmtune::sys {
+namespace {
+
+std::string_view Relative(std::string_view rel) {
+  while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
+  return rel.empty() ? std::string_view(".") : rel;
+}
+
+// glibc 2.36 has no wrapper for openat2.
+int OpenAt2(int dirfd, std::string_view rel, uint64_t flags, uint64_t resolve) {
+  struct open_how how {};
+  how.flags = flags;
+  how.resolve = resolve;
+  std::string path(rel);
+  long fd;
+  do {
+    fd = ::syscall(SYS_openat2, dirfd, path.c_str(), &how, sizeof(how));
+  } while (fd < 0 && errno == EAGAIN);  // RESOLVE_IN_ROOT retries on concurrent renames
+  return static_cast<int>(fd);
+}
+
+constexpr uint64_t kResolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+
+ErrorCode CodeFor(int err) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return ErrorCode::kNotFound;
+    case EXDEV:
+      return ErrorCode::kEscapesRoot;
+    case ENOSYS:
+      return ErrorCode::kUnsupported;
+    default:
+      return ErrorCode::kIo;
+  }
+}
+
+std::string Describe(int err) {
+  if (err == ELOOP) return "too many levels of symbolic links (a symlink loop?)";
+  if (err == ENOSYS) return "openat2(2) is not supported by this kernel (Linux >= 5.6 needed)";
+  return std::strerror(err);
+}
+
+EntryType TypeFromMode(mode_t mode) {
+  if (S_ISREG(mode)) return EntryType::kFile;
+  if (S_ISDIR(mode)) return EntryType::kDirectory;
+  if (S_ISLNK(mode)) return EntryType::kSymlink;
+  return EntryType::kOther;
+}
+
+}  // namespace
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (a.empty() || a == ".") return std::string(b);
+  if (b.empty()) return std::string(a);
+  std::string out(a);
+  if (out.back() != '/') out.push_back('/');
+  out.append(b.front() == '/' ? b.substr(1) : b);
+  return out;
+}
+
+Result<Root> Root::Open(std::string path) {
+  if (path.empty()) return Fail(ErrorCode::kInvalidArgument, "root path is empty");
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  int fd = ::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return Fail(CodeFor(err), fmt::format("cannot open root {}: {}", path, Describe(err)), err);
+  }
+  return Root(std::move(path), UniqueFd(fd));
+}
+
+std::string Root::Display(std::string_view rel) const {
+  rel = Relative(rel);
+  if (rel == ".") return path_;
+  return IsLive() ? fmt::format("/{}", rel) : fmt::format("{}/{}", path_, rel);
+}
+
+Result<UniqueFd> Root::Open(std::string_view rel, int flags) const {
+  int fd = OpenAt2(fd_.get(), Relative(rel), static_cast<uint64_t>(flags | O_CLOEXEC), kResolve);
+  if (fd < 0) {
+    int err = errno;
+    return Fail(CodeFor(err), fmt::format("{}: {}", Display(rel), Describe(err)), err);
+  }
+  return UniqueFd(fd);
+}
+
+Result<std::string> Root::ReadFile(std::string_view rel, size_t max_bytes) const {
+  auto fd = Open(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd) return tl::unexpected(fd.error());
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) {
+    int err = errno;
+    return Fail(ErrorCode::kIo, fmt::format("{}: {}", Display(rel), Describe(err)), err);
+  }
+  if (!S_ISREG(st.st_mode))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a regular file", Display(rel)));
+
+  std::string out;
+  char buf[8192];
+  while (true) {
+    ssize_t n = ::read(fd->get(), buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      return Fail(ErrorCode::kIo, fmt::format("{}: read failed: {}", Display(rel), Describe(err)), err);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > max_bytes)
+      return Fail(ErrorCode::kTooLarge,
+                  fmt::format("{}: larger than {} bytes, not read", Display(rel), max_bytes));
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> Root::ListDir(std::string_view rel) const {
+  auto fd = Open(rel, O_RDONLY | O_DIRECTORY);
+  if (!fd) return tl::unexpected(fd.error());
+  DIR* dir = ::fdopendir(fd->get());
+  if (!dir) {
+    int err = errno;
+    return Fail(ErrorCode::kIo, fmt::format("{}: {}", Display(rel), Describe(err)), err);
+  }
+  fd->Release();  // owned by dir now
+  UniqueHandle<DIR, ::closedir> guard(dir);
+  std::vector<std::string> names;
+  errno = 0;
+  while (struct dirent* entry = ::readdir(dir)) {
+    std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+EntryType Root::TypeOf(std::string_view rel) const {
+  rel = Relative(rel);
+  size_t slash = rel.rfind('/');
+  std::string_view parent = slash == std::string_view::npos ? "." : rel.substr(0, slash);
+  std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+  auto dir = Open(parent, O_PATH | O_DIRECTORY);
+  if (!dir) return EntryType::kMissing;
+  struct stat st {};
+  if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return EntryType::kMissing;
+  return TypeFromMode(st.st_mode);
+}
+
+EntryType Root::ResolvedTypeOf(std::string_view rel) const {
+  auto fd = Open(rel, O_PATH);
+  if (!fd) return EntryType::kMissing;
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return EntryType::kMissing;
+  return TypeFromMode(st.st_mode);
+}
+
+Result<std::string> Root::ReadLink(std::string_view rel) const {
+  rel = Relative(rel);
+  size_t slash = rel.rfind('/');
+  std::string_view parent = slash == std::string_view::npos ? "." : rel.substr(0, slash);
+  std::string name(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
+  auto dir = Open(parent, O_PATH | O_DIRECTORY);
+  if (!dir) return tl::unexpected(dir.error());
+  char buf[4096];
+  ssize_t n = ::readlinkat(dir->get(), name.c_str(), buf, sizeof(buf) - 1);
+  if (n < 0) {
+    int err = errno;
+    return Fail(CodeFor(err), fmt::format("{}: {}", Display(rel), Describe(err)), err);
+  }
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace rocmtune::sys

@@ -1,0 +1,63 @@
+// Root: the filesystem root every layer reads through ("/" in production, a world
+// directory in tests and image builds). Every path is resolved with openat2(2)
+// RESOLVE_IN_ROOT, so no symlink or ".." can lead outside the root.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sys/unique_fd.h"
+#include "util/result.h"
+
+namespace rocmtune::sys {
+
+enum class EntryType { kMissing, kFile, kDirectory, kSymlink, kOther };
+
+class Root {
+ public:
+  // sysfs attributes are at most a page; binary blobs (pp_table) a few KiB. 1 MiB bounds
+  // what a hostile tree can make us allocate.
+  static constexpr size_t kDefaultMaxBytes = 1 << 20;
+
+  static Result<Root> Open(std::string path);
+
+  const std::string& path() const { return path_; }
+  bool IsLive() const { return path_ == "/"; }
+
+  // "sys/class/drm" -> "/sys/class/drm" on the live system, "<world>/sys/class/drm" otherwise.
+  std::string Display(std::string_view rel) const;
+
+  // Reads a regular file (FIFOs, devices and sockets are refused, never opened blocking).
+  Result<std::string> ReadFile(std::string_view rel, size_t max_bytes = kDefaultMaxBytes) const;
+
+  // Names in a directory, sorted, without "." and "..".
+  Result<std::vector<std::string>> ListDir(std::string_view rel) const;
+
+  // Type of the entry itself (a symlink is reported as kSymlink, not followed).
+  EntryType TypeOf(std::string_view rel) const;
+  // Type after following symlinks (inside the root).
+  EntryType ResolvedTypeOf(std::string_view rel) const;
+  bool IsDirectory(std::string_view rel) const { return ResolvedTypeOf(rel) == EntryType::kDirectory; }
+  bool Exists(std::string_view rel) const { return ResolvedTypeOf(rel) != EntryType::kMissing; }
+
+  // Target of a symlink, as stored.
+  Result<std::string> ReadLink(std::string_view rel) const;
+
+  // openat2 under the root; `flags` as for open(2).
+  Result<UniqueFd> Open(std::string_view rel, int flags) const;
+
+ private:
+  Root(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+
+  std::string path_;
+  UniqueFd fd_;
+};
+
+// Joins root-relative path pieces with '/'.
+std::string JoinPath(std::string_view a, std::string_view b);
+
+}  // namespace rocmtune::sys

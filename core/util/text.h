@@ -1,0 +1,38 @@
+// Text helpers for sysfs/procfs/config content, which arrives with NUL padding,
+// trailing spaces and CRLF in real captures.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rocmtune::text {
+
+// Drops NUL bytes and trims ASCII whitespace at both ends.
+std::string Clean(std::string_view raw);
+
+std::string_view Trim(std::string_view s);
+
+std::vector<std::string_view> SplitLines(std::string_view s);
+
+// Whitespace-separated tokens.
+std::vector<std::string_view> Tokens(std::string_view s);
+
+// "key value" per line (KFD properties). Later duplicates win; lines without a value are skipped.
+std::map<std::string, std::string, std::less<>> ParseKeySpaceValue(std::string_view content);
+
+// "KEY=VALUE" per line (uevent). Values are taken verbatim (no shell quoting).
+std::map<std::string, std::string, std::less<>> ParseKeyEqualsValue(std::string_view content);
+
+// Strict numbers: the whole (trimmed) string must be a number that fits.
+std::optional<uint64_t> ParseU64(std::string_view s, int base = 10);
+std::optional<int64_t> ParseI64(std::string_view s);
+// "0x1a" or "1a" as hex.
+std::optional<uint64_t> ParseHex(std::string_view s);
+
+std::string ToLower(std::string_view s);
+
+}  // namespace rocmtune::text

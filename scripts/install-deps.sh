@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs the Debian 12 packages rocmtune needs to build and test. Only what is missing is
+# installed, so `make demo` / `make check` stay fast on a machine that already has them.
+set -eu
+
+BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libudev-dev libsystemd-dev \
+libtomlplusplus-dev libkmod-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
+libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev"
+# Tools the tests drive for real (they skip with a reason when one is absent).
+TEST="rocm-smi pci.ids kmod util-linux"
+
+missing=""
+for p in $BUILD $TEST; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "install-deps: missing packages:$missing (run as root to install them)" >&2; exit 1
+  fi
+else SUDO=""; fi
+echo "install-deps: installing$missing"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
