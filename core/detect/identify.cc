@@ -27,6 +27,11 @@ std::string MarketingName(const RawIds& raw, const knowledge::AmdgpuIds* system_
     }
   }
   if (raw.product_name) return *raw.product_name;
+  // The product line the device id belongs to ("AMD Radeon RX 5600 XT / 5700 / 5700 XT (Navi10)")
+  // is still true when the exact board cannot be named.
+  if (raw.device_id)
+    if (const knowledge::GpuModel* model = knowledge::GpuTable::Builtin().ByDeviceId(*raw.device_id))
+      return fmt::format("AMD {}", model->product);
   if (raw.device_id) return fmt::format("AMD Radeon Graphics (1002:{:04x})", *raw.device_id);
   return "AMD Radeon Graphics";
 }

@@ -30,7 +30,9 @@ struct Identity {
   std::string source;  // "kfd", "ip_discovery", "pci_table" or "none": what named the gfx target
 };
 
-// `system_ids` is the system's amdgpu.ids (may be null).
+// `system_ids` is the system's amdgpu.ids (may be null). Marketing name: bundled amdgpu.ids,
+// the system's, sysfs product_name, the product line from the GPU table, then
+// "AMD Radeon Graphics (1002:XXXX)".
 Identity Identify(const RawIds& raw, const knowledge::AmdgpuIds* system_ids);
 
 std::string MarketingName(const RawIds& raw, const knowledge::AmdgpuIds* system_ids);

@@ -11,6 +11,7 @@
 #include "detect/kfd_topology.h"
 #include "detect/libdrm_probe.h"
 #include "knowledge/amdgpu_ids.h"
+#include "knowledge/gpu_table.h"
 
 namespace rocmtune::detect {
 namespace {
@@ -60,9 +61,9 @@ Gpu FromParts(const DrmCard* card, const KfdNode* node, const knowledge::AmdgpuI
     raw.gfx_target_version = node->gfx_target_version;
     if (!gpu.render_node && node->drm_render_minor && *node->drm_render_minor > 0)
       gpu.render_node = fmt::format("renderD{}", *node->drm_render_minor);
-    if (!gpu.vram_bytes) gpu.vram_bytes = node->local_memory_bytes;
   }
   gpu.id = address ? address->ToString() : (card ? card->card : fmt::format("kfd-node-{}", node->node));
+  gpu.device_id = raw.device_id;
   if (raw.device_id) gpu.pci_id = fmt::format("{:04x}:{:04x}", vendor.value_or(kAmdVendor), *raw.device_id);
   if (raw.revision) gpu.revision = fmt::format("{:#04x}", *raw.revision);
 
@@ -74,6 +75,8 @@ Gpu FromParts(const DrmCard* card, const KfdNode* node, const knowledge::AmdgpuI
   gpu.apu = identity.apu;
   gpu.marketing_name = identity.marketing_name;
   gpu.identified_by = identity.source;
+  // KFD's local heap is VRAM only on a dGPU; on an APU it is carved from system memory.
+  if (!gpu.vram_bytes && node && identity.apu == false) gpu.vram_bytes = node->local_memory_bytes;
   gpu.physical_id = gpu.id;
   return gpu;
 }
@@ -93,7 +96,15 @@ void GroupPartitions(std::vector<Gpu>& gpus, const std::map<int, uint64_t>& uniq
 
 void ReportIdentityGaps(const std::vector<Gpu>& gpus, std::vector<Finding>& findings) {
   for (const Gpu& gpu : gpus) {
-    if (!gpu.gfx_target)
+    const knowledge::GpuModel* model =
+        gpu.device_id ? knowledge::GpuTable::Builtin().ByDeviceId(*gpu.device_id) : nullptr;
+    if (!gpu.gfx_target && model && !model->gfx_target)
+      findings.push_back({"gpu.no-rocm-isa", Severity::kWarning,
+                          fmt::format("{}: {} ({}) has no ROCm ISA: amdgpu offers no compute (KFD) for this "
+                                      "generation; rocmtune can only report it",
+                                      gpu.id, gpu.marketing_name, model->product),
+                          gpu.id});
+    else if (!gpu.gfx_target)
       findings.push_back({"gpu.gfx-target-unknown", Severity::kWarning,
                           fmt::format("{}: the gfx target could not be determined (no KFD node, no ip_discovery, "
                                       "device id not in rocmtune's table)",
@@ -102,7 +113,7 @@ void ReportIdentityGaps(const std::vector<Gpu>& gpus, std::vector<Finding>& find
     else if (!gpu.family)
       findings.push_back({"gpu.not-rocm-family", Severity::kInfo,
                           fmt::format("{}: {} is not a GPU family ROCm targets", gpu.id, *gpu.gfx_target), gpu.id});
-    if (!gpu.kfd_node && gpu.card)
+    if (!gpu.kfd_node && gpu.card && gpu.gfx_target)
       findings.push_back({"gpu.no-kfd", Severity::kInfo,
                           fmt::format("{}: no KFD topology node: ROCm cannot use this GPU as detected (is amdgpu's "
                                       "KFD (CONFIG_HSA_AMD) available?)",

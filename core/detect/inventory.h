@@ -19,6 +19,7 @@ struct Gpu {
   std::optional<std::string> card;
   std::optional<std::string> render_node;
   std::optional<std::string> pci_id;     // "1002:731f"
+  std::optional<uint16_t> device_id;     // the same, as a number
   std::optional<std::string> revision;   // "0xc1"
   std::optional<std::string> subsystem;  // "1da2:e409"
   std::string marketing_name;

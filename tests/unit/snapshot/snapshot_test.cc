@@ -1,0 +1,90 @@
+#include "snapshot/snapshot.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "api/status_json.h"
+#include "detect/inventory.h"
+#include "test_tree.h"
+
+namespace fs = std::filesystem;
+
+namespace rocmtune::snapshot {
+namespace {
+
+using testing::TestTree;
+
+std::string Status(const std::string& path) {
+  auto root = sys::Root::Open(path);
+  EXPECT_TRUE(root) << path;
+  return api::StatusJson(detect::Detect(*root)).dump(2);
+}
+
+std::vector<std::string> Worlds() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(ROCMTUNE_WORLDS_DIR))
+    if (fs::exists(e.path() / "PROVENANCE.md")) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A snapshot must carry everything detection reads: the status of the snapshot is the
+// status of the original, for every world.
+TEST(SnapshotTest, StatusOfSnapshotEqualsStatusOfSource) {
+  auto worlds = Worlds();
+  ASSERT_FALSE(worlds.empty());
+  for (const std::string& world : worlds) {
+    TestTree out;
+    std::string dir = out.Path("snap");
+    auto root = sys::Root::Open(fs::path(ROCMTUNE_WORLDS_DIR) / world);
+    ASSERT_TRUE(root);
+    auto stats = WriteSnapshot(*root, dir);
+    ASSERT_TRUE(stats) << world << ": " << stats.error().message;
+    EXPECT_EQ(Status(dir), Status(fs::path(ROCMTUNE_WORLDS_DIR) / world)) << world;
+  }
+}
+
+TEST(SnapshotTest, LeavesOutPrivateAndSideEffectingFiles) {
+  TestTree src;
+  src.Symlink("sys/class/drm/card0", "../../devices/pci0000:00/0000:03:00.0/drm/card0");
+  src.Symlink("sys/devices/pci0000:00/0000:03:00.0/drm/card0/device", "../../../0000:03:00.0");
+  std::string dev = "sys/devices/pci0000:00/0000:03:00.0/";
+  src.Write(dev + "uevent", "DRIVER=amdgpu\nPCI_ID=1002:731F\nPCI_SLOT_NAME=0000:03:00.0\n");
+  src.Write(dev + "serial_number", "SECRET-SERIAL\n");
+  src.Write(dev + "unique_id", "abcdef0123\n");
+  src.Write(dev + "rom", "ROM");
+  src.Write(dev + "config", "CFG");
+  src.Write("etc/machine-id", "0123456789abcdef\n");
+  src.Write("etc/shadow", "root:x:\n");
+  src.Write("sys/class/kfd/kfd/topology/nodes/1/properties", "simd_count 4\nunique_id 1234567\n");
+  TestTree out;
+  std::string dir = out.Path("snap");
+  auto root = sys::Root::Open(src.path());
+  ASSERT_TRUE(root);
+  ASSERT_TRUE(WriteSnapshot(*root, dir));
+  EXPECT_TRUE(fs::exists(dir + "/" + dev + "uevent"));
+  EXPECT_TRUE(fs::is_symlink(dir + "/sys/class/drm/card0"));
+  for (const char* f : {"serial_number", "unique_id", "rom", "config"}) EXPECT_FALSE(fs::exists(dir + "/" + dev + f)) << f;
+  EXPECT_FALSE(fs::exists(dir + "/etc/machine-id"));
+  EXPECT_FALSE(fs::exists(dir + "/etc/shadow"));
+  std::ifstream props(dir + "/sys/class/kfd/kfd/topology/nodes/1/properties");
+  std::string content((std::istreambuf_iterator<char>(props)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content.find("1234567"), std::string::npos) << "raw unique_id leaked";
+  EXPECT_NE(content.find("unique_id "), std::string::npos);
+  EXPECT_NE(content.find("simd_count 4"), std::string::npos);
+}
+
+TEST(SnapshotTest, RefusesANonEmptyOutputDirectory) {
+  TestTree src, out;
+  out.Write("snap/keep", "mine");
+  auto root = sys::Root::Open(src.path());
+  ASSERT_TRUE(root);
+  auto r = WriteSnapshot(*root, out.Path("snap"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace rocmtune::snapshot

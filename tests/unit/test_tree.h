@@ -1,0 +1,32 @@
+// TestTree: a scratch directory for building small hostile worlds in unit tests.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace rocmtune::testing {
+
+class TestTree {
+ public:
+  TestTree();
+  ~TestTree();
+  TestTree(const TestTree&) = delete;
+  TestTree& operator=(const TestTree&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string Path(std::string_view rel) const;
+
+  // Creates parent directories as needed. Content is written byte for byte (NULs included).
+  void Write(std::string_view rel, std::string_view content) const;
+  void Mkdir(std::string_view rel) const;
+  void Symlink(std::string_view rel, std::string_view target) const;
+  void Chmod(std::string_view rel, unsigned mode) const;
+
+ private:
+  std::string path_;
+};
+
+// Copies a directory tree (symlinks as symlinks).
+void CopyTree(const std::string& from, const std::string& to);
+
+}  // namespace rocmtune::testing

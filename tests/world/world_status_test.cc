@@ -1,0 +1,170 @@
+// Every world under tests/worlds: the status document equals its reviewed golden file,
+// the CLI prints exactly that document, and the facts the captures prove hold.
+// ROCMTUNE_UPDATE_GOLDEN=1 rewrites the golden files (review the diff before committing).
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "api/status_json.h"
+#include "detect/inventory.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace rocmtune {
+namespace {
+
+std::vector<std::string> Worlds() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(ROCMTUNE_WORLDS_DIR))
+    if (entry.is_directory() && fs::exists(entry.path() / "PROVENANCE.md")) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string StatusText(const std::string& world) {
+  auto root = sys::Root::Open(fs::path(ROCMTUNE_WORLDS_DIR) / world);
+  EXPECT_TRUE(root) << world;
+  return api::StatusJson(detect::Detect(*root)).dump(2) + "\n";
+}
+
+class WorldStatusTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(WorldStatusTest, MatchesGolden) {
+  const std::string world = GetParam();
+  std::string actual = StatusText(world);
+  fs::path golden = fs::path(ROCMTUNE_GOLDEN_DIR) / world / "status.json";
+  if (std::getenv("ROCMTUNE_UPDATE_GOLDEN")) {
+    fs::create_directories(golden.parent_path());
+    std::ofstream(golden, std::ios::binary) << actual;
+    GTEST_SKIP() << "rewrote " << golden << " (review the diff)";
+  }
+  ASSERT_TRUE(fs::exists(golden)) << golden << " missing; run with ROCMTUNE_UPDATE_GOLDEN=1 and review";
+  EXPECT_EQ(actual, ReadAll(golden)) << "status of " << world << " differs from " << golden;
+}
+
+TEST_P(WorldStatusTest, CliPrintsOneJsonDocumentAndNothingElse) {
+  const std::string world = GetParam();
+  std::string cmd = std::string(ROCMTUNECTL) + " --root '" + (fs::path(ROCMTUNE_WORLDS_DIR) / world).string() +
+                    "' status --json 2>/dev/null";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  int status = ::pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  json doc = json::parse(out);  // throws (fails the test) on anything but one document
+  EXPECT_EQ(doc["schema"], "rocmtune.status.v1");
+  EXPECT_EQ(out, StatusText(world));
+}
+
+TEST_P(WorldStatusTest, EveryGpuHasTheContractFields) {
+  json doc = json::parse(StatusText(GetParam()));
+  std::set<std::string> ids;
+  for (const auto& gpu : doc["gpus"]) {
+    for (const char* key : {"id", "card", "render_node", "pci_id", "revision", "marketing_name", "gfx_target",
+                            "gc_ip", "family", "apu", "vram_bytes", "kfd_node", "physical_id"})
+      EXPECT_TRUE(gpu.contains(key)) << GetParam() << " gpu lacks " << key;
+    EXPECT_TRUE(ids.insert(gpu["id"]).second) << "duplicate id " << gpu["id"];
+    if (!gpu["family"].is_null()) {
+      static const std::set<std::string> kFamilies = {"GCN3", "GCN4", "GCN5", "RDNA1", "RDNA2", "RDNA3",
+                                                      "RDNA3.5", "RDNA4", "CDNA1", "CDNA2", "CDNA3", "CDNA4"};
+      EXPECT_TRUE(kFamilies.count(gpu["family"])) << gpu["family"];
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllWorlds, WorldStatusTest, ::testing::ValuesIn(Worlds()),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+// What the captures prove (shared/fixtures/INDEX.md), independent of the golden files.
+struct Expected {
+  size_t gpus;
+  size_t physical;
+  const char* gfx_target;  // of every GPU; nullptr: unknown
+  const char* family;      // nullptr: null
+  const char* identified_by;
+};
+
+const std::map<std::string, Expected>& Expectations() {
+  static const std::map<std::string, Expected> kExpected = {
+      {"rx5700xt", {1, 1, "gfx1010", "RDNA1", "pci_table"}},
+      {"rx5500xt", {1, 1, "gfx1012", "RDNA1", "pci_table"}},
+      {"rx6900xt", {1, 1, "gfx1030", "RDNA2", "pci_table"}},
+      {"rx6600", {1, 1, "gfx1032", "RDNA2", "pci_table"}},
+      {"rx7900xtx", {1, 1, "gfx1100", "RDNA3", "pci_table"}},
+      {"rx7800xt", {1, 1, "gfx1101", "RDNA3", "pci_table"}},
+      {"phoenix", {1, 1, "gfx1103", "RDNA3", "kfd"}},
+      {"strixpoint", {1, 1, "gfx1150", "RDNA3.5", "kfd"}},
+      {"vangogh", {1, 1, "gfx1033", "RDNA2", "kfd"}},
+      {"rx9070xt", {1, 1, "gfx1201", "RDNA4", "pci_table"}},
+      {"vega56", {1, 1, "gfx900", "GCN5", "pci_table"}},
+      {"rx580", {1, 1, "gfx803", "GCN4", "pci_table"}},
+      {"r9-280", {1, 1, nullptr, nullptr, "none"}},
+      {"hd7870", {0, 0, nullptr, nullptr, nullptr}},
+      {"mi210x8", {8, 8, "gfx90a", "CDNA2", "kfd"}},
+      // The capture holds 63 partitions: the eighth MI300X shows 7 of its 8 (PROVENANCE.md).
+      {"mi300x-cpx", {63, 8, "gfx942", "CDNA3", "kfd"}},
+      {"mi25", {1, 1, "gfx900", "GCN5", "pci_table"}},
+      {"no-amd", {0, 0, nullptr, nullptr, nullptr}},
+  };
+  return kExpected;
+}
+
+TEST(WorldFactsTest, EveryRequiredWorldExists) {
+  auto worlds = Worlds();
+  for (const auto& [name, _] : Expectations())
+    EXPECT_NE(std::find(worlds.begin(), worlds.end(), name), worlds.end()) << "world " << name << " missing";
+}
+
+TEST(WorldFactsTest, CapturesAreIdentifiedAsTheyReallyAre) {
+  for (const auto& [name, want] : Expectations()) {
+    if (!fs::exists(fs::path(ROCMTUNE_WORLDS_DIR) / name)) continue;  // reported above
+    json doc = json::parse(StatusText(name));
+    const json& gpus = doc["gpus"];
+    EXPECT_EQ(gpus.size(), want.gpus) << name;
+    std::set<std::string> physical;
+    for (const auto& g : gpus) {
+      physical.insert(g["physical_id"]);
+      if (want.gfx_target) {
+        EXPECT_EQ(g["gfx_target"], want.gfx_target) << name;
+      } else {
+        EXPECT_TRUE(g["gfx_target"].is_null()) << name;
+      }
+      if (want.family) {
+        EXPECT_EQ(g["family"], want.family) << name;
+      } else {
+        EXPECT_TRUE(g["family"].is_null()) << name;
+      }
+      EXPECT_EQ(g["identified_by"], want.identified_by) << name;
+    }
+    EXPECT_EQ(physical.size(), want.physical) << name;
+  }
+}
+
+}  // namespace
+}  // namespace rocmtune
