@@ -133,6 +133,27 @@ void ApplyIommuGroups(const sys::Root& root, const std::vector<Gpu>& gpus, Iommu
   }
 }
 
+// The KFD node of a card: same PCI address, else the same render node (KFD's
+// drm_render_minor), for setups where the addresses disagree (passthrough VMs).
+const KfdNode* MatchNode(const DrmCard& card, const std::vector<KfdNode>& nodes, std::vector<bool>& used) {
+  auto take = [&](auto&& same) -> const KfdNode* {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!used[i] && same(nodes[i])) {
+        used[i] = true;
+        return &nodes[i];
+      }
+    }
+    return nullptr;
+  };
+  if (card.address)
+    if (auto* n = take([&](const KfdNode& node) { return node.address == card.address; })) return n;
+  if (card.render_node)
+    return take([&](const KfdNode& node) {
+      return node.drm_render_minor && card.render_node == fmt::format("renderD{}", *node.drm_render_minor);
+    });
+  return nullptr;
+}
+
 }  // namespace
 
 Inventory Detect(const sys::Root& root, const DetectOptions& options) {
@@ -155,14 +176,7 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
       if (std::find(seen_addresses.begin(), seen_addresses.end(), addr) != seen_addresses.end()) continue;
       seen_addresses.push_back(addr);
     }
-    const KfdNode* match = nullptr;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      if (!node_used[i] && card.address && nodes[i].address == card.address) {
-        match = &nodes[i];
-        node_used[i] = true;
-        break;
-      }
-    }
+    const KfdNode* match = MatchNode(card, nodes, node_used);
     inv.gpus.push_back(FromParts(&card, match, system_ids.get()));
   }
 

@@ -1,9 +1,8 @@
 #include "knowledge/amdgpu_ids.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 
+#include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
 #include "util/text.h"
 
@@ -32,14 +31,7 @@ Result<AmdgpuIds> AmdgpuIds::Parse(std::string_view content, std::string_view or
 }
 
 const AmdgpuIds& AmdgpuIds::Builtin() {
-  static const AmdgpuIds table = [] {
-    auto parsed = Parse(embedded::kAmdgpuIds, "data/amdgpu.ids");
-    if (!parsed) {
-      fmt::print(stderr, "rocmtune: built-in data is broken: {}\n", parsed.error().message);
-      std::abort();
-    }
-    return std::move(*parsed);
-  }();
+  static const AmdgpuIds table = LoadBuiltin<AmdgpuIds>(embedded::kAmdgpuIds, "data/amdgpu.ids");
   return table;
 }
 

@@ -1,9 +1,8 @@
 #include "knowledge/gfx_targets.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 
+#include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
 #include "knowledge/toml_fields.h"
 
@@ -51,14 +50,7 @@ Result<GfxTargetTable> GfxTargetTable::Parse(std::string_view toml_text, std::st
 }
 
 const GfxTargetTable& GfxTargetTable::Builtin() {
-  static const GfxTargetTable table = [] {
-    auto parsed = Parse(embedded::kGfxTargetsToml, "data/gfx_targets.toml");
-    if (!parsed) {  // the build's own data: a test covers it, so this cannot ship broken
-      fmt::print(stderr, "rocmtune: built-in data is broken: {}\n", parsed.error().message);
-      std::abort();
-    }
-    return std::move(*parsed);
-  }();
+  static const GfxTargetTable table = LoadBuiltin<GfxTargetTable>(embedded::kGfxTargetsToml, "data/gfx_targets.toml");
   return table;
 }
 

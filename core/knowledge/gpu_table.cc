@@ -1,9 +1,8 @@
 #include "knowledge/gpu_table.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 
+#include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
 #include "knowledge/toml_fields.h"
 #include "util/text.h"
@@ -52,14 +51,7 @@ Result<GpuTable> GpuTable::Parse(std::string_view toml_text, std::string_view or
 }
 
 const GpuTable& GpuTable::Builtin() {
-  static const GpuTable table = [] {
-    auto parsed = Parse(embedded::kGpusToml, "data/gpus.toml");
-    if (!parsed) {
-      fmt::print(stderr, "rocmtune: built-in data is broken: {}\n", parsed.error().message);
-      std::abort();
-    }
-    return std::move(*parsed);
-  }();
+  static const GpuTable table = LoadBuiltin<GpuTable>(embedded::kGpusToml, "data/gpus.toml");
   return table;
 }
 
