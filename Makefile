@@ -22,7 +22,7 @@ demo: build
 	@echo "== rocmtunectl --root $(WORLD) status"
 	@$(BUILD_DIR)/client/rocmtunectl --root $(WORLD) status
 	@echo
-	@echo "== rocmtunectl --root tests/worlds/mi300x-cpx status   (64 partitions on 8 GPUs)"
+	@echo "== rocmtunectl --root tests/worlds/mi300x-cpx status   (63 compute partitions on 8 physical GPUs)"
 	@$(BUILD_DIR)/client/rocmtunectl --root tests/worlds/mi300x-cpx status | head -12
 	@echo "   ..."
 
