@@ -88,7 +88,7 @@ int RunStatus(const Context& ctx) {
   }
   detect::Inventory inv = detect::Detect(*root);
   if (ctx.json) {
-    fmt::print("{}\n", api::StatusJson(inv).dump(2));
+    fmt::print("{}\n", api::Serialize(api::StatusJson(inv)));
   } else {
     PrintHuman(inv);
   }

@@ -29,9 +29,17 @@ std::optional<std::pair<uint16_t, uint16_t>> ParseIdPair(std::string_view s) {
   return std::pair{static_cast<uint16_t>(*a), static_cast<uint16_t>(*b)};
 }
 
-std::optional<std::string> ReadClean(const sys::Root& root, const std::string& path) {
-  auto content = root.ReadFile(path, 4096);
-  if (!content) return std::nullopt;
+// An attribute the device does not have is normal; one that exists but cannot be read is
+// reported, so "unknown" in the output has a visible reason.
+std::optional<std::string> ReadClean(const sys::Root& root, const DrmCard& card, std::string_view attr,
+                                     std::vector<Finding>& findings) {
+  auto content = root.ReadFile(card.device_dir + "/" + std::string(attr), 4096);
+  if (!content) {
+    if (content.error().code != ErrorCode::kNotFound)
+      findings.push_back({"detect.read-error", Severity::kWarning,
+                          fmt::format("{}: {}", card.card, content.error().message), card.card});
+    return std::nullopt;
+  }
   std::string value = text::Clean(*content);
   if (value.empty()) return std::nullopt;
   return value;
@@ -55,6 +63,12 @@ void ReadUevent(const sys::Root& root, DrmCard& card, std::vector<Finding>& find
     return;
   }
   auto kv = text::ParseKeyEqualsValue(text::Clean(*content));
+  if (kv.empty()) {
+    findings.push_back({"detect.read-error", Severity::kWarning,
+                        fmt::format("{}: {} is empty: cannot identify the device", card.card, root.Display(path)),
+                        card.card});
+    return;
+  }
   if (auto it = kv.find("DRIVER"); it != kv.end() && !it->second.empty()) card.driver = it->second;
   if (auto it = kv.find("PCI_SLOT_NAME"); it != kv.end()) card.address = ParsePciAddress(it->second);
   if (auto it = kv.find("PCI_ID"); it != kv.end()) {
@@ -95,11 +109,11 @@ std::vector<DrmCard> ScanDrmCards(const sys::Root& root, std::vector<Finding>& f
       cards.push_back(std::move(card));
       continue;
     }
-    if (auto rev = ReadClean(root, card.device_dir + "/revision")) {
+    if (auto rev = ReadClean(root, card, "revision", findings)) {
       if (auto value = text::ParseHex(*rev); value && *value <= 0xff) card.revision = static_cast<uint8_t>(*value);
     }
-    if (auto vram = ReadClean(root, card.device_dir + "/mem_info_vram_total")) card.vram_total = text::ParseU64(*vram);
-    card.product_name = ReadClean(root, card.device_dir + "/product_name");
+    if (auto vram = ReadClean(root, card, "mem_info_vram_total", findings)) card.vram_total = text::ParseU64(*vram);
+    card.product_name = ReadClean(root, card, "product_name", findings);
     card.render_node = FindRenderNode(root, card.device_dir);
     card.gc_ip = ReadGcIpVersion(root, card.device_dir);
     cards.push_back(std::move(card));

@@ -177,6 +177,12 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
       seen_addresses.push_back(addr);
     }
     const KfdNode* match = MatchNode(card, nodes, node_used);
+    if (match && match->device_id && card.device_id && *match->device_id != *card.device_id)
+      inv.findings.push_back({"detect.id-mismatch", Severity::kWarning,
+                              fmt::format("{}: DRM says device 1002:{:04x}, its KFD node {} says 1002:{:04x}; the "
+                                          "DRM id is used",
+                                          card.card, *card.device_id, match->node, *match->device_id),
+                              card.card});
     inv.gpus.push_back(FromParts(&card, match, system_ids.get()));
   }
 

@@ -88,7 +88,9 @@ std::vector<KfdNode> ScanKfdGpuNodes(const sys::Root& root, std::vector<Finding>
   }
   std::vector<int> indices;
   for (const std::string& name : *names)
-    if (auto n = text::ParseU64(name); n && *n < 100000) indices.push_back(static_cast<int>(*n));
+    // The kernel names nodes "%d": "01" or "1 " would alias node 1, so only canonical names count.
+    if (auto n = text::ParseU64(name); n && *n < 100000 && fmt::format("{}", *n) == name)
+      indices.push_back(static_cast<int>(*n));
   std::sort(indices.begin(), indices.end());
   for (int index : indices)
     if (auto node = ReadNode(root, index, findings)) nodes.push_back(std::move(*node));

@@ -44,6 +44,18 @@ TEST(InventoryTest, CardAndKfdNodeMatchByRenderNodeWhenAddressesDiffer) {
   EXPECT_EQ(inv.gpus[0].identified_by, "kfd");
 }
 
+TEST(InventoryTest, DisagreeingIdsAreReported) {
+  TestTree t;
+  AddCard(t, 0, "0000:03:00.0", "1002:744C", 128);
+  AddNode(t, 1, "simd_count 192\ngfx_target_version 110000\ndevice_id 4660\nlocation_id 768\ndomain 0\n");
+  Inventory inv = DetectTree(t);
+  ASSERT_EQ(inv.gpus.size(), 1u);
+  EXPECT_EQ(inv.gpus[0].pci_id, "1002:744c");
+  ASSERT_EQ(inv.findings.size(), 1u);
+  EXPECT_EQ(inv.findings[0].id, "detect.id-mismatch");
+  EXPECT_NE(inv.findings[0].message.find("1002:1234"), std::string::npos);
+}
+
 TEST(InventoryTest, PartitionsOfACardShareThePhysicalId) {
   TestTree t;
   AddCard(t, 1, "0000:05:00.0", "1002:74A1", 128);

@@ -19,7 +19,7 @@ using testing::TestTree;
 std::string Status(const std::string& path) {
   auto root = sys::Root::Open(path);
   EXPECT_TRUE(root) << path;
-  return api::StatusJson(detect::Detect(*root)).dump(2);
+  return api::Serialize(api::StatusJson(detect::Detect(*root)));
 }
 
 std::vector<std::string> Worlds() {
