@@ -30,6 +30,27 @@ int main(int argc, char** argv) {
   snapshot->add_flag("--json", ctx.json, "Print a JSON summary");
   snapshot->callback([&] { rc = RunSnapshot(ctx, out_dir); });
 
+  std::vector<std::string> assignments;
+  bool check = false;
+  CLI::App* set = app.add_subcommand("set", "Plan (with --check) setting knobs: amdgpu.P=V, ttm.P=V, cmdline.O=V, sysfs.T.A=V, env.V=X");
+  set->add_option("assignments", assignments, "KEY=VALUE")->required();
+  set->add_flag("--check", check, "Only print the plan; write nothing");
+  set->add_flag("--json", ctx.json, "Print rocmtune.result.v1 JSON");
+  set->callback([&] { rc = RunSet(ctx, assignments, check); });
+
+  std::vector<std::string> keys;
+  CLI::App* unset = app.add_subcommand("unset", "Plan (with --check) removing rocmtune's setting of knobs");
+  unset->add_option("keys", keys, "KEY")->required();
+  unset->add_flag("--check", check, "Only print the plan; write nothing");
+  unset->add_flag("--json", ctx.json, "Print rocmtune.result.v1 JSON");
+  unset->callback([&] { rc = RunUnset(ctx, keys, check); });
+
+  std::string explain_key;
+  CLI::App* explain = app.add_subcommand("explain", "What a knob is, its values here, whether it matters on each GPU, and why");
+  explain->add_option("key", explain_key, "KEY (e.g. amdgpu.mtype_local)")->required();
+  explain->add_flag("--json", ctx.json, "Print JSON");
+  explain->callback([&] { rc = RunExplain(ctx, explain_key); });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,6 +8,7 @@
 #include "client/table.h"
 #include "client/verbs.h"
 #include "detect/inventory.h"
+#include "knobs/registry.h"
 
 namespace rocmtune::client {
 namespace {
@@ -59,7 +60,16 @@ std::string GpuTable(const std::vector<detect::Gpu>& gpus) {
   return table.Render();
 }
 
-void PrintHuman(const detect::Inventory& inv) {
+std::string KnobTable(const std::vector<knobs::KnobState>& states) {
+  Table table({"KNOB", "CONFIGURED", "RUNNING", "EFFECTIVE", "OWNER", "WHERE"});
+  for (const auto& k : states)
+    table.AddRow({k.key.Text(), Or(k.configured), Or(k.running), Or(k.effective),
+                  k.owner + (k.pending_reboot ? " (reboot pending)" : ""),
+                  k.configured_in ? "/" + *k.configured_in : "-"});
+  return table.Render();
+}
+
+void PrintHuman(const detect::Inventory& inv, const std::vector<knobs::KnobState>& knob_states) {
   const auto& s = inv.system;
   fmt::print("System:  {}\n", SystemLine(s));
   fmt::print("ROCm:    {}\n", Or(s.rocm_version, "not found (/opt/rocm/.info/version)"));
@@ -72,6 +82,7 @@ void PrintHuman(const detect::Inventory& inv) {
   } else {
     fmt::print("{}", GpuTable(inv.gpus));
   }
+  if (!knob_states.empty()) fmt::print("\n{}", KnobTable(knob_states));
   if (!inv.findings.empty()) {
     fmt::print("\nFindings:\n");
     for (const auto& f : inv.findings) fmt::print("  {:<7} {}\n", detect::SeverityName(f.severity), f.message);
@@ -87,10 +98,12 @@ int RunStatus(const Context& ctx) {
     return kExitFailed;
   }
   detect::Inventory inv = detect::Detect(*root);
+  knobs::KnobContext kctx{*root, inv, knowledge::Catalog::Builtin()};
+  std::vector<knobs::KnobState> knob_states = knobs::ReportKnobs(kctx);
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::StatusJson(inv)));
+    fmt::print("{}\n", api::Serialize(api::StatusJson(inv, knob_states)));
   } else {
-    PrintHuman(inv);
+    PrintHuman(inv, knob_states);
   }
   return kExitOk;
 }

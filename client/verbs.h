@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "client/context.h"
 
@@ -9,5 +10,8 @@ namespace rocmtune::client {
 
 int RunStatus(const Context& ctx);
 int RunSnapshot(const Context& ctx, const std::string& out_dir);
+int RunSet(const Context& ctx, const std::vector<std::string>& assignments, bool check);
+int RunUnset(const Context& ctx, const std::vector<std::string>& keys, bool check);
+int RunExplain(const Context& ctx, const std::string& key);
 
 }  // namespace rocmtune::client

@@ -3,7 +3,7 @@
 # installed, so `make demo` / `make check` stay fast on a machine that already has them.
 set -eu
 
-BUILD="build-essential cmake ninja-build pkg-config libdrm-dev \
+BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
 libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
 libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev"
 # Tools the tests drive for real (they skip with a reason when one is absent).

@@ -1,5 +1,7 @@
 #include "api/status_json.h"
 
+#include "knobs/registry.h"
+
 namespace rocmtune::api {
 namespace {
 
@@ -79,6 +81,32 @@ json StatusJson(const detect::Inventory& inv) {
       {"knobs", json::array()},
       {"findings", std::move(findings)},
   };
+}
+
+json DescribeSystem(const sys::Root& root) {
+  detect::Inventory inv = detect::Detect(root);
+  knobs::KnobContext ctx{root, inv, knowledge::Catalog::Builtin()};
+  return StatusJson(inv, knobs::ReportKnobs(ctx));
+}
+
+json StatusJson(const detect::Inventory& inv, const std::vector<knobs::KnobState>& knob_states) {
+  json doc = StatusJson(inv);
+  json knobs = json::array();
+  bool pending = false;
+  for (const knobs::KnobState& k : knob_states) {
+    pending |= k.pending_reboot;
+    knobs.push_back({{"key", k.key.Text()},
+                     {"configured", OrNull(k.configured)},
+                     {"configured_in", OrNull(k.configured_in)},
+                     {"running", OrNull(k.running)},
+                     {"effective", OrNull(k.effective)},
+                     {"owner", k.owner},
+                     {"pending_reboot", k.pending_reboot},
+                     {"notes", k.notes}});
+  }
+  doc["knobs"] = std::move(knobs);
+  doc["pending_reboot"] = pending;
+  return doc;
 }
 
 }  // namespace rocmtune::api

@@ -5,14 +5,20 @@
 #include <nlohmann/json.hpp>
 
 #include "detect/inventory.h"
+#include "knobs/backend.h"
 
 namespace rocmtune::api {
 
 inline constexpr const char* kStatusSchema = "rocmtune.status.v1";
 
 nlohmann::ordered_json StatusJson(const detect::Inventory& inventory);
+// With the knobs section filled (configured, running, effective, owner, pending reboot).
+nlohmann::ordered_json StatusJson(const detect::Inventory& inventory, const std::vector<knobs::KnobState>& knobs);
 
 nlohmann::ordered_json GpuJson(const detect::Gpu& gpu);
+
+// Detection + knob states + the document: what `status --json` and Describe() return.
+nlohmann::ordered_json DescribeSystem(const sys::Root& root);
 
 // The one way rocmtune prints JSON: sysfs and config contents are not guaranteed UTF-8, so
 // invalid sequences become U+FFFD instead of throwing. `indent` < 0: one line.

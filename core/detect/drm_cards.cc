@@ -113,6 +113,8 @@ std::vector<DrmCard> ScanDrmCards(const sys::Root& root, std::vector<Finding>& f
       if (auto value = text::ParseHex(*rev); value && *value <= 0xff) card.revision = static_cast<uint8_t>(*value);
     }
     if (auto vram = ReadClean(root, card, "mem_info_vram_total", findings)) card.vram_total = text::ParseU64(*vram);
+    if (auto vis = ReadClean(root, card, "mem_info_vis_vram_total", findings))
+      card.visible_vram_total = text::ParseU64(*vis);
     card.product_name = ReadClean(root, card, "product_name", findings);
     card.render_node = FindRenderNode(root, card.device_dir);
     card.gc_ip = ReadGcIpVersion(root, card.device_dir);

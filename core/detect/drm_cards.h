@@ -23,6 +23,7 @@ struct DrmCard {
   std::optional<uint8_t> revision;
   std::optional<std::string> render_node;  // "renderD128"
   std::optional<uint64_t> vram_total;
+  std::optional<uint64_t> visible_vram_total;  // CPU-visible part (the BAR); equal to vram_total with large BAR
   std::optional<std::string> gc_ip;        // "11.0.1" from ip_discovery
   std::optional<std::string> product_name;
 };

@@ -46,6 +46,7 @@ Gpu FromParts(const DrmCard* card, const KfdNode* node, const knowledge::AmdgpuI
     gpu.render_node = card->render_node;
     gpu.subsystem = card->subsystem;
     gpu.vram_bytes = card->vram_total;
+    gpu.visible_vram_bytes = card->visible_vram_total;
     address = card->address;
     vendor = card->vendor_id;
     raw.device_id = card->device_id;

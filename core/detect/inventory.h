@@ -29,6 +29,7 @@ struct Gpu {
   std::optional<knowledge::Family> family;
   std::optional<bool> apu;
   std::optional<uint64_t> vram_bytes;
+  std::optional<uint64_t> visible_vram_bytes;  // not in the JSON contract; feeds vm_update_mode
   std::optional<int> kfd_node;
   std::string physical_id;
   std::string identified_by;  // "kfd", "ip_discovery", "pci_table", "none"

@@ -16,6 +16,7 @@ std::optional<uint64_t> ReadNumber(const sys::Root& root, const std::string& pat
 }  // namespace
 
 std::optional<std::string> ReadGcIpVersion(const sys::Root& root, std::string_view device_dir) {
+  if (!root.IsDirectory(fmt::format("{}/ip_discovery", device_dir))) return std::nullopt;  // pre-discovery ASICs
   for (std::string_view block : {std::string_view("GC"), kGcHwId}) {
     std::string base = fmt::format("{}/ip_discovery/die/0/{}/0", device_dir, block);
     auto major = ReadNumber(root, base + "/major");

@@ -7,4 +7,7 @@ namespace rocmtune::embedded {
 extern const std::string_view kAmdgpuIds;
 extern const std::string_view kGpusToml;
 extern const std::string_view kGfxTargetsToml;
+extern const std::string_view kCatalogToml;
+extern const std::string_view kKernelOptionsToml;
+extern const std::string_view kEnvVarsToml;
 }  // namespace rocmtune::embedded

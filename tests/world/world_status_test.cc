@@ -41,7 +41,7 @@ std::string ReadAll(const fs::path& p) {
 std::string StatusText(const std::string& world) {
   auto root = sys::Root::Open(fs::path(ROCMTUNE_WORLDS_DIR) / world);
   EXPECT_TRUE(root) << world;
-  return api::Serialize(api::StatusJson(detect::Detect(*root))) + "\n";
+  return api::Serialize(api::DescribeSystem(*root)) + "\n";
 }
 
 class WorldStatusTest : public ::testing::TestWithParam<std::string> {};

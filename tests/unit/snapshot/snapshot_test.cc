@@ -19,7 +19,7 @@ using testing::TestTree;
 std::string Status(const std::string& path) {
   auto root = sys::Root::Open(path);
   EXPECT_TRUE(root) << path;
-  return api::Serialize(api::StatusJson(detect::Detect(*root)));
+  return api::Serialize(api::DescribeSystem(*root));
 }
 
 std::vector<std::string> Worlds() {

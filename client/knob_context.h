@@ -1,0 +1,23 @@
+// Opens the root and detects the inventory once for verbs that work on knobs.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "detect/inventory.h"
+#include "knobs/backend.h"
+#include "knowledge/catalog.h"
+#include "sys/root.h"
+
+namespace rocmtune::client {
+
+struct LoadedSystem {
+  sys::Root root;
+  detect::Inventory inventory;
+  knobs::KnobContext Context() const { return {root, inventory, knowledge::Catalog::Builtin()}; }
+};
+
+// Prints the error and returns nullopt when the root cannot be opened.
+std::optional<LoadedSystem> LoadSystem(const std::string& root_path);
+
+}  // namespace rocmtune::client

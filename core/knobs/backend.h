@@ -1,0 +1,55 @@
+// A knob backend (tuned's plugin idea): one per place a setting lives. Each reads the
+// state of its knobs, validates assignments and plans the changes; none of them writes.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "detect/inventory.h"
+#include "knobs/knob_key.h"
+#include "knowledge/catalog.h"
+#include "plan/plan.h"
+#include "sys/root.h"
+
+namespace rocmtune::knobs {
+
+struct KnobContext {
+  const sys::Root& root;
+  const detect::Inventory& inventory;
+  const knowledge::Catalog& catalog;
+};
+
+struct KnobState {
+  KnobKey key;
+  std::optional<std::string> configured;     // what the next module load / boot will use
+  std::optional<std::string> configured_in;  // root-relative file (or "proc/cmdline") that decides it
+  std::optional<std::string> running;        // what the running kernel / device shows now
+  std::optional<std::string> effective;      // what the driver really uses, "auto" resolved for these GPUs
+  std::string owner;                         // "rocmtune", "admin", "kernel" (default), "unknown"
+  bool pending_reboot = false;               // configured differs from running until a reboot / reload
+  std::vector<std::string> notes;            // conflicts, why effective differs, ...
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view Name() const = 0;
+  virtual bool Handles(const KnobKey& key) const = 0;
+
+  // Adds refusals and warnings for one assignment (or unset, value nullopt) to `plan`.
+  virtual void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                        plan::Plan& plan) const = 0;
+  virtual KnobState Read(const KnobContext& ctx, const KnobKey& key) const = 0;
+  // The ops that make `set` true and remove rocmtune's setting of `unset`, appended to `plan`.
+  virtual void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
+                           plan::Plan& plan) const = 0;
+  // Keys this backend sees configured on the system (by anyone), for `status`.
+  virtual std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const = 0;
+  // What `explain` prints about a key beyond its state: meaning, values, source.
+  virtual std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const = 0;
+};
+
+}  // namespace rocmtune::knobs

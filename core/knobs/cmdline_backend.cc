@@ -1,0 +1,296 @@
+#include "knobs/cmdline_backend.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "knobs/cmdline_tokens.h"
+#include "knobs/grub_config.h"
+#include "knowledge/kernel_options.h"
+#include "util/text.h"
+
+namespace rocmtune::knobs {
+namespace {
+
+constexpr std::string_view kDefaultVar = "GRUB_CMDLINE_LINUX_DEFAULT";
+constexpr std::string_view kLinuxVar = "GRUB_CMDLINE_LINUX";
+
+std::string Token(const KnobKey& key, const std::string& value) {
+  return value.empty() ? key.name : fmt::format("{}={}", key.name, value);
+}
+
+std::optional<std::string> ReadOptional(const sys::Root& root, std::string_view path) {
+  auto content = root.ReadFile(path, 1 << 20);
+  return content ? std::optional(*content) : std::nullopt;
+}
+
+std::vector<std::string> BlsEntries(const sys::Root& root) {
+  std::vector<std::string> out;
+  if (auto names = root.ListDir("boot/loader/entries"))
+    for (const std::string& n : *names)
+      if (n.ends_with(".conf")) out.push_back("boot/loader/entries/" + n);
+  return out;
+}
+
+// Tokens rocmtune added by in-place edits, one per line.
+std::vector<std::string> RecordedTokens(const sys::Root& root) {
+  std::vector<std::string> out;
+  if (auto content = ReadOptional(root, kCmdlineTokensState))
+    for (std::string_view line : text::SplitLines(*content))
+      if (!text::Trim(line).empty() && line.front() != '#') out.emplace_back(text::Trim(line));
+  return out;
+}
+
+bool OwnsKey(const std::vector<std::string>& owned, std::string_view key) {
+  return std::any_of(owned.begin(), owned.end(), [&](const std::string& t) { return SameKey(TokenKey(t), key); });
+}
+
+// Which tokens rocmtune owns now, however the boot setup stores them.
+std::vector<std::string> OwnedTokens(const KnobContext& ctx) {
+  if (ctx.inventory.system.boot.kind == "grub-debian") {
+    auto content = ReadOptional(ctx.root, kGrubDropInPath);
+    if (!content) return {};
+    return RocmtuneDropInTokens(*content, kDefaultVar).value_or(std::vector<std::string>{});
+  }
+  return RecordedTokens(ctx.root);
+}
+
+void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
+               plan::Plan& plan) {
+  plan::Op op;
+  op.backend = "cmdline";
+  op.path = std::string(path);
+  op.before = ReadOptional(ctx.root, path);
+  op.after = std::move(after);
+  op.kind = op.after ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
+  op.reason = std::move(reason);
+  if (op.before == op.after) return;
+  plan.ops.push_back(std::move(op));
+}
+
+void AddRegen(plan::Plan& plan, std::string name, std::vector<std::string> argv, std::string reason) {
+  plan::Op op;
+  op.kind = plan::OpKind::kRegenerate;
+  op.backend = "bootloader";
+  op.path = std::move(name);
+  op.argv = std::move(argv);
+  op.reason = std::move(reason);
+  plan.ops.push_back(std::move(op));
+  plan.bootloader = plan::Regen::kPending;
+}
+
+template <typename Edit>
+bool EditFile(const KnobContext& ctx, std::string_view path, Edit edit, const std::string& reason, plan::Plan& plan) {
+  auto before = ReadOptional(ctx.root, path);
+  if (!before) return false;
+  auto after = edit(*before);
+  if (!after) {
+    plan.refused.push_back({"", fmt::format("/{}: {}", path, after.error().message), ""});
+    return false;
+  }
+  AddFileOp(ctx, path, *after, reason, plan);
+  return true;
+}
+
+std::string StateText(const std::vector<std::string>& tokens) {
+  std::string out = "# Kernel command-line tokens rocmtune added (it removes only these).\n";
+  for (const auto& t : tokens) out += t + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> NextBootCmdline(const KnobContext& ctx, std::string* why) {
+  const auto& kind = ctx.inventory.system.boot.kind;
+  auto unknown = [&](std::string reason) -> std::optional<std::string> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  if (!kind) return unknown("the boot setup is unknown");
+  if (*kind == "grub-debian" || *kind == "grub") {
+    auto vars = EvaluateGrubDefaults(ctx.root, *kind == "grub-debian");
+    if (!vars) return unknown(vars.error().message);
+    auto args = EffectiveLinuxArgs(*vars);
+    if (!args) return unknown(vars->unsupported.empty() ? "a GRUB variable is unknown" : vars->unsupported.front());
+    return args;
+  }
+  if (*kind == "grub-bls") {
+    // The entry of the running kernel, else the first one.
+    auto entries = BlsEntries(ctx.root);
+    std::string chosen;
+    for (const auto& e : entries)
+      if (ctx.inventory.system.kernel && e.find(*ctx.inventory.system.kernel) != std::string::npos) chosen = e;
+    if (chosen.empty() && !entries.empty()) chosen = entries.front();
+    if (chosen.empty()) return unknown("no BLS entry in /boot/loader/entries");
+    auto content = ReadOptional(ctx.root, chosen);
+    if (!content) return unknown(fmt::format("/{} is not readable", chosen));
+    for (std::string_view line : text::SplitLines(*content)) {
+      line = text::Trim(line);
+      if (line.starts_with("options")) return std::string(text::Trim(line.substr(7)));
+    }
+    return std::string();
+  }
+  if (*kind == "systemd-boot") {
+    auto content = ReadOptional(ctx.root, "etc/kernel/cmdline");
+    if (!content) return unknown("/etc/kernel/cmdline is missing (kernel-install would reuse /proc/cmdline)");
+    return text::Clean(*content);
+  }
+  return unknown("unsupported boot setup");
+}
+
+void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                              plan::Plan& plan) const {
+  const std::string text = key.Text();
+  if (auto ok = ValidateKey(key.name); !ok) {
+    plan.refused.push_back({text, ok.error().message, ""});
+    return;
+  }
+  if (!value) return;
+  if (!value->empty())
+    if (auto ok = knobs::ValidateValue(*value); !ok) {
+      plan.refused.push_back({text, fmt::format("{}: {}", text, ok.error().message), ""});
+      return;
+    }
+  size_t dot = key.name.find('.');
+  std::string module = dot == std::string::npos ? "" : key.name.substr(0, dot);
+  if (module == "amdgpu" || module == "ttm" || module == "amdttm") {
+    const knowledge::ModuleParam* p = ctx.catalog.Find(module, key.name.substr(dot + 1));
+    if (!p) {
+      plan.refused.push_back({text, fmt::format("{}: {} is not a parameter of the {} module", text, key.name.substr(dot + 1), module), ""});
+      return;
+    }
+    if (auto v = knowledge::ValidateValue(*p, *value); !v)
+      plan.refused.push_back({text, fmt::format("{}: {}", text, v.error().message), p->source});
+  } else if (const auto* option = knowledge::KernelOptions::Builtin().Find(key.name)) {
+    if (std::string why = knowledge::CheckKernelOptionValue(*option, *value); !why.empty())
+      plan.refused.push_back({text, why, option->source});
+  } else {
+    plan.warnings.push_back({text, fmt::format("rocmtune has no record of the kernel option '{}'; the kernel hands "
+                                               "options it does not know to init", key.name), ""});
+  }
+  if (!ctx.inventory.system.boot.kind)
+    plan.refused.push_back({text, "cannot tell how this system boots (no GRUB, BLS entries or /etc/kernel/cmdline "
+                                  "found), so there is nowhere safe to put a kernel option", ""});
+}
+
+KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
+  KnobState state;
+  state.key = key;
+  state.owner = "kernel";
+  if (ctx.inventory.system.cmdline) state.running = TokenValue(SplitCmdline(*ctx.inventory.system.cmdline), key.name);
+  std::string why;
+  if (auto next = NextBootCmdline(ctx, &why)) {
+    state.configured = TokenValue(SplitCmdline(*next), key.name);
+    if (state.configured) state.owner = OwnsKey(OwnedTokens(ctx), key.name) ? "rocmtune" : "admin";
+    if (ctx.inventory.system.boot.kind == "grub-debian" && OwnsKey(OwnedTokens(ctx), key.name))
+      state.configured_in = std::string(kGrubDropInPath);
+  } else {
+    state.notes.push_back(fmt::format("next boot's command line unknown: {}", why));
+  }
+  state.effective = state.running;
+  if (state.configured != state.running && (state.configured || state.running) &&
+      ctx.inventory.system.boot.kind)
+    state.pending_reboot = true;
+  return state;
+}
+
+void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set,
+                                 std::span<const KnobKey> unset, plan::Plan& plan) const {
+  const std::string kind = ctx.inventory.system.boot.kind.value_or("");
+  std::vector<std::string> owned = OwnedTokens(ctx);
+  std::vector<std::string> desired = owned;
+  std::vector<std::string> add, remove;
+  for (const Assignment& a : set) {
+    AddOrReplaceToken(desired, a.key.name, a.value.empty() ? std::nullopt : std::optional<std::string_view>(a.value));
+    add.push_back(Token(a.key, a.value));
+  }
+  for (const KnobKey& k : unset) {
+    if (!OwnsKey(owned, k.name)) {
+      plan.warnings.push_back({k.Text(), fmt::format("{} was not added by rocmtune: left as it is", k.Text()), ""});
+      continue;
+    }
+    RemoveToken(desired, k.name);
+    remove.push_back(k.name);
+  }
+  if (desired == owned && add.empty()) return;
+  // Already on the next boot's command line with these values, and ours: nothing to do.
+  if (remove.empty() && desired == owned) return;
+
+  // Report options the admin already sets: both tokens reach the kernel, the later one wins.
+  if (auto next = NextBootCmdline(ctx))
+    for (const Assignment& a : set)
+      if (auto v = TokenValue(SplitCmdline(*next), a.key.name); v && !OwnsKey(owned, a.key.name) && *v != a.value)
+        plan.warnings.push_back({a.key.Text(), fmt::format("the command line already has {}={}; rocmtune's token "
+                                                           "comes after it and wins", a.key.name, *v), ""});
+
+  const std::string reason = "kernel command line for the next boot";
+  if (kind == "grub-debian") {
+    if (desired.empty()) {
+      AddFileOp(ctx, kGrubDropInPath, std::nullopt, reason, plan);
+    } else {
+      auto text = RocmtuneDropIn(kDefaultVar, desired);
+      if (!text) {
+        plan.refused.push_back({"", text.error().message, ""});
+        return;
+      }
+      AddFileOp(ctx, kGrubDropInPath, *text, reason, plan);
+    }
+    bool update_grub = ctx.root.Exists("usr/sbin/update-grub");
+    AddRegen(plan, update_grub ? "update-grub" : "grub-mkconfig",
+             update_grub ? std::vector<std::string>{"update-grub"}
+                         : std::vector<std::string>{"grub-mkconfig", "-o", "/boot/grub/grub.cfg"},
+             "grub.cfg is generated from /etc/default/grub and its drop-ins");
+  } else if (kind == "grub") {
+    EditFile(ctx, "etc/default/grub", [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
+             reason, plan);
+    AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
+              "what rocmtune added, so it removes only that", plan);
+    AddRegen(plan, "grub-mkconfig", {"grub-mkconfig", "-o", "/boot/grub/grub.cfg"},
+             "grub.cfg is generated from /etc/default/grub");
+  } else if (kind == "grub-bls") {
+    for (const std::string& entry : BlsEntries(ctx.root))
+      EditFile(ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
+               "GRUB reads BLS entries directly: no grub.cfg to regenerate", plan);
+    EditFile(ctx, "etc/default/grub", [&](std::string_view c) { return SetAssignmentTokens(c, kLinuxVar, add, remove); },
+             "kernels installed later take their options from here", plan);
+    if (ctx.root.Exists("etc/kernel/cmdline"))
+      EditFile(ctx, "etc/kernel/cmdline", [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
+               "kernel-install uses it for kernels installed later", plan);
+    AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
+              "what rocmtune added, so it removes only that", plan);
+  } else if (kind == "systemd-boot") {
+    if (!EditFile(ctx, "etc/kernel/cmdline", [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
+                  reason, plan))
+      plan.refused.push_back({"", "/etc/kernel/cmdline is missing: create it from /proc/cmdline first", ""});
+    AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
+              "what rocmtune added, so it removes only that", plan);
+    AddRegen(plan, "kernel-install", {"kernel-install", "add-all"},
+             "boot entries / UKIs carry the command line and are rebuilt from /etc/kernel/cmdline");
+  } else {
+    plan.refused.push_back({"", "unknown boot setup: no kernel command line can be changed", ""});
+    return;
+  }
+  plan.reboot_required = true;
+}
+
+std::vector<KnobKey> CmdlineBackend::ConfiguredKeys(const KnobContext& ctx) const {
+  std::vector<KnobKey> keys;
+  for (const std::string& t : OwnedTokens(ctx)) keys.push_back({KnobKind::kCmdline, "", "", std::string(TokenKey(t))});
+  return keys;
+}
+
+std::vector<std::string> CmdlineBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
+  std::vector<std::string> lines;
+  if (const auto* o = knowledge::KernelOptions::Builtin().Find(key.name)) {
+    lines.push_back(o->description);
+    std::string values;
+    for (const auto& v : o->values) values += (values.empty() ? "" : ", ") + v;
+    lines.push_back(fmt::format("values: {}{}", values, o->list ? " (comma-separated)" : ""));
+    lines.push_back(fmt::format("source: {}", o->source));
+  }
+  lines.push_back(fmt::format("boot setup: {}; takes effect at the next boot",
+                              ctx.inventory.system.boot.kind.value_or("unknown")));
+  return lines;
+}
+
+}  // namespace rocmtune::knobs

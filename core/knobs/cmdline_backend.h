@@ -1,0 +1,34 @@
+// cmdline backend: kernel command-line options, edited where this system's boot setup keeps
+// them (decided from evidence by detect/boot_setup):
+//   grub-debian   rocmtune's drop-in /etc/default/grub.d/zz-rocmtune.cfg; update-grub
+//   grub          token edit of GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub; grub-mkconfig
+//   grub-bls      options line of every BLS entry + GRUB_CMDLINE_LINUX for future kernels
+//   systemd-boot  /etc/kernel/cmdline; kernel-install
+// Token edits keep every other token and its order and only remove what rocmtune added
+// (recorded in var/lib/rocmtune/cmdline-tokens).
+#pragma once
+
+#include "knobs/backend.h"
+
+namespace rocmtune::knobs {
+
+inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdline-tokens";
+
+class CmdlineBackend final : public Backend {
+ public:
+  std::string_view Name() const override { return "cmdline"; }
+  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kCmdline; }
+  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                plan::Plan& plan) const override;
+  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
+  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
+                   plan::Plan& plan) const override;
+  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
+  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
+};
+
+// The command line the next boot will use, as this boot setup computes it; nullopt when it
+// cannot be known without running code (see grub_config.h) or the setup is unknown.
+std::optional<std::string> NextBootCmdline(const KnobContext& ctx, std::string* why_unknown = nullptr);
+
+}  // namespace rocmtune::knobs

@@ -1,0 +1,34 @@
+// Effective values: what the driver really uses when a parameter says "auto" (-1), per GPU,
+// following the kernel code each rule names.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detect/inventory.h"
+#include "knowledge/catalog.h"
+
+namespace rocmtune::knobs {
+
+struct GcVersion {
+  int major = 0, minor = 0, rev = 0;
+  auto operator<=>(const GcVersion&) const = default;
+};
+std::optional<GcVersion> ParseGc(std::string_view text);
+
+// The GC IP of a GPU: detected, or the only one its gfx target maps to.
+std::optional<GcVersion> GpuGc(const detect::Gpu& gpu);
+
+// "6.8.0-45-generic" -> {6, 8}
+std::optional<std::pair<int, int>> KernelVersion(const std::optional<std::string>& release);
+
+// Resolves `value` (as configured or running) through the parameter's effective rule.
+// nullopt when the rule needs facts that are unknown. Without a rule: the value itself.
+std::optional<std::string> EffectiveValue(const knowledge::ModuleParam& param, const std::string& value,
+                                          const detect::Inventory& inventory);
+
+// GPUs of the inventory the parameter has any effect on (all of them when it does not say).
+std::vector<const detect::Gpu*> AffectedGpus(const knowledge::ModuleParam& param, const detect::Inventory& inventory);
+
+}  // namespace rocmtune::knobs

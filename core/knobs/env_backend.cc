@@ -1,0 +1,139 @@
+#include "knobs/env_backend.h"
+
+#include <fmt/format.h>
+
+#include "knobs/effective.h"
+#include "knowledge/env_vars.h"
+#include "knowledge/gfx_targets.h"
+#include "util/text.h"
+
+namespace rocmtune::knobs {
+namespace {
+
+std::map<std::string, std::string> Owned(const sys::Root& root) {
+  auto content = root.ReadFile(kEnvironmentDropIn, 1 << 20);
+  return content ? ParseEnvironmentFile(*content) : std::map<std::string, std::string>{};
+}
+
+std::optional<std::string> ReadOptional(const sys::Root& root, std::string_view path) {
+  auto content = root.ReadFile(path, 1 << 20);
+  return content ? std::optional(*content) : std::nullopt;
+}
+
+// HSA_OVERRIDE_GFX_VERSION against the GPUs present: the override only makes sense between
+// targets of one ISA family (gfx1031..1036 as gfx1030).
+void CheckOverride(const KnobContext& ctx, const std::string& key, const std::string& value, plan::Plan& plan) {
+  auto v = ParseGc(value);  // same N.N.N shape, already range-checked by CheckEnvValue
+  if (!v) return;
+  uint32_t version = static_cast<uint32_t>(v->major * 10000 + v->minor * 100 + v->rev);
+  std::string target = knowledge::GfxNameFromVersion(version);
+  const auto* as = knowledge::GfxTargetTable::Builtin().ByVersion(version);
+  const std::string source = std::string(knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION")->source);
+  for (const detect::Gpu& gpu : ctx.inventory.gpus) {
+    if (!gpu.gfx_target) continue;
+    if (*gpu.gfx_target == target) {
+      plan.warnings.push_back({key, fmt::format("{}: {} already is {}; the override does nothing", key, gpu.id, target), source});
+      continue;
+    }
+    const auto* own = knowledge::GfxTargetTable::Builtin().ByName(*gpu.gfx_target);
+    bool same_family = as && own && as->family && own->family && *as->family == *own->family;
+    if (!same_family) {
+      plan.refused.push_back({key, fmt::format("{}={} would run {} code on {} ({}, {}): a different ISA; expect "
+                                               "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION or wrong results",
+                                               key, value, target, gpu.id, *gpu.gfx_target,
+                                               gpu.family ? std::string(knowledge::FamilyName(*gpu.family)) : "family unknown"),
+                              source});
+    } else {
+      plan.warnings.push_back({key, fmt::format("{}: {} ({}) will load {} code objects: same family, not supported by AMD",
+                                                key, gpu.id, *gpu.gfx_target, target), source});
+    }
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> ParseEnvironmentFile(std::string_view content) {
+  std::map<std::string, std::string> out;
+  for (std::string_view line : text::SplitLines(content)) {
+    line = text::Trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    out[std::string(line.substr(0, eq))] = std::string(line.substr(eq + 1));
+  }
+  return out;
+}
+
+void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                          plan::Plan& plan) const {
+  const std::string text = key.Text();
+  const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find(key.name);
+  if (!var) {
+    std::string known;
+    for (const auto& v : knowledge::EnvVars::Builtin().vars()) known += (known.empty() ? "" : ", ") + v.name;
+    plan.refused.push_back({text, fmt::format("{}: rocmtune only manages variables it can check ({})", text, known), ""});
+    return;
+  }
+  if (!value) return;
+  if (std::string why = knowledge::CheckEnvValue(*var, *value); !why.empty()) {
+    plan.refused.push_back({text, why, var->source});
+    return;
+  }
+  if (key.name == "HSA_OVERRIDE_GFX_VERSION") CheckOverride(ctx, text, *value, plan);
+}
+
+KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
+  KnobState state;
+  state.key = key;
+  state.owner = "unset";
+  auto owned = Owned(ctx.root);
+  if (auto it = owned.find(key.name); it != owned.end()) {
+    state.configured = it->second;
+    state.configured_in = std::string(kEnvironmentDropIn);
+    state.owner = "rocmtune";
+  }
+  state.effective = state.configured;
+  state.notes.push_back("applies to programs started after the change (new login or user session)");
+  return state;
+}
+
+void EnvBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
+                             plan::Plan& plan) const {
+  auto owned = Owned(ctx.root);
+  auto desired = owned;
+  for (const Assignment& a : set) desired[a.key.name] = a.value;
+  for (const KnobKey& k : unset) desired.erase(k.name);
+  if (desired == owned) return;
+
+  std::string env_text = "# Managed by rocmtune (environment.d(5)); remove with `rocmtunectl reset`.\n";
+  std::string sh_text = "# Managed by rocmtune; remove with `rocmtunectl reset`.\n";
+  for (const auto& [name, value] : desired) {
+    env_text += fmt::format("{}={}\n", name, value);
+    sh_text += fmt::format("export {}={}\n", name, value);  // values hold no shell metacharacters (checked)
+  }
+  for (auto [path, text] : {std::pair{kEnvironmentDropIn, env_text}, std::pair{kProfileDropIn, sh_text}}) {
+    plan::Op op;
+    op.backend = "env";
+    op.path = std::string(path);
+    op.before = ReadOptional(ctx.root, path);
+    op.kind = desired.empty() ? plan::OpKind::kRemoveFile : plan::OpKind::kWriteFile;
+    if (!desired.empty()) op.after = text;
+    op.reason = "environment for programs started from now on";
+    if (op.before == op.after) continue;
+    plan.ops.push_back(std::move(op));
+  }
+}
+
+std::vector<KnobKey> EnvBackend::ConfiguredKeys(const KnobContext& ctx) const {
+  std::vector<KnobKey> keys;
+  for (const auto& [name, value] : Owned(ctx.root)) keys.push_back({KnobKind::kEnv, "", "", name});
+  return keys;
+}
+
+std::vector<std::string> EnvBackend::Describe(const KnobContext&, const KnobKey& key) const {
+  const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find(key.name);
+  if (!var) return {};
+  return {var->description, fmt::format("source: {}", var->source)};
+}
+
+}  // namespace rocmtune::knobs

@@ -1,0 +1,88 @@
+// The GRUB side of the cmdline backend: what GRUB_CMDLINE_LINUX{,_DEFAULT} evaluate to when
+// grub-mkconfig sources /etc/default/grub (and, on Debian/Ubuntu, /etc/default/grub.d/*.cfg),
+// computed WITHOUT running a shell; and edits of the files that hold a kernel command line:
+// /etc/default/grub, rocmtune's grub.d drop-in, BLS entries, /etc/kernel/cmdline.
+// Nothing here writes a file: every function returns the new content.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sys/root.h"
+#include "util/result.h"
+
+namespace rocmtune::knobs {
+
+// rocmtune's drop-in (Debian-style GRUB). "zz-" sorts after the drop-ins distributions and cloud
+// images ship ("40-force-partuuid.cfg", "50-cloudimg-settings.cfg", "init-select.cfg").
+inline constexpr std::string_view kGrubDropInPath = "etc/default/grub.d/zz-rocmtune.cfg";
+
+struct GrubVars {
+  // Values after sourcing; nullopt: unknown (see `unsupported` and `opaque`). A variable no
+  // file assigns is "" (grub-mkconfig is assumed to run with no GRUB_CMDLINE_* in its
+  // environment, as update-grub from a kernel postinst or from rocmtune's helper does).
+  std::optional<std::string> linux, linux_default;
+  // "file:line" of the assignment that gave each its value; nullopt: never assigned.
+  std::optional<std::string> linux_origin, linux_default_origin;
+  std::vector<std::string> sourced;  // root-relative files, in the order grub-mkconfig sources them
+  // "file:line: what" for constructs the evaluator does not model (if/for/functions, `. file`,
+  // other commands, ${X:-y}, $((...)), special parameters, syntax errors). Any of them could
+  // change anything, so one makes both values nullopt.
+  std::vector<std::string> unsupported;
+  // "file:line: NAME (why)" for assignments whose value is unknown but which cannot change other
+  // variables: command substitutions (they run in a subshell, POSIX 2.12), values grub-mkconfig
+  // probes before sourcing (GRUB_DEVICE...), names only the environment could set.
+  std::vector<std::string> opaque;
+};
+
+// Evaluates etc/default/grub, then (debian_dropins) etc/default/grub.d/*.cfg in the order
+// grub-mkconfig's `for x in ${sysconfdir}/default/grub.d/*.cfg` visits them: byte order (dash,
+// Debian's /bin/sh, sorts glob results with strcmp whatever the locale), no names starting with
+// '.', entries that do not exist (dangling symlinks) skipped. Modelled: `NAME=word` and
+// `export NAME=word` (several per command, ';' between commands), words made of unquoted text,
+// '...', "...", backslash escapes, line continuations, $NAME and ${NAME}; comments; blank lines.
+// Errors only for files that exist but cannot be read.
+Result<GrubVars> EvaluateGrubDefaults(const sys::Root& root, bool debian_dropins);
+
+// "$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT" as 10_linux passes it to the normal entries,
+// trimmed; nullopt when either is unknown. 10_linux itself adds BOOT_IMAGE/root/ro, and may add
+// rootflags=subvol= (btrfs) and, on Ubuntu, $vt_handoff after "splash".
+std::optional<std::string> EffectiveLinuxArgs(const GrubVars& vars);
+
+// Edits the tokens inside the value of the LAST assignment of `var` in a file like
+// /etc/default/grub (upstream GRUB on Arch, RHEL's grub2 without BLS), keeping every other byte
+// and the value's quoting ("...", '...' or bare; a bare value that gains a space gets "...").
+// No assignment: appends `VAR="tokens"`. Refused (kInvalidData) when that value is not a plain
+// literal ($, `, \ or mixed quoting) or the file has constructs the evaluator does not model.
+Result<std::string> SetAssignmentTokens(std::string_view file_content, std::string_view var,
+                                        std::span<const std::string> add_tokens,
+                                        std::span<const std::string> remove_keys);
+
+// The whole content of kGrubDropInPath appending `tokens` to `var` (GRUB_CMDLINE_LINUX or
+// GRUB_CMDLINE_LINUX_DEFAULT):
+//   GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt"
+// This form (rather than "${VAR:+$VAR }...") is the simplest one dash, bash and EvaluateGrub-
+// Defaults agree on; when the variable is empty the value starts with a space, which the kernel's
+// parser and 10_linux ignore. Tokens are validated (ValidateToken), so nothing in them is special
+// inside "...".
+Result<std::string> RocmtuneDropIn(std::string_view var, std::span<const std::string> tokens);
+// The tokens of a drop-in that is byte for byte what RocmtuneDropIn would write; nullopt when
+// the file was edited by someone else (drift).
+std::optional<std::vector<std::string>> RocmtuneDropInTokens(std::string_view content, std::string_view var);
+
+// Boot Loader Specification entry (boot/loader/entries/*.conf): edits the `options` line(s)
+// (removals in every options line; an existing key is replaced where it is, a new token goes at
+// the end of the last options line; no options line: one is appended). Tokens starting with '$'
+// (GRUB variables such as $tuned_params) are kept; an entry whose options use $kernelopts (the
+// command line then lives in grubenv) is refused.
+Result<std::string> SetBlsOptions(std::string_view entry_content, std::span<const std::string> add_tokens,
+                                  std::span<const std::string> remove_keys);
+
+// /etc/kernel/cmdline (kernel-install, systemd-boot/UKI): the whole file is one command line.
+Result<std::string> SetKernelCmdlineFile(std::string_view content, std::span<const std::string> add_tokens,
+                                         std::span<const std::string> remove_keys);
+
+}  // namespace rocmtune::knobs

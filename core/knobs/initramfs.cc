@@ -1,0 +1,72 @@
+#include "knobs/initramfs.h"
+
+#include <fmt/format.h>
+
+#include "util/text.h"
+
+namespace rocmtune::knobs {
+namespace {
+
+bool FileMentions(const sys::Root& root, std::string_view path, std::string_view word) {
+  auto content = root.ReadFile(path, 1 << 20);
+  if (!content) return false;
+  for (std::string_view line : text::SplitLines(*content)) {
+    line = text::Trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    if (line.find(word) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<InitramfsTool> FindInitramfsTool(const KnobContext& ctx) {
+  const auto& kind = ctx.inventory.system.boot.initramfs;
+  if (!kind) return std::nullopt;
+  InitramfsTool tool;
+  tool.name = *kind;
+  if (*kind == "initramfs-tools") {
+    tool.argv = {"update-initramfs", "-u", "-k", "all"};
+    // MODULES=most/dep may pull amdgpu in (early KMS, plymouth); only an explicit list is proof.
+    if (FileMentions(ctx.root, "etc/initramfs-tools/modules", "amdgpu")) {
+      tool.has_amdgpu = true;
+      tool.evidence = "etc/initramfs-tools/modules lists amdgpu";
+    }
+  } else if (*kind == "dracut") {
+    tool.argv = {"dracut", "--force", "--regenerate-all"};
+  } else if (*kind == "mkinitcpio") {
+    tool.argv = {"mkinitcpio", "-P"};
+    if (FileMentions(ctx.root, "etc/mkinitcpio.conf", "amdgpu")) {
+      tool.has_amdgpu = true;
+      tool.evidence = "etc/mkinitcpio.conf MODULES has amdgpu";
+    } else if (FileMentions(ctx.root, "etc/mkinitcpio.conf", "kms")) {
+      tool.has_amdgpu = true;
+      tool.evidence = "etc/mkinitcpio.conf HOOKS has kms (GPU drivers in the image)";
+    }
+  } else if (*kind == "booster") {
+    tool.argv = {"booster", "build", "--force"};
+  }
+  return tool;
+}
+
+void AddInitramfsRegeneration(const KnobContext& ctx, plan::Plan& plan) {
+  for (const plan::Op& op : plan.ops)
+    if (op.kind == plan::OpKind::kRegenerate && op.backend == "initramfs") return;  // once per plan
+  auto tool = FindInitramfsTool(ctx);
+  if (!tool) {
+    plan.warnings.push_back({"", "no initramfs tool found: if amdgpu loads from an initramfs, rebuild it by hand", ""});
+    return;
+  }
+  if (tool->has_amdgpu == false) return;
+  plan::Op op;
+  op.kind = plan::OpKind::kRegenerate;
+  op.backend = "initramfs";
+  op.path = tool->name;
+  op.argv = tool->argv;
+  op.reason = tool->has_amdgpu ? fmt::format("the image carries amdgpu ({})", tool->evidence)
+                               : "the image may carry amdgpu and a copy of modprobe.d";
+  plan.ops.push_back(std::move(op));
+  plan.initramfs = plan::Regen::kPending;
+}
+
+}  // namespace rocmtune::knobs

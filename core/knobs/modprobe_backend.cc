@@ -1,0 +1,254 @@
+#include "knobs/modprobe_backend.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "knobs/effective.h"
+#include "knobs/initramfs.h"
+#include "sys/kmod_config.h"
+
+namespace rocmtune::knobs {
+namespace {
+
+constexpr std::string_view kModules[] = {"amdgpu", "ttm", "amdttm"};
+
+const knowledge::ModuleParam* Lookup(const KnobContext& ctx, const KnobKey& key) {
+  return ctx.catalog.Find(key.module, key.name);
+}
+
+std::optional<sys::ModprobeConfig> ReadConfig(const KnobContext& ctx, std::vector<std::string>* errors = nullptr) {
+  auto config = sys::ReadModprobeConfig(ctx.root, kModules);
+  if (!config) {
+    if (errors) errors->push_back(config.error().message);
+    return std::nullopt;
+  }
+  return std::move(*config);
+}
+
+const detect::ModuleState& ModuleStateFor(const KnobContext& ctx, std::string_view module) {
+  return module == "amdgpu" ? ctx.inventory.system.amdgpu : ctx.inventory.system.ttm;
+}
+
+std::optional<std::string> Running(const KnobContext& ctx, const KnobKey& key) {
+  if (key.module == "amdttm") {
+    auto v = ctx.root.ReadFile(fmt::format("sys/module/amdttm/parameters/{}", key.name), 4096);
+    if (!v) return std::nullopt;
+    std::string s = *v;
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+  }
+  const detect::ModuleState& m = ModuleStateFor(ctx, key.module);
+  auto it = m.parameters.find(key.name);
+  return it == m.parameters.end() ? std::nullopt : it->second;
+}
+
+// Our own options, as the drop-in holds them now.
+std::map<std::string, std::map<std::string, std::string>> OwnedOptions(const sys::ModprobeConfig& config) {
+  std::map<std::string, std::map<std::string, std::string>> owned;
+  for (const sys::ModuleOption& o : config.options)
+    if (o.file == kModprobeDropIn) owned[o.module][o.name] = o.value;
+  return owned;
+}
+
+std::string AffectedList(const knowledge::ModuleParam& p) {
+  std::string out;
+  for (const std::string& gc : p.affects_gc) out += (out.empty() ? "" : "/") + gc;
+  return out;
+}
+
+}  // namespace
+
+std::string RenderModprobeDropIn(const std::map<std::string, std::map<std::string, std::string>>& options) {
+  std::string out =
+      "# Managed by rocmtune: edits here are reported as drift and not overwritten.\n"
+      "# See `rocmtunectl status`; remove everything rocmtune set with `rocmtunectl reset`.\n";
+  for (const auto& [module, params] : options) {
+    if (params.empty()) continue;
+    out += fmt::format("options {}", module);
+    for (const auto& [name, value] : params) out += fmt::format(" {}={}", name, value);
+    out += "\n";
+  }
+  return out;
+}
+
+void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                               plan::Plan& plan) const {
+  const std::string text = key.Text();
+  const knowledge::ModuleParam* param = Lookup(ctx, key);
+  if (!param) {
+    std::string hint;
+    for (const auto* s : ctx.catalog.Suggest(key.module, key.name))
+      hint += fmt::format("{}{}.{}", hint.empty() ? " Did you mean " : " or ", s->module == "ttm" && key.module == "amdttm" ? "amdttm" : s->module, s->name);
+    if (!hint.empty()) hint += "?";
+    plan.refused.push_back({text, fmt::format("{} is not a parameter of the {} module.{}", text, key.module, hint), ""});
+    return;
+  }
+  if (value) {
+    auto canonical = knowledge::ValidateValue(*param, *value);
+    if (!canonical) {
+      plan.refused.push_back({text, fmt::format("{}: {}", text, canonical.error().message), param->source});
+      return;
+    }
+  }
+  if (!value) return;  // removing a setting needs no further checks
+
+  // The running kernel must have the parameter: an unknown option is ignored with a dmesg
+  // warning, so writing it would only look like it worked.
+  const detect::ModuleState& m = ModuleStateFor(ctx, key.module == "amdttm" ? "ttm" : key.module);
+  bool module_dir = key.module == "amdttm" ? ctx.root.IsDirectory("sys/module/amdttm") : m.loaded;
+  if (module_dir && key.module != "amdttm" && !m.parameters.empty() && !m.parameters.count(key.name)) {
+    plan.refused.push_back({text,
+                            fmt::format("the running kernel ({}) has no {} (it appeared in {}{})",
+                                        ctx.inventory.system.kernel.value_or("unknown"), text, param->since,
+                                        param->removed ? fmt::format(" and was removed in {}", *param->removed) : ""),
+                            param->source});
+    return;
+  }
+  if (!module_dir)
+    plan.warnings.push_back({text, fmt::format("cannot check that the kernel has {}: the {} module is not loaded", text, key.module), ""});
+  if (key.module == "ttm" && ctx.root.IsDirectory("sys/module/amdttm"))
+    plan.warnings.push_back({text, fmt::format("amdgpu-dkms is installed: its TTM is amdttm, so set amdttm.{} instead", key.name), ""});
+  if (param->taints)
+    plan.warnings.push_back({text, fmt::format("{} is an unsafe parameter: setting it taints the kernel (TAINT_USER)", text), param->source});
+  if (param->deprecated_by)
+    plan.warnings.push_back({text, fmt::format("{} is deprecated; use {}", text, *param->deprecated_by), param->source});
+  if ((!param->affects_gc.empty() || param->affects_apu_only) && !ctx.inventory.gpus.empty() &&
+      AffectedGpus(*param, ctx.inventory).empty()) {
+    std::string gpus;
+    for (const auto& g : ctx.inventory.gpus)
+      gpus += fmt::format("{}{} ({}, GC {})", gpus.empty() ? "" : ", ", g.id, g.gfx_target.value_or("gfx unknown"),
+                          g.gc_ip.value_or("unknown"));
+    std::string only = param->affects_apu_only ? "APUs" : fmt::format("GC {}", AffectedList(*param));
+    plan.warnings.push_back({text, fmt::format("{} does nothing on this machine's GPUs ({}): the driver only reads it for {}",
+                                               text, gpus, only),
+                             param->source});
+  }
+}
+
+KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
+  KnobState state;
+  state.key = key;
+  state.owner = "kernel";
+  state.running = Running(ctx, key);
+  if (auto config = ReadConfig(ctx, &state.notes)) {
+    if (auto win = sys::Winning(*config, key.module, key.name)) {
+      state.configured = win->value;
+      state.configured_in = win->file;
+      state.owner = win->file == kModprobeDropIn ? "rocmtune" : "admin";
+      for (const sys::ModuleOption& o : config->options)
+        if (o.module == key.module && o.name == key.name && o.file != win->file)
+          state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}", o.value, o.file, win->file));
+    }
+  }
+  const knowledge::ModuleParam* param = Lookup(ctx, key);
+  if (param) {
+    std::string basis = state.running.value_or(state.configured.value_or(param->default_value));
+    state.effective = EffectiveValue(*param, basis, ctx.inventory);
+  }
+  // Parameters are read when the module loads: a configured value the running kernel does
+  // not show yet needs a reboot (or module reload).
+  if (state.configured && state.running && *state.configured != *state.running) state.pending_reboot = true;
+  return state;
+}
+
+void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set,
+                                  std::span<const KnobKey> unset, plan::Plan& plan) const {
+  std::vector<std::string> errors;
+  auto config = ReadConfig(ctx, &errors);
+  if (!config) {
+    for (auto& e : errors) plan.refused.push_back({"", e, ""});
+    return;
+  }
+  auto owned = OwnedOptions(*config);
+  auto desired = owned;
+  for (const Assignment& a : set) desired[a.key.module][a.key.name] = *knowledge::ValidateValue(*Lookup(ctx, a.key), a.value);
+  for (const KnobKey& k : unset) {
+    if (!desired[k.module].erase(k.name) && !owned[k.module].count(k.name)) {
+      auto win = sys::Winning(*config, k.module, k.name);
+      if (win) plan.warnings.push_back({k.Text(), fmt::format("{} is set in {}, which rocmtune does not own: left as it is", k.Text(), win->file), ""});
+    }
+  }
+  for (auto it = desired.begin(); it != desired.end();) it = it->second.empty() ? desired.erase(it) : std::next(it);
+  for (auto it = owned.begin(); it != owned.end();) it = it->second.empty() ? owned.erase(it) : std::next(it);
+  if (desired == owned) return;
+
+  auto before = ctx.root.ReadFile(kModprobeDropIn, 1 << 20);
+  std::optional<std::string> before_text = before ? std::optional(*before) : std::nullopt;
+  plan::Op op;
+  op.backend = "modprobe";
+  op.path = std::string(kModprobeDropIn);
+  op.before = before_text;
+  if (desired.empty()) {
+    op.kind = plan::OpKind::kRemoveFile;
+    op.reason = "no amdgpu/ttm option of rocmtune's is left";
+  } else {
+    op.kind = plan::OpKind::kWriteFile;
+    op.after = RenderModprobeDropIn(desired);
+    op.reason = "module options are read when amdgpu/ttm load";
+  }
+  plan.ops.push_back(std::move(op));
+
+  // Conflicts: another file that sets the same parameter after ours wins at load time.
+  for (const Assignment& a : set) {
+    for (const sys::ModuleOption& o : config->options) {
+      if (o.module != a.key.module || o.name != a.key.name || o.file == kModprobeDropIn) continue;
+      // libkmod reads files sorted by basename; the kernel command line comes last.
+      std::string_view base = std::string_view(o.file).substr(o.file.rfind('/') + 1);
+      bool theirs_wins = o.file == "proc/cmdline" || base > std::string_view("rocmtune.conf");
+      plan.warnings.push_back({a.key.Text(), fmt::format("{} also sets {}={}{}", o.file, o.name, o.value,
+                                                           theirs_wins ? "; it is read later and wins" : "; rocmtune's value is read later and wins"),
+                               ""});
+    }
+  }
+  plan.reboot_required = true;
+  AddInitramfsRegeneration(ctx, plan);
+}
+
+std::vector<KnobKey> ModprobeBackend::ConfiguredKeys(const KnobContext& ctx) const {
+  std::vector<KnobKey> keys;
+  auto config = ReadConfig(ctx);
+  if (!config) return keys;
+  for (const sys::ModuleOption& o : config->options) {
+    KnobKey k{KnobKind::kModuleParam, o.module, "", o.name};
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  return keys;
+}
+
+std::vector<std::string> ModprobeBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
+  std::vector<std::string> lines;
+  const knowledge::ModuleParam* p = Lookup(ctx, key);
+  if (!p) return lines;
+  lines.push_back(p->description);
+  if (p->note) lines.push_back(*p->note);
+  std::string values;
+  if (!p->values.empty()) {
+    for (int64_t v : p->values) {
+      auto name = p->value_names.find(std::to_string(v));
+      values += fmt::format("{}{}{}", values.empty() ? "" : ", ", v,
+                            name == p->value_names.end() ? "" : fmt::format(" ({})", name->second));
+    }
+  } else if (p->min || p->max) {
+    values = fmt::format("{} .. {}", p->min ? std::to_string(*p->min) : "", p->max ? std::to_string(*p->max) : "");
+  }
+  lines.push_back(fmt::format("type {}, default {}{}", knowledge::ParamTypeName(p->type), p->default_value,
+                              values.empty() ? "" : fmt::format(", values {}", values)));
+  lines.push_back(fmt::format("in kernels since {}{}; takes effect at {}", p->since,
+                              p->removed ? fmt::format(", removed {}", *p->removed) : "", p->takes_effect));
+  if (p->taints) lines.push_back("unsafe: setting it taints the kernel");
+  if (p->deprecated_by) lines.push_back(fmt::format("deprecated in favour of {}", *p->deprecated_by));
+  for (const detect::Gpu& g : ctx.inventory.gpus) {
+    auto affected = AffectedGpus(*p, ctx.inventory);
+    bool hit = std::find(affected.begin(), affected.end(), &g) != affected.end();
+    lines.push_back(fmt::format("on {} ({}, GC {}): {}", g.id, g.gfx_target.value_or("gfx unknown"),
+                                g.gc_ip.value_or("unknown"),
+                                hit ? "the driver reads it"
+                                    : fmt::format("no effect (only read for {})",
+                                                  p->affects_apu_only ? "APUs" : "GC " + AffectedList(*p))));
+  }
+  lines.push_back(fmt::format("source: {}", p->source));
+  return lines;
+}
+
+}  // namespace rocmtune::knobs

@@ -1,0 +1,36 @@
+// sysfs backend: runtime attributes of amdgpu devices, from an allow-list with their real
+// formats. Keys: sysfs.<cardN|PCI slot|all>.<attribute>. Never a raw path from a caller.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "knobs/backend.h"
+
+namespace rocmtune::knobs {
+
+struct PowerProfile {
+  int index = 0;
+  std::string name;
+  bool active = false;
+};
+
+// pp_power_profile_mode as printed by every generation (vega10/smu7 tables, SMU11+ blocks):
+// lines "  5 COMPUTE*:" / " 1 3D_FULL_SCREEN *:" name the profiles, '*' the active one.
+std::vector<PowerProfile> ParsePowerProfiles(std::string_view content);
+
+class SysfsBackend final : public Backend {
+ public:
+  std::string_view Name() const override { return "sysfs"; }
+  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kSysfs; }
+  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                plan::Plan& plan) const override;
+  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
+  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
+                   plan::Plan& plan) const override;
+  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
+  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
+};
+
+}  // namespace rocmtune::knobs

@@ -1,0 +1,133 @@
+#include "knowledge/env_vars.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "knowledge/builtin.h"
+#include "knowledge/embedded.h"
+#include "knowledge/toml_fields.h"
+#include "util/text.h"
+
+namespace rocmtune::knowledge {
+namespace {
+
+std::vector<std::string_view> Split(std::string_view s, std::string_view seps) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find_first_of(seps, start);
+    out.push_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
+    if (p == std::string_view::npos) return out;
+    start = p + 1;
+  }
+}
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool IsGfxName(std::string_view s) {
+  if (s.size() < 6 || s.size() > 16 || s.substr(0, 3) != "gfx") return false;
+  for (char c : s.substr(3))
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '-' && c != '+') return false;
+  return true;
+}
+
+}  // namespace
+
+Result<EnvVars> EnvVars::Parse(std::string_view toml_text, std::string_view origin) {
+  toml::table doc;
+  try {
+    doc = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", origin, e.description()));
+  }
+  const toml::array* entries = doc["var"].as_array();
+  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[var]] entries", origin));
+  EnvVars out;
+  for (const toml::node& node : *entries) {
+    const toml::table* t = node.as_table();
+    auto name = t ? TomlString(*t, "name") : std::nullopt;
+    auto check = t ? TomlString(*t, "check") : std::nullopt;
+    auto source = t ? TomlString(*t, "source") : std::nullopt;
+    if (!name || !check || !source)
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[var]] lacks name, check or source", origin));
+    EnvVar v{*name, *check, {}, TomlString(*t, "description").value_or(""), *source};
+    if (const toml::array* values = (*t)["values"].as_array())
+      for (const toml::node& x : *values)
+        if (auto s = x.value<std::string>()) v.values.push_back(*s);
+    out.vars_.push_back(std::move(v));
+  }
+  return out;
+}
+
+const EnvVars& EnvVars::Builtin() {
+  static const EnvVars table = LoadBuiltin<EnvVars>(embedded::kEnvVarsToml, "data/env_vars.toml");
+  return table;
+}
+
+const EnvVar* EnvVars::Find(std::string_view name) const {
+  for (const EnvVar& v : vars_)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
+  if (value.empty() || value.size() > 1024) return fmt::format("{}: a value of 1 to 1024 bytes is needed", var.name);
+  for (char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '\\' || c == '$' ||
+        c == '`' || c == ' ')
+      return fmt::format("{}: control characters, spaces, quotes, '$', '`' and '\\' are not allowed", var.name);
+  if (var.check == "enum") {
+    if (std::find(var.values.begin(), var.values.end(), value) != var.values.end()) return "";
+    std::string accepted;
+    for (const auto& v : var.values) accepted += (accepted.empty() ? "" : ", ") + v;
+    return fmt::format("{}={} is not accepted (values: {})", var.name, value, accepted);
+  }
+  if (var.check == "gfx-version") {
+    // libhsakmt topology.c: exactly major.minor.stepping, major <= 63, others <= 255.
+    auto parts = Split(value, ".");
+    if (parts.size() == 3 && AllDigits(parts[0]) && AllDigits(parts[1]) && AllDigits(parts[2])) {
+      auto major = text::ParseU64(parts[0]), minor = text::ParseU64(parts[1]), step = text::ParseU64(parts[2]);
+      if (major && minor && step && *major <= 63 && *minor <= 255 && *step <= 255) return "";
+    }
+    return fmt::format("{}={} is invalid: libhsakmt wants N.N.N (major <= 63, minor and stepping <= 255) and "
+                       "otherwise fails topology init, leaving no GPU usable",
+                       var.name, value);
+  }
+  if (var.check == "id-list") {
+    for (std::string_view id : Split(value, ","))
+      if (!AllDigits(id) && !(id.size() > 4 && id.substr(0, 4) == "GPU-"))
+        return fmt::format("{}: '{}' is neither a device index nor a GPU-<uuid>", var.name, id);
+    return "";
+  }
+  if (var.check == "gfx-list") {
+    for (std::string_view g : Split(value, ";,"))
+      if (!IsGfxName(g)) return fmt::format("{}: '{}' is not a gfx target", var.name, g);
+    return "";
+  }
+  if (var.check == "uint") return AllDigits(value) && value.size() < 10 ? "" : fmt::format("{}: a number is needed", var.name);
+  if (var.check == "alloc-conf") {
+    static const std::vector<std::string_view> kKeys = {"max_split_size_mb", "garbage_collection_threshold",
+                                                        "expandable_segments", "roundup_power2_divisions",
+                                                        "backend", "release_lock_on_hipmalloc"};
+    for (std::string_view item : Split(value, ",")) {
+      size_t colon = item.find(':');
+      std::string_view key = item.substr(0, colon);
+      if (colon == std::string_view::npos || std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+        return fmt::format("{}: '{}' is not a caching-allocator option (PyTorch would say \"Unrecognized "
+                           "CachingAllocator option\")",
+                           var.name, item);
+      if (key == "max_split_size_mb") {
+        auto n = text::ParseU64(item.substr(colon + 1));
+        if (!n || *n <= 20) return fmt::format("{}: max_split_size_mb must be a number > 20", var.name);
+      }
+    }
+    return "";
+  }
+  return fmt::format("{}: unknown check '{}'", var.name, var.check);
+}
+
+}  // namespace rocmtune::knowledge

@@ -1,0 +1,42 @@
+#include "plan/planner.h"
+
+#include <fmt/format.h>
+
+#include "knobs/registry.h"
+
+namespace rocmtune::plan {
+
+Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request) {
+  Plan plan;
+  const auto& registry = knobs::Registry::Builtin();
+  for (const auto& a : request.set) {
+    const knobs::Backend* b = registry.For(a.key);
+    if (!b) plan.refused.push_back({a.key.Text(), fmt::format("no backend manages {}", a.key.Text()), ""});
+    else b->Validate(ctx, a.key, a.value, plan);
+  }
+  for (const auto& k : request.unset) {
+    const knobs::Backend* b = registry.For(k);
+    if (!b) plan.refused.push_back({k.Text(), fmt::format("no backend manages {}", k.Text()), ""});
+    else b->Validate(ctx, k, std::nullopt, plan);
+  }
+  // The same key twice in one request is ambiguous.
+  for (size_t i = 0; i < request.set.size(); ++i)
+    for (size_t j = i + 1; j < request.set.size(); ++j)
+      if (request.set[i].key == request.set[j].key)
+        plan.refused.push_back({request.set[i].key.Text(), fmt::format("{} is given twice", request.set[i].key.Text()), ""});
+  if (!plan.refused.empty()) return plan;
+
+  for (const auto& backend : registry.backends()) {
+    std::vector<knobs::Assignment> set;
+    std::vector<knobs::KnobKey> unset;
+    for (const auto& a : request.set)
+      if (backend->Handles(a.key)) set.push_back(a);
+    for (const auto& k : request.unset)
+      if (backend->Handles(k)) unset.push_back(k);
+    if (!set.empty() || !unset.empty()) backend->PlanChanges(ctx, set, unset, plan);
+  }
+  if (!plan.refused.empty()) plan.ops.clear();
+  return plan;
+}
+
+}  // namespace rocmtune::plan

@@ -1,0 +1,19 @@
+// Turns a request (set these, unset those) into a validated plan across backends.
+#pragma once
+
+#include <vector>
+
+#include "knobs/backend.h"
+#include "plan/plan.h"
+
+namespace rocmtune::plan {
+
+struct Request {
+  std::vector<knobs::Assignment> set;
+  std::vector<knobs::KnobKey> unset;
+};
+
+// Any refusal leaves the plan without ops: nothing of a refused request may be applied.
+Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request);
+
+}  // namespace rocmtune::plan
