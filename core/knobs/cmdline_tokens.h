@@ -1,6 +1,6 @@
 // Kernel command-line tokens: splitting as the kernel does, looking a parameter up, and editing
-// a command line (a vector of tokens, or text that holds one) while keeping every other token,
-// its spelling and its order.
+// a command line (a vector of tokens, text that holds one, a BLS entry, /etc/kernel/cmdline)
+// while keeping every other token, its spelling and its order. Nothing here writes a file.
 //
 // Kernel rules modelled (lib/cmdline.c next_arg(), kernel/params.c parse_args()/parameq()):
 //  - tokens are separated by isspace() characters outside double quotes; `foo="a b"` is one token;
@@ -54,5 +54,17 @@ Result<void> ValidateToken(std::string_view token);
 // kept: other tokens, their spacing, quotes, a trailing newline.
 Result<std::string> EditCmdlineText(std::string_view text, std::span<const std::string> add_tokens,
                                     std::span<const std::string> remove_keys);
+
+// Boot Loader Specification entry (boot/loader/entries/*.conf): edits the `options` line(s)
+// (removals in every options line; an existing key is replaced where it is, a new token goes at
+// the end of the last options line; no options line: one is appended). Tokens starting with '$'
+// (GRUB variables such as $tuned_params) are kept; an entry whose options use $kernelopts (the
+// command line then lives in grubenv) is refused.
+Result<std::string> SetBlsOptions(std::string_view entry_content, std::span<const std::string> add_tokens,
+                                  std::span<const std::string> remove_keys);
+
+// /etc/kernel/cmdline (kernel-install, systemd-boot/UKI): the whole file is one command line.
+Result<std::string> SetKernelCmdlineFile(std::string_view content, std::span<const std::string> add_tokens,
+                                         std::span<const std::string> remove_keys);
 
 }  // namespace rocmtune::knobs

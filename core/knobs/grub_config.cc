@@ -422,33 +422,6 @@ constexpr std::string_view kDropInHeader =
     "# file comes after the usual drop-ins (such as 50-cloudimg-settings.cfg) and appends to the\n"
     "# value they leave.\n";
 
-// Value ranges of the `options` lines of a BLS entry, and whether "options" has a separator.
-struct OptionsLine {
-  size_t begin;
-  size_t end;
-  bool has_separator;
-};
-
-std::vector<OptionsLine> FindOptionsLines(std::string_view entry) {
-  std::vector<OptionsLine> lines;
-  size_t start = 0;
-  while (start < entry.size()) {
-    size_t nl = entry.find('\n', start);
-    size_t end = nl == std::string_view::npos ? entry.size() : nl;
-    size_t i = start;
-    while (i < end && (entry[i] == ' ' || entry[i] == '\t')) ++i;
-    std::string_view rest = entry.substr(i, end - i);
-    if (rest.starts_with("options") && (rest.size() == 7 || rest[7] == ' ' || rest[7] == '\t')) {
-      size_t v = i + 7;
-      while (v < end && (entry[v] == ' ' || entry[v] == '\t')) ++v;
-      size_t vend = end > v && entry[end - 1] == '\r' ? end - 1 : end;
-      lines.push_back({v, vend, v > i + 7});
-    }
-    start = end + 1;
-  }
-  return lines;
-}
-
 }  // namespace
 
 Result<GrubVars> EvaluateGrubDefaults(const sys::Root& root, bool debian_dropins) {
@@ -550,53 +523,6 @@ std::optional<std::vector<std::string>> RocmtuneDropInTokens(std::string_view co
   auto expected = RocmtuneDropIn(var, tokens);
   if (!expected || *expected != content) return std::nullopt;
   return tokens;
-}
-
-Result<std::string> SetBlsOptions(std::string_view entry_content, std::span<const std::string> add_tokens,
-                                  std::span<const std::string> remove_keys) {
-  std::string out(entry_content);
-  std::vector<OptionsLine> lines = FindOptionsLines(out);
-  for (const OptionsLine& l : lines)
-    for (const std::string& tok : SplitCmdline(std::string_view(out).substr(l.begin, l.end - l.begin)))
-      if (tok == "$kernelopts")
-        return Fail(ErrorCode::kUnsupported,
-                    "the BLS entry takes its options from $kernelopts in grubenv; rocmtune does not edit grubenv "
-                    "(use grubby)");
-  // Validates everything once, before any edit.
-  if (auto v = EditCmdlineText("", add_tokens, remove_keys); !v) return v;
-
-  auto edit_line = [&](const OptionsLine& l, std::span<const std::string> add,
-                       std::span<const std::string> remove) -> Result<void> {
-    auto value = EditCmdlineText(std::string_view(out).substr(l.begin, l.end - l.begin), add, remove);
-    if (!value) return tl::unexpected(value.error());
-    if (!l.has_separator && !value->empty()) value->insert(0, " ");
-    out.replace(l.begin, l.end - l.begin, *value);
-    return {};
-  };
-  for (size_t i = lines.size(); i-- > 0;)
-    if (auto r = edit_line(lines[i], {}, remove_keys); !r) return tl::unexpected(r.error());
-  for (const std::string& token : add_tokens) {
-    lines = FindOptionsLines(out);
-    if (lines.empty()) {
-      if (!out.empty() && out.back() != '\n') out.push_back('\n');
-      out += fmt::format("options {}\n", token);
-      continue;
-    }
-    const OptionsLine* target = &lines.back();
-    for (const OptionsLine& l : lines) {
-      std::vector<std::string> toks = SplitCmdline(std::string_view(out).substr(l.begin, l.end - l.begin));
-      if (TokenValue(toks, TokenKey(token))) target = &l;
-    }
-    if (auto r = edit_line(*target, std::span<const std::string>(&token, 1), {}); !r) return tl::unexpected(r.error());
-  }
-  return out;
-}
-
-Result<std::string> SetKernelCmdlineFile(std::string_view content, std::span<const std::string> add_tokens,
-                                         std::span<const std::string> remove_keys) {
-  auto out = EditCmdlineText(content, add_tokens, remove_keys);
-  if (out && content.empty() && !out->empty()) out->push_back('\n');
-  return out;
 }
 
 }  // namespace rocmtune::knobs

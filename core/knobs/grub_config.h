@@ -1,7 +1,7 @@
 // The GRUB side of the cmdline backend: what GRUB_CMDLINE_LINUX{,_DEFAULT} evaluate to when
 // grub-mkconfig sources /etc/default/grub (and, on Debian/Ubuntu, /etc/default/grub.d/*.cfg),
-// computed WITHOUT running a shell; and edits of the files that hold a kernel command line:
-// /etc/default/grub, rocmtune's grub.d drop-in, BLS entries, /etc/kernel/cmdline.
+// computed WITHOUT running a shell; and edits of /etc/default/grub and rocmtune's grub.d drop-in
+// (BLS entries and /etc/kernel/cmdline: cmdline_tokens.h).
 // Nothing here writes a file: every function returns the new content.
 #pragma once
 
@@ -40,7 +40,7 @@ struct GrubVars {
 
 // Evaluates etc/default/grub, then (debian_dropins) etc/default/grub.d/*.cfg in the order
 // grub-mkconfig's `for x in ${sysconfdir}/default/grub.d/*.cfg` visits them: byte order (dash,
-// Debian's /bin/sh, sorts glob results with strcmp whatever the locale), no names starting with
+// Debian's /bin/sh, sorts glob matches with strcmp in expand.c), no names starting with
 // '.', entries that do not exist (dangling symlinks) skipped. Modelled: `NAME=word` and
 // `export NAME=word` (several per command, ';' between commands), words made of unquoted text,
 // '...', "...", backslash escapes, line continuations, $NAME and ${NAME}; comments; blank lines.
@@ -72,17 +72,5 @@ Result<std::string> RocmtuneDropIn(std::string_view var, std::span<const std::st
 // The tokens of a drop-in that is byte for byte what RocmtuneDropIn would write; nullopt when
 // the file was edited by someone else (drift).
 std::optional<std::vector<std::string>> RocmtuneDropInTokens(std::string_view content, std::string_view var);
-
-// Boot Loader Specification entry (boot/loader/entries/*.conf): edits the `options` line(s)
-// (removals in every options line; an existing key is replaced where it is, a new token goes at
-// the end of the last options line; no options line: one is appended). Tokens starting with '$'
-// (GRUB variables such as $tuned_params) are kept; an entry whose options use $kernelopts (the
-// command line then lives in grubenv) is refused.
-Result<std::string> SetBlsOptions(std::string_view entry_content, std::span<const std::string> add_tokens,
-                                  std::span<const std::string> remove_keys);
-
-// /etc/kernel/cmdline (kernel-install, systemd-boot/UKI): the whole file is one command line.
-Result<std::string> SetKernelCmdlineFile(std::string_view content, std::span<const std::string> add_tokens,
-                                         std::span<const std::string> remove_keys);
 
 }  // namespace rocmtune::knobs

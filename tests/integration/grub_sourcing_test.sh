@@ -89,7 +89,8 @@ check() {
       elif [ ! -s "$tmp/err" ]; then
         echo "FAIL $name $var: unknown without a reason"; fails=$((fails + 1))
       else
-        echo "UNKNOWN $name $var (sh gives '$want'; rocmtune: $(sed -n 2p "$tmp/err" | sed 's/^ *//'))"
+        why=$(grep -m1 -F -- " $var (" "$tmp/err" || sed -n 2p "$tmp/err")
+        echo "UNKNOWN $name $var (sh gives '$want'; rocmtune: $(printf '%s' "$why" | sed 's/^ *//'))"
         unknowns=$((unknowns + 1))
       fi
     elif [ "$rc" != 0 ]; then

@@ -1,5 +1,6 @@
 // Plans on the real worlds: what the knob layer refuses, warns about and would write.
 #include <filesystem>
+#include <fstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -151,6 +152,111 @@ TEST(KnobPlanTest, HostileValuesAreAllRefused) {
   }
   EXPECT_GE(values.size(), 50u);
   EXPECT_EQ(refused, keys.size() * values.size());
+}
+
+}  // namespace
+}  // namespace rocmtune::plan
+
+namespace rocmtune::plan {
+namespace {
+
+// Writes the plan's file ops into a copy of the world, as the helper will.
+void ApplyFileOps(const Plan& plan, const fs::path& root) {
+  for (const Op& op : plan.ops) {
+    fs::path p = root / op.path;
+    if (op.kind == OpKind::kWriteFile) {
+      fs::create_directories(p.parent_path());
+      std::ofstream(p, std::ios::binary | std::ios::trunc) << *op.after;
+    } else if (op.kind == OpKind::kRemoveFile) {
+      fs::remove(p);
+    }
+  }
+}
+
+// The effective GRUB arguments by sourcing exactly as grub-mkconfig does (its loop over
+// /etc/default/grub and /etc/default/grub.d/*.cfg), in a clean environment.
+std::string SourcedArgs(const fs::path& root) {
+  std::string cmd =
+      "env -i PATH=/usr/bin:/bin /bin/sh -c 'sysconfdir=\"$1/etc\"; "
+      "if test -f ${sysconfdir}/default/grub ; then . ${sysconfdir}/default/grub; fi; "
+      "for x in ${sysconfdir}/default/grub.d/*.cfg ; do if [ -e \"${x}\" ]; then . \"${x}\"; fi; done; "
+      "printf \"%s\\n\" \"$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT\"' sh '" + root.string() + "'";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  EXPECT_EQ(::pclose(pipe), 0);
+  return out;
+}
+
+TEST(KnobPlanTest, IommuDropInSurvivesCloudImageSourcingOrder) {
+  if (!fs::exists("/bin/sh")) GTEST_SKIP() << "/bin/sh missing: cannot source like grub-mkconfig";
+  fs::path world = fs::path(ROCMTUNE_WORLDS_DIR) / "ubuntu-cloud";
+  ASSERT_TRUE(fs::exists(world / "etc/default/grub.d/50-cloudimg-settings.cfg"));
+  char tmpl[] = "/tmp/rocmtune-cloud-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  fs::path copy = fs::path(tmpl) / "root";
+  fs::copy(world, copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+
+  // 50-cloudimg-settings.cfg assigns GRUB_CMDLINE_LINUX_DEFAULT, so a value put in
+  // /etc/default/grub is lost; the drop-in must come after it.
+  EXPECT_THAT(SourcedArgs(copy), ::testing::Not(HasSubstr("iommu=pt")));
+  World w("ubuntu-cloud");
+  Plan p = w.Set({"cmdline.iommu=pt"});
+  ASSERT_TRUE(p.refused.empty()) << AllText(p.refused);
+  ASSERT_FALSE(p.ops.empty());
+  EXPECT_EQ(p.ops[0].path, "etc/default/grub.d/zz-rocmtune.cfg");
+  EXPECT_EQ(p.bootloader, Regen::kPending);
+  ApplyFileOps(p, copy);
+  std::string args = SourcedArgs(copy);
+  EXPECT_THAT(args, HasSubstr("console=tty1 console=ttyS0 iommu=pt"));  // kept the image's tokens, in order
+
+  // And unset takes exactly that back out.
+  auto root = sys::Root::Open(copy.string());
+  ASSERT_TRUE(root);
+  detect::Inventory inv = detect::Detect(*root);
+  Request r;
+  r.unset.push_back(*knobs::ParseKnobKey("cmdline.iommu"));
+  Plan undo = PlanRequest({*root, inv, knowledge::Catalog::Builtin()}, r);
+  ASSERT_TRUE(undo.refused.empty()) << AllText(undo.refused);
+  ASSERT_FALSE(undo.ops.empty());
+  EXPECT_EQ(undo.ops[0].kind, OpKind::kRemoveFile);
+  ApplyFileOps(undo, copy);
+  EXPECT_THAT(SourcedArgs(copy), ::testing::Not(HasSubstr("iommu=pt")));
+  fs::remove_all(tmpl);
+}
+
+TEST(KnobPlanTest, ModprobeSetIsIdempotentAndUnsetRemovesOnlyOurs) {
+  char tmpl[] = "/tmp/rocmtune-mp-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  fs::path copy = fs::path(tmpl) / "root";
+  fs::copy(fs::path(ROCMTUNE_WORLDS_DIR) / "rx6600", copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::create_directories(copy / "etc/modprobe.d");
+  std::ofstream(copy / "etc/modprobe.d/admin.conf") << "options amdgpu runpm=0\n";
+  auto plan_for = [&](Request r) {
+    auto root = sys::Root::Open(copy.string());
+    detect::Inventory inv = detect::Detect(*root);
+    return PlanRequest({*root, inv, knowledge::Catalog::Builtin()}, r);
+  };
+  Request set;
+  set.set.push_back(*knobs::ParseAssignment("amdgpu.noretry=0"));
+  Plan first = plan_for(set);
+  ASSERT_TRUE(first.refused.empty()) << AllText(first.refused);
+  ApplyFileOps(first, copy);
+  EXPECT_TRUE(plan_for(set).ops.empty()) << "the same set twice must plan nothing";
+  Request unset_admin;
+  unset_admin.unset.push_back(*knobs::ParseKnobKey("amdgpu.runpm"));
+  Plan q = plan_for(unset_admin);
+  EXPECT_TRUE(q.ops.empty());  // admin.conf is not ours
+  EXPECT_THAT(AllText(q.warnings), HasSubstr("does not own"));
+  Request unset;
+  unset.unset.push_back(*knobs::ParseKnobKey("amdgpu.noretry"));
+  Plan r = plan_for(unset);
+  ASSERT_FALSE(r.ops.empty());
+  EXPECT_EQ(r.ops[0].kind, OpKind::kRemoveFile);
+  EXPECT_EQ(r.ops[0].path, "etc/modprobe.d/rocmtune.conf");
+  fs::remove_all(tmpl);
 }
 
 }  // namespace

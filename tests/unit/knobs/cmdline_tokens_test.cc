@@ -35,7 +35,7 @@ TEST(CmdlineTokensTest, AddOrReplaceKeepsOtherTokensAndOrder) {
   EXPECT_TRUE(AddOrReplaceToken(t, "amdgpu.noretry", "0"));
   EXPECT_EQ(t, (Tokens{"quiet", "iommu=off", "splash", "iommu=pt", "amdgpu.noretry=0", "--", "single"}));
   EXPECT_TRUE(AddOrReplaceToken(t, "nomodeset", std::nullopt));
-  EXPECT_EQ(t[6], "nomodeset");
+  EXPECT_EQ(t, (Tokens{"quiet", "iommu=off", "splash", "iommu=pt", "amdgpu.noretry=0", "nomodeset", "--", "single"}));
 }
 
 TEST(CmdlineTokensTest, RemoveOnlyMatchingTokensBeforeDashDash) {
@@ -89,6 +89,49 @@ TEST(CmdlineTokensTest, EditTextKeepsEveryOtherByte) {
   EXPECT_EQ(EditCmdlineText("iommu=soft quiet", add, both), "quiet iommu=pt");
   EXPECT_FALSE(EditCmdlineText("quiet", std::vector<std::string>{"x=$(reboot)"}, none));
   EXPECT_FALSE(EditCmdlineText("quiet", none, std::vector<std::string>{"a b"}));
+}
+
+TEST(CmdlineFilesTest, BlsOptions) {
+  const std::string fedora =
+      "title Fedora Linux (6.11.4-301.fc41.x86_64) 41 (Workstation Edition)\n"
+      "version 6.11.4-301.fc41.x86_64\n"
+      "options root=UUID=439868dc ro rhgb quiet\n"
+      "grub_users $grub_users\n";
+  auto out = SetBlsOptions(fedora, Tokens{"iommu=pt"}, Tokens{"rhgb"});
+  ASSERT_TRUE(out);
+  EXPECT_EQ(*out,
+            "title Fedora Linux (6.11.4-301.fc41.x86_64) 41 (Workstation Edition)\n"
+            "version 6.11.4-301.fc41.x86_64\n"
+            "options root=UUID=439868dc ro quiet iommu=pt\n"
+            "grub_users $grub_users\n");
+
+  // RHEL 9: GRUB variables in options are kept; systemd-style column spacing too.
+  out = SetBlsOptions("options    root=/dev/x ro iommu=pt $tuned_params\r\nlinux /vmlinuz\n",
+                      Tokens{"amdgpu.noretry=0"}, Tokens{"iommu"});
+  ASSERT_TRUE(out);
+  EXPECT_EQ(*out, "options    root=/dev/x ro $tuned_params amdgpu.noretry=0\r\nlinux /vmlinuz\n");
+
+  // Two options lines: an existing key is replaced where it is; a new one joins the last line.
+  out = SetBlsOptions("options a iommu=soft\noptions b\n", Tokens{"iommu=pt", "x=1"}, {});
+  EXPECT_EQ(*out, "options a iommu=pt\noptions b x=1\n");
+
+  out = SetBlsOptions("title x\nlinux /vmlinuz", Tokens{"iommu=pt"}, {});
+  EXPECT_EQ(*out, "title x\nlinux /vmlinuz\noptions iommu=pt\n");
+  out = SetBlsOptions("options\n", Tokens{"iommu=pt"}, {});
+  EXPECT_EQ(*out, "options iommu=pt\n");
+  EXPECT_EQ(*SetBlsOptions("optionsx a\n", {}, Tokens{"a"}), "optionsx a\n");  // not an options line
+
+  auto refused = SetBlsOptions("options $kernelopts $tuned_params\n", Tokens{"iommu=pt"}, {});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kUnsupported);
+  EXPECT_FALSE(SetBlsOptions(fedora, Tokens{"x=$y"}, {}));
+}
+
+TEST(CmdlineFilesTest, KernelCmdlineFile) {
+  auto out = SetKernelCmdlineFile("root=UUID=3cf7 ro rhgb quiet\n", Tokens{"iommu=pt"}, Tokens{"rhgb"});
+  EXPECT_EQ(*out, "root=UUID=3cf7 ro quiet iommu=pt\n");
+  EXPECT_EQ(*SetKernelCmdlineFile("", Tokens{"iommu=pt"}, {}), "iommu=pt\n");
+  EXPECT_EQ(*SetKernelCmdlineFile("quiet", {}, Tokens{"iommu"}), "quiet");
 }
 
 }  // namespace

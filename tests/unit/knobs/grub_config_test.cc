@@ -326,48 +326,5 @@ TEST(GrubEditTest, DropInTextAndItsTokens) {
   EXPECT_FALSE(RocmtuneDropIn("GRUB_CMDLINE_LINUX", Tokens{"a=\"b\""}));
 }
 
-TEST(GrubEditTest, BlsOptions) {
-  const std::string fedora =
-      "title Fedora Linux (6.11.4-301.fc41.x86_64) 41 (Workstation Edition)\n"
-      "version 6.11.4-301.fc41.x86_64\n"
-      "options root=UUID=439868dc ro rhgb quiet\n"
-      "grub_users $grub_users\n";
-  auto out = SetBlsOptions(fedora, Tokens{"iommu=pt"}, Tokens{"rhgb"});
-  ASSERT_TRUE(out);
-  EXPECT_EQ(*out,
-            "title Fedora Linux (6.11.4-301.fc41.x86_64) 41 (Workstation Edition)\n"
-            "version 6.11.4-301.fc41.x86_64\n"
-            "options root=UUID=439868dc ro quiet iommu=pt\n"
-            "grub_users $grub_users\n");
-
-  // RHEL 9: GRUB variables in options are kept; systemd-style column spacing too.
-  out = SetBlsOptions("options    root=/dev/x ro iommu=pt $tuned_params\r\nlinux /vmlinuz\n",
-                      Tokens{"amdgpu.noretry=0"}, Tokens{"iommu"});
-  ASSERT_TRUE(out);
-  EXPECT_EQ(*out, "options    root=/dev/x ro $tuned_params amdgpu.noretry=0\r\nlinux /vmlinuz\n");
-
-  // Two options lines: an existing key is replaced where it is; a new one joins the last line.
-  out = SetBlsOptions("options a iommu=soft\noptions b\n", Tokens{"iommu=pt", "x=1"}, {});
-  EXPECT_EQ(*out, "options a iommu=pt\noptions b x=1\n");
-
-  out = SetBlsOptions("title x\nlinux /vmlinuz", Tokens{"iommu=pt"}, {});
-  EXPECT_EQ(*out, "title x\nlinux /vmlinuz\noptions iommu=pt\n");
-  out = SetBlsOptions("options\n", Tokens{"iommu=pt"}, {});
-  EXPECT_EQ(*out, "options iommu=pt\n");
-  EXPECT_EQ(*SetBlsOptions("optionsx a\n", {}, Tokens{"a"}), "optionsx a\n");  // not an options line
-
-  auto refused = SetBlsOptions("options $kernelopts $tuned_params\n", Tokens{"iommu=pt"}, {});
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().code, ErrorCode::kUnsupported);
-  EXPECT_FALSE(SetBlsOptions(fedora, Tokens{"x=$y"}, {}));
-}
-
-TEST(GrubEditTest, KernelCmdlineFile) {
-  auto out = SetKernelCmdlineFile("root=UUID=3cf7 ro rhgb quiet\n", Tokens{"iommu=pt"}, Tokens{"rhgb"});
-  EXPECT_EQ(*out, "root=UUID=3cf7 ro quiet iommu=pt\n");
-  EXPECT_EQ(*SetKernelCmdlineFile("", Tokens{"iommu=pt"}, {}), "iommu=pt\n");
-  EXPECT_EQ(*SetKernelCmdlineFile("quiet", {}, Tokens{"iommu"}), "quiet");
-}
-
 }  // namespace
 }  // namespace rocmtune::knobs
