@@ -34,6 +34,18 @@ std::optional<GcVersion> GpuGc(const detect::Gpu& gpu) {
   return std::nullopt;
 }
 
+std::vector<GcVersion> CandidateGcs(const detect::Gpu& gpu) {
+  std::vector<GcVersion> out;
+  if (auto gc = GpuGc(gpu)) {
+    out.push_back(*gc);
+  } else if (gpu.gfx_target) {
+    if (const auto* t = knowledge::GfxTargetTable::Builtin().ByName(*gpu.gfx_target))
+      for (const std::string& ip : t->gc_ips)
+        if (auto v = ParseGc(ip)) out.push_back(*v);
+  }
+  return out;
+}
+
 std::optional<std::pair<int, int>> KernelVersion(const std::optional<std::string>& release) {
   if (!release) return std::nullopt;
   std::string_view r = *release;
@@ -81,15 +93,7 @@ std::vector<const detect::Gpu*> AffectedGpus(const knowledge::ModuleParam& param
   for (const detect::Gpu& gpu : inv.gpus) {
     if (param.affects_apu_only && gpu.apu != true) continue;
     if (!param.affects_gc.empty()) {
-      // The GPU's GC IP, or every GC IP its gfx target can be (gfx942: 9.4.3 or 9.4.4).
-      std::vector<GcVersion> candidates;
-      if (auto gc = GpuGc(gpu)) {
-        candidates.push_back(*gc);
-      } else if (gpu.gfx_target) {
-        if (const auto* t = knowledge::GfxTargetTable::Builtin().ByName(*gpu.gfx_target))
-          for (const std::string& ip : t->gc_ips)
-            if (auto v = ParseGc(ip)) candidates.push_back(*v);
-      }
+      std::vector<GcVersion> candidates = CandidateGcs(gpu);
       bool hit = false;
       for (const std::string& s : param.affects_gc)
         for (const GcVersion& c : candidates)
@@ -110,8 +114,14 @@ std::optional<std::string> EffectiveValue(const knowledge::ModuleParam& param, c
     if (number != -1) return value;
     std::vector<std::pair<std::string, std::optional<std::string>>> per_gpu;
     for (const detect::Gpu& gpu : inv.gpus) {
-      auto gc = GpuGc(gpu);
-      per_gpu.emplace_back(gpu.id, gc ? std::optional(fmt::format("{}", NoretryDefault(*gc))) : std::nullopt);
+      // Known when every GC the GPU can be gives the same default (gfx942: 9.4.3 or 9.4.4).
+      std::optional<int> v;
+      bool agree = true;
+      for (const GcVersion& gc : CandidateGcs(gpu)) {
+        if (v && *v != NoretryDefault(gc)) agree = false;
+        v = NoretryDefault(gc);
+      }
+      per_gpu.emplace_back(gpu.id, v && agree ? std::optional(fmt::format("{}", *v)) : std::nullopt);
     }
     return Join(per_gpu);
   }

@@ -20,6 +20,9 @@ std::optional<GcVersion> ParseGc(std::string_view text);
 // The GC IP of a GPU: detected, or the only one its gfx target maps to.
 std::optional<GcVersion> GpuGc(const detect::Gpu& gpu);
 
+// The GC IP, or every GC IP its gfx target can be (gfx942: 9.4.3 or 9.4.4); empty if unknown.
+std::vector<GcVersion> CandidateGcs(const detect::Gpu& gpu);
+
 // "6.8.0-45-generic" -> {6, 8}
 std::optional<std::pair<int, int>> KernelVersion(const std::optional<std::string>& release);
 
