@@ -111,7 +111,10 @@ std::optional<std::string> NextBootCmdline(const KnobContext& ctx, std::string* 
     auto vars = EvaluateGrubDefaults(ctx.root, *kind == "grub-debian");
     if (!vars) return unknown(vars.error().message);
     auto args = EffectiveLinuxArgs(*vars);
-    if (!args) return unknown(vars->unsupported.empty() ? "a GRUB variable is unknown" : vars->unsupported.front());
+    if (!args)
+      return unknown(!vars->unsupported.empty() ? vars->unsupported.front()
+                     : !vars->opaque.empty()    ? vars->opaque.front()
+                                                : "a GRUB variable is unknown");
     return args;
   }
   if (*kind == "grub-bls") {

@@ -64,13 +64,14 @@ Result<std::string> SetAssignmentTokens(std::string_view file_content, std::stri
 // The whole content of kGrubDropInPath appending `tokens` to `var` (GRUB_CMDLINE_LINUX or
 // GRUB_CMDLINE_LINUX_DEFAULT):
 //   GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt"
-// This form (rather than "${VAR:+$VAR }...") is the simplest one dash, bash and EvaluateGrub-
-// Defaults agree on; when the variable is empty the value starts with a space, which the kernel's
+// This form (rather than "${VAR:+$VAR }...") is the simplest one dash, bash and
+// EvaluateGrubDefaults agree on; when the variable is empty the value starts with a space, which the kernel's
 // parser and 10_linux ignore. Tokens are validated (ValidateToken), so nothing in them is special
 // inside "...".
 Result<std::string> RocmtuneDropIn(std::string_view var, std::span<const std::string> tokens);
-// The tokens of a drop-in that is byte for byte what RocmtuneDropIn would write; nullopt when
-// the file was edited by someone else (drift).
+// The tokens of a drop-in that is byte for byte what RocmtuneDropIn would write; nullopt for any
+// other text. A hand edit that keeps the form (an added token) is not caught here: drift is
+// found by comparing with the content the journal recorded.
 std::optional<std::vector<std::string>> RocmtuneDropInTokens(std::string_view content, std::string_view var);
 
 }  // namespace rocmtune::knobs
