@@ -251,9 +251,21 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
     AddRegen(plan, "grub-mkconfig", {"grub-mkconfig", "-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub");
   } else if (kind == "grub-bls") {
-    for (const std::string& entry : BlsEntries(ctx.root))
-      EditFile(ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
-               "GRUB reads BLS entries directly: no grub.cfg to regenerate", plan);
+    if (ctx.root.Exists("usr/sbin/grubby") || ctx.root.Exists("usr/bin/grubby")) {
+      // grubby owns the entries where it is installed (it also knows $kernelopts / grubenv
+      // setups), so it makes the change; the plan says exactly what it will run.
+      std::vector<std::string> argv = {"grubby", "--update-kernel=ALL"};
+      std::string args, removed;
+      for (const auto& t : add) args += (args.empty() ? "" : " ") + t;
+      for (const auto& k : remove) removed += (removed.empty() ? "" : " ") + k;
+      if (!args.empty()) argv.push_back("--args=" + args);
+      if (!removed.empty()) argv.push_back("--remove-args=" + removed);
+      AddRegen(plan, "grubby", std::move(argv), "grubby updates every BLS entry's options");
+    } else {
+      for (const std::string& entry : BlsEntries(ctx.root))
+        EditFile(ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
+                 "GRUB reads BLS entries directly: no grub.cfg to regenerate", plan);
+    }
     EditFile(ctx, "etc/default/grub", [&](std::string_view c) { return SetAssignmentTokens(c, kLinuxVar, add, remove); },
              "kernels installed later take their options from here", plan);
     if (ctx.root.Exists("etc/kernel/cmdline"))

@@ -2,7 +2,8 @@
 // them (decided from evidence by detect/boot_setup):
 //   grub-debian   rocmtune's drop-in /etc/default/grub.d/zz-rocmtune.cfg; update-grub
 //   grub          token edit of GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub; grub-mkconfig
-//   grub-bls      options line of every BLS entry + GRUB_CMDLINE_LINUX for future kernels
+//   grub-bls      grubby --update-kernel=ALL where installed, else the options line of every BLS
+//                 entry; GRUB_CMDLINE_LINUX for kernels installed later
 //   systemd-boot  /etc/kernel/cmdline; kernel-install
 // Token edits keep every other token and its order and only remove what rocmtune added
 // (recorded in var/lib/rocmtune/cmdline-tokens).

@@ -110,6 +110,28 @@ TEST(KnobPlanTest, SysfsProfileByName) {
   EXPECT_FALSE(w.Set({"sysfs.card0.power_dpm_force_performance_level=turbo"}).refused.empty());
 }
 
+TEST(KnobPlanTest, FedoraUsesGrubbyWhenPresent) {
+  World w("rx6600");  // Fedora 41: GRUB with BLS entries, grubby installed
+  Plan p = w.Set({"cmdline.iommu=pt"});
+  ASSERT_TRUE(p.refused.empty()) << AllText(p.refused);
+  bool grubby = false;
+  for (const Op& op : p.ops) {
+    if (op.kind == OpKind::kRegenerate && op.path == "grubby") {
+      grubby = true;
+      EXPECT_EQ(op.argv, (std::vector<std::string>{"grubby", "--update-kernel=ALL", "--args=iommu=pt"}));
+    }
+    EXPECT_THAT(op.path, ::testing::Not(HasSubstr("boot/loader/entries"))) << "grubby owns the entries";
+  }
+  EXPECT_TRUE(grubby);
+  bool default_grub = false;
+  for (const Op& op : p.ops)
+    if (op.path == "etc/default/grub") {
+      default_grub = true;
+      EXPECT_THAT(*op.after, HasSubstr("iommu=pt"));
+    }
+  EXPECT_TRUE(default_grub) << "kernels installed later take GRUB_CMDLINE_LINUX";
+}
+
 TEST(KnobPlanTest, SameValueAsNowPlansNothing) {
   World w("rx6900xt");
   Plan p = w.Set({"sysfs.all.pp_power_profile_mode=BOOTUP_DEFAULT"});
