@@ -135,12 +135,9 @@ std::string_view ParamTypeName(ParamType type) {
 }
 
 Result<Catalog> Catalog::Parse(std::string_view toml_text, std::string_view origin) {
-  toml::table doc;
-  try {
-    doc = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", origin, e.description()));
-  }
+  auto parsed = ParseTomlDocument(toml_text, origin);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& doc = *parsed;
   const toml::array* entries = doc["param"].as_array();
   if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[param]] entries", origin));
   Catalog catalog;

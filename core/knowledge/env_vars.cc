@@ -38,12 +38,9 @@ bool IsGfxName(std::string_view s) {
 }  // namespace
 
 Result<EnvVars> EnvVars::Parse(std::string_view toml_text, std::string_view origin) {
-  toml::table doc;
-  try {
-    doc = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", origin, e.description()));
-  }
+  auto parsed = ParseTomlDocument(toml_text, origin);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& doc = *parsed;
   const toml::array* entries = doc["var"].as_array();
   if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[var]] entries", origin));
   EnvVars out;

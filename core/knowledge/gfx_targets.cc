@@ -16,12 +16,9 @@ std::string GfxNameFromVersion(uint32_t version) {
 }
 
 Result<GfxTargetTable> GfxTargetTable::Parse(std::string_view toml_text, std::string_view origin) {
-  toml::table doc;
-  try {
-    doc = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", origin, e.description()));
-  }
+  auto parsed = ParseTomlDocument(toml_text, origin);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& doc = *parsed;
   GfxTargetTable table;
   const toml::array* entries = doc["target"].as_array();
   if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[target]] entries", origin));

@@ -10,12 +10,9 @@
 namespace rocmtune::knowledge {
 
 Result<GpuTable> GpuTable::Parse(std::string_view toml_text, std::string_view origin) {
-  toml::table doc;
-  try {
-    doc = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", origin, e.description()));
-  }
+  auto parsed = ParseTomlDocument(toml_text, origin);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::table& doc = *parsed;
   const toml::array* entries = doc["gpu"].as_array();
   if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[gpu]] entries", origin));
   GpuTable table;

@@ -3,10 +3,23 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "util/result.h"
+
 namespace rocmtune::knowledge {
+
+// toml++ reports syntax errors by exception; the loaders want a Result naming the origin.
+inline Result<toml::table> ParseTomlDocument(std::string_view text, std::string_view origin) {
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", origin, e.description()));
+  }
+}
 
 inline std::optional<std::string> TomlString(const toml::table& t, std::string_view key) {
   if (auto v = t[key].value<std::string>()) return *v;
