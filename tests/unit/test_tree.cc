@@ -1,6 +1,8 @@
 #include "test_tree.h"
 
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -48,6 +50,20 @@ void TestTree::Symlink(std::string_view rel, std::string_view target) const {
 
 void TestTree::Chmod(std::string_view rel, unsigned mode) const {
   if (::chmod(Path(rel).c_str(), mode) != 0) throw std::runtime_error("chmod failed");
+}
+
+int RunAsNobody(int (*check)(const void*), const void* arg) {
+  if (::geteuid() != 0) return check(arg);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
+      ::_exit(kNoPrivilegeDrop);
+    ::_exit(check(arg));
+  }
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return kChildCrashed;
+  return WEXITSTATUS(status);
 }
 
 void CopyTree(const std::string& from, const std::string& to) {

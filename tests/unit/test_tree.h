@@ -26,6 +26,13 @@ class TestTree {
   std::string path_;
 };
 
+// Runs `check` as uid/gid 65534 ("nobody") in a forked child when the test runs as root
+// (root ignores permission bits), directly otherwise, and returns its result. Returns
+// kNoPrivilegeDrop when privileges could not be dropped, kChildCrashed when the child died.
+inline constexpr int kNoPrivilegeDrop = 10;
+inline constexpr int kChildCrashed = 126;
+int RunAsNobody(int (*check)(const void*), const void* arg);
+
 // Copies a directory tree (symlinks as symlinks).
 void CopyTree(const std::string& from, const std::string& to);
 
