@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "sys/module_args.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -56,20 +57,5 @@ Result<ModprobeConfig> ReadModprobeConfig(const Root& root, std::span<const std:
 // The value the module will get at its next load for `name`: the kernel keeps the last
 // occurrence, and libkmod appends the command line's `module.name=` after modprobe.d.
 std::optional<ModuleOption> Winning(const ModprobeConfig& config, std::string_view module, std::string_view name);
-
-// One word of a module's option string as the kernel splits it (lib/cmdline.c next_arg):
-// whitespace separates, double quotes group, the quotes around a value are dropped.
-struct ModuleArg {
-  std::string name;                  // as written
-  std::optional<std::string> value;  // nullopt without '='
-  size_t offset = 0;                 // where the word starts in the string
-};
-std::vector<ModuleArg> SplitModuleArgs(std::string_view options);
-
-// The `module.param[=value]` words of a kernel command line as kmod 30 reads them into
-// options (libkmod-config.c kmod_config_parse_kcmdline): (module, "param=value") pairs in
-// order. Bad module names are reported in `errors`; modprobe.blacklist= is not an option.
-std::vector<std::pair<std::string, std::string>> KernelCmdlineModuleOptions(std::string_view cmdline,
-                                                                            std::vector<std::string>* errors = nullptr);
 
 }  // namespace rocmtune::sys
