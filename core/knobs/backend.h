@@ -12,6 +12,7 @@
 #include "knobs/knob_key.h"
 #include "knowledge/catalog.h"
 #include "plan/plan.h"
+#include "sys/kmod_config.h"
 #include "sys/root.h"
 
 namespace rocmtune::knobs {
@@ -20,6 +21,9 @@ struct KnobContext {
   const sys::Root& root;
   const detect::Inventory& inventory;
   const knowledge::Catalog& catalog;
+  // modprobe.d as libkmod reads it, read once per context: every module-parameter knob of a
+  // request or of `status` needs the same answer.
+  mutable std::optional<Result<sys::ModprobeConfig>> modprobe_config = std::nullopt;
 };
 
 struct KnobState {

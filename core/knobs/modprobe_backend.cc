@@ -6,7 +6,6 @@
 
 #include "knobs/effective.h"
 #include "knobs/initramfs.h"
-#include "sys/kmod_config.h"
 
 namespace rocmtune::knobs {
 namespace {
@@ -17,13 +16,13 @@ const knowledge::ModuleParam* Lookup(const KnobContext& ctx, const KnobKey& key)
   return ctx.catalog.Find(key.module, key.name);
 }
 
-std::optional<sys::ModprobeConfig> ReadConfig(const KnobContext& ctx, std::vector<std::string>* errors = nullptr) {
-  auto config = sys::ReadModprobeConfig(ctx.root, kModules);
-  if (!config) {
-    if (errors) errors->push_back(config.error().message);
-    return std::nullopt;
+const sys::ModprobeConfig* ReadConfig(const KnobContext& ctx, std::vector<std::string>* errors = nullptr) {
+  if (!ctx.modprobe_config) ctx.modprobe_config = sys::ReadModprobeConfig(ctx.root, kModules);
+  if (!*ctx.modprobe_config) {
+    if (errors) errors->push_back(ctx.modprobe_config->error().message);
+    return nullptr;
   }
-  return std::move(*config);
+  return &**ctx.modprobe_config;
 }
 
 const detect::ModuleState& ModuleStateFor(const KnobContext& ctx, std::string_view module) {
