@@ -37,6 +37,12 @@ struct KnobState {
   std::vector<std::string> notes;            // conflicts, why effective differs, ...
 };
 
+// A file's content for an op's `before`, or nullopt when it cannot be read.
+inline std::optional<std::string> ReadOptional(const sys::Root& root, std::string_view path) {
+  auto content = root.ReadFile(path, 1 << 20);
+  return content ? std::optional(*content) : std::nullopt;
+}
+
 class Backend {
  public:
   virtual ~Backend() = default;

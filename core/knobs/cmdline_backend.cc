@@ -19,11 +19,6 @@ std::string Token(const KnobKey& key, const std::string& value) {
   return value.empty() ? key.name : fmt::format("{}={}", key.name, value);
 }
 
-std::optional<std::string> ReadOptional(const sys::Root& root, std::string_view path) {
-  auto content = root.ReadFile(path, 1 << 20);
-  return content ? std::optional(*content) : std::nullopt;
-}
-
 std::vector<std::string> BlsEntries(const sys::Root& root) {
   std::vector<std::string> out;
   if (auto names = root.ListDir("boot/loader/entries"))

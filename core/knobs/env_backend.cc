@@ -15,11 +15,6 @@ std::map<std::string, std::string> Owned(const sys::Root& root) {
   return content ? ParseEnvironmentFile(*content) : std::map<std::string, std::string>{};
 }
 
-std::optional<std::string> ReadOptional(const sys::Root& root, std::string_view path) {
-  auto content = root.ReadFile(path, 1 << 20);
-  return content ? std::optional(*content) : std::nullopt;
-}
-
 // HSA_OVERRIDE_GFX_VERSION against the GPUs present: the override only makes sense between
 // targets of one ISA family (gfx1031..1036 as gfx1030).
 void CheckOverride(const KnobContext& ctx, const std::string& key, const std::string& value, plan::Plan& plan) {

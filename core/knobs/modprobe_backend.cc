@@ -6,6 +6,7 @@
 
 #include "knobs/effective.h"
 #include "knobs/initramfs.h"
+#include "util/text.h"
 
 namespace rocmtune::knobs {
 namespace {
@@ -32,10 +33,7 @@ const detect::ModuleState& ModuleStateFor(const KnobContext& ctx, std::string_vi
 std::optional<std::string> Running(const KnobContext& ctx, const KnobKey& key) {
   if (key.module == "amdttm") {
     auto v = ctx.root.ReadFile(fmt::format("sys/module/amdttm/parameters/{}", key.name), 4096);
-    if (!v) return std::nullopt;
-    std::string s = *v;
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
+    return v ? std::optional(text::Clean(*v)) : std::nullopt;
   }
   const detect::ModuleState& m = ModuleStateFor(ctx, key.module);
   auto it = m.parameters.find(key.name);
@@ -172,8 +170,7 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
   for (auto it = owned.begin(); it != owned.end();) it = it->second.empty() ? owned.erase(it) : std::next(it);
   if (desired == owned) return;
 
-  auto before = ctx.root.ReadFile(kModprobeDropIn, 1 << 20);
-  std::optional<std::string> before_text = before ? std::optional(*before) : std::nullopt;
+  std::optional<std::string> before_text = ReadOptional(ctx.root, kModprobeDropIn);
   plan::Op op;
   op.backend = "modprobe";
   op.path = std::string(kModprobeDropIn);
