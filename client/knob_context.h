@@ -5,6 +5,7 @@
 #include <string>
 
 #include "detect/inventory.h"
+#include "journal/journal.h"
 #include "knobs/backend.h"
 #include "knowledge/catalog.h"
 #include "sys/root.h"
@@ -14,10 +15,11 @@ namespace rocmtune::client {
 struct LoadedSystem {
   sys::Root root;
   detect::Inventory inventory;
+  std::vector<journal::Transaction> journal;
   knobs::KnobContext Context() const { return {root, inventory, knowledge::Catalog::Builtin()}; }
 };
 
-// Prints the error and returns nullopt when the root cannot be opened.
+// Prints the error and returns nullopt when the root or its journal cannot be read.
 std::optional<LoadedSystem> LoadSystem(const std::string& root_path);
 
 }  // namespace rocmtune::client

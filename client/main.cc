@@ -30,20 +30,44 @@ int main(int argc, char** argv) {
   snapshot->add_flag("--json", ctx.json, "Print a JSON summary");
   snapshot->callback([&] { rc = RunSnapshot(ctx, out_dir); });
 
+  // Verbs that change something share --check / --diff / --force / --json.
+  ChangeOptions change;
+  auto change_flags = [&](CLI::App* verb) {
+    verb->add_flag("--check", change.check, "Only show the plan; write nothing (exit 0 if it could be applied)");
+    verb->add_flag("--diff", change.diff, "Show the unified diff of every file change");
+    verb->add_flag("--force", change.force, "Overwrite rocmtune's files even where someone else edited them (drift)");
+    verb->add_flag("--json", ctx.json, "Print rocmtune.result.v1 JSON");
+  };
+
   std::vector<std::string> assignments;
-  bool check = false;
-  CLI::App* set = app.add_subcommand("set", "Plan (with --check) setting knobs: amdgpu.P=V, ttm.P=V, cmdline.O=V, sysfs.T.A=V, env.V=X");
+  CLI::App* set = app.add_subcommand("set", "Set knobs: amdgpu.P=V, ttm.P=V, cmdline.O=V, sysfs.T.A=V, env.V=X");
   set->add_option("assignments", assignments, "KEY=VALUE")->required();
-  set->add_flag("--check", check, "Only print the plan; write nothing");
-  set->add_flag("--json", ctx.json, "Print rocmtune.result.v1 JSON");
-  set->callback([&] { rc = RunSet(ctx, assignments, check); });
+  change_flags(set);
+  set->callback([&] { rc = RunSet(ctx, assignments, change); });
 
   std::vector<std::string> keys;
-  CLI::App* unset = app.add_subcommand("unset", "Plan (with --check) removing rocmtune's setting of knobs");
+  CLI::App* unset = app.add_subcommand("unset", "Remove rocmtune's setting of knobs");
   unset->add_option("keys", keys, "KEY")->required();
-  unset->add_flag("--check", check, "Only print the plan; write nothing");
-  unset->add_flag("--json", ctx.json, "Print rocmtune.result.v1 JSON");
-  unset->callback([&] { rc = RunUnset(ctx, keys, check); });
+  change_flags(unset);
+  unset->callback([&] { rc = RunUnset(ctx, keys, change); });
+
+  std::string revert_id;
+  CLI::App* revert = app.add_subcommand("revert", "Undo a transaction (default: the last one still in effect)");
+  revert->add_option("id", revert_id, "Transaction ID from `history`, or `last`");
+  change_flags(revert);
+  revert->callback([&] { rc = RunRevert(ctx, revert_id, change); });
+
+  CLI::App* reset = app.add_subcommand("reset", "Back to stock: remove every setting rocmtune made");
+  change_flags(reset);
+  reset->callback([&] { rc = RunReset(ctx, change); });
+
+  CLI::App* history = app.add_subcommand("history", "List rocmtune's transactions");
+  history->add_flag("--json", ctx.json, "Print rocmtune.history.v1 JSON");
+  history->callback([&] { rc = RunHistory(ctx); });
+
+  CLI::App* verify = app.add_subcommand("verify", "Compare what rocmtune configured with what runs; exit 6 on differences");
+  verify->add_flag("--json", ctx.json, "Print rocmtune.verify.v1 JSON");
+  verify->callback([&] { rc = RunVerify(ctx); });
 
   std::string explain_key;
   CLI::App* explain = app.add_subcommand("explain", "What a knob is, its values here, whether it matters on each GPU, and why");

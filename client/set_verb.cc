@@ -1,13 +1,13 @@
-// `rocmtunectl set KEY=VALUE... --check` / `unset KEY... --check`: the plan, without writing.
+// `rocmtunectl set KEY=VALUE...` / `unset KEY...`: plan the knobs and change them for real
+// (or only show the plan with --check).
 #include <fmt/format.h>
 
-#include "api/result_json.h"
-#include "api/status_json.h"
+#include "client/change.h"
 #include "client/exit_codes.h"
 #include "client/knob_context.h"
 #include "client/verbs.h"
+#include "journal/history.h"
 #include "plan/planner.h"
-#include "plan/unified_diff.h"
 
 namespace rocmtune::client {
 
@@ -18,67 +18,28 @@ std::optional<LoadedSystem> LoadSystem(const std::string& root_path) {
     return std::nullopt;
   }
   detect::Inventory inv = detect::Detect(*root);
-  return LoadedSystem{std::move(*root), std::move(inv)};
+  auto txns = journal::Load(*root);
+  if (!txns) {
+    fmt::print(stderr, "rocmtunectl: the journal cannot be read: {}\n", txns.error().message);
+    return std::nullopt;
+  }
+  return LoadedSystem{std::move(*root), std::move(inv), std::move(*txns)};
 }
 
 namespace {
 
-void PrintPlan(const plan::Plan& plan) {
-  for (const auto& r : plan.refused)
-    fmt::print("refused: {}{}\n", r.message, r.source.empty() ? "" : fmt::format("\n         source: {}", r.source));
-  for (const auto& w : plan.warnings)
-    fmt::print("warning: {}{}\n", w.message, w.source.empty() ? "" : fmt::format("\n         source: {}", w.source));
-  if (!plan.refused.empty()) {
-    fmt::print("Nothing would be changed.\n");
-    return;
-  }
-  if (plan.ops.empty()) {
-    fmt::print("Already as requested: nothing to change.\n");
-    return;
-  }
-  for (const plan::Op& op : plan.ops) {
-    switch (op.kind) {
-      case plan::OpKind::kWriteFile:
-      case plan::OpKind::kRemoveFile:
-        fmt::print("\n{} /{} ({})\n{}", op.kind == plan::OpKind::kWriteFile ? "write" : "remove", op.path, op.reason,
-                   plan::UnifiedDiff(op.path, op.before, op.after));
-        break;
-      case plan::OpKind::kWriteSysfs:
-        fmt::print("\nsysfs /{} <- {} ({})\n", op.path, op.after.value_or(""), op.reason);
-        break;
-      case plan::OpKind::kRegenerate: {
-        std::string cmd;
-        for (const auto& a : op.argv) cmd += (cmd.empty() ? "" : " ") + a;
-        fmt::print("\nregenerate {}: {} ({})\n", op.path, cmd, op.reason);
-        break;
-      }
-    }
-  }
-  fmt::print("\ninitramfs: {}, boot loader: {}, reboot required: {}\n", plan::RegenName(plan.initramfs),
-             plan::RegenName(plan.bootloader), plan.reboot_required ? "yes" : "no");
-}
-
-int Run(const Context& ctx, const plan::Request& request, bool check) {
+int Run(const Context& ctx, const plan::Request& request, plan::Intent intent, const ChangeOptions& options) {
   auto system = LoadSystem(ctx.root);
   if (!system) return kExitFailed;
   plan::Plan plan = plan::PlanRequest(system->Context(), request);
-  if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::ResultJson(plan, true, std::nullopt)));
-  } else {
-    PrintPlan(plan);
-  }
-  if (!plan.refused.empty()) return kExitRefused;
-  if (!check) {
-    fmt::print(stderr, "rocmtunectl: applying changes needs rocmtune-helper, which is not part of this build yet; "
-                       "nothing was written (use --check to only see the plan)\n");
-    return kExitFailed;
-  }
-  return kExitOk;
+  plan.intent = std::move(intent);
+  AddDriftConflicts(system->root, system->journal, plan);
+  return RunChange(ctx, std::move(plan), options);
 }
 
 }  // namespace
 
-int RunSet(const Context& ctx, const std::vector<std::string>& assignments, bool check) {
+int RunSet(const Context& ctx, const std::vector<std::string>& assignments, const ChangeOptions& options) {
   plan::Request request;
   for (const std::string& text : assignments) {
     auto a = knobs::ParseAssignment(text);
@@ -88,10 +49,10 @@ int RunSet(const Context& ctx, const std::vector<std::string>& assignments, bool
     }
     request.set.push_back(std::move(*a));
   }
-  return Run(ctx, request, check);
+  return Run(ctx, request, {"set", "", assignments, ""}, options);
 }
 
-int RunUnset(const Context& ctx, const std::vector<std::string>& keys, bool check) {
+int RunUnset(const Context& ctx, const std::vector<std::string>& keys, const ChangeOptions& options) {
   plan::Request request;
   for (const std::string& text : keys) {
     auto k = knobs::ParseKnobKey(text);
@@ -101,7 +62,7 @@ int RunUnset(const Context& ctx, const std::vector<std::string>& keys, bool chec
     }
     request.unset.push_back(std::move(*k));
   }
-  return Run(ctx, request, check);
+  return Run(ctx, request, {"unset", "", keys, ""}, options);
 }
 
 }  // namespace rocmtune::client

@@ -4,14 +4,19 @@
 #include <string>
 #include <vector>
 
+#include "client/change.h"
 #include "client/context.h"
 
 namespace rocmtune::client {
 
 int RunStatus(const Context& ctx);
 int RunSnapshot(const Context& ctx, const std::string& out_dir);
-int RunSet(const Context& ctx, const std::vector<std::string>& assignments, bool check);
-int RunUnset(const Context& ctx, const std::vector<std::string>& keys, bool check);
+int RunSet(const Context& ctx, const std::vector<std::string>& assignments, const ChangeOptions& options);
+int RunUnset(const Context& ctx, const std::vector<std::string>& keys, const ChangeOptions& options);
+int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& options);
+int RunReset(const Context& ctx, const ChangeOptions& options);
+int RunHistory(const Context& ctx);
+int RunVerify(const Context& ctx);
 int RunExplain(const Context& ctx, const std::string& key);
 
 }  // namespace rocmtune::client

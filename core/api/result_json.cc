@@ -19,7 +19,7 @@ json Messages(const std::vector<plan::Message>& messages) {
 
 }  // namespace
 
-json ResultJson(const plan::Plan& plan, bool check, const std::optional<std::string>& transaction) {
+json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
   json changes = json::array();
   for (const plan::Op& op : plan.ops) {
     json c = {{"backend", op.backend}, {"action", plan::OpKindName(op.kind)}, {"path", op.path}, {"reason", op.reason}};
@@ -33,17 +33,26 @@ json ResultJson(const plan::Plan& plan, bool check, const std::optional<std::str
     }
     changes.push_back(std::move(c));
   }
-  bool refused = !plan.refused.empty();
+  bool blocked = !plan.refused.empty() || (!outcome.changed && !plan.conflicts.empty());
+  // A check reports what would change; a run reports what did.
+  bool changed = outcome.check ? !blocked && !plan.ops.empty() : outcome.changed;
+  auto regen = [&](const std::optional<plan::Regen>& done, plan::Regen planned) {
+    if (done) return plan::RegenName(*done);
+    return blocked || (!outcome.check && !outcome.changed) ? plan::RegenName(plan::Regen::kNo) : plan::RegenName(planned);
+  };
   return json{
       {"schema", kResultSchema},
-      {"changed", !refused && !plan.ops.empty()},
-      {"check", check},
-      {"transaction", transaction ? json(*transaction) : json(nullptr)},
-      {"reboot_required", !refused && plan.reboot_required},
-      {"regenerated", {{"initramfs", plan::RegenName(plan.initramfs)}, {"bootloader", plan::RegenName(plan.bootloader)}}},
+      {"changed", changed},
+      {"check", outcome.check},
+      {"transaction", outcome.transaction ? json(*outcome.transaction) : json(nullptr)},
+      {"reboot_required", changed && plan.reboot_required},
+      {"regenerated", {{"initramfs", regen(outcome.initramfs, plan.initramfs)},
+                       {"bootloader", regen(outcome.bootloader, plan.bootloader)}}},
       {"changes", std::move(changes)},
       {"warnings", Messages(plan.warnings)},
       {"refused", Messages(plan.refused)},
+      {"conflicts", Messages(plan.conflicts)},
+      {"errors", outcome.errors},
   };
 }
 

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,7 +13,16 @@ namespace rocmtune::api {
 
 inline constexpr const char* kResultSchema = "rocmtune.result.v1";
 
-// `check`: the plan was only computed. `transaction`: the journal id once applied.
-nlohmann::ordered_json ResultJson(const plan::Plan& plan, bool check, const std::optional<std::string>& transaction);
+// What happened to the plan. A check only plans; otherwise `changed` says whether a
+// transaction committed and `regenerated` reports what the helper did (done/pending).
+struct Outcome {
+  bool check = true;
+  bool changed = false;
+  std::optional<std::string> transaction;
+  std::optional<plan::Regen> initramfs, bootloader;  // unset: as the plan says
+  std::vector<std::string> errors;
+};
+
+nlohmann::ordered_json ResultJson(const plan::Plan& plan, const Outcome& outcome);
 
 }  // namespace rocmtune::api

@@ -58,6 +58,8 @@ class Backend {
                            plan::Plan& plan) const = 0;
   // Keys this backend sees configured on the system (by anyone), for `status`.
   virtual std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const = 0;
+  // Keys rocmtune's own files or records set: what `reset` removes.
+  virtual std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const = 0;
   // What `explain` prints about a key beyond its state: meaning, values, source.
   virtual std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const = 0;
 };

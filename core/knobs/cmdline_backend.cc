@@ -289,6 +289,8 @@ std::vector<KnobKey> CmdlineBackend::ConfiguredKeys(const KnobContext& ctx) cons
   return keys;
 }
 
+std::vector<KnobKey> CmdlineBackend::OwnedKeys(const KnobContext& ctx) const { return ConfiguredKeys(ctx); }
+
 std::vector<std::string> CmdlineBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
   std::vector<std::string> lines;
   if (const auto* o = knowledge::KernelOptions::Builtin().Find(key.name)) {

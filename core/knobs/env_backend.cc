@@ -125,6 +125,8 @@ std::vector<KnobKey> EnvBackend::ConfiguredKeys(const KnobContext& ctx) const {
   return keys;
 }
 
+std::vector<KnobKey> EnvBackend::OwnedKeys(const KnobContext& ctx) const { return ConfiguredKeys(ctx); }
+
 std::vector<std::string> EnvBackend::Describe(const KnobContext&, const KnobKey& key) const {
   const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find(key.name);
   if (!var) return {};

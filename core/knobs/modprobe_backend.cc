@@ -212,6 +212,15 @@ std::vector<KnobKey> ModprobeBackend::ConfiguredKeys(const KnobContext& ctx) con
   return keys;
 }
 
+std::vector<KnobKey> ModprobeBackend::OwnedKeys(const KnobContext& ctx) const {
+  std::vector<KnobKey> keys;
+  auto config = ReadConfig(ctx);
+  if (!config) return keys;
+  for (const auto& [module, options] : OwnedOptions(*config))
+    for (const auto& [name, value] : options) keys.push_back({KnobKind::kModuleParam, module, "", name});
+  return keys;
+}
+
 std::vector<std::string> ModprobeBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
   std::vector<std::string> lines;
   const knowledge::ModuleParam* p = Lookup(ctx, key);

@@ -4,6 +4,7 @@
 
 #include "knobs/cmdline_backend.h"
 #include "knobs/env_backend.h"
+#include "knobs/grub_config.h"
 #include "knobs/modprobe_backend.h"
 #include "knobs/sysfs_backend.h"
 
@@ -48,6 +49,11 @@ std::vector<KnobState> ReportKnobs(const KnobContext& ctx) {
   for (const KnobKey& k : keys)
     if (const Backend* b = Registry::Builtin().For(k)) states.push_back(b->Read(ctx, k));
   return states;
+}
+
+bool IsOwnedFile(std::string_view path) {
+  return path == kModprobeDropIn || path == kEnvironmentDropIn || path == kProfileDropIn || path == kGrubDropInPath ||
+         path == kCmdlineTokensState;
 }
 
 }  // namespace rocmtune::knobs

@@ -18,6 +18,10 @@ class Registry {
   std::vector<std::unique_ptr<Backend>> backends_;
 };
 
+// Files only rocmtune writes (its drop-ins and state). Anything else found in one of them is
+// drift; other files rocmtune edits (etc/default/grub ...) are shared with their owners.
+bool IsOwnedFile(std::string_view path);
+
 // Knobs shown by `status` even when nobody set them: the ones every ROCm user asks about.
 std::vector<KnobKey> WatchedKeys();
 

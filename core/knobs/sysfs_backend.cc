@@ -204,6 +204,9 @@ void SysfsBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignmen
 
 std::vector<KnobKey> SysfsBackend::ConfiguredKeys(const KnobContext&) const { return {}; }
 
+// Runtime attributes have no stored setting; what rocmtune wrote is undone by `revert`.
+std::vector<KnobKey> SysfsBackend::OwnedKeys(const KnobContext&) const { return {}; }
+
 std::vector<std::string> SysfsBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
   const Attribute* attr = FindAttribute(key.name);
   if (!attr) return {};

@@ -30,6 +30,7 @@ class SysfsBackend final : public Backend {
   void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
                    plan::Plan& plan) const override;
   std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
+  std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
   std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
 };
 

@@ -28,10 +28,22 @@ struct Message {
 
 enum class Regen { kNo, kPending, kDone };
 
+// What the user asked for, recorded with the transaction (history, active profile, revert).
+struct Intent {
+  std::string verb;                // "apply", "set", "unset", "revert", "reset"
+  std::string profile;             // apply: the profile's name
+  std::vector<std::string> args;   // set/unset: the keys and assignments as typed
+  std::string reverts;             // revert: the transaction id it undoes
+};
+
 struct Plan {
+  Intent intent;
   std::vector<Op> ops;
   std::vector<Message> warnings;
   std::vector<Message> refused;  // any refusal: nothing of the plan may be applied
+  // Drift: files rocmtune owns that someone else edited, or that changed since a transaction
+  // being reverted. Nothing is applied while there are conflicts, unless forced.
+  std::vector<Message> conflicts;
   bool reboot_required = false;
   Regen initramfs = Regen::kNo;
   Regen bootloader = Regen::kNo;

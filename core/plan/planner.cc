@@ -39,4 +39,11 @@ Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request) {
   return plan;
 }
 
+Request ResetRequest(const knobs::KnobContext& ctx) {
+  Request request;
+  for (const auto& backend : knobs::Registry::Builtin().backends())
+    for (knobs::KnobKey& key : backend->OwnedKeys(ctx)) request.unset.push_back(std::move(key));
+  return request;
+}
+
 }  // namespace rocmtune::plan

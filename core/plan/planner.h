@@ -16,4 +16,7 @@ struct Request {
 // Any refusal leaves the plan without ops: nothing of a refused request may be applied.
 Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request);
 
+// `reset`: unset every key rocmtune's own files set, in every backend.
+Request ResetRequest(const knobs::KnobContext& ctx);
+
 }  // namespace rocmtune::plan

@@ -109,23 +109,4 @@ std::string UnifiedDiff(std::string_view path, const std::optional<std::string>&
   return out;
 }
 
-std::string_view OpKindName(OpKind kind) {
-  switch (kind) {
-    case OpKind::kWriteFile: return "write";
-    case OpKind::kRemoveFile: return "remove";
-    case OpKind::kWriteSysfs: return "sysfs-write";
-    case OpKind::kRegenerate: return "regenerate";
-  }
-  return "?";
-}
-
-std::string_view RegenName(Regen regen) {
-  switch (regen) {
-    case Regen::kNo: return "no";
-    case Regen::kPending: return "pending";
-    case Regen::kDone: return "done";
-  }
-  return "no";
-}
-
 }  // namespace rocmtune::plan

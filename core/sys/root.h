@@ -26,6 +26,8 @@ class Root {
   static Result<Root> Open(std::string path);
 
   const std::string& path() const { return path_; }
+  // The root directory (O_PATH): the helper's writer resolves its own paths beneath it.
+  int fd() const { return fd_.get(); }
   bool IsLive() const { return path_ == "/"; }
 
   // "sys/class/drm" -> "/sys/class/drm" on the live system, "<world>/sys/class/drm" otherwise.

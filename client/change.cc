@@ -1,0 +1,125 @@
+#include "client/change.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "api/result_json.h"
+#include "api/status_json.h"
+#include "client/exit_codes.h"
+#include "client/helper_client.h"
+#include "journal/history.h"
+#include "knobs/registry.h"
+#include "plan/plan_json.h"
+#include "plan/unified_diff.h"
+
+namespace rocmtune::client {
+namespace {
+
+void PrintMessages(std::string_view label, const std::vector<plan::Message>& messages) {
+  for (const auto& m : messages)
+    fmt::print("{}: {}{}\n", label, m.message, m.source.empty() ? "" : fmt::format("\n         source: {}", m.source));
+}
+
+void PrintOps(const plan::Plan& plan, bool diff) {
+  for (const plan::Op& op : plan.ops) {
+    switch (op.kind) {
+      case plan::OpKind::kWriteFile:
+      case plan::OpKind::kRemoveFile:
+        fmt::print("{} /{} ({})\n", op.kind == plan::OpKind::kWriteFile ? "write" : "remove", op.path, op.reason);
+        if (diff) fmt::print("{}\n", plan::UnifiedDiff(op.path, op.before, op.after));
+        break;
+      case plan::OpKind::kWriteSysfs:
+        fmt::print("sysfs /{} <- {} ({})\n", op.path, op.after.value_or(""), op.reason);
+        break;
+      case plan::OpKind::kRegenerate: {
+        std::string cmd;
+        for (const auto& a : op.argv) cmd += (cmd.empty() ? "" : " ") + a;
+        fmt::print("regenerate {}: {} ({})\n", op.path, cmd, op.reason);
+        break;
+      }
+    }
+  }
+}
+
+int ExitForHelper(const HelperReply& reply) {
+  if (reply.status == "committed" || reply.status == "unchanged") return kExitOk;
+  if (reply.status == "refused") return kExitRefused;
+  if (reply.status == "conflict") return kExitDrift;
+  if (reply.exit_code == kExitNotAuthorized) return kExitNotAuthorized;
+  return kExitFailed;
+}
+
+}  // namespace
+
+void AddDriftConflicts(const sys::Root& root, const std::vector<journal::Transaction>& txns, plan::Plan& plan) {
+  for (const plan::Op& op : plan.ops) {
+    if (op.kind != plan::OpKind::kWriteFile && op.kind != plan::OpKind::kRemoveFile) continue;
+    if (!knobs::IsOwnedFile(op.path) || !journal::IsDrift(txns, op.path, op.before)) continue;
+    plan.conflicts.push_back({"", fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
+                                              "--force overwrites it", root.Display(op.path)), ""});
+  }
+}
+
+int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options) {
+  api::Outcome outcome;
+  outcome.check = options.check;
+  int rc = kExitOk;
+  bool blocked = !plan.refused.empty() || (!plan.conflicts.empty() && !options.force);
+  if (!plan.refused.empty()) rc = kExitRefused;
+  else if (blocked) rc = kExitDrift;
+
+  if (!ctx.json) {
+    PrintMessages("refused", plan.refused);
+    PrintMessages(options.force ? "drift (forced)" : "drift", plan.conflicts);
+    PrintMessages("warning", plan.warnings);
+    if (blocked) fmt::print("Nothing {} changed.\n", options.check ? "would be" : "was");
+    else if (plan.ops.empty()) fmt::print("Already as requested: nothing to change.\n");
+    else PrintOps(plan, options.diff || options.check);
+  }
+
+  if (!blocked && !plan.ops.empty() && !options.check) {
+    if (ctx.root == "/" && ::geteuid() != 0) {
+      outcome.errors.push_back("changing the running system needs root: run it with sudo");
+      rc = kExitNotAuthorized;
+    } else {
+      ::signal(SIGPIPE, SIG_IGN);  // the helper may end before reading a refused plan
+      auto reply = RunHelper(ctx, plan, options.force);
+      if (!reply) {
+        outcome.errors.push_back(reply.error().message);
+        rc = kExitFailed;
+      } else {
+        rc = ExitForHelper(*reply);
+        outcome.changed = reply->status == "committed";
+        if (!reply->transaction.empty() && outcome.changed) outcome.transaction = reply->transaction;
+        if (outcome.changed) {
+          outcome.initramfs = plan::ParseRegen(reply->initramfs).value_or(plan::Regen::kNo);
+          outcome.bootloader = plan::ParseRegen(reply->bootloader).value_or(plan::Regen::kNo);
+        }
+        outcome.errors = reply->messages;
+        for (const auto& id : reply->recovered)
+          plan.warnings.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
+      }
+    }
+  }
+
+  if (ctx.json) {
+    fmt::print("{}\n", api::Serialize(api::ResultJson(plan, outcome)));
+    return rc;
+  }
+  for (const std::string& e : outcome.errors) fmt::print(stderr, "rocmtunectl: {}\n", e);
+  if (!blocked && !plan.ops.empty()) {
+    if (options.check) {
+      fmt::print("\ninitramfs: {}, boot loader: {}, reboot required: {}\n", plan::RegenName(plan.initramfs),
+                 plan::RegenName(plan.bootloader), plan.reboot_required ? "yes" : "no");
+    } else if (outcome.changed) {
+      fmt::print("\nTransaction {} committed (undo: rocmtunectl revert {}). initramfs: {}, boot loader: {}{}\n",
+                 *outcome.transaction, *outcome.transaction, plan::RegenName(*outcome.initramfs),
+                 plan::RegenName(*outcome.bootloader), plan.reboot_required ? "; reboot to take effect" : "");
+    }
+  }
+  return rc;
+}
+
+}  // namespace rocmtune::client

@@ -1,0 +1,112 @@
+#include "client/helper_client.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "api/status_json.h"
+#include "plan/plan_json.h"
+#include "sys/unique_fd.h"
+
+namespace rocmtune::client {
+namespace {
+
+Result<void> WriteAll(int fd, std::string_view text) {
+  while (!text.empty()) {
+    ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(ErrorCode::kIo, fmt::format("writing the plan to rocmtune-helper: {}", std::strerror(errno)));
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+  return {};
+}
+
+Result<HelperReply> Run(const std::vector<std::string>& args, const std::string& input) {
+  std::string helper = HelperPath();
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    return Fail(ErrorCode::kIo, fmt::format("pipe: {}", std::strerror(errno)));
+  sys::UniqueFd in_read(in[0]), in_write(in[1]), out_read(out[0]), out_write(out[1]);
+  std::vector<char*> argv{helper.data()};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) return Fail(ErrorCode::kIo, fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::dup2(in_read.get(), STDIN_FILENO);
+    ::dup2(out_write.get(), STDOUT_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  in_read.Reset();
+  out_write.Reset();
+  auto written = WriteAll(in_write.get(), input);
+  in_write.Reset();
+  std::string reply;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(out_read.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reply.append(buf, static_cast<size_t>(n));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  HelperReply r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (r.exit_code == 127 && reply.empty()) return Fail(ErrorCode::kNotFound, fmt::format("cannot run {}", helper));
+  auto doc = nlohmann::json::parse(reply, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    if (!written) return tl::unexpected(written.error());
+    return Fail(ErrorCode::kInvalidData, fmt::format("rocmtune-helper ended ({}) without a result", r.exit_code));
+  }
+  r.status = doc.value("status", "failed");
+  if (doc.contains("transaction") && doc["transaction"].is_string()) r.transaction = doc["transaction"].get<std::string>();
+  if (doc.contains("regenerated") && doc["regenerated"].is_object()) {
+    r.initramfs = doc["regenerated"].value("initramfs", "no");
+    r.bootloader = doc["regenerated"].value("bootloader", "no");
+  }
+  for (const char* key : {"messages", "recovered"}) {
+    if (!doc.contains(key) || !doc[key].is_array()) continue;
+    for (const auto& m : doc[key])
+      if (m.is_string()) (std::string_view(key) == "messages" ? r.messages : r.recovered).push_back(m.get<std::string>());
+  }
+  return r;
+}
+
+std::vector<std::string> CommonArgs(const Context& ctx) {
+  return {"--root", ctx.root};
+}
+
+}  // namespace
+
+std::string HelperPath() {
+  if (const char* env = std::getenv("ROCMTUNE_HELPER"); env && *env) return env;
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && self == std::filesystem::path(ROCMTUNE_BUILD_CLIENT) && std::filesystem::exists(ROCMTUNE_BUILD_HELPER))
+    return ROCMTUNE_BUILD_HELPER;
+  return ROCMTUNE_INSTALLED_HELPER;
+}
+
+Result<HelperReply> RunHelper(const Context& ctx, const plan::Plan& plan, bool force) {
+  auto args = CommonArgs(ctx);
+  args.push_back("apply");
+  if (force) args.push_back("--force");
+  return Run(args, api::Serialize(plan::PlanToJson(plan), -1));
+}
+
+Result<HelperReply> RunHelperRecover(const Context& ctx) {
+  auto args = CommonArgs(ctx);
+  args.push_back("recover");
+  return Run(args, "");
+}
+
+}  // namespace rocmtune::client

@@ -1,0 +1,106 @@
+// `rocmtunectl verify`: is what rocmtune configured what the system runs, and do rocmtune's
+// files still hold what it wrote? Exit 6 when anything differs (DESIGN "Contracts").
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "api/status_json.h"
+#include "client/exit_codes.h"
+#include "client/knob_context.h"
+#include "client/table.h"
+#include "client/verbs.h"
+#include "journal/history.h"
+#include "knobs/registry.h"
+#include "util/text.h"
+
+namespace rocmtune::client {
+namespace {
+
+struct Difference {
+  std::string kind;  // "pending-reboot", "not-running", "drift", "sysfs"
+  std::string subject;
+  std::optional<std::string> configured, running;
+  std::string message;
+};
+
+void KnobDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+  for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
+    if (s.owner != "rocmtune" || !s.running || !s.configured) continue;
+    if (s.pending_reboot)
+      out.push_back({"pending-reboot", s.key.Text(), s.configured, s.running,
+                     fmt::format("configured {} but the running system has {}: takes effect at the next boot",
+                                 *s.configured, *s.running)});
+    else if (*s.configured != *s.running)
+      out.push_back({"not-running", s.key.Text(), s.configured, s.running,
+                     fmt::format("configured {} but the running system has {}", *s.configured, *s.running)});
+  }
+}
+
+void FileDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+  std::vector<std::string> paths;
+  for (const auto& t : system.journal)
+    for (const auto& op : t.ops)
+      if ((op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile) && knobs::IsOwnedFile(op.path) &&
+          std::find(paths.begin(), paths.end(), op.path) == paths.end())
+        paths.push_back(op.path);
+  for (const std::string& p : paths) {
+    auto read = system.root.ReadFile(p);
+    std::optional<std::string> current = read ? std::optional(*read) : std::nullopt;
+    if (journal::IsDrift(system.journal, p, current))
+      out.push_back({"drift", "/" + p, std::nullopt, std::nullopt,
+                     current ? "edited by someone else since rocmtune wrote it" : "removed by someone else"});
+  }
+}
+
+// Attributes rocmtune wrote in transactions still in effect: the driver resets them on a GPU
+// reset or reboot (re-applying them is the daemon's job).
+void SysfsDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+  std::map<std::string, std::string> wanted;
+  for (const auto& t : system.journal) {
+    if (t.state != journal::State::kCommitted || journal::IsReverted(system.journal, t) || t.intent.verb == "revert")
+      continue;
+    for (const auto& op : t.ops)
+      if (op.kind == plan::OpKind::kWriteSysfs && op.after) wanted[op.path] = *op.after;
+  }
+  for (const auto& [path, value] : wanted) {
+    auto read = system.root.ReadFile(path, 65536);
+    std::string current = read ? text::Clean(*read) : "unreadable";
+    if (current != value && path.ends_with("/pp_power_profile_mode")) continue;  // a table, checked by status
+    if (current != value)
+      out.push_back({"sysfs", "/" + path, value, current, fmt::format("rocmtune wrote {}, it reads {}", value, current)});
+  }
+}
+
+}  // namespace
+
+int RunVerify(const Context& ctx) {
+  auto system = LoadSystem(ctx.root);
+  if (!system) return kExitFailed;
+  std::vector<Difference> diffs;
+  KnobDifferences(*system, diffs);
+  FileDifferences(*system, diffs);
+  SysfsDifferences(*system, diffs);
+  if (ctx.json) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& d : diffs)
+      list.push_back({{"kind", d.kind}, {"subject", d.subject},
+                      {"configured", d.configured ? nlohmann::ordered_json(*d.configured) : nlohmann::ordered_json(nullptr)},
+                      {"running", d.running ? nlohmann::ordered_json(*d.running) : nlohmann::ordered_json(nullptr)},
+                      {"message", d.message}});
+    nlohmann::ordered_json doc = {{"schema", "rocmtune.verify.v1"},
+                                  {"active_profile", journal::ActiveProfile(system->journal)},
+                                  {"ok", diffs.empty()},
+                                  {"differences", std::move(list)}};
+    fmt::print("{}\n", api::Serialize(doc));
+  } else if (diffs.empty()) {
+    fmt::print("Verified: everything rocmtune configured is in effect and its files are as it left them.\n");
+  } else {
+    Table table({"KIND", "WHAT", "DETAIL"});
+    for (const auto& d : diffs) table.AddRow({d.kind, d.subject, d.message});
+    fmt::print("{}", table.Render());
+  }
+  return diffs.empty() ? kExitOk : kExitVerifyDiffers;
+}
+
+}  // namespace rocmtune::client

@@ -1,0 +1,63 @@
+#include "journal/history.h"
+
+#include <algorithm>
+
+namespace rocmtune::journal {
+
+const Transaction* Find(const std::vector<Transaction>& txns, std::string_view id) {
+  for (const Transaction& t : txns)
+    if (t.id == id) return &t;
+  return nullptr;
+}
+
+bool IsReverted(const std::vector<Transaction>& txns, const Transaction& txn) {
+  // Reverts always come later, so the recursion ends.
+  for (const Transaction& t : txns)
+    if (t.number > txn.number && t.state == State::kCommitted && t.intent.verb == "revert" &&
+        t.intent.reverts == txn.id && !IsReverted(txns, t))
+      return true;
+  return false;
+}
+
+const Transaction* LastRevertible(const std::vector<Transaction>& txns) {
+  for (auto it = txns.rbegin(); it != txns.rend(); ++it)
+    if (it->state == State::kCommitted && it->intent.verb != "revert" && !IsReverted(txns, *it)) return &*it;
+  return nullptr;
+}
+
+std::optional<std::optional<std::string>> LastWritten(const std::vector<Transaction>& txns, std::string_view path) {
+  for (auto it = txns.rbegin(); it != txns.rend(); ++it) {
+    if (it->state != State::kCommitted) continue;
+    for (auto op = it->ops.rbegin(); op != it->ops.rend(); ++op)
+      if ((op->kind == plan::OpKind::kWriteFile || op->kind == plan::OpKind::kRemoveFile) && op->path == path)
+        return op->after;
+  }
+  return std::nullopt;
+}
+
+bool IsDrift(const std::vector<Transaction>& txns, std::string_view path, const std::optional<std::string>& current) {
+  auto written = LastWritten(txns, path);
+  return written ? *written != current : current.has_value();
+}
+
+std::vector<std::string> CreatedDirs(const std::vector<Transaction>& txns) {
+  std::vector<std::string> dirs;
+  for (const Transaction& t : txns) {
+    if (t.state != State::kCommitted) continue;
+    for (const std::string& d : t.created_dirs)
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+    for (const std::string& d : t.removed_dirs) std::erase(dirs, d);
+  }
+  return dirs;
+}
+
+std::string ActiveProfile(const std::vector<Transaction>& txns) {
+  for (auto it = txns.rbegin(); it != txns.rend(); ++it) {
+    if (it->state != State::kCommitted || IsReverted(txns, *it)) continue;
+    if (it->intent.verb == "apply") return it->intent.profile;
+    if (it->intent.verb == "reset") return "";
+  }
+  return "";
+}
+
+}  // namespace rocmtune::journal

@@ -1,0 +1,187 @@
+#include "journal/journal.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "plan/plan_json.h"
+#include "util/text.h"
+
+namespace rocmtune::journal {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+Result<json> Field(const json& record, std::string_view key, std::string_view where) {
+  auto it = record.find(key);
+  if (it == record.end()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" is missing", where, key));
+  return *it;
+}
+
+Result<size_t> OpIndex(const json& record, const Transaction& txn, std::string_view where) {
+  auto op = Field(record, "op", where);
+  if (!op) return tl::unexpected(op.error());
+  if (!op->is_number_unsigned() || op->get<uint64_t>() >= txn.ops.size())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"op\" is not an op of this transaction", where));
+  return op->get<size_t>();
+}
+
+Result<std::string> StringField(const json& record, std::string_view key, std::string_view where) {
+  auto f = Field(record, key, where);
+  if (!f) return tl::unexpected(f.error());
+  if (!f->is_string()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" must be a string", where, key));
+  return f->get<std::string>();
+}
+
+Result<void> ApplyBegin(const json& r, Transaction& txn, std::string_view where) {
+  auto id = StringField(r, "id", where);
+  auto time = StringField(r, "time", where);
+  if (!id) return tl::unexpected(id.error());
+  if (!time) return tl::unexpected(time.error());
+  auto number = text::ParseU64(*id);
+  if (!number || *number == 0) return Fail(ErrorCode::kInvalidData, fmt::format("{}: bad transaction id", where));
+  txn.id = *id;
+  txn.number = *number;
+  txn.time = *time;
+  auto intent = Field(r, "intent", where);
+  if (!intent) return tl::unexpected(intent.error());
+  auto parsed = plan::IntentFromJson(*intent);
+  if (!parsed) return tl::unexpected(parsed.error());
+  txn.intent = std::move(*parsed);
+  auto ops = Field(r, "ops", where);
+  if (!ops) return tl::unexpected(ops.error());
+  if (!ops->is_array()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"ops\" must be an array", where));
+  for (size_t i = 0; i < ops->size(); ++i) {
+    auto op = plan::OpFromJson((*ops)[i], i);
+    if (!op) return tl::unexpected(op.error());
+    txn.ops.push_back(std::move(*op));
+  }
+  txn.force = r.value("force", false);
+  return {};
+}
+
+Result<void> ApplyRecord(const json& r, Transaction& txn, bool first, std::string_view where) {
+  if (!r.is_object() || !r.contains("record") || !r["record"].is_string())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a journal record", where));
+  const std::string kind = r["record"].get<std::string>();
+  if (first != (kind == "begin"))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: a transaction starts with one begin record", where));
+  if (txn.state != State::kIncomplete)
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: record after the transaction ended", where));
+  if (kind == "begin") return ApplyBegin(r, txn, where);
+  if (kind == "mkdir" || kind == "rmdir") {
+    auto path = StringField(r, "path", where);
+    if (!path) return tl::unexpected(path.error());
+    (kind == "mkdir" ? txn.created_dirs : txn.removed_dirs).push_back(*path);
+    return {};
+  }
+  if (kind == "done") {
+    auto op = OpIndex(r, txn, where);
+    if (!op) return tl::unexpected(op.error());
+    txn.done.push_back(*op);
+    return {};
+  }
+  if (kind == "regen") {
+    auto op = OpIndex(r, txn, where);
+    auto status = StringField(r, "status", where);
+    if (!op) return tl::unexpected(op.error());
+    if (!status) return tl::unexpected(status.error());
+    txn.regen.push_back({*op, *status, r.value("message", "")});
+    return {};
+  }
+  if (kind == "commit") {
+    txn.state = State::kCommitted;
+    return {};
+  }
+  if (kind == "rollback") {
+    txn.state = State::kRolledBack;
+    txn.rollback_reason = r.value("reason", "");
+    return {};
+  }
+  return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown record \"{}\"", where, kind));
+}
+
+}  // namespace
+
+std::string_view StateName(State state) {
+  switch (state) {
+    case State::kCommitted: return "committed";
+    case State::kRolledBack: return "rolled-back";
+    case State::kIncomplete: return "incomplete";
+  }
+  return "incomplete";
+}
+
+std::string JournalFileName(uint64_t number) { return fmt::format("{:06}.jsonl", number); }
+
+json BeginRecord(const Transaction& txn) {
+  json ops = json::array();
+  for (const plan::Op& op : txn.ops) ops.push_back(plan::OpToJson(op));
+  return {{"record", "begin"}, {"id", txn.id}, {"time", txn.time}, {"intent", plan::IntentToJson(txn.intent)},
+          {"force", txn.force}, {"ops", std::move(ops)}};
+}
+json MkdirRecord(std::string_view path) { return {{"record", "mkdir"}, {"path", path}}; }
+json RmdirRecord(std::string_view path) { return {{"record", "rmdir"}, {"path", path}}; }
+json DoneRecord(size_t op) { return {{"record", "done"}, {"op", op}}; }
+json RegenRecord(const RegenStatus& s) {
+  return {{"record", "regen"}, {"op", s.op}, {"status", s.status}, {"message", s.message}};
+}
+json CommitRecord() { return {{"record", "commit"}}; }
+json RollbackRecord(std::string_view reason) { return {{"record", "rollback"}, {"reason", reason}}; }
+
+Result<Transaction> ParseTransaction(std::string_view content, std::string_view file) {
+  Transaction txn;
+  txn.file = std::string(file);
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < content.size()) {
+    size_t end = content.find('\n', pos);
+    ++line_no;
+    std::string where = fmt::format("{} line {}", file, line_no);
+    // The last line without its newline was cut by a crash in the middle of an append.
+    if (end == std::string_view::npos) {
+      txn.torn_tail = true;
+      break;
+    }
+    json record = json::parse(content.substr(pos, end - pos), nullptr, false);
+    pos = end + 1;
+    if (record.is_discarded()) {
+      if (pos >= content.size()) {  // a torn last line that happens to end in '\n'
+        txn.torn_tail = true;
+        break;
+      }
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: not valid JSON", where));
+    }
+    auto applied = ApplyRecord(record, txn, line_no == 1, where);
+    if (!applied) return tl::unexpected(applied.error());
+  }
+  if (txn.id.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no begin record", file));
+  return txn;
+}
+
+Result<std::vector<Transaction>> Load(const sys::Root& root) {
+  std::vector<Transaction> out;
+  if (!root.Exists(kJournalDir)) return out;
+  auto names = root.ListDir(kJournalDir);
+  if (!names) return tl::unexpected(names.error());
+  for (const std::string& name : *names) {
+    if (!name.ends_with(".jsonl")) continue;
+    auto number = text::ParseU64(std::string_view(name).substr(0, name.size() - 6));
+    if (!number) continue;
+    std::string rel = fmt::format("{}/{}", kJournalDir, name);
+    auto content = root.ReadFile(rel, kMaxJournalFileBytes);
+    if (!content) return tl::unexpected(content.error());
+    // A crash right after the file was created leaves it empty: nothing was begun.
+    if (content->empty()) continue;
+    auto txn = ParseTransaction(*content, rel);
+    if (!txn) return tl::unexpected(txn.error());
+    if (txn->number != *number)
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: holds transaction {}", rel, txn->id));
+    out.push_back(std::move(*txn));
+  }
+  std::sort(out.begin(), out.end(), [](const Transaction& a, const Transaction& b) { return a.number < b.number; });
+  return out;
+}
+
+}  // namespace rocmtune::journal

@@ -1,0 +1,87 @@
+#include "journal/revert.h"
+
+#include "journal/history.h"
+
+#include <fmt/format.h>
+
+
+namespace rocmtune::journal {
+namespace {
+
+bool IsFileOp(const plan::Op& op) {
+  return op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile;
+}
+
+// The later committed, unreverted transaction that also wrote `path`, if any: the reason a
+// file no longer holds what `txn` left.
+const Transaction* LaterWriter(const std::vector<Transaction>& txns, const Transaction& txn, std::string_view path) {
+  for (auto it = txns.rbegin(); it != txns.rend() && it->number > txn.number; ++it) {
+    if (it->state != State::kCommitted || IsReverted(txns, *it)) continue;
+    for (const plan::Op& op : it->ops)
+      if (op.path == path) return &*it;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv) {
+  if (argv.empty() || argv[0] != "grubby") return argv;
+  std::vector<std::string> out;
+  for (const std::string& a : argv) {
+    if (a.starts_with("--args=")) out.push_back("--remove-args=" + a.substr(7));
+    else if (a.starts_with("--remove-args=")) out.push_back("--args=" + a.substr(14));
+    else out.push_back(a);
+  }
+  return out;
+}
+
+plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txns, const Transaction& txn, bool force) {
+  plan::Plan plan;
+  plan.intent = {"revert", "", {}, txn.id};
+  for (auto it = txn.ops.rbegin(); it != txn.ops.rend(); ++it) {
+    const plan::Op& done = *it;
+    if (IsFileOp(done)) {
+      auto read = root.ReadFile(done.path);
+      std::optional<std::string> current = read ? std::optional(*read) : std::nullopt;
+      if (current == done.before) continue;  // already as before
+      if (current != done.after) {
+        const Transaction* later = LaterWriter(txns, txn, done.path);
+        std::string why = later ? fmt::format("transaction {} ({}) changed it since; revert that first", later->id,
+                                              later->intent.verb)
+                                : std::string("it was edited since rocmtune wrote it");
+        plan.conflicts.push_back({"", fmt::format("/{}: {}", done.path, why), ""});
+        if (!force) continue;
+      }
+      plan::Op op;
+      op.kind = done.before ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
+      op.backend = done.backend;
+      op.path = done.path;
+      op.before = current;
+      op.after = done.before;
+      op.reason = fmt::format("revert transaction {}", txn.id);
+      plan.ops.push_back(std::move(op));
+    } else if (done.kind == plan::OpKind::kWriteSysfs) {
+      plan::Op op = done;
+      op.before = done.after;
+      op.after = done.before;
+      op.reason = fmt::format("revert transaction {}: {} back to its value before", txn.id, done.path);
+      if (op.after) plan.ops.push_back(std::move(op));
+    }
+  }
+  bool files_changed = !plan.ops.empty();
+  for (const plan::Op& done : txn.ops) {
+    if (done.kind != plan::OpKind::kRegenerate || !files_changed) continue;
+    plan::Op op = done;
+    op.argv = InverseRegenerator(done.argv);
+    op.reason = fmt::format("revert transaction {}: {}", txn.id, done.reason);
+    (done.backend == "initramfs" ? plan.initramfs : plan.bootloader) = plan::Regen::kPending;
+    plan.ops.push_back(std::move(op));
+  }
+  for (const plan::Op& op : plan.ops)
+    if (op.kind == plan::OpKind::kRegenerate) plan.reboot_required = true;
+  if (!force && !plan.conflicts.empty()) plan.ops.clear();
+  return plan;
+}
+
+}  // namespace rocmtune::journal

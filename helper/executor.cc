@@ -1,0 +1,263 @@
+#include "helper/executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "detect/inventory.h"
+#include "helper/allow_list.h"
+#include "helper/file_writer.h"
+#include "helper/journal_writer.h"
+#include "helper/lock.h"
+#include "helper/regenerate.h"
+#include "helper/rollback.h"
+#include "journal/history.h"
+#include "knobs/registry.h"
+#include "knobs/sysfs_backend.h"
+
+namespace rocmtune::helper {
+namespace {
+
+std::string NowUtc() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
+Outcome Failed(Status status, std::string message) {
+  Outcome out;
+  out.status = status;
+  out.messages.push_back(std::move(message));
+  return out;
+}
+
+// What to write back to an attribute to undo our write. A world's attribute is a plain file:
+// its bytes. On a live device pp_power_profile_mode reads as a table but takes an index.
+Result<std::string> AttributeRestoreValue(const sys::Root& root, FileWriter& writer, const plan::Op& op) {
+  auto raw = writer.ReadAttribute(op.path);
+  if (!raw) return tl::unexpected(raw.error());
+  if (!root.IsLive() || !op.path.ends_with("/pp_power_profile_mode")) return *raw;
+  for (const knobs::PowerProfile& p : knobs::ParsePowerProfiles(*raw))
+    if (p.active) return std::to_string(p.index);
+  return Fail(ErrorCode::kInvalidData, fmt::format("{}: no active profile marked", root.Display(op.path)));
+}
+
+// Every `before` must still be true, and a file rocmtune owns must hold what rocmtune last
+// wrote there (else it is drift: someone else's edit, not to be overwritten unless forced).
+std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer, const std::vector<journal::Transaction>& txns,
+                                     std::vector<plan::Op>& ops, bool force, std::vector<std::string>& failures) {
+  std::vector<std::string> conflicts;
+  std::set<std::string> seen;
+  for (plan::Op& op : ops) {
+    if (op.kind == plan::OpKind::kRegenerate) continue;
+    if (!seen.insert(op.path).second) {
+      failures.push_back(fmt::format("{} appears twice in the plan", root.Display(op.path)));
+      continue;
+    }
+    if (op.kind == plan::OpKind::kWriteSysfs) {
+      auto restore = AttributeRestoreValue(root, writer, op);
+      if (!restore) failures.push_back(restore.error().message);
+      else op.before = std::move(*restore);
+      continue;
+    }
+    auto current = writer.Read(op.path);
+    if (!current) {
+      failures.push_back(fmt::format("{}; nothing was changed", current.error().message));
+      continue;
+    }
+    if (*current != op.before) {
+      conflicts.push_back(fmt::format("{} changed since the plan was made; plan again", root.Display(op.path)));
+      continue;
+    }
+    if (force || !knobs::IsOwnedFile(op.path)) continue;
+    if (journal::IsDrift(txns, op.path, *current))
+      conflicts.push_back(fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
+                                      "see the diff with `rocmtunectl verify`, or use --force to overwrite",
+                                      root.Display(op.path)));
+  }
+  return conflicts;
+}
+
+}  // namespace
+
+std::string_view StatusName(Status status) {
+  switch (status) {
+    case Status::kCommitted: return "committed";
+    case Status::kUnchanged: return "unchanged";
+    case Status::kRefused: return "refused";
+    case Status::kConflict: return "conflict";
+    case Status::kBusy: return "busy";
+    case Status::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+Result<std::vector<std::string>> Executor::RecoverLocked(std::vector<journal::Transaction>& txns) {
+  std::vector<std::string> recovered;
+  FileWriter writer(root_, hook_);
+  for (journal::Transaction& txn : txns) {
+    if (txn.state != journal::State::kIncomplete) continue;
+    auto journal = JournalWriter::Reopen(root_, hook_, txn.file);
+    if (!journal) return tl::unexpected(journal.error());
+    auto problems = RollBack(root_, writer, *journal, txn, "interrupted; rolled back on the next start");
+    if (!problems.empty()) {
+      std::string all;
+      for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+      return Fail(ErrorCode::kIo, fmt::format("rolling back interrupted transaction {}: {}", txn.id, all));
+    }
+    txn.state = journal::State::kRolledBack;
+    recovered.push_back(txn.id);
+  }
+  return recovered;
+}
+
+Outcome Executor::Recover(const Options& options) {
+  auto lock = WriterLock::Acquire(root_, hook_, options.wait);
+  if (!lock) return Failed(options.wait ? Status::kFailed : Status::kBusy, lock.error().message);
+  auto txns = journal::Load(root_);
+  if (!txns) return Failed(Status::kFailed, txns.error().message);
+  auto recovered = RecoverLocked(*txns);
+  if (!recovered) return Failed(Status::kFailed, recovered.error().message);
+  Outcome out;
+  out.status = Status::kUnchanged;
+  out.recovered = std::move(*recovered);
+  return out;
+}
+
+Outcome Executor::Run(const plan::Plan& plan, const Options& options) {
+  auto lock = WriterLock::Acquire(root_, hook_, options.wait);
+  if (!lock) return Failed(options.wait ? Status::kFailed : Status::kBusy, lock.error().message);
+  auto txns = journal::Load(root_);
+  if (!txns) return Failed(Status::kFailed, txns.error().message);
+  auto recovered = RecoverLocked(*txns);
+  if (!recovered) return Failed(Status::kFailed, recovered.error().message);
+  Outcome out = RunLocked(plan, options, *txns);
+  out.recovered = std::move(*recovered);
+  return out;
+}
+
+Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std::vector<journal::Transaction>& txns) {
+  if (!plan.refused.empty()) return Failed(Status::kRefused, "the plan carries refusals; nothing was changed");
+  if (plan.ops.empty()) {
+    Outcome out;
+    out.status = Status::kUnchanged;
+    return out;
+  }
+  detect::Inventory inventory = detect::Detect(root_);
+  auto violations = CheckPlan(root_, inventory, plan);
+  if (!violations.empty()) {
+    Outcome out;
+    out.status = Status::kRefused;
+    for (const Error& e : violations) out.messages.push_back(e.message);
+    return out;
+  }
+
+  FileWriter writer(root_, hook_);
+  journal::Transaction txn;
+  txn.ops = plan.ops;
+  std::vector<std::string> failures;
+  auto conflicts = CheckBefore(root_, writer, txns, txn.ops, options.force, failures);
+  if (!failures.empty()) {
+    Outcome out;
+    out.status = Status::kFailed;
+    out.messages = std::move(failures);
+    return out;
+  }
+  if (!conflicts.empty()) {
+    Outcome out;
+    out.status = Status::kConflict;
+    out.messages = std::move(conflicts);
+    return out;
+  }
+
+  txn.number = txns.empty() ? 1 : txns.back().number + 1;
+  txn.id = std::to_string(txn.number);
+  txn.time = NowUtc();
+  txn.intent = plan.intent;
+  txn.force = options.force;
+  auto journal = JournalWriter::Create(root_, hook_, txn.number);
+  if (!journal) return Failed(Status::kFailed, journal.error().message);
+  Outcome out;
+  out.transaction = txn.id;
+  if (auto begun = journal->Append(journal::BeginRecord(txn)); !begun) {
+    out.status = Status::kFailed;
+    out.messages.push_back(begun.error().message);
+    RollBack(root_, writer, *journal, txn, begun.error().message);
+    return out;
+  }
+
+  const auto owned_dirs = journal::CreatedDirs(txns);
+  auto step = [&](size_t i) -> Result<void> {
+    const plan::Op& op = txn.ops[i];
+    switch (op.kind) {
+      case plan::OpKind::kWriteFile: {
+        auto missing = writer.MissingParents(op.path);
+        if (!missing) return tl::unexpected(missing.error());
+        for (const std::string& dir : *missing) {
+          if (auto r = journal->Append(journal::MkdirRecord(dir)); !r) return r;
+          txn.created_dirs.push_back(dir);
+          if (auto r = writer.Mkdir(dir); !r) return r;
+        }
+        if (auto r = writer.Replace(op.path, *op.after); !r) return r;
+        break;
+      }
+      case plan::OpKind::kRemoveFile: {
+        if (auto r = writer.Remove(op.path); !r) return r;
+        // Directories rocmtune made for its files go with the last of them.
+        for (std::string_view dir = ParentOf(op.path); !dir.empty(); dir = ParentOf(dir)) {
+          if (std::find(owned_dirs.begin(), owned_dirs.end(), dir) == owned_dirs.end()) break;
+          auto entries = root_.ListDir(dir);
+          if (!entries || !entries->empty()) break;
+          if (auto r = journal->Append(journal::RmdirRecord(dir)); !r) return r;
+          txn.removed_dirs.emplace_back(dir);
+          auto removed = writer.RmdirIfEmpty(dir);
+          if (!removed) return tl::unexpected(removed.error());
+        }
+        break;
+      }
+      case plan::OpKind::kWriteSysfs:
+        if (auto r = writer.WriteAttribute(op.path, *op.after); !r) return r;
+        break;
+      case plan::OpKind::kRegenerate: {
+        journal::RegenStatus status{i, "pending", "the root is not the running system; run it there"};
+        if (root_.IsLive()) {
+          if (auto h = hook_.Before(Step::kRegenerate, op.path); !h) return h;
+          auto run = RunRegenerator(op.argv);
+          if (!run) return tl::unexpected(run.error());
+          if (run->exit_code != 0)
+            return Fail(ErrorCode::kIo, fmt::format("{} exited with {}: {}", op.argv[0], run->exit_code, run->output));
+          status = {i, "done", ""};
+        }
+        txn.regen.push_back(status);
+        (op.backend == "initramfs" ? out.initramfs : out.bootloader) =
+            status.status == "done" ? plan::Regen::kDone : plan::Regen::kPending;
+        return journal->Append(journal::RegenRecord(status));
+      }
+    }
+    txn.done.push_back(i);
+    return journal->Append(journal::DoneRecord(i));
+  };
+
+  for (size_t i = 0; i < txn.ops.size(); ++i) {
+    if (auto r = step(i); !r) {
+      out.status = Status::kFailed;
+      out.messages.push_back(r.error().message);
+      auto problems = RollBack(root_, writer, *journal, txn, r.error().message);
+      if (problems.empty()) out.messages.push_back(fmt::format("transaction {} was rolled back; nothing changed", txn.id));
+      for (auto& p : problems) out.messages.push_back("rollback: " + p);
+      out.initramfs = out.bootloader = plan::Regen::kNo;
+      return out;
+    }
+  }
+  if (auto r = journal->Append(journal::CommitRecord()); !r) {
+    out.status = Status::kFailed;
+    out.messages.push_back(r.error().message);
+    RollBack(root_, writer, *journal, txn, r.error().message);
+    return out;
+  }
+  out.status = Status::kCommitted;
+  return out;
+}
+
+}  // namespace rocmtune::helper

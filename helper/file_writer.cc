@@ -1,0 +1,228 @@
+#include "helper/file_writer.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace rocmtune::helper {
+namespace {
+
+constexpr uint64_t kFileResolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+// sysfs reaches a device through the class symlink (class/drm/card0 -> ../../devices/...);
+// those links stay beneath the root, which RESOLVE_BENEATH still enforces.
+constexpr uint64_t kAttributeResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+constexpr size_t kMaxRead = 4 << 20;
+
+int OpenAt2(int dirfd, std::string_view rel, uint64_t flags, mode_t mode, uint64_t resolve) {
+  struct open_how how {};
+  how.flags = flags;
+  how.mode = mode;
+  how.resolve = resolve;
+  std::string path(rel.empty() ? "." : rel);
+  long fd;
+  do {
+    fd = ::syscall(SYS_openat2, dirfd, path.c_str(), &how, sizeof(how));
+  } while (fd < 0 && errno == EAGAIN);
+  return static_cast<int>(fd);
+}
+
+tl::unexpected<Error> Errno(std::string_view what, const sys::Root& root, std::string_view path, int err) {
+  std::string why = err == ELOOP || err == EXDEV ? "a symlink or \"..\" on the path (refused)" : std::strerror(err);
+  return Fail(err == ENOENT ? ErrorCode::kNotFound : err == EXDEV ? ErrorCode::kEscapesRoot : ErrorCode::kIo,
+              fmt::format("{} {}: {}", what, root.Display(path), why), err);
+}
+
+Result<void> WriteAll(int fd, std::string_view content) {
+  while (!content.empty()) {
+    ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(ErrorCode::kIo, "", errno);
+    if (n == 0) return Fail(ErrorCode::kIo, "", EIO);
+    content.remove_prefix(static_cast<size_t>(n));
+  }
+  return {};
+}
+
+Result<std::string> ReadAll(int fd, size_t max) {
+  std::string out;
+  char buf[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(ErrorCode::kIo, "", errno);
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > max) return Fail(ErrorCode::kTooLarge, "", EFBIG);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view ParentOf(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+}
+
+std::string_view BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string FileWriter::TemporaryName(std::string_view path) {
+  std::string_view parent = ParentOf(path);
+  std::string name = fmt::format(".{}.rocmtune-new", BaseName(path));
+  return parent.empty() ? name : fmt::format("{}/{}", parent, name);
+}
+
+Result<sys::UniqueFd> FileWriter::OpenDir(std::string_view dir) const {
+  int fd = OpenAt2(root_.fd(), dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve);
+  if (fd < 0) return Errno("opening directory", root_, dir, errno);
+  return sys::UniqueFd(fd);
+}
+
+Result<void> FileWriter::SyncDir(const sys::UniqueFd& dir, std::string_view path) {
+  if (auto hook = hook_.Before(Step::kDirSync, path); !hook) return Errno("syncing the directory of", root_, path, hook.error().errno_value);
+  if (::fsync(dir.get()) != 0) return Errno("syncing the directory of", root_, path, errno);
+  return {};
+}
+
+Result<std::optional<std::string>> FileWriter::Read(std::string_view path) const {
+  int fd = OpenAt2(root_.fd(), path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0, kFileResolve);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return Errno("reading", root_, path, errno);
+  }
+  sys::UniqueFd file(fd);
+  struct stat st {};
+  if (::fstat(file.get(), &st) != 0) return Errno("reading", root_, path, errno);
+  if (!S_ISREG(st.st_mode))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{} is not a regular file", root_.Display(path)));
+  auto content = ReadAll(file.get(), kMaxRead);
+  if (!content) return Errno("reading", root_, path, content.error().errno_value);
+  return std::optional<std::string>(std::move(*content));
+}
+
+Result<std::string> FileWriter::ReadAttribute(std::string_view path) const {
+  int fd = OpenAt2(root_.fd(), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0, kAttributeResolve);
+  if (fd < 0) return Errno("reading", root_, path, errno);
+  sys::UniqueFd file(fd);
+  auto content = ReadAll(file.get(), 64 << 10);
+  if (!content) return Errno("reading", root_, path, content.error().errno_value);
+  return *content;
+}
+
+Result<std::vector<std::string>> FileWriter::MissingParents(std::string_view path) const {
+  std::vector<std::string> missing;
+  for (std::string_view dir = ParentOf(path); !dir.empty(); dir = ParentOf(dir)) {
+    int fd = OpenAt2(root_.fd(), dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve);
+    if (fd >= 0) {
+      ::close(fd);
+      break;
+    }
+    if (errno != ENOENT) return Errno("opening directory", root_, dir, errno);
+    missing.insert(missing.begin(), std::string(dir));
+  }
+  return missing;
+}
+
+Result<void> FileWriter::Mkdir(std::string_view dir) {
+  auto parent = OpenDir(ParentOf(dir));
+  if (!parent) return tl::unexpected(parent.error());
+  if (auto hook = hook_.Before(Step::kMkdir, dir); !hook) return Errno("creating directory", root_, dir, hook.error().errno_value);
+  if (::mkdirat(parent->get(), std::string(BaseName(dir)).c_str(), 0755) != 0 && errno != EEXIST)
+    return Errno("creating directory", root_, dir, errno);
+  return SyncDir(*parent, dir);
+}
+
+Result<bool> FileWriter::RmdirIfEmpty(std::string_view dir) {
+  auto parent = OpenDir(ParentOf(dir));
+  if (!parent) {
+    if (parent.error().code == ErrorCode::kNotFound) return true;
+    return tl::unexpected(parent.error());
+  }
+  if (auto hook = hook_.Before(Step::kRmdir, dir); !hook) return Errno("removing directory", root_, dir, hook.error().errno_value);
+  if (::unlinkat(parent->get(), std::string(BaseName(dir)).c_str(), AT_REMOVEDIR) != 0) {
+    if (errno == ENOTEMPTY || errno == EEXIST) return false;
+    if (errno != ENOENT) return Errno("removing directory", root_, dir, errno);
+  }
+  if (auto synced = SyncDir(*parent, dir); !synced) return tl::unexpected(synced.error());
+  return true;
+}
+
+Result<void> FileWriter::Replace(std::string_view path, std::string_view content) {
+  auto dir = OpenDir(ParentOf(path));
+  if (!dir) return tl::unexpected(dir.error());
+  const std::string name(BaseName(path));
+  const std::string tmp(BaseName(TemporaryName(path)));
+  struct stat target {};
+  bool exists = ::fstatat(dir->get(), name.c_str(), &target, AT_SYMLINK_NOFOLLOW) == 0;
+  if (exists && !S_ISREG(target.st_mode))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{} is not a regular file; not replaced", root_.Display(path)));
+
+  if (auto hook = hook_.Before(Step::kTempCreate, path); !hook) return Errno("writing", root_, path, hook.error().errno_value);
+  if (::unlinkat(dir->get(), tmp.c_str(), 0) != 0 && errno != ENOENT) return Errno("writing", root_, path, errno);
+  int fd = ::openat(dir->get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("writing", root_, path, errno);
+  sys::UniqueFd file(fd);
+  auto fail = [&](int err) {
+    ::unlinkat(dir->get(), tmp.c_str(), 0);
+    return Errno("writing", root_, path, err);
+  };
+  // The new file keeps the old one's permissions and owner (an admin may have made it 0600).
+  if (exists) {
+    if (::fchmod(file.get(), target.st_mode & 07777) != 0) return fail(errno);
+    if (::geteuid() == 0 && ::fchown(file.get(), target.st_uid, target.st_gid) != 0) return fail(errno);
+  }
+  if (auto hook = hook_.Before(Step::kTempWrite, path); !hook) return fail(hook.error().errno_value);
+  if (auto written = WriteAll(file.get(), content); !written) return fail(written.error().errno_value);
+  if (auto hook = hook_.Before(Step::kTempSync, path); !hook) return fail(hook.error().errno_value);
+  if (::fsync(file.get()) != 0) return fail(errno);
+  if (auto hook = hook_.Before(Step::kRename, path); !hook) return fail(hook.error().errno_value);
+  if (::renameat(dir->get(), tmp.c_str(), dir->get(), name.c_str()) != 0) return fail(errno);
+  return SyncDir(*dir, path);
+}
+
+Result<void> FileWriter::Remove(std::string_view path) {
+  auto dir = OpenDir(ParentOf(path));
+  if (!dir) {
+    if (dir.error().code == ErrorCode::kNotFound) return {};
+    return tl::unexpected(dir.error());
+  }
+  if (auto hook = hook_.Before(Step::kUnlink, path); !hook) return Errno("removing", root_, path, hook.error().errno_value);
+  if (::unlinkat(dir->get(), std::string(BaseName(path)).c_str(), 0) != 0) {
+    if (errno == ENOENT) return {};
+    return Errno("removing", root_, path, errno);
+  }
+  return SyncDir(*dir, path);
+}
+
+Result<void> FileWriter::RemoveTemporary(std::string_view path) {
+  auto dir = OpenDir(ParentOf(path));
+  if (!dir) return {};  // no directory, no temporary
+  if (::unlinkat(dir->get(), std::string(BaseName(TemporaryName(path))).c_str(), 0) != 0 && errno != ENOENT)
+    return Errno("removing the temporary of", root_, path, errno);
+  return {};
+}
+
+Result<void> FileWriter::WriteAttribute(std::string_view path, std::string_view value) {
+  if (auto hook = hook_.Before(Step::kSysfsWrite, path); !hook) return Errno("writing", root_, path, hook.error().errno_value);
+  // O_TRUNC: a world's attribute is a plain file; on sysfs it changes nothing.
+  int fd = OpenAt2(root_.fd(), path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0, kAttributeResolve);
+  if (fd < 0) return Errno("writing", root_, path, errno);
+  sys::UniqueFd file(fd);
+  // sysfs takes a value in one write(2).
+  ssize_t n = ::write(file.get(), value.data(), value.size());
+  if (n < 0) return Errno("writing", root_, path, errno);
+  if (static_cast<size_t>(n) != value.size()) return Errno("writing", root_, path, EIO);
+  return {};
+}
+
+}  // namespace rocmtune::helper

@@ -1,0 +1,100 @@
+#include "helper/helper_main.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "api/status_json.h"
+#include "helper/executor.h"
+#include "plan/plan_json.h"
+
+namespace rocmtune::helper {
+namespace {
+
+constexpr const char* kHelperSchema = "rocmtune.helper.v1";
+
+// Exit codes as rocmtunectl's (DESIGN "Contracts"), so the client can pass them on.
+int ExitCode(Status status) {
+  switch (status) {
+    case Status::kCommitted:
+    case Status::kUnchanged: return 0;
+    case Status::kRefused: return 3;
+    case Status::kConflict: return 5;
+    case Status::kBusy:
+    case Status::kFailed: return 1;
+  }
+  return 1;
+}
+
+int Report(const Outcome& out) {
+  nlohmann::ordered_json doc = {
+      {"schema", kHelperSchema},
+      {"status", StatusName(out.status)},
+      {"transaction", out.transaction.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.transaction)},
+      {"regenerated", {{"initramfs", plan::RegenName(out.initramfs)}, {"bootloader", plan::RegenName(out.bootloader)}}},
+      {"recovered", out.recovered},
+      {"messages", out.messages}};
+  fmt::print("{}\n", api::Serialize(doc, 2));
+  return ExitCode(out.status);
+}
+
+Result<std::string> ReadStdin() {
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(ErrorCode::kIo, "reading the plan from stdin failed", errno);
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > plan::kMaxPlanBytes) return Fail(ErrorCode::kTooLarge, "the plan on stdin is too large");
+  }
+  return text;
+}
+
+}  // namespace
+
+int HelperMain(int argc, char** argv, StepHook& hook) {
+  CLI::App app{"rocmtune-helper - the only part of rocmtune that writes: runs a plan as a journaled transaction"};
+  app.require_subcommand(1);
+  std::string root_path = "/";
+  Options options;
+  bool no_wait = false;
+  app.add_option("--root", root_path, "Work on the tree at DIR instead of /")->check(CLI::ExistingDirectory);
+  app.add_flag("--no-wait", no_wait, "Fail at once if another transaction holds the lock");
+  CLI::App* apply = app.add_subcommand("apply", "Run the plan (rocmtune.plan.v1 JSON) read from stdin");
+  apply->add_flag("--force", options.force, "Overwrite owned files that someone else edited (drift)");
+  app.add_subcommand("recover", "Roll back an interrupted transaction, if any");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  options.wait = !no_wait;
+
+  auto root = sys::Root::Open(root_path);
+  if (!root) {
+    fmt::print(stderr, "rocmtune-helper: {}\n", root.error().message);
+    return 1;
+  }
+  if (root->IsLive() && ::geteuid() != 0) {
+    fmt::print(stderr, "rocmtune-helper: changing the running system needs root\n");
+    return 4;
+  }
+  Executor executor(*root, hook);
+  if (apply->parsed()) {
+    auto text = ReadStdin();
+    if (!text) return Report({Status::kFailed, "", {text.error().message}, {}, {}, {}});
+    auto plan = plan::PlanFromJson(*text);
+    if (!plan) return Report({Status::kRefused, "", {plan.error().message}, {}, {}, {}});
+    return Report(executor.Run(*plan, options));
+  }
+  return Report(executor.Recover(options));
+}
+
+}  // namespace rocmtune::helper

@@ -1,0 +1,102 @@
+#include "helper/journal_writer.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "api/status_json.h"
+#include "helper/file_writer.h"
+#include "journal/journal.h"
+
+namespace rocmtune::helper {
+namespace {
+
+int OpenBeneath(int dirfd, const std::string& path, uint64_t flags, mode_t mode) {
+  struct open_how how {};
+  how.flags = flags;
+  how.mode = mode;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(::syscall(SYS_openat2, dirfd, path.c_str(), &how, sizeof(how)));
+}
+
+tl::unexpected<Error> JournalError(const sys::Root& root, std::string_view what, std::string_view file, int err) {
+  return Fail(ErrorCode::kIo, fmt::format("journal: {} {}: {}", what, root.Display(file), std::strerror(err)), err);
+}
+
+}  // namespace
+
+Result<void> EnsureJournalDir(const sys::Root& root, StepHook& hook) {
+  FileWriter writer(root, hook);
+  std::string probe = fmt::format("{}/x", journal::kJournalDir);
+  auto missing = writer.MissingParents(probe);
+  if (!missing) return tl::unexpected(missing.error());
+  for (const std::string& dir : *missing)
+    if (auto made = writer.Mkdir(dir); !made) return made;
+  return {};
+}
+
+Result<JournalWriter> JournalWriter::Create(const sys::Root& root, StepHook& hook, uint64_t number) {
+  if (auto dir = EnsureJournalDir(root, hook); !dir) return tl::unexpected(dir.error());
+  std::string file = fmt::format("{}/{}", journal::kJournalDir, journal::JournalFileName(number));
+  if (auto h = hook.Before(Step::kJournalCreate, file); !h) return JournalError(root, "creating", file, h.error().errno_value);
+  int fd = OpenBeneath(root.fd(), file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) return JournalError(root, "creating", file, errno);
+  JournalWriter writer(root, hook, file, sys::UniqueFd(fd));
+  // The new name must survive a crash too, or the transaction's records would vanish with it.
+  int dir = OpenBeneath(root.fd(), std::string(journal::kJournalDir), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dir < 0) return JournalError(root, "opening", journal::kJournalDir, errno);
+  sys::UniqueFd dir_fd(dir);
+  if (auto h = hook.Before(Step::kDirSync, file); !h) return JournalError(root, "syncing", file, h.error().errno_value);
+  if (::fsync(dir_fd.get()) != 0) return JournalError(root, "syncing", journal::kJournalDir, errno);
+  return writer;
+}
+
+Result<JournalWriter> JournalWriter::Reopen(const sys::Root& root, StepHook& hook, const std::string& file) {
+  int fd = OpenBeneath(root.fd(), file, O_RDWR | O_APPEND | O_CLOEXEC, 0);
+  if (fd < 0) return JournalError(root, "opening", file, errno);
+  sys::UniqueFd journal_fd(fd);
+  off_t size = ::lseek(fd, 0, SEEK_END);
+  if (size < 0) return JournalError(root, "reading", file, errno);
+  // Cut a torn last line back to the last newline, so the next record starts a line.
+  std::string tail;
+  off_t keep = size;
+  char c;
+  while (keep > 0) {
+    if (::pread(fd, &c, 1, keep - 1) != 1) return JournalError(root, "reading", file, errno ? errno : EIO);
+    if (c == '\n') break;
+    --keep;
+  }
+  if (keep != size && ::ftruncate(fd, keep) != 0) return JournalError(root, "truncating", file, errno);
+  return JournalWriter(root, hook, file, std::move(journal_fd));
+}
+
+Result<void> JournalWriter::Append(const nlohmann::ordered_json& record) {
+  std::string line = api::Serialize(record, -1) + "\n";
+  if (auto h = hook_->Before(Step::kJournalAppend, file_); !h)
+    return JournalError(*root_, "writing", file_, h.error().errno_value);
+  off_t start = ::lseek(fd_.get(), 0, SEEK_END);
+  std::string_view rest = line;
+  while (!rest.empty()) {
+    ssize_t n = ::write(fd_.get(), rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      // A half-written record would glue itself to the next one (the rollback record).
+      if (start >= 0 && ::ftruncate(fd_.get(), start) != 0) {}
+      return JournalError(*root_, "writing", file_, err);
+    }
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  if (auto h = hook_->Before(Step::kJournalSync, file_); !h)
+    return JournalError(*root_, "syncing", file_, h.error().errno_value);
+  if (::fsync(fd_.get()) != 0) return JournalError(*root_, "syncing", file_, errno);
+  return {};
+}
+
+}  // namespace rocmtune::helper
