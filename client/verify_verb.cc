@@ -26,12 +26,12 @@ struct Difference {
 
 void KnobDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
   for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
-    if (s.owner != "rocmtune" || !s.running || !s.configured) continue;
+    if (s.owner != "rocmtune" || !s.configured) continue;
     if (s.pending_reboot)
       out.push_back({"pending-reboot", s.key.Text(), s.configured, s.running,
                      fmt::format("configured {} but the running system has {}: takes effect at the next boot",
-                                 *s.configured, *s.running)});
-    else if (*s.configured != *s.running)
+                                 *s.configured, s.running.value_or("it unset"))});
+    else if (s.running && *s.configured != *s.running)
       out.push_back({"not-running", s.key.Text(), s.configured, s.running,
                      fmt::format("configured {} but the running system has {}", *s.configured, *s.running)});
   }

@@ -171,7 +171,9 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
     return out;
   }
 
-  txn.number = txns.empty() ? 1 : txns.back().number + 1;
+  auto number = journal::NextNumber(root_);
+  if (!number) return Failed(Status::kFailed, number.error().message);
+  txn.number = *number;
   txn.id = std::to_string(txn.number);
   txn.time = NowUtc();
   txn.intent = plan.intent;

@@ -160,14 +160,32 @@ Result<Transaction> ParseTransaction(std::string_view content, std::string_view 
   return txn;
 }
 
+namespace {
+
+std::optional<uint64_t> FileNumber(std::string_view name) {
+  if (!name.ends_with(".jsonl")) return std::nullopt;
+  return text::ParseU64(name.substr(0, name.size() - 6));
+}
+
+}  // namespace
+
+Result<uint64_t> NextNumber(const sys::Root& root) {
+  uint64_t next = 1;
+  if (!root.Exists(kJournalDir)) return next;
+  auto names = root.ListDir(kJournalDir);
+  if (!names) return tl::unexpected(names.error());
+  for (const std::string& name : *names)
+    if (auto n = FileNumber(name)) next = std::max(next, *n + 1);
+  return next;
+}
+
 Result<std::vector<Transaction>> Load(const sys::Root& root) {
   std::vector<Transaction> out;
   if (!root.Exists(kJournalDir)) return out;
   auto names = root.ListDir(kJournalDir);
   if (!names) return tl::unexpected(names.error());
   for (const std::string& name : *names) {
-    if (!name.ends_with(".jsonl")) continue;
-    auto number = text::ParseU64(std::string_view(name).substr(0, name.size() - 6));
+    auto number = FileNumber(name);
     if (!number) continue;
     std::string rel = fmt::format("{}/{}", kJournalDir, name);
     auto content = root.ReadFile(rel, kMaxJournalFileBytes);

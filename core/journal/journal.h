@@ -71,6 +71,9 @@ nlohmann::ordered_json RollbackRecord(std::string_view reason);
 // One journal file's text -> its transaction. Errors name the file and line.
 Result<Transaction> ParseTransaction(std::string_view text, std::string_view file);
 
+// The number for a new transaction: past every journal file, even an empty one a crash left.
+Result<uint64_t> NextNumber(const sys::Root& root);
+
 // Every transaction under the root's journal, oldest first; an absent journal is empty.
 Result<std::vector<Transaction>> Load(const sys::Root& root);
 
