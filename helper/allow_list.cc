@@ -35,8 +35,10 @@ std::string Printable(std::string_view text, size_t max_bytes) {
   std::string out;
   for (char c : text.substr(0, max_bytes)) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) out += fmt::format("\\x{:02x}", u);
-    else out.push_back(c);
+    if (u < 0x20 || u >= 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out.push_back(c);
   }
   if (text.size() > max_bytes) out += "...";
   return out;
@@ -45,7 +47,7 @@ std::string Printable(std::string_view text, size_t max_bytes) {
 struct FileRule {
   std::string_view backend;
   Result<void> (*grammar)(std::string_view);  // owned files: what the whole content must be
-  std::optional<SharedFile> shared;            // shared files: which lines may change
+  std::optional<SharedFile> shared;           // shared files: which lines may change
 };
 
 // rocmtune's own files: written whole or removed. Their grammar holds every line.
@@ -110,7 +112,8 @@ Result<void> CheckSharedWrite(const sys::Root& root, SharedFile kind, const plan
     return Refuse(rule::kSharedBefore, "an edit of a file rocmtune shares must carry the content it edits");
   auto now = root.ReadFile(op.path, kMaxContentBytes);
   if (!now) return Refuse(rule::kSharedBefore, fmt::format("cannot read the file to compare: {}", now.error().message));
-  if (*now != *op.before) return Refuse(rule::kSharedBefore, "the file is not what the plan's `before` says (stale plan?)");
+  if (*now != *op.before)
+    return Refuse(rule::kSharedBefore, "the file is not what the plan's `before` says (stale plan?)");
   return CheckSharedEdit(kind, *op.before, *op.after);
 }
 
@@ -149,8 +152,10 @@ Result<void> CheckPathSyntax(std::string_view path) {
   size_t start = 0;
   while (start <= path.size()) {
     size_t slash = path.find('/', start);
-    std::string_view part = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    if (part.empty()) return Refuse(rule::kPathSyntax, "empty component ('//' or a trailing '/')", ErrorCode::kEscapesRoot);
+    std::string_view part =
+        path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (part.empty())
+      return Refuse(rule::kPathSyntax, "empty component ('//' or a trailing '/')", ErrorCode::kEscapesRoot);
     if (part == "." || part == "..")
       return Refuse(rule::kPathSyntax, "'.' and '..' components are not allowed", ErrorCode::kEscapesRoot);
     if (part.size() > kMaxComponentBytes)

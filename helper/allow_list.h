@@ -23,30 +23,30 @@ std::vector<Error> CheckPlan(const sys::Root& root, const detect::Inventory& inv
 
 // The rules, as they appear in error messages.
 namespace rule {
-inline constexpr std::string_view kPlanRefused = "plan-refused";            // the planner itself refused
-inline constexpr std::string_view kPlanSize = "plan-size";                  // more ops than any real plan has
-inline constexpr std::string_view kOpShape = "op-shape";                    // fields that do not fit the op kind
-inline constexpr std::string_view kBackendMismatch = "backend-mismatch";    // backend is not the path's owner
-inline constexpr std::string_view kPathSyntax = "path-syntax";              // not a normalized root-relative path
-inline constexpr std::string_view kPathNotAllowed = "path-not-allowed";     // not an owned or shared file
-inline constexpr std::string_view kPathSymlink = "path-symlink";            // a component is a symlink
+inline constexpr std::string_view kPlanRefused = "plan-refused";          // the planner itself refused
+inline constexpr std::string_view kPlanSize = "plan-size";                // more ops than any real plan has
+inline constexpr std::string_view kOpShape = "op-shape";                  // fields that do not fit the op kind
+inline constexpr std::string_view kBackendMismatch = "backend-mismatch";  // backend is not the path's owner
+inline constexpr std::string_view kPathSyntax = "path-syntax";            // not a normalized root-relative path
+inline constexpr std::string_view kPathNotAllowed = "path-not-allowed";   // not an owned or shared file
+inline constexpr std::string_view kPathSymlink = "path-symlink";          // a component is a symlink
 inline constexpr std::string_view kSharedFileRemoval = "shared-file-removal";
-inline constexpr std::string_view kContentText = "content-text";            // NUL, size, not UTF-8
-inline constexpr std::string_view kOwnedGrammar = "owned-file-grammar";     // a line the file's grammar lacks
-inline constexpr std::string_view kModuleParam = "module-param";            // unknown amdgpu/ttm param or value
-inline constexpr std::string_view kEnvVariable = "env-variable";            // unknown variable or bad value
-inline constexpr std::string_view kShellSafe = "shell-safe";                // a character a shell would act on
-inline constexpr std::string_view kGrubDropInShape = "grub-dropin-shape";   // not what the backend renders
-inline constexpr std::string_view kKernelToken = "kernel-token";            // added token not a valid option
-inline constexpr std::string_view kRemovedToken = "removed-token";          // removed token rocmtune never adds
-inline constexpr std::string_view kSharedBefore = "shared-before";          // `before` absent or not on disk
-inline constexpr std::string_view kSharedOtherLine = "shared-other-line";   // edit outside the cmdline line
-inline constexpr std::string_view kSysfsDevice = "sysfs-device";            // not a GPU of the inventory
-inline constexpr std::string_view kSysfsDriver = "sysfs-driver";            // uevent does not say amdgpu
-inline constexpr std::string_view kSysfsAttribute = "sysfs-attribute";      // attribute not managed
-inline constexpr std::string_view kSysfsValue = "sysfs-value";              // value not one the attr takes
-inline constexpr std::string_view kRegenProgram = "regen-program";          // program not in the table
-inline constexpr std::string_view kRegenArgv = "regen-argv";                // arguments not an allowed shape
+inline constexpr std::string_view kContentText = "content-text";           // NUL, size, not UTF-8
+inline constexpr std::string_view kOwnedGrammar = "owned-file-grammar";    // a line the file's grammar lacks
+inline constexpr std::string_view kModuleParam = "module-param";           // unknown amdgpu/ttm param or value
+inline constexpr std::string_view kEnvVariable = "env-variable";           // unknown variable or bad value
+inline constexpr std::string_view kShellSafe = "shell-safe";               // a character a shell would act on
+inline constexpr std::string_view kGrubDropInShape = "grub-dropin-shape";  // not what the backend renders
+inline constexpr std::string_view kKernelToken = "kernel-token";           // added token not a valid option
+inline constexpr std::string_view kRemovedToken = "removed-token";         // removed token rocmtune never adds
+inline constexpr std::string_view kSharedBefore = "shared-before";         // `before` absent or not on disk
+inline constexpr std::string_view kSharedOtherLine = "shared-other-line";  // edit outside the cmdline line
+inline constexpr std::string_view kSysfsDevice = "sysfs-device";           // not a GPU of the inventory
+inline constexpr std::string_view kSysfsDriver = "sysfs-driver";           // uevent does not say amdgpu
+inline constexpr std::string_view kSysfsAttribute = "sysfs-attribute";     // attribute not managed
+inline constexpr std::string_view kSysfsValue = "sysfs-value";             // value not one the attr takes
+inline constexpr std::string_view kRegenProgram = "regen-program";         // program not in the table
+inline constexpr std::string_view kRegenArgv = "regen-argv";               // arguments not an allowed shape
 }  // namespace rule
 
 }  // namespace rocmtune::helper

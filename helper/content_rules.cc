@@ -68,13 +68,15 @@ Result<void> CheckModprobeLine(std::string_view line, size_t number) {
   static constexpr std::array<std::string_view, 3> kModules = {"amdgpu", "ttm", "amdttm"};
   std::vector<std::string_view> words = text::Tokens(line);
   if (words.front() != "options")
-    return Refuse(rule::kOwnedGrammar, fmt::format("line {}: '{}': only comments and `options` lines", number,
-                                                   words.front()));
+    return Refuse(rule::kOwnedGrammar,
+                  fmt::format("line {}: '{}': only comments and `options` lines", number, words.front()));
   if (words.size() < 3)
-    return Refuse(rule::kOwnedGrammar, fmt::format("line {}: `options MODULE name=value...` needs a parameter", number));
+    return Refuse(rule::kOwnedGrammar,
+                  fmt::format("line {}: `options MODULE name=value...` needs a parameter", number));
   std::string_view module = words[1];
   if (std::find(kModules.begin(), kModules.end(), module) == kModules.end())
-    return Refuse(rule::kOwnedGrammar, fmt::format("line {}: options for '{}' (only amdgpu, ttm, amdttm)", number, module));
+    return Refuse(rule::kOwnedGrammar,
+                  fmt::format("line {}: options for '{}' (only amdgpu, ttm, amdttm)", number, module));
   for (size_t i = 2; i < words.size(); ++i) {
     size_t eq = words[i].find('=');
     if (eq == std::string_view::npos || eq == 0)
@@ -82,7 +84,8 @@ Result<void> CheckModprobeLine(std::string_view line, size_t number) {
     std::string_view name = words[i].substr(0, eq), value = words[i].substr(eq + 1);
     const knowledge::ModuleParam* param = knowledge::Catalog::Builtin().Find(module, name);
     if (!param)
-      return Refuse(rule::kModuleParam, fmt::format("line {}: {}.{} is not a parameter rocmtune knows", number, module, name));
+      return Refuse(rule::kModuleParam,
+                    fmt::format("line {}: {}.{} is not a parameter rocmtune knows", number, module, name));
     if (auto ok = knowledge::ValidateValue(*param, value); !ok)
       return Refuse(rule::kModuleParam, fmt::format("line {}: {}.{}: {}", number, module, name, ok.error().message));
   }
@@ -112,10 +115,12 @@ Result<void> CheckEnvAssignment(std::string_view assignment, size_t number) {
     return Refuse(rule::kOwnedGrammar, fmt::format("line {}: not NAME=VALUE", number));
   std::string_view value = assignment.substr(eq + 1);
   const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find(name);
-  if (!var) return Refuse(rule::kEnvVariable, fmt::format("line {}: {} is not a variable rocmtune manages", number, name));
+  if (!var)
+    return Refuse(rule::kEnvVariable, fmt::format("line {}: {} is not a variable rocmtune manages", number, name));
   for (char c : value)
     if (!IsShellSafe(c))
-      return Refuse(rule::kShellSafe, fmt::format("line {}: '{}' in the value of {} is not inert in a shell", number, c, name));
+      return Refuse(rule::kShellSafe,
+                    fmt::format("line {}: '{}' in the value of {} is not inert in a shell", number, c, name));
   if (std::string why = knowledge::CheckEnvValue(*var, value); !why.empty())
     return Refuse(rule::kEnvVariable, fmt::format("line {}: {}", number, why));
   return {};

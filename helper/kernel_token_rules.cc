@@ -45,15 +45,18 @@ Result<void> CheckAddedToken(std::string_view token) {
   std::string_view module, name;
   if (IsModuleKey(key, &module, &name)) {
     const knowledge::ModuleParam* param = knowledge::Catalog::Builtin().Find(module, name);
-    if (!param) return Refuse(rule::kKernelToken, fmt::format("'{}': {} is not a parameter of {}", token, name, module));
+    if (!param)
+      return Refuse(rule::kKernelToken, fmt::format("'{}': {} is not a parameter of {}", token, name, module));
     if (auto ok = knowledge::ValidateValue(*param, value); !ok)
       return Refuse(rule::kKernelToken, fmt::format("'{}': {}", token, ok.error().message));
     return {};
   }
   const knowledge::KernelOption* option = knowledge::KernelOptions::Builtin().Find(key);
   if (!option)
-    return Refuse(rule::kKernelToken, fmt::format("'{}' is not a kernel option rocmtune knows (the kernel hands unknown "
-                                                  "options to init)", token));
+    return Refuse(rule::kKernelToken,
+                  fmt::format("'{}' is not a kernel option rocmtune knows (the kernel hands unknown "
+                              "options to init)",
+                              token));
   if (std::string why = knowledge::CheckKernelOptionValue(*option, value); !why.empty())
     return Refuse(rule::kKernelToken, fmt::format("'{}': {}", token, why));
   return {};
@@ -66,7 +69,8 @@ Result<void> CheckRemovedToken(std::string_view token) {
                                                   : knowledge::KernelOptions::Builtin().Find(key) != nullptr;
   if (managed) return {};
   return Refuse(rule::kRemovedToken, fmt::format("'{}' is not an option rocmtune sets, so it never removes it "
-                                                 "(root=, ro, quiet and the like are the system's)", token));
+                                                 "(root=, ro, quiet and the like are the system's)",
+                                                 token));
 }
 
 Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view after_cmdline) {

@@ -19,8 +19,7 @@ using Args = std::span<const std::string>;
 // grub-mkconfig / grub2-mkconfig: `-o /boot/<...>/grub.cfg` and nothing else. The output is
 // the one file they write; anything else under -o (or no -o: stdout) is not a regeneration.
 Result<void> GrubMkconfigArgs(Args args) {
-  if (args.size() != 2 || args[0] != "-o")
-    return Refuse(rule::kRegenArgv, "only `-o /boot/.../grub.cfg` is allowed");
+  if (args.size() != 2 || args[0] != "-o") return Refuse(rule::kRegenArgv, "only `-o /boot/.../grub.cfg` is allowed");
   std::string_view out = args[1];
   if (!out.starts_with("/boot/") || !out.ends_with("/grub.cfg") || !CheckPathSyntax(out.substr(1)))
     return Refuse(rule::kRegenArgv, fmt::format("'{}' is not a grub.cfg under /boot", out));
@@ -58,15 +57,16 @@ Result<void> GrubbyArgs(Args args) {
     ++i;
   }
   if (i == 1 || i != args.size())
-    return Refuse(rule::kRegenArgv, "grubby takes --args= and/or --remove-args= after --update-kernel=ALL, nothing else");
+    return Refuse(rule::kRegenArgv,
+                  "grubby takes --args= and/or --remove-args= after --update-kernel=ALL, nothing else");
   return {};
 }
 
 struct Regenerator {
   std::string_view program;  // argv[0]
   std::string_view backend;
-  std::string_view name;                  // op.path: the regenerator as plans and results name it
-  std::vector<std::string_view> fixed;    // the only arguments, unless `check` decides
+  std::string_view name;                // op.path: the regenerator as plans and results name it
+  std::vector<std::string_view> fixed;  // the only arguments, unless `check` decides
   Result<void> (*check)(Args) = nullptr;
 };
 

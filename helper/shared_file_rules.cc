@@ -105,8 +105,8 @@ std::optional<CmdlineLine> ParseBlsLine(std::string_view line) {
 // The same line with other tokens. Its frame may change only as the backend changes it: a bare
 // GRUB value that gains a space gets "..." around it, a bare `options` gets a blank after it.
 Result<void> CheckLineEdit(const CmdlineLine& before, const CmdlineLine& after, size_t number) {
-  bool same_frame = before.key == after.key && before.head == after.head && before.tail == after.tail &&
-                    before.quote == after.quote;
+  bool same_frame =
+      before.key == after.key && before.head == after.head && before.tail == after.tail && before.quote == after.quote;
   bool quoted_now = before.key == after.key && before.quote == '\0' && after.quote == '"' &&
                     after.head == std::string(before.head) + '"' && before.tail == after.tail;
   bool separated_now = before.key == kBlsOptions && after.key == kBlsOptions && before.value.empty() &&
@@ -121,8 +121,9 @@ Result<void> CheckLineEdit(const CmdlineLine& before, const CmdlineLine& after, 
 // (SetAssignmentTokens, SetBlsOptions): the only way the line count may change.
 Result<void> CheckAppendedLine(std::string_view before, std::string_view after, LineParser parse) {
   auto refuse = [] {
-    return Refuse(rule::kSharedOtherLine, "the lines changed: only the command-line line may be edited, or appended "
-                                          "to a file that has none");
+    return Refuse(rule::kSharedOtherLine,
+                  "the lines changed: only the command-line line may be edited, or appended "
+                  "to a file that has none");
   };
   std::string base(before);
   if (!base.empty() && base.back() != '\n') base.push_back('\n');

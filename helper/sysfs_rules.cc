@@ -28,7 +28,8 @@ const detect::Gpu* GpuWithDeviceDir(const detect::Inventory& inventory, std::str
 // reports it right before the write is what counts.
 Result<void> CheckDriverIsAmdgpu(const sys::Root& root, std::string_view dir) {
   auto uevent = root.ReadFile(fmt::format("{}/uevent", dir), 4096);
-  if (!uevent) return Refuse(rule::kSysfsDriver, fmt::format("cannot read the device's uevent: {}", uevent.error().message));
+  if (!uevent)
+    return Refuse(rule::kSysfsDriver, fmt::format("cannot read the device's uevent: {}", uevent.error().message));
   auto fields = text::ParseKeyEqualsValue(*uevent);
   auto driver = fields.find("DRIVER");
   if (driver == fields.end() || driver->second != "amdgpu")
@@ -40,12 +41,13 @@ Result<void> CheckDriverIsAmdgpu(const sys::Root& root, std::string_view dir) {
 // pp_power_profile_mode takes the index of a profile the device lists (the backend translates
 // the name). CUSTOM needs parameters after the index and is not managed.
 Result<void> CheckPowerProfileIndex(const sys::Root& root, std::string_view dir, std::string_view value) {
-  bool small_decimal = !value.empty() && value.size() <= 2 && std::all_of(value.begin(), value.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  }) && !(value.size() == 2 && value.front() == '0');
+  bool small_decimal = !value.empty() && value.size() <= 2 &&
+                       std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                       !(value.size() == 2 && value.front() == '0');
   if (!small_decimal) return Refuse(rule::kSysfsValue, fmt::format("'{}' is not a profile index (0-99)", value));
   auto table = root.ReadFile(fmt::format("{}/pp_power_profile_mode", dir), 64 * 1024);
-  if (!table) return Refuse(rule::kSysfsValue, fmt::format("cannot read the device's profiles: {}", table.error().message));
+  if (!table)
+    return Refuse(rule::kSysfsValue, fmt::format("cannot read the device's profiles: {}", table.error().message));
   int index = static_cast<int>(*text::ParseU64(value));
   for (const knobs::PowerProfile& p : knobs::ParsePowerProfiles(*table))
     if (p.index == index && p.name != "CUSTOM") return {};
@@ -82,7 +84,8 @@ Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& invent
   const knobs::SysfsAttribute* attr = knobs::FindSysfsAttribute(name);
   if (!attr) {
     std::string managed;
-    for (const knobs::SysfsAttribute& a : knobs::SysfsAttributes()) managed += (managed.empty() ? "" : ", ") + std::string(a.name);
+    for (const knobs::SysfsAttribute& a : knobs::SysfsAttributes())
+      managed += (managed.empty() ? "" : ", ") + std::string(a.name);
     return Refuse(rule::kSysfsAttribute, fmt::format("'{}' is not managed (managed: {})", name, managed));
   }
   if (auto ok = CheckDriverIsAmdgpu(root, dir); !ok) return ok;

@@ -38,15 +38,18 @@ TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
       {"grub edit on a stale before", stale, rule::kSharedBefore},
       {"GRUB_TIMEOUT changed", GrubEdit(Replace(GrubWith({"iommu=pt"}), "GRUB_TIMEOUT=5", "GRUB_TIMEOUT=0")),
        rule::kSharedOtherLine},
-      {"GRUB_INIT_TUNE added", GrubEdit(GrubWith({"iommu=pt"}) + "GRUB_INIT_TUNE=\"480 440 1\"\n"), rule::kSharedOtherLine},
+      {"GRUB_INIT_TUNE added", GrubEdit(GrubWith({"iommu=pt"}) + "GRUB_INIT_TUNE=\"480 440 1\"\n"),
+       rule::kSharedOtherLine},
       {"a comment uncommented", GrubEdit(Replace(grub, "#GRUB_ENABLE_CRYPTODISK=y", "GRUB_ENABLE_CRYPTODISK=y")),
        rule::kSharedOtherLine},
-      {"command after the value", GrubEdit(Replace(grub, cmdline_line, iommu_line + "; reboot")), rule::kSharedOtherLine},
+      {"command after the value", GrubEdit(Replace(grub, cmdline_line, iommu_line + "; reboot")),
+       rule::kSharedOtherLine},
       {"command substitution in the value",
        GrubEdit(Replace(grub, cmdline_line, "GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet $(reboot)\"")),
        rule::kSharedOtherLine},
       {"other variable renamed",
-       GrubEdit(Replace(grub, cmdline_line, "GRUB_CMDLINE_LINUX=\"loglevel=3 quiet iommu=pt\"")), rule::kSharedOtherLine},
+       GrubEdit(Replace(grub, cmdline_line, "GRUB_CMDLINE_LINUX=\"loglevel=3 quiet iommu=pt\"")),
+       rule::kSharedOtherLine},
       {"line endings changed", GrubEdit(Replace(GrubWith({"iommu=pt"}), "GRUB_TIMEOUT=5\n", "GRUB_TIMEOUT=5\r\n")),
        rule::kSharedOtherLine},
       {"amd_iommu=on added", GrubEdit(GrubWith({"amd_iommu=on"})), rule::kKernelToken},
@@ -57,9 +60,11 @@ TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
       {"BLS linux line changed", File(bls_path, "cmdline", Replace(bls, "linux /vmlinuz", "linux /tmp/vmlinuz"), bls),
        rule::kSharedOtherLine},
       {"BLS init line added", File(bls_path, "cmdline", bls + "initrd /tmp/evil.img\n", bls), rule::kSharedOtherLine},
-      {"BLS amd_iommu=pt", File(bls_path, "cmdline", *knobs::SetBlsOptions(bls, std::vector<std::string>{"amd_iommu=pt"}, {}), bls),
+      {"BLS amd_iommu=pt",
+       File(bls_path, "cmdline", *knobs::SetBlsOptions(bls, std::vector<std::string>{"amd_iommu=pt"}, {}), bls),
        rule::kKernelToken},
-      {"BLS root= removed", File(bls_path, "cmdline", *knobs::SetBlsOptions(bls, {}, std::vector<std::string>{"root"}), bls),
+      {"BLS root= removed",
+       File(bls_path, "cmdline", *knobs::SetBlsOptions(bls, {}, std::vector<std::string>{"root"}), bls),
        rule::kRemovedToken},
       {"kernel cmdline amd_iommu=on", File(kcmd_path, "cmdline", Replace(kcmd, "quiet", "quiet amd_iommu=on"), kcmd),
        rule::kKernelToken},
@@ -89,34 +94,41 @@ TEST_F(AllowListTest, ReplacingAnOptionRocmtuneManages) {
   EXPECT_EQ(after, "GRUB_CMDLINE_LINUX=\"quiet iommu=pt\" # keep\n");
   EXPECT_TRUE(Check(GrubEdit(after)));
   ExpectRefused(Check(GrubEdit("GRUB_CMDLINE_LINUX='quiet iommu=pt' # keep\n")), {"quote", {}, rule::kSharedOtherLine});
-  ExpectRefused(Check(GrubEdit("GRUB_CMDLINE_LINUX=\"quiet iommu=pt\" # gone\n")), {"comment", {}, rule::kSharedOtherLine});
+  ExpectRefused(Check(GrubEdit("GRUB_CMDLINE_LINUX=\"quiet iommu=pt\" # gone\n")),
+                {"comment", {}, rule::kSharedOtherLine});
 }
 
 // What SetAssignmentTokens / SetBlsOptions append to a file without a command-line line.
 TEST_F(AllowListTest, AppendedCommandLineLineOnlyWhereThereWasNone) {
   std::string bare = "GRUB_TIMEOUT=5\n";
   tree_.Write("root/etc/default/grub", bare);
-  std::string appended = *knobs::SetAssignmentTokens(bare, knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"}, {});
+  std::string appended =
+      *knobs::SetAssignmentTokens(bare, knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"}, {});
   ASSERT_EQ(appended, bare + "GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"\n");
   EXPECT_TRUE(Check(GrubEdit(appended)));
-  ExpectRefused(Check(GrubEdit(bare + "GRUB_CMDLINE_LINUX_DEFAULT=\"init=/bin/sh\"\n")), {"bad token", {}, rule::kKernelToken});
-  ExpectRefused(Check(GrubEdit(bare + "GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"; id\n")), {"tail", {}, rule::kSharedOtherLine});
+  ExpectRefused(Check(GrubEdit(bare + "GRUB_CMDLINE_LINUX_DEFAULT=\"init=/bin/sh\"\n")),
+                {"bad token", {}, rule::kKernelToken});
+  ExpectRefused(Check(GrubEdit(bare + "GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"; id\n")),
+                {"tail", {}, rule::kSharedOtherLine});
   ExpectRefused(Check(GrubEdit(bare + "GRUB_TIMEOUT=0\n")), {"other line", {}, rule::kSharedOtherLine});
 
   std::string has_one = "GRUB_CMDLINE_LINUX_DEFAULT=\"$X\"\n";  // an assignment the line parser does not model
   tree_.Write("root/etc/default/grub", has_one);
-  ExpectRefused(Check(GrubEdit(has_one + "GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"\n")), {"second", {}, rule::kSharedOtherLine});
+  ExpectRefused(Check(GrubEdit(has_one + "GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"\n")),
+                {"second", {}, rule::kSharedOtherLine});
 
   std::string entry = "title x\nlinux /vmlinuz\n";
   tree_.Write("root/" + std::string(kBls), entry);
-  Op bls = File(std::string(kBls), "cmdline", *knobs::SetBlsOptions(entry, std::vector<std::string>{"iommu=pt"}, {}), entry);
+  Op bls =
+      File(std::string(kBls), "cmdline", *knobs::SetBlsOptions(entry, std::vector<std::string>{"iommu=pt"}, {}), entry);
   EXPECT_EQ(*bls.after, entry + "options iommu=pt\n");
   EXPECT_TRUE(Check(bls));
 }
 
 TEST_F(AllowListTest, HostileSysfsWritesAreRefused) {
   const std::vector<Hostile> cases = {
-      {"escape through the device dir", Sysfs(std::string(kCard0) + "/../../../../etc/passwd", "high"), rule::kPathSyntax},
+      {"escape through the device dir", Sysfs(std::string(kCard0) + "/../../../../etc/passwd", "high"),
+       rule::kPathSyntax},
       {"absolute path", Sysfs("/" + Attr("power_dpm_force_performance_level"), "high"), rule::kPathSyntax},
       {"not a GPU", Sysfs("sys/kernel/mm/transparent_hugepage/enabled", "always"), rule::kSysfsDevice},
       {"a card the inventory lacks", Sysfs("sys/class/drm/card7/device/power_dpm_force_performance_level", "high"),
@@ -162,21 +174,24 @@ TEST_F(AllowListTest, HostileRegeneratorsAreRefused) {
        rule::kRegenArgv},
       {"grub-mkconfig escaping /boot",
        Regen("bootloader", "grub-mkconfig", {"grub-mkconfig", "-o", "/boot/../etc/grub.cfg"}), rule::kRegenArgv},
-      {"grubby on one kernel", Regen("bootloader", "grubby", {"grubby", "--update-kernel=/boot/vmlinuz", "--args=iommu=pt"}),
-       rule::kRegenArgv},
+      {"grubby on one kernel",
+       Regen("bootloader", "grubby", {"grubby", "--update-kernel=/boot/vmlinuz", "--args=iommu=pt"}), rule::kRegenArgv},
       {"grubby extra flag",
-       Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL", "--args=iommu=pt", "--make-default"}), rule::kRegenArgv},
+       Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL", "--args=iommu=pt", "--make-default"}),
+       rule::kRegenArgv},
       {"grubby with nothing to do", Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL"}), rule::kRegenArgv},
       {"grubby amd_iommu=on", Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL", "--args=amd_iommu=on"}),
        rule::kKernelToken},
       {"grubby removes root=",
        Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL", "--args=iommu=pt", "--remove-args=root"}),
        rule::kRemovedToken},
-      {"grubby double space", Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL", "--args=iommu=pt  quiet"}),
-       rule::kRegenArgv},
+      {"grubby double space",
+       Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL", "--args=iommu=pt  quiet"}), rule::kRegenArgv},
       {"dracut with an include",
-       Regen("initramfs", "dracut", {"dracut", "--force", "--regenerate-all", "--include", "/tmp/x", "/"}), rule::kRegenArgv},
-      {"kernel-install remove", Regen("bootloader", "kernel-install", {"kernel-install", "remove", "6.11"}), rule::kRegenArgv},
+       Regen("initramfs", "dracut", {"dracut", "--force", "--regenerate-all", "--include", "/tmp/x", "/"}),
+       rule::kRegenArgv},
+      {"kernel-install remove", Regen("bootloader", "kernel-install", {"kernel-install", "remove", "6.11"}),
+       rule::kRegenArgv},
       {"unknown program", Regen("bootloader", "efibootmgr", {"efibootmgr", "-B"}), rule::kRegenProgram},
       {"wrong backend", Regen("env", "update-grub", {"update-grub"}), rule::kBackendMismatch},
       {"initramfs tool as bootloader", Regen("bootloader", "initramfs-tools", {"update-initramfs", "-u", "-k", "all"}),
@@ -192,8 +207,7 @@ TEST_F(AllowListTest, HostileRegeneratorsAreRefused) {
 TEST_F(AllowListTest, CheckPlanReportsEveryViolation) {
   plan::Plan p;
   p.ops = {File("etc/modprobe.d/rocmtune.conf", "modprobe", "options amdgpu noretry=1\n"),
-           File("etc/passwd", "env", "x\n"),
-           Sysfs(Attr("power_dpm_force_performance_level"), "high"),
+           File("etc/passwd", "env", "x\n"), Sysfs(Attr("power_dpm_force_performance_level"), "high"),
            Regen("bootloader", "update-grub", {"sh", "-c", "id"}),
            File("etc/default/grub", "cmdline", std::nullopt, Disk("etc/default/grub"))};
   std::vector<Error> violations = CheckPlan(*root_, inventory_, p);

@@ -14,22 +14,28 @@ namespace {
 TEST_F(AllowListTest, BaselineOpsPass) {
   std::vector<std::string> iommu = {"iommu=pt"};
   const std::vector<Op> ok = {
-      File("etc/modprobe.d/rocmtune.conf", "modprobe", "# rocmtune\noptions amdgpu noretry=1 mes=0\noptions ttm pages_limit=3145728\n"),
+      File("etc/modprobe.d/rocmtune.conf", "modprobe",
+           "# rocmtune\noptions amdgpu noretry=1 mes=0\noptions ttm pages_limit=3145728\n"),
       File("etc/modprobe.d/rocmtune.conf", "modprobe", std::nullopt, "options amdgpu noretry=1\n"),
-      File("etc/environment.d/90-rocmtune.conf", "env", "# x\nHSA_OVERRIDE_GFX_VERSION=10.3.0\nPYTORCH_HIP_ALLOC_CONF=expandable_segments:True\n"),
-      File("etc/profile.d/rocmtune.sh", "env", "# x\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\nexport HIP_VISIBLE_DEVICES=0,1\n"),
-      File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline", *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, iommu)),
+      File("etc/environment.d/90-rocmtune.conf", "env",
+           "# x\nHSA_OVERRIDE_GFX_VERSION=10.3.0\nPYTORCH_HIP_ALLOC_CONF=expandable_segments:True\n"),
+      File("etc/profile.d/rocmtune.sh", "env",
+           "# x\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\nexport HIP_VISIBLE_DEVICES=0,1\n"),
+      File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline",
+           *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, iommu)),
       File("var/lib/rocmtune/cmdline-tokens", "cmdline", "# tokens\niommu=pt\namdgpu.noretry=0\n"),
       GrubEdit(GrubWith(iommu)),
       GrubEdit(GrubWith({"amdgpu.noretry=1", "iommu=pt"})),
       File(std::string(kBls), "cmdline", *knobs::SetBlsOptions(kBlsContent, iommu, {}), std::string(kBlsContent)),
-      File("etc/kernel/cmdline", "cmdline", *knobs::SetKernelCmdlineFile(kKernelCmdline, iommu, {}), std::string(kKernelCmdline)),
+      File("etc/kernel/cmdline", "cmdline", *knobs::SetKernelCmdlineFile(kKernelCmdline, iommu, {}),
+           std::string(kKernelCmdline)),
       Sysfs(Attr("power_dpm_force_performance_level"), "high"),
       Sysfs(Attr("pp_power_profile_mode"), "5"),
       Regen("bootloader", "update-grub", {"update-grub"}),
       Regen("bootloader", "grub-mkconfig", {"grub-mkconfig", "-o", "/boot/grub/grub.cfg"}),
       Regen("bootloader", "grub2-mkconfig", {"grub2-mkconfig", "-o", "/boot/efi/EFI/fedora/grub.cfg"}),
-      Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL", "--args=iommu=pt amdgpu.noretry=0", "--remove-args=iommu"}),
+      Regen("bootloader", "grubby",
+            {"grubby", "--update-kernel=ALL", "--args=iommu=pt amdgpu.noretry=0", "--remove-args=iommu"}),
       Regen("bootloader", "kernel-install", {"kernel-install", "add-all"}),
       Regen("initramfs", "initramfs-tools", {"update-initramfs", "-u", "-k", "all"}),
       Regen("initramfs", "dracut", {"dracut", "--force", "--regenerate-all"}),
@@ -58,9 +64,12 @@ TEST_F(AllowListTest, HostilePathsAreRefused) {
       {"other modprobe.d file", File("etc/modprobe.d/other.conf", "modprobe", mp), rule::kPathNotAllowed},
       {"etc/passwd", File("etc/passwd", "env", "root::0:0::/root:/bin/sh\n"), rule::kPathNotAllowed},
       {"proc magic link", File("proc/self/root/etc/shadow", "env", "x\n"), rule::kPathNotAllowed},
-      {"BLS entry in a subdirectory", File("boot/loader/entries/x/a.conf", "cmdline", "options\n", "options\n"), rule::kPathNotAllowed},
-      {"hidden BLS entry", File("boot/loader/entries/.a.conf", "cmdline", "options\n", "options\n"), rule::kPathNotAllowed},
-      {"BLS entry not .conf", File("boot/loader/entries/a.sh", "cmdline", "options\n", "options\n"), rule::kPathNotAllowed},
+      {"BLS entry in a subdirectory", File("boot/loader/entries/x/a.conf", "cmdline", "options\n", "options\n"),
+       rule::kPathNotAllowed},
+      {"hidden BLS entry", File("boot/loader/entries/.a.conf", "cmdline", "options\n", "options\n"),
+       rule::kPathNotAllowed},
+      {"BLS entry not .conf", File("boot/loader/entries/a.sh", "cmdline", "options\n", "options\n"),
+       rule::kPathNotAllowed},
       {"wrong backend", File("etc/modprobe.d/rocmtune.conf", "env", mp), rule::kBackendMismatch},
   };
   for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
@@ -99,7 +108,8 @@ TEST(AllowListSymlinkTest, SymlinkOnTheWayIsRefused) {
   ASSERT_TRUE(root);
   detect::Inventory none;
   const Hostile cases[] = {
-      {"symlinked directory", File("etc/modprobe.d/rocmtune.conf", "modprobe", "options amdgpu noretry=1\n"), rule::kPathSymlink},
+      {"symlinked directory", File("etc/modprobe.d/rocmtune.conf", "modprobe", "options amdgpu noretry=1\n"),
+       rule::kPathSymlink},
       {"symlinked file", File("etc/environment.d/90-rocmtune.conf", "env", "HSA_XNACK=1\n"), rule::kPathSymlink},
       {"symlinked file removed", File("etc/environment.d/90-rocmtune.conf", "env", std::nullopt), rule::kPathSymlink},
   };
@@ -116,7 +126,8 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
   auto profile = [](std::string c) { return File("etc/profile.d/rocmtune.sh", "env", std::move(c)); };
   auto dropin = [](std::string c) { return File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline", std::move(c)); };
   auto state = [](std::string c) { return File("var/lib/rocmtune/cmdline-tokens", "cmdline", std::move(c)); };
-  std::string good_dropin = *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"});
+  std::string good_dropin =
+      *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"});
   const std::vector<Hostile> cases = {
       {"NUL byte", modprobe(std::string("options amdgpu noretry=1\0\n", 26)), rule::kContentText},
       {"not UTF-8", env("# \xc0\xaf\nHSA_XNACK=1\n"), rule::kContentText},
@@ -141,8 +152,12 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
       {"profile.d extra command", profile("export HSA_XNACK=1\nid\n"), rule::kOwnedGrammar},
       {"drop-in with another line", dropin(good_dropin + "GRUB_TIMEOUT=0\n"), rule::kGrubDropInShape},
       {"drop-in assigning another variable", dropin("GRUB_INIT_TUNE=\"480 440 1\"\n"), rule::kGrubDropInShape},
-      {"drop-in with amd_iommu=on", dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"amd_iommu=on"})), rule::kKernelToken},
-      {"drop-in with init=", dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"init=/bin/sh"})), rule::kKernelToken},
+      {"drop-in with amd_iommu=on",
+       dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"amd_iommu=on"})),
+       rule::kKernelToken},
+      {"drop-in with init=",
+       dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"init=/bin/sh"})),
+       rule::kKernelToken},
       {"state with two tokens on a line", state("iommu=pt rd.break\n"), rule::kOwnedGrammar},
       {"state with an unknown option", state("init=/bin/sh\n"), rule::kKernelToken},
       {"state with an invalid value", state("amd_iommu=pt\n"), rule::kKernelToken},

@@ -134,8 +134,8 @@ Sweep SweepVariant(const Variant& v) {
       {"env.HSA_OVERRIDE_GFX_VERSION=" + gfx},
       {"sysfs.all.power_dpm_force_performance_level=high"},
       {"sysfs.all.pp_power_profile_mode=COMPUTE"},
-      {"amdgpu.noretry=0", "ttm.pages_limit=3145728", "cmdline.iommu=pt", "cmdline.amdgpu.noretry=0",
-       "env.HSA_XNACK=1", "env.PYTORCH_ROCM_ARCH=gfx90a,gfx1100"},
+      {"amdgpu.noretry=0", "ttm.pages_limit=3145728", "cmdline.iommu=pt", "cmdline.amdgpu.noretry=0", "env.HSA_XNACK=1",
+       "env.PYTORCH_ROCM_ARCH=gfx90a,gfx1100"},
   };
   for (const auto& request : requests) SetThenUnset(dir, v.name, request, sweep);
   return sweep;
@@ -170,15 +170,28 @@ TEST(PlannerAgreementCoverageTest, SweepReachesEveryKindOfOp) {
     seen.insert(sweep.seen.begin(), sweep.seen.end());
   }
   const std::set<std::string> expected = {
-      "write etc/modprobe.d/rocmtune.conf", "remove etc/modprobe.d/rocmtune.conf",
-      "write etc/environment.d/90-rocmtune.conf", "remove etc/environment.d/90-rocmtune.conf",
-      "write etc/profile.d/rocmtune.sh", "remove etc/profile.d/rocmtune.sh",
-      "write etc/default/grub.d/zz-rocmtune.cfg", "remove etc/default/grub.d/zz-rocmtune.cfg",
-      "write var/lib/rocmtune/cmdline-tokens", "remove var/lib/rocmtune/cmdline-tokens",
-      "write etc/default/grub", "write etc/kernel/cmdline", "write boot/loader/entries/*",
-      "sysfs power_dpm_force_performance_level", "sysfs pp_power_profile_mode",
-      "run update-grub", "run grub-mkconfig", "run grubby", "run kernel-install",
-      "run update-initramfs", "run dracut", "run mkinitcpio",
+      "write etc/modprobe.d/rocmtune.conf",
+      "remove etc/modprobe.d/rocmtune.conf",
+      "write etc/environment.d/90-rocmtune.conf",
+      "remove etc/environment.d/90-rocmtune.conf",
+      "write etc/profile.d/rocmtune.sh",
+      "remove etc/profile.d/rocmtune.sh",
+      "write etc/default/grub.d/zz-rocmtune.cfg",
+      "remove etc/default/grub.d/zz-rocmtune.cfg",
+      "write var/lib/rocmtune/cmdline-tokens",
+      "remove var/lib/rocmtune/cmdline-tokens",
+      "write etc/default/grub",
+      "write etc/kernel/cmdline",
+      "write boot/loader/entries/*",
+      "sysfs power_dpm_force_performance_level",
+      "sysfs pp_power_profile_mode",
+      "run update-grub",
+      "run grub-mkconfig",
+      "run grubby",
+      "run kernel-install",
+      "run update-initramfs",
+      "run dracut",
+      "run mkinitcpio",
   };
   std::string shown;
   for (const auto& s : seen) shown += s + "\n";
