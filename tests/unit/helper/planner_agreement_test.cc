@@ -110,6 +110,9 @@ struct Variant {
   std::vector<std::string> remove;  // files taken out of the copy to reach another planner path
 };
 
+// Test names and ctest listings show the variant's name, not its bytes.
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
+
 std::vector<Variant> Variants() {
   std::vector<Variant> variants;
   for (const std::string& w : WorldNames()) variants.push_back({w, w, {}});
