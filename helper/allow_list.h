@@ -1,12 +1,52 @@
-// PLACEHOLDER until the allow-list branch lands.
+// The helper's allow-list: every op of a plan is re-checked here, independently of the planner
+// that made it, before anything is written. A plan comes from the daemon or from a client, so
+// nothing in it is trusted: paths, contents, sysfs values and commands are each held to a fixed
+// rule, and one violation refuses the whole plan (DESIGN.md "Security model").
+// Each error message reads "<path>: <rule>: <why>", with <rule> one of the names below.
 #pragma once
+
 #include <string>
+#include <string_view>
 #include <vector>
+
 #include "detect/inventory.h"
 #include "plan/plan.h"
 #include "sys/root.h"
 #include "util/result.h"
+
 namespace rocmtune::helper {
+
+// One op against the allow-list; the error message names the op's path and the rule it breaks.
 Result<void> CheckOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op);
+// Every op; returns all violations (empty = the plan may run).
 std::vector<Error> CheckPlan(const sys::Root& root, const detect::Inventory& inventory, const plan::Plan& plan);
-}
+
+// The rules, as they appear in error messages.
+namespace rule {
+inline constexpr std::string_view kPlanRefused = "plan-refused";          // the planner itself refused
+inline constexpr std::string_view kPlanSize = "plan-size";                // more ops than any real plan has
+inline constexpr std::string_view kOpShape = "op-shape";                  // fields that do not fit the op kind
+inline constexpr std::string_view kBackendMismatch = "backend-mismatch";  // backend is not the path's owner
+inline constexpr std::string_view kPathSyntax = "path-syntax";            // not a normalized root-relative path
+inline constexpr std::string_view kPathNotAllowed = "path-not-allowed";   // not an owned or shared file
+inline constexpr std::string_view kPathSymlink = "path-symlink";          // a symlink (or non-dir) on the way
+inline constexpr std::string_view kSharedFileRemoval = "shared-file-removal";
+inline constexpr std::string_view kContentText = "content-text";           // NUL, size, not UTF-8
+inline constexpr std::string_view kOwnedGrammar = "owned-file-grammar";    // a line the file's grammar lacks
+inline constexpr std::string_view kModuleParam = "module-param";           // unknown amdgpu/ttm param or value
+inline constexpr std::string_view kEnvVariable = "env-variable";           // unknown variable or bad value
+inline constexpr std::string_view kShellSafe = "shell-safe";               // a character a shell would act on
+inline constexpr std::string_view kGrubDropInShape = "grub-dropin-shape";  // not what the backend renders
+inline constexpr std::string_view kKernelToken = "kernel-token";           // added token not a valid option
+inline constexpr std::string_view kRemovedToken = "removed-token";         // removed token rocmtune never adds
+inline constexpr std::string_view kSharedBefore = "shared-before";         // `before` absent or not on disk
+inline constexpr std::string_view kSharedOtherLine = "shared-other-line";  // edit outside the cmdline line
+inline constexpr std::string_view kSysfsDevice = "sysfs-device";           // not a GPU of the inventory
+inline constexpr std::string_view kSysfsDriver = "sysfs-driver";           // uevent does not say amdgpu
+inline constexpr std::string_view kSysfsAttribute = "sysfs-attribute";     // attribute not managed
+inline constexpr std::string_view kSysfsValue = "sysfs-value";             // value not one the attr takes
+inline constexpr std::string_view kRegenProgram = "regen-program";         // program not in the table
+inline constexpr std::string_view kRegenArgv = "regen-argv";               // arguments not an allowed shape
+}  // namespace rule
+
+}  // namespace rocmtune::helper

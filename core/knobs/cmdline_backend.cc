@@ -12,8 +12,8 @@
 namespace rocmtune::knobs {
 namespace {
 
-constexpr std::string_view kDefaultVar = "GRUB_CMDLINE_LINUX_DEFAULT";
-constexpr std::string_view kLinuxVar = "GRUB_CMDLINE_LINUX";
+constexpr std::string_view kDefaultVar = kGrubCmdlineLinuxDefault;
+constexpr std::string_view kLinuxVar = kGrubCmdlineLinux;
 
 std::string Token(const KnobKey& key, const std::string& value) {
   return value.empty() ? key.name : fmt::format("{}={}", key.name, value);
@@ -21,9 +21,9 @@ std::string Token(const KnobKey& key, const std::string& value) {
 
 std::vector<std::string> BlsEntries(const sys::Root& root) {
   std::vector<std::string> out;
-  if (auto names = root.ListDir("boot/loader/entries"))
+  if (auto names = root.ListDir(kBlsEntriesDir))
     for (const std::string& n : *names)
-      if (n.ends_with(".conf")) out.push_back("boot/loader/entries/" + n);
+      if (n.ends_with(".conf")) out.push_back(sys::JoinPath(kBlsEntriesDir, n));
   return out;
 }
 
@@ -129,7 +129,7 @@ std::optional<std::string> NextBootCmdline(const KnobContext& ctx, std::string* 
     return std::string();
   }
   if (*kind == "systemd-boot") {
-    auto content = ReadOptional(ctx.root, "etc/kernel/cmdline");
+    auto content = ReadOptional(ctx.root, kKernelCmdlinePath);
     if (!content) return unknown("/etc/kernel/cmdline is missing (kernel-install would reuse /proc/cmdline)");
     return text::Clean(*content);
   }
@@ -239,7 +239,7 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
                          : std::vector<std::string>{"grub-mkconfig", "-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub and its drop-ins");
   } else if (kind == "grub") {
-    EditFile(ctx, "etc/default/grub", [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
+    EditFile(ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
              reason, plan);
     AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
@@ -261,15 +261,15 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
         EditFile(ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
                  "GRUB reads BLS entries directly: no grub.cfg to regenerate", plan);
     }
-    EditFile(ctx, "etc/default/grub", [&](std::string_view c) { return SetAssignmentTokens(c, kLinuxVar, add, remove); },
+    EditFile(ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kLinuxVar, add, remove); },
              "kernels installed later take their options from here", plan);
-    if (ctx.root.Exists("etc/kernel/cmdline"))
-      EditFile(ctx, "etc/kernel/cmdline", [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
+    if (ctx.root.Exists(kKernelCmdlinePath))
+      EditFile(ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
                "kernel-install uses it for kernels installed later", plan);
     AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
   } else if (kind == "systemd-boot") {
-    if (!EditFile(ctx, "etc/kernel/cmdline", [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
+    if (!EditFile(ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
                   reason, plan))
       plan.refused.push_back({"", "/etc/kernel/cmdline is missing: create it from /proc/cmdline first", ""});
     AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),

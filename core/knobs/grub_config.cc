@@ -414,7 +414,7 @@ class Evaluator {
   bool tainted_ = false;
 };
 
-bool IsCmdlineVar(std::string_view var) { return var == "GRUB_CMDLINE_LINUX" || var == "GRUB_CMDLINE_LINUX_DEFAULT"; }
+bool IsCmdlineVar(std::string_view var) { return var == kGrubCmdlineLinux || var == kGrubCmdlineLinuxDefault; }
 
 constexpr std::string_view kDropInHeader =
     "# Managed by rocmtune; do not edit. Remove it with `rocmtunectl reset`.\n"
@@ -426,7 +426,7 @@ constexpr std::string_view kDropInHeader =
 
 Result<GrubVars> EvaluateGrubDefaults(const sys::Root& root, bool debian_dropins) {
   Evaluator ev;
-  const std::string main_file = "etc/default/grub";
+  const std::string main_file(kGrubDefaultsPath);
   if (root.ResolvedTypeOf(main_file) == sys::EntryType::kFile) {  // `test -f`
     auto content = root.ReadFile(main_file);
     if (!content) return tl::unexpected(content.error());

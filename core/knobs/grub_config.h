@@ -19,6 +19,10 @@ namespace rocmtune::knobs {
 // rocmtune's drop-in (Debian-style GRUB). "zz-" sorts after the drop-ins distributions and cloud
 // images ship ("40-force-partuuid.cfg", "50-cloudimg-settings.cfg", "init-select.cfg").
 inline constexpr std::string_view kGrubDropInPath = "etc/default/grub.d/zz-rocmtune.cfg";
+// The file grub-mkconfig sources first, and the two variables 10_linux puts on the command line.
+inline constexpr std::string_view kGrubDefaultsPath = "etc/default/grub";
+inline constexpr std::string_view kGrubCmdlineLinux = "GRUB_CMDLINE_LINUX";
+inline constexpr std::string_view kGrubCmdlineLinuxDefault = "GRUB_CMDLINE_LINUX_DEFAULT";
 
 struct GrubVars {
   // Values after sourcing; nullopt: unknown (see `unsupported` and `opaque`). A variable no

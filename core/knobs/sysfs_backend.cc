@@ -11,12 +11,7 @@
 namespace rocmtune::knobs {
 namespace {
 
-struct Attribute {
-  std::string_view name;
-  std::vector<std::string_view> values;  // empty: values come from the device (profiles)
-  std::string_view description;
-  std::string_view source;
-};
+using Attribute = SysfsAttribute;
 
 const std::array<Attribute, 3>& Attributes() {
   static const std::array<Attribute, 3> kAttributes = {{
@@ -36,12 +31,6 @@ const std::array<Attribute, 3>& Attributes() {
        "drivers/gpu/drm/amd/pm/amdgpu_pm.c amdgpu_set_power_dpm_state()"},
   }};
   return kAttributes;
-}
-
-const Attribute* FindAttribute(std::string_view name) {
-  for (const Attribute& a : Attributes())
-    if (a.name == name) return &a;
-  return nullptr;
 }
 
 std::vector<const detect::Gpu*> Targets(const KnobContext& ctx, std::string_view target) {
@@ -83,6 +72,14 @@ bool RuntimeSuspended(const KnobContext& ctx, const detect::Gpu& gpu) {
 
 }  // namespace
 
+std::span<const SysfsAttribute> SysfsAttributes() { return Attributes(); }
+
+const SysfsAttribute* FindSysfsAttribute(std::string_view name) {
+  for (const SysfsAttribute& a : Attributes())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
 std::vector<PowerProfile> ParsePowerProfiles(std::string_view content) {
   std::vector<PowerProfile> out;
   std::string clean;
@@ -111,7 +108,7 @@ std::vector<PowerProfile> ParsePowerProfiles(std::string_view content) {
 void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                             plan::Plan& plan) const {
   const std::string text = key.Text();
-  const Attribute* attr = FindAttribute(key.name);
+  const Attribute* attr = FindSysfsAttribute(key.name);
   if (!attr) {
     std::string names;
     for (const Attribute& a : Attributes()) names += (names.empty() ? "" : ", ") + std::string(a.name);
@@ -208,7 +205,7 @@ std::vector<KnobKey> SysfsBackend::ConfiguredKeys(const KnobContext&) const { re
 std::vector<KnobKey> SysfsBackend::OwnedKeys(const KnobContext&) const { return {}; }
 
 std::vector<std::string> SysfsBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
-  const Attribute* attr = FindAttribute(key.name);
+  const Attribute* attr = FindSysfsAttribute(key.name);
   if (!attr) return {};
   std::vector<std::string> lines{std::string(attr->description)};
   for (const detect::Gpu* gpu : Targets(ctx, key.target))

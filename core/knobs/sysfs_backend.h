@@ -3,12 +3,26 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "knobs/backend.h"
 
 namespace rocmtune::knobs {
+
+// A runtime attribute rocmtune manages, with the values the driver accepts. The helper's
+// allow-list reads the same table, so the two cannot disagree about what may be written.
+struct SysfsAttribute {
+  std::string_view name;
+  std::vector<std::string_view> values;  // empty: values come from the device (profiles)
+  std::string_view description;
+  std::string_view source;
+};
+
+std::span<const SysfsAttribute> SysfsAttributes();
+const SysfsAttribute* FindSysfsAttribute(std::string_view name);
 
 struct PowerProfile {
   int index = 0;

@@ -1,0 +1,119 @@
+// Regenerators: the only programs the helper runs (as root, without a shell). Each is a bare
+// name from a fixed table, found on the helper's own fixed PATH, and its whole argv must be one
+// of the shapes knobs/cmdline_backend.cc and knobs/initramfs.cc make.
+#include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "helper/allow_list.h"
+#include "helper/rules.h"
+
+namespace rocmtune::helper {
+namespace {
+
+using Args = std::span<const std::string>;
+
+// grub-mkconfig / grub2-mkconfig: `-o /boot/<...>/grub.cfg` and nothing else. The output is
+// the one file they write; anything else under -o (or no -o: stdout) is not a regeneration.
+Result<void> GrubMkconfigArgs(Args args) {
+  if (args.size() != 2 || args[0] != "-o") return Refuse(rule::kRegenArgv, "only `-o /boot/.../grub.cfg` is allowed");
+  std::string_view out = args[1];
+  if (!out.starts_with("/boot/") || !out.ends_with("/grub.cfg") || !CheckPathSyntax(out.substr(1)))
+    return Refuse(rule::kRegenArgv, fmt::format("'{}' is not a grub.cfg under /boot", out));
+  return {};
+}
+
+// Space-separated tokens of a grubby --args / --remove-args value, as the backend joins them.
+std::vector<std::string_view> SplitSpaces(std::string_view list) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0;;) {
+    size_t sp = list.find(' ', start);
+    out.push_back(list.substr(start, sp == std::string_view::npos ? std::string_view::npos : sp - start));
+    if (sp == std::string_view::npos) return out;
+    start = sp + 1;
+  }
+}
+
+// grubby --update-kernel=ALL [--args=TOKENS] [--remove-args=KEYS], at least one of the two, in
+// this order: grubby edits every BLS entry (and grubenv) itself, so its arguments are the edit.
+Result<void> GrubbyArgs(Args args) {
+  if (args.empty() || args[0] != "--update-kernel=ALL")
+    return Refuse(rule::kRegenArgv, "grubby runs as `grubby --update-kernel=ALL --args=... --remove-args=...`");
+  size_t i = 1;
+  struct Flag {
+    std::string_view flag;
+    Result<void> (*check)(std::string_view token);
+  };
+  static constexpr Flag kFlags[] = {{"--args=", CheckAddedToken}, {"--remove-args=", CheckRemovedToken}};
+  for (auto [flag, check] : kFlags) {
+    if (i >= args.size() || !std::string_view(args[i]).starts_with(flag)) continue;
+    for (std::string_view token : SplitSpaces(std::string_view(args[i]).substr(flag.size()))) {
+      if (token.empty()) return Refuse(rule::kRegenArgv, fmt::format("an empty token in {}", flag));
+      if (auto ok = check(token); !ok) return ok;
+    }
+    ++i;
+  }
+  if (i == 1 || i != args.size())
+    return Refuse(rule::kRegenArgv,
+                  "grubby takes --args= and/or --remove-args= after --update-kernel=ALL, nothing else");
+  return {};
+}
+
+struct Regenerator {
+  std::string_view program;  // argv[0]
+  std::string_view backend;
+  std::string_view name;                // op.path: the regenerator as plans and results name it
+  std::vector<std::string_view> fixed;  // the only arguments, unless `check` decides
+  Result<void> (*check)(Args) = nullptr;
+};
+
+// update-grub is Debian's `grub-mkconfig -o /boot/grub/grub.cfg`; kernel-install add-all
+// rebuilds every installed kernel's entry/UKI from /etc/kernel/cmdline; the initramfs tools
+// rebuild every image (knobs/initramfs.cc).
+const std::vector<Regenerator>& Regenerators() {
+  static const std::vector<Regenerator> kTable = {
+      {"update-grub", "bootloader", "update-grub", {}},
+      {"grub-mkconfig", "bootloader", "grub-mkconfig", {}, GrubMkconfigArgs},
+      {"grub2-mkconfig", "bootloader", "grub2-mkconfig", {}, GrubMkconfigArgs},
+      {"grubby", "bootloader", "grubby", {}, GrubbyArgs},
+      {"kernel-install", "bootloader", "kernel-install", {"add-all"}},
+      {"update-initramfs", "initramfs", "initramfs-tools", {"-u", "-k", "all"}},
+      {"dracut", "initramfs", "dracut", {"--force", "--regenerate-all"}},
+      {"mkinitcpio", "initramfs", "mkinitcpio", {"-P"}},
+      {"booster", "initramfs", "booster", {"build", "--force"}},
+  };
+  return kTable;
+}
+
+Result<void> CheckArgs(const Regenerator& r, Args args) {
+  if (r.check) return r.check(args);
+  if (std::equal(args.begin(), args.end(), r.fixed.begin(), r.fixed.end())) return {};
+  std::string expected;
+  for (std::string_view a : r.fixed) expected += fmt::format(" {}", a);
+  return Refuse(rule::kRegenArgv, fmt::format("{} runs only as `{}{}`", r.program, r.program, expected));
+}
+
+}  // namespace
+
+Result<void> CheckRegenerateOp(const plan::Op& op) {
+  if (op.backend != "bootloader" && op.backend != "initramfs")
+    return Refuse(rule::kBackendMismatch, "regenerators belong to the bootloader or initramfs backend");
+  if (op.before || op.after) return Refuse(rule::kOpShape, "a regenerator has no file content");
+  if (op.argv.empty()) return Refuse(rule::kRegenProgram, "no command");
+  const std::string& program = op.argv[0];
+  if (program.find('/') != std::string::npos)
+    return Refuse(rule::kRegenProgram, "argv[0] must be a bare program name (the helper's PATH finds it)");
+  for (const Regenerator& r : Regenerators()) {
+    if (program != r.program) continue;
+    if (op.backend != r.backend)
+      return Refuse(rule::kBackendMismatch, fmt::format("{} belongs to the {} backend", r.program, r.backend));
+    if (op.path != r.name) return Refuse(rule::kOpShape, fmt::format("{} is named '{}' in a plan", r.program, r.name));
+    return CheckArgs(r, Args(op.argv).subspan(1));
+  }
+  return Refuse(rule::kRegenProgram, fmt::format("'{}' is not a regenerator rocmtune runs", program));
+}
+
+}  // namespace rocmtune::helper

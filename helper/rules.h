@@ -1,0 +1,59 @@
+// The allow-list's rules, one small function each, shared by allow_list.cc (which routes an op
+// to its rules and puts the op's path in front of the message) and the files that hold them.
+// A rule fails with Error{code, 0, "<rule>: <why>"}; see allow_list.h for the rule names.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "detect/inventory.h"
+#include "plan/plan.h"
+#include "sys/root.h"
+#include "util/result.h"
+
+namespace rocmtune::helper {
+
+[[nodiscard]] inline tl::unexpected<Error> Refuse(std::string_view rule, std::string_view why,
+                                                  ErrorCode code = ErrorCode::kInvalidArgument) {
+  std::string message(rule);
+  message += ": ";
+  message += why;
+  return Fail(code, std::move(message));
+}
+
+// allow_list.cc
+// Root-relative, normalized, short, with only the characters real paths here use.
+Result<void> CheckPathSyntax(std::string_view path);
+
+// content_rules.cc
+// Far above any file rocmtune renders (a few hundred bytes; /etc/default/grub a few KiB), far
+// below what would make the helper's memory or a boot-time parser a concern.
+inline constexpr size_t kMaxContentBytes = 256 * 1024;
+Result<void> CheckText(std::string_view content);
+Result<void> CheckModprobeDropIn(std::string_view content);
+Result<void> CheckEnvironmentDropIn(std::string_view content);
+Result<void> CheckProfileDropIn(std::string_view content);
+Result<void> CheckGrubDropIn(std::string_view content);
+Result<void> CheckTokensState(std::string_view content);
+
+// kernel_token_rules.cc
+// A token rocmtune may put on a kernel command line: a known kernel option or amdgpu/ttm
+// parameter with a value the knowledge accepts.
+Result<void> CheckAddedToken(std::string_view token);
+// A token rocmtune may take off: one whose key it could have added (never root=, ro, ...).
+Result<void> CheckRemovedToken(std::string_view token);
+// Every token that `after` has and `before` lacks is added, every one it lost is removed.
+Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view after_cmdline);
+
+// shared_file_rules.cc
+enum class SharedFile { kGrubDefaults, kKernelCmdline, kBlsEntry };
+Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::string_view after);
+
+// sysfs_rules.cc
+Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op);
+
+// regenerator_rules.cc
+Result<void> CheckRegenerateOp(const plan::Op& op);
+
+}  // namespace rocmtune::helper

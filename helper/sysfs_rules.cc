@@ -1,0 +1,95 @@
+// Sysfs writes: only `<device_dir>/<attribute>` of an amdgpu GPU, only attributes the sysfs
+// backend manages, only values the attribute takes. Never a raw path from a caller
+// (DESIGN.md "Security model"): the write happens as root, and sysfs holds attributes that
+// reset devices, unbind drivers or flash firmware.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "helper/allow_list.h"
+#include "helper/rules.h"
+#include "knobs/sysfs_backend.h"
+#include "util/text.h"
+
+namespace rocmtune::helper {
+namespace {
+
+// The longest value any managed attribute takes is "profile_min_sclk" (16 bytes).
+constexpr size_t kMaxSysfsValueBytes = 32;
+
+const detect::Gpu* GpuWithDeviceDir(const detect::Inventory& inventory, std::string_view dir) {
+  for (const detect::Gpu& gpu : inventory.gpus)
+    if (gpu.device_dir && *gpu.device_dir == dir) return &gpu;
+  return nullptr;
+}
+
+// The inventory only holds amdgpu-bound devices, but it was taken earlier: a device can be
+// unbound, or (on a hostile tree) be a different device by now. The driver link as the kernel
+// reports it right before the write is what counts.
+Result<void> CheckDriverIsAmdgpu(const sys::Root& root, std::string_view dir) {
+  auto uevent = root.ReadFile(fmt::format("{}/uevent", dir), 4096);
+  if (!uevent)
+    return Refuse(rule::kSysfsDriver, fmt::format("cannot read the device's uevent: {}", uevent.error().message));
+  auto fields = text::ParseKeyEqualsValue(*uevent);
+  auto driver = fields.find("DRIVER");
+  if (driver == fields.end() || driver->second != "amdgpu")
+    return Refuse(rule::kSysfsDriver, fmt::format("the device is bound to '{}', not amdgpu",
+                                                  driver == fields.end() ? "no driver" : driver->second));
+  return {};
+}
+
+// pp_power_profile_mode takes the index of a profile the device lists (the backend translates
+// the name). CUSTOM needs parameters after the index and is not managed.
+Result<void> CheckPowerProfileIndex(const sys::Root& root, std::string_view dir, std::string_view value) {
+  bool small_decimal = !value.empty() && value.size() <= 2 &&
+                       std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                       !(value.size() == 2 && value.front() == '0');
+  if (!small_decimal) return Refuse(rule::kSysfsValue, fmt::format("'{}' is not a profile index (0-99)", value));
+  auto table = root.ReadFile(fmt::format("{}/pp_power_profile_mode", dir), 64 * 1024);
+  if (!table)
+    return Refuse(rule::kSysfsValue, fmt::format("cannot read the device's profiles: {}", table.error().message));
+  int index = static_cast<int>(*text::ParseU64(value));
+  for (const knobs::PowerProfile& p : knobs::ParsePowerProfiles(*table))
+    if (p.index == index && p.name != "CUSTOM") return {};
+  return Refuse(rule::kSysfsValue, fmt::format("the device lists no profile {} rocmtune may select", value));
+}
+
+Result<void> CheckSysfsValue(const sys::Root& root, std::string_view dir, const knobs::SysfsAttribute& attr,
+                             std::string_view value) {
+  // The kernel's store functions mostly strip one trailing newline, but nothing rocmtune
+  // writes has whitespace, and a value with a newline is how a second line gets smuggled.
+  if (value.size() > kMaxSysfsValueBytes) return Refuse(rule::kSysfsValue, "longer than any value the attribute takes");
+  for (char c : value)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+      return Refuse(rule::kSysfsValue, "whitespace or a control character in the value");
+  if (!attr.values.empty()) {
+    if (std::find(attr.values.begin(), attr.values.end(), value) != attr.values.end()) return {};
+    return Refuse(rule::kSysfsValue, fmt::format("'{}' is not a value of {}", value, attr.name));
+  }
+  if (attr.name == "pp_power_profile_mode") return CheckPowerProfileIndex(root, dir, value);
+  return Refuse(rule::kSysfsValue, fmt::format("the helper has no rule for values of {}", attr.name));
+}
+
+}  // namespace
+
+Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op) {
+  if (op.backend != "sysfs") return Refuse(rule::kBackendMismatch, "a sysfs write belongs to the sysfs backend");
+  if (!op.after || !op.argv.empty()) return Refuse(rule::kOpShape, "a sysfs write has a value and no command");
+  if (auto ok = CheckPathSyntax(op.path); !ok) return ok;
+  size_t slash = op.path.rfind('/');
+  std::string_view dir = slash == std::string::npos ? std::string_view() : std::string_view(op.path).substr(0, slash);
+  std::string_view name = std::string_view(op.path).substr(slash + 1);
+  if (!dir.starts_with("sys/") || !GpuWithDeviceDir(inventory, dir))
+    return Refuse(rule::kSysfsDevice, "not an attribute of an amdgpu GPU in the inventory");
+  const knobs::SysfsAttribute* attr = knobs::FindSysfsAttribute(name);
+  if (!attr) {
+    std::string managed;
+    for (const knobs::SysfsAttribute& a : knobs::SysfsAttributes())
+      managed += (managed.empty() ? "" : ", ") + std::string(a.name);
+    return Refuse(rule::kSysfsAttribute, fmt::format("'{}' is not managed (managed: {})", name, managed));
+  }
+  if (auto ok = CheckDriverIsAmdgpu(root, dir); !ok) return ok;
+  return CheckSysfsValue(root, dir, *attr, *op.after);
+}
+
+}  // namespace rocmtune::helper

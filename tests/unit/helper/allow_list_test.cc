@@ -1,0 +1,169 @@
+// The allow-list against hostile ops: each is one change away from an op that passes (the
+// baselines below), and each must be refused by the rule it breaks, named in the message.
+#include "helper/allow_list.h"
+
+#include "helper/allow_list_fixture.h"
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+namespace rocmtune::helper {
+namespace {
+
+// The starting points the hostile ops are derived from: all accepted.
+TEST_F(AllowListTest, BaselineOpsPass) {
+  std::vector<std::string> iommu = {"iommu=pt"};
+  const std::vector<Op> ok = {
+      File("etc/modprobe.d/rocmtune.conf", "modprobe",
+           "# rocmtune\noptions amdgpu noretry=1 mes=0\noptions ttm pages_limit=3145728\n"),
+      File("etc/modprobe.d/rocmtune.conf", "modprobe", std::nullopt, "options amdgpu noretry=1\n"),
+      File("etc/environment.d/90-rocmtune.conf", "env",
+           "# x\nHSA_OVERRIDE_GFX_VERSION=10.3.0\nPYTORCH_HIP_ALLOC_CONF=expandable_segments:True\n"),
+      File("etc/profile.d/rocmtune.sh", "env",
+           "# x\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\nexport HIP_VISIBLE_DEVICES=0,1\n"),
+      File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline",
+           *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, iommu)),
+      File("var/lib/rocmtune/cmdline-tokens", "cmdline", "# tokens\niommu=pt\namdgpu.noretry=0\n"),
+      GrubEdit(GrubWith(iommu)),
+      GrubEdit(GrubWith({"amdgpu.noretry=1", "iommu=pt"})),
+      File(std::string(kBls), "cmdline", *knobs::SetBlsOptions(kBlsContent, iommu, {}), std::string(kBlsContent)),
+      File("etc/kernel/cmdline", "cmdline", *knobs::SetKernelCmdlineFile(kKernelCmdline, iommu, {}),
+           std::string(kKernelCmdline)),
+      Sysfs(Attr("power_dpm_force_performance_level"), "high"),
+      Sysfs(Attr("pp_power_profile_mode"), "5"),
+      Regen("bootloader", "update-grub", {"update-grub"}),
+      Regen("bootloader", "grub-mkconfig", {"grub-mkconfig", "-o", "/boot/grub/grub.cfg"}),
+      Regen("bootloader", "grub2-mkconfig", {"grub2-mkconfig", "-o", "/boot/efi/EFI/fedora/grub.cfg"}),
+      Regen("bootloader", "grubby",
+            {"grubby", "--update-kernel=ALL", "--args=iommu=pt amdgpu.noretry=0", "--remove-args=iommu"}),
+      Regen("bootloader", "kernel-install", {"kernel-install", "add-all"}),
+      Regen("initramfs", "initramfs-tools", {"update-initramfs", "-u", "-k", "all"}),
+      Regen("initramfs", "dracut", {"dracut", "--force", "--regenerate-all"}),
+      Regen("initramfs", "mkinitcpio", {"mkinitcpio", "-P"}),
+      Regen("initramfs", "booster", {"booster", "build", "--force"}),
+  };
+  for (const Op& op : ok) {
+    auto verdict = Check(op);
+    EXPECT_TRUE(verdict) << op.path << ": " << verdict.error().message;
+  }
+}
+
+TEST_F(AllowListTest, HostilePathsAreRefused) {
+  const std::string mp = "options amdgpu noretry=1\n";
+  const std::vector<Hostile> cases = {
+      {"dot-dot escape", File("etc/modprobe.d/../../etc/passwd", "modprobe", mp), rule::kPathSyntax},
+      {"absolute path", File("/etc/modprobe.d/rocmtune.conf", "modprobe", mp), rule::kPathSyntax},
+      {"trailing slash", File("etc/modprobe.d/rocmtune.conf/", "modprobe", mp), rule::kPathSyntax},
+      {"empty component", File("etc//modprobe.d/rocmtune.conf", "modprobe", mp), rule::kPathSyntax},
+      {"dot component", File("./etc/modprobe.d/rocmtune.conf", "modprobe", mp), rule::kPathSyntax},
+      {"newline in path", File("etc/modprobe.d/rocmtune.conf\n", "modprobe", mp), rule::kPathSyntax},
+      {"NUL in path", File(std::string("etc/modprobe.d/rocmtune.conf\0.x", 31), "modprobe", mp), rule::kPathSyntax},
+      {"symlink-looking name", File("etc/modprobe.d/rocmtune.conf -> /etc/shadow", "modprobe", mp), rule::kPathSyntax},
+      {"empty path", File("", "modprobe", mp), rule::kPathSyntax},
+      {"overlong path", File("etc/" + std::string(600, 'a'), "modprobe", mp), rule::kPathSyntax},
+      {"other modprobe.d file", File("etc/modprobe.d/other.conf", "modprobe", mp), rule::kPathNotAllowed},
+      {"etc/passwd", File("etc/passwd", "env", "root::0:0::/root:/bin/sh\n"), rule::kPathNotAllowed},
+      {"proc magic link", File("proc/self/root/etc/shadow", "env", "x\n"), rule::kPathNotAllowed},
+      {"BLS entry in a subdirectory", File("boot/loader/entries/x/a.conf", "cmdline", "options\n", "options\n"),
+       rule::kPathNotAllowed},
+      {"hidden BLS entry", File("boot/loader/entries/.a.conf", "cmdline", "options\n", "options\n"),
+       rule::kPathNotAllowed},
+      {"BLS entry not .conf", File("boot/loader/entries/a.sh", "cmdline", "options\n", "options\n"),
+       rule::kPathNotAllowed},
+      {"wrong backend", File("etc/modprobe.d/rocmtune.conf", "env", mp), rule::kBackendMismatch},
+  };
+  for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+
+  Op write_without_content = File("etc/modprobe.d/rocmtune.conf", "modprobe", std::nullopt);
+  write_without_content.kind = OpKind::kWriteFile;
+  ExpectRefused(Check(write_without_content), {"write without content", {}, rule::kOpShape});
+  Op remove_with_content = File("etc/modprobe.d/rocmtune.conf", "modprobe", mp);
+  remove_with_content.kind = OpKind::kRemoveFile;
+  ExpectRefused(Check(remove_with_content), {"removal with content", {}, rule::kOpShape});
+  Op with_argv = File("etc/modprobe.d/rocmtune.conf", "modprobe", mp);
+  with_argv.argv = {"sh"};
+  ExpectRefused(Check(with_argv), {"file op with a command", {}, rule::kOpShape});
+  Op unknown_kind = File("etc/modprobe.d/rocmtune.conf", "modprobe", mp);
+  unknown_kind.kind = static_cast<OpKind>(42);
+  ExpectRefused(Check(unknown_kind), {"unknown op kind", {}, rule::kOpShape});
+}
+
+TEST_F(AllowListTest, MessagesNameThePathPrintably) {
+  auto verdict = Check(File("etc/x\nFAKE LOG LINE", "env", "x\n"));
+  ASSERT_FALSE(verdict);
+  EXPECT_THAT(verdict.error().message, StartsWith("etc/x\\x0aFAKE LOG LINE: path-syntax: "));
+  EXPECT_EQ(verdict.error().code, ErrorCode::kEscapesRoot);
+  verdict = Check(File("etc/passwd", "env", "x\n"));
+  ASSERT_FALSE(verdict);
+  EXPECT_THAT(verdict.error().message, StartsWith("etc/passwd: path-not-allowed: "));
+}
+
+TEST(AllowListSymlinkTest, SymlinkOnTheWayIsRefused) {
+  testing::TestTree tree;
+  tree.Mkdir("tmp");
+  tree.Symlink("etc/modprobe.d", "../tmp");
+  tree.Write("etc/shadow", "root:*:1::::::\n");
+  tree.Symlink("etc/environment.d/90-rocmtune.conf", "../shadow");
+  auto root = sys::Root::Open(tree.path());
+  ASSERT_TRUE(root);
+  detect::Inventory none;
+  const Hostile cases[] = {
+      {"symlinked directory", File("etc/modprobe.d/rocmtune.conf", "modprobe", "options amdgpu noretry=1\n"),
+       rule::kPathSymlink},
+      {"symlinked file", File("etc/environment.d/90-rocmtune.conf", "env", "HSA_XNACK=1\n"), rule::kPathSymlink},
+      {"symlinked file removed", File("etc/environment.d/90-rocmtune.conf", "env", std::nullopt), rule::kPathSymlink},
+  };
+  for (const Hostile& h : cases) ExpectRefused(CheckOp(*root, none, h.op), h);
+  // The same ops where nothing is a symlink pass (the writer creates the directories).
+  testing::TestTree clean;
+  auto clean_root = sys::Root::Open(clean.path());
+  for (const Hostile& h : cases) EXPECT_TRUE(CheckOp(*clean_root, none, h.op)) << h.what;
+}
+
+TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
+  auto modprobe = [](std::string c) { return File("etc/modprobe.d/rocmtune.conf", "modprobe", std::move(c)); };
+  auto env = [](std::string c) { return File("etc/environment.d/90-rocmtune.conf", "env", std::move(c)); };
+  auto profile = [](std::string c) { return File("etc/profile.d/rocmtune.sh", "env", std::move(c)); };
+  auto dropin = [](std::string c) { return File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline", std::move(c)); };
+  auto state = [](std::string c) { return File("var/lib/rocmtune/cmdline-tokens", "cmdline", std::move(c)); };
+  std::string good_dropin =
+      *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"});
+  const std::vector<Hostile> cases = {
+      {"NUL byte", modprobe(std::string("options amdgpu noretry=1\0\n", 26)), rule::kContentText},
+      {"not UTF-8", env("# \xc0\xaf\nHSA_XNACK=1\n"), rule::kContentText},
+      {"too large", modprobe("# " + std::string(300 * 1024, 'x') + "\n"), rule::kContentText},
+      {"unknown parameter", modprobe("options amdgpu nosuchparam=1\n"), rule::kModuleParam},
+      {"bad value", modprobe("options amdgpu noretry=7\n"), rule::kModuleParam},
+      {"value with a shell word", modprobe("options amdgpu noretry=$(id)\n"), rule::kModuleParam},
+      {"install line", modprobe("install amdgpu /bin/sh -c 'id > /tmp/x'\n"), rule::kOwnedGrammar},
+      {"other module", modprobe("options radeon si_support=0\n"), rule::kOwnedGrammar},
+      {"blacklist line", modprobe("blacklist amdgpu\n"), rule::kOwnedGrammar},
+      {"line continuation", modprobe("options amdgpu noretry=1 \\\ninstall amdgpu /bin/sh\n"), rule::kOwnedGrammar},
+      {"no final newline", modprobe("options amdgpu noretry=1"), rule::kOwnedGrammar},
+      {"command substitution", env("HSA_OVERRIDE_GFX_VERSION=$(id)\n"), rule::kShellSafe},
+      {"backticks", profile("export HSA_OVERRIDE_GFX_VERSION=`id`\n"), rule::kShellSafe},
+      {"';' the id-list check lets through", profile("export HIP_VISIBLE_DEVICES=GPU-a;reboot\n"), rule::kShellSafe},
+      {"quotes", env("HSA_XNACK=\"1\"\n"), rule::kShellSafe},
+      {"unknown variable", env("LD_PRELOAD=/tmp/evil.so\n"), rule::kEnvVariable},
+      {"bad value", env("HSA_OVERRIDE_GFX_VERSION=banana\n"), rule::kEnvVariable},
+      {"newline inside a value", env("HSA_OVERRIDE_GFX_VERSION=10.3.0\nid\n"), rule::kOwnedGrammar},
+      {"CR inside a value", env("HSA_XNACK=1\r\n"), rule::kOwnedGrammar},
+      {"profile.d without export", profile("HSA_XNACK=1\n"), rule::kOwnedGrammar},
+      {"profile.d extra command", profile("export HSA_XNACK=1\nid\n"), rule::kOwnedGrammar},
+      {"drop-in with another line", dropin(good_dropin + "GRUB_TIMEOUT=0\n"), rule::kGrubDropInShape},
+      {"drop-in assigning another variable", dropin("GRUB_INIT_TUNE=\"480 440 1\"\n"), rule::kGrubDropInShape},
+      {"drop-in with amd_iommu=on",
+       dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"amd_iommu=on"})),
+       rule::kKernelToken},
+      {"drop-in with init=",
+       dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"init=/bin/sh"})),
+       rule::kKernelToken},
+      {"state with two tokens on a line", state("iommu=pt rd.break\n"), rule::kOwnedGrammar},
+      {"state with an unknown option", state("init=/bin/sh\n"), rule::kKernelToken},
+      {"state with an invalid value", state("amd_iommu=pt\n"), rule::kKernelToken},
+  };
+  for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+}
+
+}  // namespace
+}  // namespace rocmtune::helper
