@@ -81,21 +81,22 @@ Result<void> JournalWriter::Append(const nlohmann::ordered_json& record) {
   if (auto h = hook_->Before(Step::kJournalAppend, file_); !h)
     return JournalError(*root_, "writing", file_, h.error().errno_value);
   off_t start = ::lseek(fd_.get(), 0, SEEK_END);
+  // A record that failed must not stay in the file, whole or in part: half a record would glue
+  // itself to the next one, and a whole one would still count. A commit whose fsync failed is
+  // followed by a rollback, and "rollback" after "commit" makes the journal unreadable.
+  auto failed = [&](std::string_view what, int err) {
+    if (start >= 0 && ::ftruncate(fd_.get(), start) != 0) {}
+    return JournalError(*root_, what, file_, err);
+  };
   std::string_view rest = line;
   while (!rest.empty()) {
     ssize_t n = ::write(fd_.get(), rest.data(), rest.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : EIO;
-      // A half-written record would glue itself to the next one (the rollback record).
-      if (start >= 0 && ::ftruncate(fd_.get(), start) != 0) {}
-      return JournalError(*root_, "writing", file_, err);
-    }
+    if (n <= 0) return failed("writing", n < 0 ? errno : EIO);
     rest.remove_prefix(static_cast<size_t>(n));
   }
-  if (auto h = hook_->Before(Step::kJournalSync, file_); !h)
-    return JournalError(*root_, "syncing", file_, h.error().errno_value);
-  if (::fsync(fd_.get()) != 0) return JournalError(*root_, "syncing", file_, errno);
+  if (auto h = hook_->Before(Step::kJournalSync, file_); !h) return failed("syncing", h.error().errno_value);
+  if (::fsync(fd_.get()) != 0) return failed("syncing", errno);
   return {};
 }
 
