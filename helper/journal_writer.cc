@@ -61,18 +61,22 @@ Result<JournalWriter> JournalWriter::Reopen(const sys::Root& root, StepHook& hoo
   int fd = OpenBeneath(root.fd(), file, O_RDWR | O_APPEND | O_CLOEXEC, 0);
   if (fd < 0) return JournalError(root, "opening", file, errno);
   sys::UniqueFd journal_fd(fd);
-  off_t size = ::lseek(fd, 0, SEEK_END);
-  if (size < 0) return JournalError(root, "reading", file, errno);
-  // Cut a torn last line back to the last newline, so the next record starts a line.
-  std::string tail;
-  off_t keep = size;
-  char c;
-  while (keep > 0) {
-    if (::pread(fd, &c, 1, keep - 1) != 1) return JournalError(root, "reading", file, errno ? errno : EIO);
-    if (c == '\n') break;
-    --keep;
+  std::string content;
+  char buf[65536];
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(fd, buf, sizeof(buf), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return JournalError(root, "reading", file, errno);
+    if (n == 0) break;
+    content.append(buf, static_cast<size_t>(n));
+    at += n;
+    if (content.size() > journal::kMaxJournalFileBytes) return JournalError(root, "reading", file, EFBIG);
   }
-  if (keep != size && ::ftruncate(fd, keep) != 0) return JournalError(root, "truncating", file, errno);
+  // Cut a torn last line by the rule readers skip it by, so the next record starts a line and
+  // the torn one does not end up in the middle of the file, where it would make it unreadable.
+  size_t keep = journal::IntactLength(content);
+  if (keep != content.size() && ::ftruncate(fd, static_cast<off_t>(keep)) != 0)
+    return JournalError(root, "truncating", file, errno);
   return JournalWriter(root, hook, file, std::move(journal_fd));
 }
 
