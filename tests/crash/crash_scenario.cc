@@ -46,7 +46,7 @@ std::optional<std::vector<journal::Transaction>> LoadJournal(const std::string& 
     return std::nullopt;
   }
   for (const journal::Transaction& t : *txns)
-    EXPECT_NE(t.state, journal::State::kIncomplete) << "transaction " << t.id << " is left incomplete";
+    EXPECT_NE(journal::StateName(t.state), "incomplete") << "transaction " << t.id;
   return std::move(*txns);
 }
 
