@@ -223,6 +223,8 @@ Result<void> FileWriter::RemoveTemporary(std::string_view path) {
     if (errno == ENOENT) return {};
     return Errno("removing the temporary of", root_, path, errno);
   }
+  if (auto hook = hook_.Before(Step::kUnlink, TemporaryName(path)); !hook)
+    return Errno("removing the temporary of", root_, path, hook.error().errno_value);
   if (::unlinkat(dir->get(), tmp.c_str(), 0) != 0 && errno != ENOENT)
     return Errno("removing the temporary of", root_, path, errno);
   return {};
