@@ -1,5 +1,6 @@
 #include "crash_scenario.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -161,28 +162,30 @@ void FailAt(const Scenario& s, const LoggedStep& step, size_t total, const Named
   if (Failures() == failures) ++c.injections_ok;
 }
 
-// A crash during recovery itself: the transaction killed just before its commit record (the
-// most to undo), then `recover` killed at each of its own steps, or failing one with EIO; the
-// next recover must still bring back "before".
-void CrashRecovery(const Scenario& s, const std::vector<LoggedStep>& steps, const std::string& scratch, Counts& c) {
-  size_t commit = 0;
-  for (const LoggedStep& step : steps)
-    if (step.name == "journal-append") commit = step.number;
-  ASSERT_GT(commit, 0u);
+// A crash during recovery itself: the transaction killed before step `crash_at`, then
+// `recover` killed at each of its own steps, or failing one with EIO; the next recover must
+// still bring back "before".
+void CrashRecovery(const Scenario& s, size_t crash_at, const std::string& scratch, Counts& c) {
   const std::string crashed = scratch + "/crashed", run = scratch + "/run", log = scratch + "/recover.log";
   FreshCopy(s.base, crashed, s.in_place);
   RunResult killed = RunHelper(kFaultHelper, {"--root", crashed, "apply"}, s.plan_json,
-                               WithEnv("ROCMTUNE_FAULT", fmt::format("kill:{}", commit)));
+                               WithEnv("ROCMTUNE_FAULT", fmt::format("kill:{}", crash_at)));
   ASSERT_TRUE(killed.killed_by_sigkill) << killed.output;
   FreshCopy(crashed, run, s.in_place);
   RunResult counted;
   auto recovery_steps = CountSteps(run, {"--root", run, "recover"}, "", log, counted);
+  // Removing a temporary the crash left is a step of its own too.
+  for (const std::string& tmp : Temporaries(Snapshot(crashed)))
+    EXPECT_TRUE(std::any_of(recovery_steps.begin(), recovery_steps.end(),
+                            [&](const LoggedStep& step) { return step.name == "unlink" && step.path == tmp; }))
+        << "recovery removes " << tmp << " without a step";
   EXPECT_EQ(counted.exit_code, 0) << counted.output;
-  EXPECT_EQ(Difference(s.before, Snapshot(run)), "") << "recovering from a kill before the commit record";
-  c.recovery_steps = recovery_steps.size();
-  EXPECT_GT(c.recovery_steps, 0u);
+  EXPECT_EQ(Difference(s.before, Snapshot(run)), "") << "recovering from a kill before step " << crash_at;
+  EXPECT_GT(recovery_steps.size(), 0u);
+  c.recovery_steps += recovery_steps.size();
+  c.recovery_points.push_back(fmt::format("{} after a kill at step {}", recovery_steps.size(), crash_at));
   for (const LoggedStep& step : recovery_steps) {
-    SCOPED_TRACE(fmt::format("recovery of a kill at step {}, itself killed at {}", commit,
+    SCOPED_TRACE(fmt::format("recovery of a kill at step {}, itself killed or failed at {}", crash_at,
                              Where(s, step, recovery_steps.size())));
     size_t failures = Failures();
     FreshCopy(crashed, run, s.in_place);
@@ -265,7 +268,15 @@ Counts RunScenario(const Scenario& s, const std::string& scratch) {
     EXPECT_TRUE(seen.contains(kind)) << s.name << " never takes a " << kind << " step";
 
   for (const LoggedStep& step : steps) KillAt(s, step, steps.size(), run, c);
-  CrashRecovery(s, steps, scratch, c);
+  // Recovery has the most to undo after a kill just before the commit record, and a
+  // temporary to remove after one just before the last rename.
+  size_t commit = 0, rename = 0;
+  for (const LoggedStep& step : steps) {
+    if (step.name == "journal-append") commit = step.number;
+    if (step.name == "rename") rename = step.number;
+  }
+  for (size_t crash_at : {commit, rename})
+    if (crash_at > 0) CrashRecovery(s, crash_at, scratch, c);
   for (const LoggedStep& step : steps)
     for (const NamedErrno& err : kErrnos) FailAt(s, step, steps.size(), err, run, c);
   EXPECT_EQ(Difference(s.before, Snapshot(s.base)), "") << "a run wrote in place to a file linked from the base tree";
@@ -273,11 +284,13 @@ Counts RunScenario(const Scenario& s, const std::string& scratch) {
 }
 
 std::string Summary(const Scenario& s, const Counts& c) {
+  std::string recovery_points;
+  for (const std::string& p : c.recovery_points) recovery_points += (recovery_points.empty() ? "" : ", ") + p;
   return fmt::format(
-      "crash: {}: killed at {}/{} steps, {} recovered ({} to before, {} to after); recovery itself killed at each of "
-      "its {} steps, {} recovered again, failed with EIO at each, {} recovered again; errno: {} steps x {} = {} "
+      "crash: {}: killed at {}/{} steps, {} recovered ({} to before, {} to after); recovery killed at each of its "
+      "steps ({}), {} recovered again, and failed with EIO at each, {} recovered again; errno: {} steps x {} = {} "
       "injections, {} left the before state",
-      s.name, c.killed, c.steps, c.recovered, c.left_before, c.left_after, c.recovery_steps, c.recovery_killed_ok,
+      s.name, c.killed, c.steps, c.recovered, c.left_before, c.left_after, recovery_points, c.recovery_killed_ok,
       c.recovery_failed_ok, c.steps, std::size(kErrnos), c.injections, c.injections_ok);
 }
 
