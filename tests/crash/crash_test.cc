@@ -29,7 +29,7 @@ class TotalPrinter : public ::testing::Environment {
     if (g_scenarios == 0) return;
     size_t points = g_total.steps + g_total.recovery_steps * 2 + g_total.injections;
     std::cout << fmt::format(
-                     "crash: total: {} scenarios, {} kill points ({} recovered), {} recovery kill/EIO points, {} "
+                     "crash: total of this process: {} scenarios, {} kill points ({} recovered), {} recovery kill/EIO points, {} "
                      "errno injections ({} left the before state): {} injection points",
                      g_scenarios, g_total.killed, g_total.recovered, g_total.recovery_steps * 2, g_total.injections,
                      g_total.injections_ok, points)
