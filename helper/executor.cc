@@ -182,10 +182,12 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
   if (!journal) return Failed(Status::kFailed, journal.error().message);
   Outcome out;
   out.transaction = txn.id;
+  // Without its begin record the transaction has not begun: nothing to undo. A rollback record
+  // would be the first line of the file, and a journal that does not start with "begin" is
+  // unreadable: every later run would fail on it.
   if (auto begun = journal->Append(journal::BeginRecord(txn)); !begun) {
     out.status = Status::kFailed;
-    out.messages.push_back(begun.error().message);
-    RollBack(root_, writer, *journal, txn, begun.error().message);
+    out.messages.push_back(fmt::format("{}; nothing was changed", begun.error().message));
     return out;
   }
 

@@ -148,6 +148,14 @@ Result<bool> FileWriter::RmdirIfEmpty(std::string_view dir) {
     if (parent.error().code == ErrorCode::kNotFound) return true;
     return tl::unexpected(parent.error());
   }
+  // Look first: on a read-only file system rmdir(2) fails with EROFS even when there is nothing
+  // to remove (a rollback after the mkdir itself failed), and a rollback that cannot finish
+  // leaves its transaction to be rolled back again by every later run, failing each time.
+  struct stat st {};
+  if (::fstatat(parent->get(), std::string(BaseName(dir)).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return true;
+    return Errno("removing directory", root_, dir, errno);
+  }
   if (auto hook = hook_.Before(Step::kRmdir, dir); !hook) return Errno("removing directory", root_, dir, hook.error().errno_value);
   if (::unlinkat(parent->get(), std::string(BaseName(dir)).c_str(), AT_REMOVEDIR) != 0) {
     if (errno == ENOTEMPTY || errno == EEXIST) return false;
@@ -207,7 +215,17 @@ Result<void> FileWriter::Remove(std::string_view path) {
 Result<void> FileWriter::RemoveTemporary(std::string_view path) {
   auto dir = OpenDir(ParentOf(path));
   if (!dir) return {};  // no directory, no temporary
-  if (::unlinkat(dir->get(), std::string(BaseName(TemporaryName(path))).c_str(), 0) != 0 && errno != ENOENT)
+  const std::string tmp(BaseName(TemporaryName(path)));
+  // Look first, as in RmdirIfEmpty: unlink(2) of a missing name fails with EROFS on a read-only
+  // file system, and rollback tries this for every file of the transaction.
+  struct stat st {};
+  if (::fstatat(dir->get(), tmp.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return {};
+    return Errno("removing the temporary of", root_, path, errno);
+  }
+  if (auto hook = hook_.Before(Step::kUnlink, TemporaryName(path)); !hook)
+    return Errno("removing the temporary of", root_, path, hook.error().errno_value);
+  if (::unlinkat(dir->get(), tmp.c_str(), 0) != 0 && errno != ENOENT)
     return Errno("removing the temporary of", root_, path, errno);
   return {};
 }

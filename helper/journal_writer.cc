@@ -61,18 +61,22 @@ Result<JournalWriter> JournalWriter::Reopen(const sys::Root& root, StepHook& hoo
   int fd = OpenBeneath(root.fd(), file, O_RDWR | O_APPEND | O_CLOEXEC, 0);
   if (fd < 0) return JournalError(root, "opening", file, errno);
   sys::UniqueFd journal_fd(fd);
-  off_t size = ::lseek(fd, 0, SEEK_END);
-  if (size < 0) return JournalError(root, "reading", file, errno);
-  // Cut a torn last line back to the last newline, so the next record starts a line.
-  std::string tail;
-  off_t keep = size;
-  char c;
-  while (keep > 0) {
-    if (::pread(fd, &c, 1, keep - 1) != 1) return JournalError(root, "reading", file, errno ? errno : EIO);
-    if (c == '\n') break;
-    --keep;
+  std::string content;
+  char buf[65536];
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(fd, buf, sizeof(buf), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return JournalError(root, "reading", file, errno);
+    if (n == 0) break;
+    content.append(buf, static_cast<size_t>(n));
+    at += n;
+    if (content.size() > journal::kMaxJournalFileBytes) return JournalError(root, "reading", file, EFBIG);
   }
-  if (keep != size && ::ftruncate(fd, keep) != 0) return JournalError(root, "truncating", file, errno);
+  // Cut a torn last line by the rule readers skip it by, so the next record starts a line and
+  // the torn one does not end up in the middle of the file, where it would make it unreadable.
+  size_t keep = journal::IntactLength(content);
+  if (keep != content.size() && ::ftruncate(fd, static_cast<off_t>(keep)) != 0)
+    return JournalError(root, "truncating", file, errno);
   return JournalWriter(root, hook, file, std::move(journal_fd));
 }
 
@@ -81,21 +85,22 @@ Result<void> JournalWriter::Append(const nlohmann::ordered_json& record) {
   if (auto h = hook_->Before(Step::kJournalAppend, file_); !h)
     return JournalError(*root_, "writing", file_, h.error().errno_value);
   off_t start = ::lseek(fd_.get(), 0, SEEK_END);
+  // A record that failed must not stay in the file, whole or in part: half a record would glue
+  // itself to the next one, and a whole one would still count. A commit whose fsync failed is
+  // followed by a rollback, and "rollback" after "commit" makes the journal unreadable.
+  auto failed = [&](std::string_view what, int err) {
+    if (start >= 0 && ::ftruncate(fd_.get(), start) != 0) {}
+    return JournalError(*root_, what, file_, err);
+  };
   std::string_view rest = line;
   while (!rest.empty()) {
     ssize_t n = ::write(fd_.get(), rest.data(), rest.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : EIO;
-      // A half-written record would glue itself to the next one (the rollback record).
-      if (start >= 0 && ::ftruncate(fd_.get(), start) != 0) {}
-      return JournalError(*root_, "writing", file_, err);
-    }
+    if (n <= 0) return failed("writing", n < 0 ? errno : EIO);
     rest.remove_prefix(static_cast<size_t>(n));
   }
-  if (auto h = hook_->Before(Step::kJournalSync, file_); !h)
-    return JournalError(*root_, "syncing", file_, h.error().errno_value);
-  if (::fsync(fd_.get()) != 0) return JournalError(*root_, "syncing", file_, errno);
+  if (auto h = hook_->Before(Step::kJournalSync, file_); !h) return failed("syncing", h.error().errno_value);
+  if (::fsync(fd_.get()) != 0) return failed("syncing", errno);
   return {};
 }
 

@@ -130,29 +130,36 @@ json RegenRecord(const RegenStatus& s) {
 json CommitRecord() { return {{"record", "commit"}}; }
 json RollbackRecord(std::string_view reason) { return {{"record", "rollback"}, {"reason", reason}}; }
 
+size_t IntactLength(std::string_view content) {
+  if (content.empty()) return 0;
+  // Cut by a crash in the middle of an append: the last line has no newline.
+  if (content.back() != '\n') {
+    size_t newline = content.rfind('\n');
+    return newline == std::string_view::npos ? 0 : newline + 1;
+  }
+  // Or it kept its newline but lost bytes before it (a power cut: the size reached the disk,
+  // some of the data did not): the last line is not JSON.
+  size_t start = content.size() < 2 ? std::string_view::npos : content.rfind('\n', content.size() - 2);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  if (json::parse(content.substr(start, content.size() - 1 - start), nullptr, false).is_discarded()) return start;
+  return content.size();
+}
+
 Result<Transaction> ParseTransaction(std::string_view content, std::string_view file) {
   Transaction txn;
   txn.file = std::string(file);
+  const size_t intact = IntactLength(content);
+  txn.torn_tail = intact != content.size();
+  content = content.substr(0, intact);
   size_t line_no = 0;
   size_t pos = 0;
   while (pos < content.size()) {
-    size_t end = content.find('\n', pos);
+    size_t end = content.find('\n', pos);  // every intact line ends in one
     ++line_no;
     std::string where = fmt::format("{} line {}", file, line_no);
-    // The last line without its newline was cut by a crash in the middle of an append.
-    if (end == std::string_view::npos) {
-      txn.torn_tail = true;
-      break;
-    }
     json record = json::parse(content.substr(pos, end - pos), nullptr, false);
     pos = end + 1;
-    if (record.is_discarded()) {
-      if (pos >= content.size()) {  // a torn last line that happens to end in '\n'
-        txn.torn_tail = true;
-        break;
-      }
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: not valid JSON", where));
-    }
+    if (record.is_discarded()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: not valid JSON", where));
     auto applied = ApplyRecord(record, txn, line_no == 1, where);
     if (!applied) return tl::unexpected(applied.error());
   }
@@ -190,8 +197,10 @@ Result<std::vector<Transaction>> Load(const sys::Root& root) {
     std::string rel = fmt::format("{}/{}", kJournalDir, name);
     auto content = root.ReadFile(rel, kMaxJournalFileBytes);
     if (!content) return tl::unexpected(content.error());
-    // A crash right after the file was created leaves it empty: nothing was begun.
-    if (content->empty()) continue;
+    // A crash right after the file was created leaves it empty, or holding part of the begin
+    // record (a power cut during its append): nothing was begun, as the helper changes
+    // nothing before that record is on disk.
+    if (IntactLength(*content) == 0) continue;
     auto txn = ParseTransaction(*content, rel);
     if (!txn) return tl::unexpected(txn.error());
     if (txn->number != *number)

@@ -68,6 +68,11 @@ nlohmann::ordered_json RegenRecord(const RegenStatus& status);
 nlohmann::ordered_json CommitRecord();
 nlohmann::ordered_json RollbackRecord(std::string_view reason);
 
+// How much of a journal file's text is whole records: all of it but a torn last line (one
+// without its newline, or one that is not JSON). Readers ignore the torn line; the helper cuts
+// it off before it appends to the file.
+size_t IntactLength(std::string_view content);
+
 // One journal file's text -> its transaction. Errors name the file and line.
 Result<Transaction> ParseTransaction(std::string_view text, std::string_view file);
 

@@ -1,0 +1,141 @@
+// Issue #4 item 5: rocmtune-helper killed (SIGKILL) before every step of an apply and of a
+// revert, then recovered; and every step failing with ENOSPC, EIO, EROFS and EACCES. Each
+// scenario prints one summary line; the process prints the total when it ends.
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "crash_scenario.h"
+
+namespace rocmtune::crash {
+namespace {
+
+const std::set<std::string> kJournalSteps = {"journal-create", "journal-append", "journal-sync", "dir-sync"};
+const std::set<std::string> kWriteSteps = {"temp-create", "temp-write", "temp-sync", "rename"};
+
+std::set<std::string> Steps(std::initializer_list<std::set<std::string>> parts, std::set<std::string> more = {}) {
+  for (const auto& p : parts) more.insert(p.begin(), p.end());
+  return more;
+}
+
+Counts g_total;
+size_t g_scenarios = 0;
+
+class TotalPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (g_scenarios == 0) return;
+    size_t points = g_total.steps + g_total.recovery_steps * 2 + g_total.injections;
+    std::cout << fmt::format(
+                     "crash: total of this process: {} scenarios, {} kill points ({} recovered), {} recovery kill/EIO points, {} "
+                     "errno injections ({} left the before state): {} injection points",
+                     g_scenarios, g_total.killed, g_total.recovered, g_total.recovery_steps * 2, g_total.injections,
+                     g_total.injections_ok, points)
+              << std::endl;
+  }
+};
+[[maybe_unused]] ::testing::Environment* const g_printer = ::testing::AddGlobalTestEnvironment(new TotalPrinter);
+
+class CrashTest : public ::testing::Test {
+ protected:
+  std::string Scratch(const std::string& name) const { return scratch_.Path(name); }
+
+  // What the real helper leaves when it runs `plan_json` on a copy of `base`.
+  Tree After(const Scenario& s) {
+    const std::string dir = Scratch("after");
+    FreshCopy(s.base, dir, s.in_place);
+    RunResult r = RunHelper(kRealHelper, {"--root", dir, "apply"}, s.plan_json);
+    EXPECT_EQ(r.status(), "committed") << r.output;
+    return Snapshot(dir);
+  }
+
+  Scenario Apply(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps) {
+    Scenario s;
+    s.name = "apply " + world;
+    s.base = Scratch("base");
+    CopyWorld(WorldDir(world), s.base);
+    plan::Plan plan = PlanSet(s.base, set);
+    EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
+    s.plan_json = PlanText(plan);
+    s.in_place = InPlacePaths(s.base, plan);
+    s.before = Snapshot(s.base);
+    s.after = After(s);
+    EXPECT_NE(s.before, s.after);
+    s.expected_steps = std::move(steps);
+    s.replan = [set](const std::string& root) { return PlanSet(root, set); };
+    return s;
+  }
+
+  // Reverting the transaction that applied `set`: its "before" is the applied tree, its
+  // "after" must be the original world, byte for byte.
+  Scenario Revert(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps) {
+    Scenario s;
+    s.name = "revert " + world;
+    s.base = Scratch("base");
+    CopyWorld(WorldDir(world), s.base);
+    Tree original = Snapshot(s.base);
+    RunResult applied = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(PlanSet(s.base, set)));
+    EXPECT_EQ(applied.status(), "committed") << applied.output;
+    plan::Plan plan = PlanRevert(s.base, "1");
+    EXPECT_TRUE(plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
+    s.plan_json = PlanText(plan);
+    s.in_place = InPlacePaths(s.base, plan);
+    s.before = Snapshot(s.base);
+    s.after = After(s);
+    EXPECT_EQ(Difference(original, s.after), "") << "the revert does not restore the world";
+    s.first_txn = 2;
+    s.expected_steps = std::move(steps);
+    s.replan = [](const std::string& root) { return PlanRevert(root, "1"); };
+    return s;
+  }
+
+  void Run(const Scenario& s) {
+    ASSERT_FALSE(HasFailure()) << "the scenario could not be set up";
+    auto start = std::chrono::steady_clock::now();
+    Counts c = RunScenario(s, scratch_.path());
+    auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << Summary(s, c) << fmt::format(" ({:.1f} s)", seconds) << std::endl;
+    ++g_scenarios;
+    for (auto [total, part] : {std::pair{&g_total.steps, c.steps}, {&g_total.killed, c.killed},
+                               {&g_total.recovered, c.recovered}, {&g_total.recovery_steps, c.recovery_steps},
+                               {&g_total.injections, c.injections}, {&g_total.injections_ok, c.injections_ok}})
+      *total += part;
+  }
+
+  ScratchDir scratch_;
+};
+
+const std::vector<std::string> kKnobs = {"amdgpu.noretry=1", "cmdline.iommu=pt", "env.HSA_ENABLE_SDMA=0"};
+const std::vector<std::string> kKnobsAndSysfs = {"amdgpu.noretry=1", "cmdline.iommu=pt", "env.HSA_ENABLE_SDMA=0",
+                                                 "sysfs.all.power_dpm_force_performance_level=high"};
+
+// Debian GRUB drop-in, initramfs-tools; modprobe.d, environment.d and profile.d are created.
+// (mi210x8 is KFD-only: no DRM device, so no sysfs knob applies there.)
+TEST_F(CrashTest, ApplyMi210x8) {
+  Run(Apply("mi210x8", kKnobs, Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+}
+
+// Every file removed again and the directories rocmtune made with them.
+TEST_F(CrashTest, RevertMi210x8) {
+  Run(Revert("mi210x8", kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"})));
+}
+
+// Fedora GRUB + BLS: etc/default/grub edited in place (a shared file), grubby, dracut.
+TEST_F(CrashTest, ApplyRx6600) {
+  Run(Apply("rx6600", kKnobs, Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+}
+
+// systemd-boot: etc/kernel/cmdline edited in place, and a sysfs attribute written.
+TEST_F(CrashTest, ApplyStrixpoint) {
+  Run(Apply("strixpoint", kKnobsAndSysfs, Steps({kJournalSteps, kWriteSteps}, {"mkdir", "sysfs-write"})));
+}
+
+// The shared file restored, owned files and directories removed, the attribute written back.
+TEST_F(CrashTest, RevertStrixpoint) {
+  Run(Revert("strixpoint", kKnobsAndSysfs, Steps({kJournalSteps, kWriteSteps}, {"unlink", "rmdir", "sysfs-write"})));
+}
+
+}  // namespace
+}  // namespace rocmtune::crash
