@@ -57,7 +57,11 @@ Result<void> CheckPowerProfileIndex(const sys::Root& root, std::string_view dir,
 Result<void> CheckSysfsValue(const sys::Root& root, std::string_view dir, const knobs::SysfsAttribute& attr,
                              std::string_view value) {
   // The kernel's store functions mostly strip one trailing newline, but nothing rocmtune
-  // writes has whitespace, and a value with a newline is how a second line gets smuggled.
+  // writes has other whitespace, and a value with a second newline is how a second line gets
+  // smuggled.
+  // One trailing newline is how sysfs reads a value back (and how `echo` writes it): a revert
+  // writes back exactly what was read.
+  if (value.ends_with('\n')) value.remove_suffix(1);
   if (value.size() > kMaxSysfsValueBytes) return Refuse(rule::kSysfsValue, "longer than any value the attribute takes");
   for (char c : value)
     if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)

@@ -62,6 +62,8 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
       op.reason = fmt::format("revert transaction {}", txn.id);
       plan.ops.push_back(std::move(op));
     } else if (done.kind == plan::OpKind::kWriteSysfs) {
+      auto read = root.ReadFile(done.path);
+      if (read && done.before && *read == *done.before) continue;  // already as before
       plan::Op op = done;
       op.before = done.after;
       op.after = done.before;

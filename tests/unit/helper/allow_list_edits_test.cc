@@ -136,7 +136,8 @@ TEST_F(AllowListTest, HostileSysfsWritesAreRefused) {
       {"outside sys/", Sysfs("etc/modprobe.d/rocmtune.conf", "high"), rule::kSysfsDevice},
       {"attribute not allowed", Sysfs(Attr("pp_od_clk_voltage"), "r"), rule::kSysfsAttribute},
       {"device removal", Sysfs(Attr("remove"), "1"), rule::kSysfsAttribute},
-      {"value with a newline", Sysfs(Attr("power_dpm_force_performance_level"), "high\n"), rule::kSysfsValue},
+      {"value with a second line", Sysfs(Attr("power_dpm_force_performance_level"), "high\nlow\n"), rule::kSysfsValue},
+      {"value with two newlines", Sysfs(Attr("power_dpm_force_performance_level"), "high\n\n"), rule::kSysfsValue},
       {"value not listed", Sysfs(Attr("power_dpm_force_performance_level"), "turbo"), rule::kSysfsValue},
       {"overlong value", Sysfs(Attr("power_dpm_force_performance_level"), std::string(64, 'a')), rule::kSysfsValue},
       {"profile with parameters", Sysfs(Attr("pp_power_profile_mode"), "6 1 2 3"), rule::kSysfsValue},
@@ -149,6 +150,12 @@ TEST_F(AllowListTest, HostileSysfsWritesAreRefused) {
   Op wrong_backend = Sysfs(Attr("power_dpm_force_performance_level"), "high");
   wrong_backend.backend = "modprobe";
   ExpectRefused(Check(wrong_backend), {"backend", {}, rule::kBackendMismatch});
+}
+
+// A revert writes back the value as sysfs read it: with its one trailing newline.
+TEST_F(AllowListTest, SysfsValueAsReadBackIsAllowed) {
+  EXPECT_TRUE(Check(Sysfs(Attr("power_dpm_force_performance_level"), "auto\n")));
+  ExpectRefused(Check(Sysfs(Attr("power_dpm_force_performance_level"), "turbo\n")), {"turbo", {}, rule::kSysfsValue});
 }
 
 TEST_F(AllowListTest, DeviceNoLongerBoundToAmdgpuIsRefused) {
