@@ -68,7 +68,8 @@ nlohmann::ordered_json RegenRecord(const RegenStatus& status);
 nlohmann::ordered_json CommitRecord();
 nlohmann::ordered_json RollbackRecord(std::string_view reason);
 
-// One journal file's text -> its transaction. Errors name the file and line.
+// One journal file's text -> its transaction. Errors name the file and line; kNotFound when
+// the file holds only a torn begin record (no transaction was begun).
 Result<Transaction> ParseTransaction(std::string_view text, std::string_view file);
 
 // The number for a new transaction: past every journal file, even an empty one a crash left.
