@@ -42,7 +42,7 @@ Plan FullPlan() {
   p.ops.push_back(MakeOp(OpKind::kWriteSysfs, "sys/class/drm/card0/device/power_dpm_force_performance_level", "auto",
                          "high"));
   p.ops.push_back(MakeOp(OpKind::kWriteSysfs, "sys/class/drm/card0/device/pp_power_profile_mode", std::nullopt,
-                         std::nullopt));
+                         "5"));
   p.ops.push_back(MakeOp(OpKind::kRegenerate, "update-initramfs", std::nullopt, std::nullopt));
   p.warnings.push_back({"amdgpu.noretry", "a warning", "https://docs.kernel.org/gpu/amdgpu/module-parameters.html"});
   p.refused.push_back({"", "refused text", ""});
@@ -181,6 +181,27 @@ TEST(PlanJsonTest, StrictRefusals) {
     EXPECT_EQ(p.error().code, ErrorCode::kInvalidData) << c.name;
     EXPECT_NE(p.error().message.find(c.says), std::string::npos) << c.name << ": " << p.error().message;
   }
+}
+
+// What an op does decides what it must carry: the executor writes *op.after for a write and
+// runs argv[0] for a regenerator, so a plan (untrusted, from stdin) that lacks them is refused.
+TEST(PlanJsonTest, EachOpKindCarriesWhatItNeeds) {
+  const std::vector<Refusal> cases = {
+      {"write without after", Edited([](json& d) { d["ops"][0]["after"] = nullptr; }), "op 0"},
+      {"write with after missing", Edited([](json& d) { d["ops"][1].erase("after"); }), "op 1"},
+      {"sysfs-write without after", Edited([](json& d) { d["ops"][4]["after"] = nullptr; }), "op 4"},
+      {"remove with an after", Edited([](json& d) { d["ops"][2]["after"] = "x"; }), "op 2"},
+      {"regenerate without argv", Edited([](json& d) { d["ops"][6]["argv"] = json::array(); }), "op 6"},
+      {"regenerate with argv missing", Edited([](json& d) { d["ops"][6].erase("argv"); }), "op 6"},
+  };
+  for (const Refusal& c : cases) {
+    auto p = PlanFromJson(c.text);
+    ASSERT_FALSE(p) << c.name;
+    EXPECT_EQ(p.error().code, ErrorCode::kInvalidData) << c.name;
+    EXPECT_NE(p.error().message.find(c.says), std::string::npos) << c.name << ": " << p.error().message;
+  }
+  // An empty file is content, not absence: a write of "" is fine.
+  EXPECT_TRUE(PlanFromJson(Edited([](json& d) { d["ops"][0]["after"] = ""; })));
 }
 
 TEST(PlanJsonTest, OversizeIsRefusedBeforeParsing) {
