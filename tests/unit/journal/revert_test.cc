@@ -142,6 +142,23 @@ TEST_F(RevertPlanTest, ACreatedFileAlreadyGoneNeedsNoUndo) {
   EXPECT_EQ(OpFor(p, kNew), nullptr);
 }
 
+// "Cannot read" is not "absent": a created file that is now a directory (or too big to be
+// ours) must not pass for already reverted.
+TEST_F(RevertPlanTest, AFileThatCannotBeReadIsAConflictNotAbsent) {
+  std::remove(tree_.Path(kNew).c_str());
+  tree_.Mkdir(kNew);
+  tree_.Write(kEdited, std::string((1 << 20) + 1, '#'));
+  plan::Plan p = RevertPlan(Root(), txns_, txns_[0], false);
+  ASSERT_EQ(p.conflicts.size(), 2u);
+  EXPECT_NE(p.conflicts[0].message.find(kEdited), std::string::npos) << p.conflicts[0].message;
+  EXPECT_NE(p.conflicts[1].message.find(kNew), std::string::npos) << p.conflicts[1].message;
+  EXPECT_TRUE(p.ops.empty());
+  plan::Plan forced = RevertPlan(Root(), txns_, txns_[0], true);
+  EXPECT_EQ(forced.conflicts.size(), 2u);
+  EXPECT_EQ(OpFor(forced, kNew), nullptr) << "no `before` to give the helper: never planned";
+  EXPECT_EQ(OpFor(forced, kEdited), nullptr);
+}
+
 TEST_F(RevertPlanTest, NamesTheLaterTransactionThatChangedTheFile) {
   Transaction later;
   later.number = 9;
