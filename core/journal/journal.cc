@@ -163,6 +163,10 @@ Result<Transaction> ParseTransaction(std::string_view content, std::string_view 
     auto applied = ApplyRecord(record, txn, line_no == 1, where);
     if (!applied) return tl::unexpected(applied.error());
   }
+  // Only a torn first line: the begin record was being appended when the power went, so
+  // nothing was begun (it precedes every change). kNotFound: no transaction is there.
+  if (txn.id.empty() && txn.torn_tail)
+    return Fail(ErrorCode::kNotFound, fmt::format("{}: only a torn begin record; nothing was begun", file));
   if (txn.id.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no begin record", file));
   return txn;
 }
@@ -202,6 +206,8 @@ Result<std::vector<Transaction>> Load(const sys::Root& root) {
     // nothing before that record is on disk.
     if (IntactLength(*content) == 0) continue;
     auto txn = ParseTransaction(*content, rel);
+    // Likewise a file holding only a torn begin record.
+    if (!txn && txn.error().code == ErrorCode::kNotFound) continue;
     if (!txn) return tl::unexpected(txn.error());
     if (txn->number != *number)
       return Fail(ErrorCode::kInvalidData, fmt::format("{}: holds transaction {}", rel, txn->id));

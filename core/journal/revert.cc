@@ -43,6 +43,12 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
     const plan::Op& done = *it;
     if (IsFileOp(done)) {
       auto read = root.ReadFile(done.path);
+      // What cannot be read (a directory, a FIFO, a file too big to be ours) is not absent, and
+      // gives no `before` the helper could check: report it and leave it, even when forced.
+      if (!read && read.error().code != ErrorCode::kNotFound) {
+        plan.conflicts.push_back({"", fmt::format("{}; not reverted", read.error().message), ""});
+        continue;
+      }
       std::optional<std::string> current = read ? std::optional(*read) : std::nullopt;
       if (current == done.before) continue;  // already as before
       if (current != done.after) {

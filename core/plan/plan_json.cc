@@ -150,6 +150,13 @@ Result<Op> OpFromJson(const json& j, size_t index) {
   if (!after) return tl::unexpected(after.error());
   op.before = std::move(*before);
   op.after = std::move(*after);
+  // The executor writes *after and runs argv[0]: an op without them is not one to carry out.
+  bool writes = op.kind == OpKind::kWriteFile || op.kind == OpKind::kWriteSysfs;
+  if (writes != op.after.has_value())
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("{}: a {} op {} \"after\"", where, *kind, writes ? "needs" : "takes no"));
+  if (op.kind == OpKind::kRegenerate && op.argv.empty())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: a regenerate op needs \"argv\"", where));
   return op;
 }
 

@@ -1,0 +1,278 @@
+// Executor on copies of real worlds: a plan becomes exactly its writes and one journal file, or
+// nothing at all (stale, drift, duplicates, refusals); an interrupted transaction is rolled back.
+#include "helper/executor.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "detect/inventory.h"
+#include "helper/journal_writer.h"
+#include "journal/journal.h"
+#include "knowledge/catalog.h"
+#include "plan/planner.h"
+#include "test_tree.h"
+#include "tree_snapshot.h"
+
+namespace fs = std::filesystem;
+
+namespace rocmtune::helper {
+namespace {
+
+constexpr const char* kConf = "etc/modprobe.d/rocmtune.conf";
+constexpr const char* kGrubDropIn = "etc/default/grub.d/zz-rocmtune.cfg";
+
+std::string Messages(const Outcome& out) {
+  std::string all;
+  for (const std::string& m : out.messages) all += m + "\n";
+  return all;
+}
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::CopyTree(std::string(ROCMTUNE_WORLDS_DIR) + "/rx5700xt", tree_.Path("w"));
+    ASSERT_FALSE(fs::exists(Path("var"))) << "the world has no var/: the tests below rely on it";
+  }
+  std::string Path(std::string_view rel) const { return tree_.Path("w") + "/" + std::string(rel); }
+  sys::Root Root() const { return *sys::Root::Open(tree_.Path("w")); }
+
+  plan::Plan PlanSet(std::initializer_list<std::string_view> assignments) const {
+    sys::Root root = Root();
+    detect::Inventory inventory = detect::Detect(root);
+    plan::Request request;
+    for (auto a : assignments) request.set.push_back(*knobs::ParseAssignment(a));
+    plan::Plan p = plan::PlanRequest({root, inventory, knowledge::Catalog::Builtin()}, request);
+    p.intent = {"set", "", {}, ""};
+    for (auto a : assignments) p.intent.args.emplace_back(a);
+    return p;
+  }
+  Outcome Run(const plan::Plan& p, bool force = false) const {
+    sys::Root root = Root();
+    NoHooks hooks;
+    return Executor(root, hooks).Run(p, {force, true});
+  }
+  std::vector<journal::Transaction> Journal() const { return journal::Load(Root()).value(); }
+  size_t JournalFiles() const {
+    std::string dir = Path(journal::kJournalDir);
+    if (!fs::exists(dir)) return 0;
+    return static_cast<size_t>(std::count_if(fs::directory_iterator(dir), fs::directory_iterator(),
+                                             [](const auto& e) { return e.path().extension() == ".jsonl"; }));
+  }
+  std::string Read(std::string_view rel) const {
+    std::ifstream in(Path(rel), std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+  void Write(std::string_view rel, std::string_view content) const {
+    fs::create_directories(fs::path(Path(rel)).parent_path());
+    std::ofstream(Path(rel), std::ios::binary | std::ios::trunc) << content;
+  }
+  testing::TreeSnapshot Snapshot() const { return testing::SnapshotTree(tree_.Path("w")); }
+  // Everything but rocmtune's own state (which the lock creates even when nothing changes).
+  std::vector<std::string> Changed(const testing::TreeSnapshot& before) const {
+    return testing::ChangedPaths(before, Snapshot(), false, {"var"});
+  }
+
+  testing::TestTree tree_;
+};
+
+TEST_F(ExecutorTest, CommitWritesExactlyTheOpsAndJournalsThem) {
+  plan::Plan p = PlanSet({"amdgpu.noretry=0", "cmdline.iommu=pt"});
+  ASSERT_TRUE(p.refused.empty());
+  auto before = Snapshot();
+  Outcome out = Run(p);
+  ASSERT_EQ(out.status, Status::kCommitted) << Messages(out);
+  EXPECT_EQ(out.transaction, "1");
+  EXPECT_TRUE(out.recovered.empty());
+  EXPECT_EQ(out.initramfs, plan::Regen::kPending) << "a world is not the running system";
+  EXPECT_EQ(out.bootloader, plan::Regen::kPending);
+  // The files of the plan and the directory made for one of them; nothing else.
+  EXPECT_EQ(Changed(before), (std::vector<std::string>{kGrubDropIn, "etc/modprobe.d", kConf}));
+  size_t file_ops = 0;
+  for (const plan::Op& op : p.ops) {
+    if (op.kind != plan::OpKind::kWriteFile) continue;
+    ++file_ops;
+    EXPECT_EQ(Read(op.path), *op.after) << op.path;
+  }
+  EXPECT_EQ(file_ops, 2u);
+
+  auto txns = Journal();
+  ASSERT_EQ(txns.size(), 1u);
+  const journal::Transaction& t = txns[0];
+  EXPECT_EQ(t.state, journal::State::kCommitted);
+  EXPECT_EQ(t.intent.args, (std::vector<std::string>{"amdgpu.noretry=0", "cmdline.iommu=pt"}));
+  EXPECT_EQ(t.created_dirs, std::vector<std::string>{"etc/modprobe.d"});
+  ASSERT_EQ(t.ops.size(), p.ops.size());
+  EXPECT_EQ(t.done.size() + t.regen.size(), p.ops.size()) << "every op has its record";
+  for (const auto& r : t.regen) EXPECT_EQ(r.status, "pending");
+  EXPECT_FALSE(t.torn_tail);
+  EXPECT_EQ(JournalFiles(), 1u);
+}
+
+TEST_F(ExecutorTest, StaleBeforeIsAConflictAndNothingIsWritten) {
+  plan::Plan p = PlanSet({"amdgpu.noretry=0", "cmdline.iommu=pt"});
+  Write(kGrubDropIn, "# written after the plan was made\n");
+  auto before = Snapshot();
+  Outcome out = Run(p);
+  EXPECT_EQ(out.status, Status::kConflict);
+  EXPECT_NE(Messages(out).find("changed since the plan was made"), std::string::npos) << Messages(out);
+  EXPECT_TRUE(out.transaction.empty());
+  EXPECT_TRUE(Changed(before).empty()) << "not even the op that was still valid";
+  EXPECT_EQ(JournalFiles(), 0u);
+  EXPECT_EQ(Run(p, true).status, Status::kConflict) << "force overrides drift, never a stale plan";
+}
+
+TEST_F(ExecutorTest, DriftInAnOwnedFileIsAConflictUnlessForced) {
+  ASSERT_EQ(Run(PlanSet({"amdgpu.noretry=0"})).status, Status::kCommitted);
+  std::string edited = Read(kConf) + "# by hand\noptions amdgpu runpm=0\n";
+  Write(kConf, edited);
+  plan::Plan p = PlanSet({"amdgpu.noretry=1"});
+  ASSERT_FALSE(p.ops.empty());
+  ASSERT_EQ(p.ops[0].path, kConf);
+  ASSERT_EQ(p.ops[0].before, edited) << "the plan itself is fresh";
+  Outcome out = Run(p);
+  EXPECT_EQ(out.status, Status::kConflict);
+  EXPECT_NE(Messages(out).find("drift"), std::string::npos) << Messages(out);
+  EXPECT_EQ(Read(kConf), edited);
+  EXPECT_EQ(JournalFiles(), 1u);
+
+  Outcome forced = Run(p, true);
+  ASSERT_EQ(forced.status, Status::kCommitted) << Messages(forced);
+  EXPECT_EQ(Read(kConf), *p.ops[0].after);
+  auto txns = Journal();
+  ASSERT_EQ(txns.size(), 2u);
+  EXPECT_TRUE(txns[1].force) << "the journal records that drift was overwritten";
+}
+
+TEST_F(ExecutorTest, AnOwnedFileWithNoJournalRecordIsDrift) {
+  Write(kConf, "options amdgpu noretry=1\n");  // someone else's file at rocmtune's path
+  plan::Plan p = PlanSet({"amdgpu.noretry=0"});
+  ASSERT_FALSE(p.ops.empty());
+  ASSERT_EQ(p.ops[0].before, "options amdgpu noretry=1\n");
+  Outcome out = Run(p);
+  EXPECT_EQ(out.status, Status::kConflict);
+  EXPECT_NE(Messages(out).find("drift"), std::string::npos) << Messages(out);
+  EXPECT_EQ(Read(kConf), "options amdgpu noretry=1\n");
+  EXPECT_EQ(JournalFiles(), 0u);
+}
+
+TEST_F(ExecutorTest, ADuplicatePathFailsBeforeAnythingIsWritten) {
+  plan::Plan p = PlanSet({"amdgpu.noretry=0"});
+  ASSERT_FALSE(p.ops.empty());
+  plan::Op again = p.ops[0];
+  again.after = "options amdgpu noretry=1\n";
+  p.ops.push_back(again);
+  auto before = Snapshot();
+  Outcome out = Run(p);
+  EXPECT_EQ(out.status, Status::kFailed);
+  EXPECT_NE(Messages(out).find("appears twice"), std::string::npos) << Messages(out);
+  EXPECT_TRUE(Changed(before).empty());
+  EXPECT_EQ(JournalFiles(), 0u);
+}
+
+TEST_F(ExecutorTest, APlanCarryingRefusalsIsRefusedWhole) {
+  plan::Plan p = PlanSet({"amdgpu.noretry=0"});
+  ASSERT_FALSE(p.ops.empty());
+  p.refused.push_back({"cmdline.amd_iommu", "amd_iommu=on is not a kernel option", ""});
+  auto before = Snapshot();
+  Outcome out = Run(p);
+  EXPECT_EQ(out.status, Status::kRefused);
+  EXPECT_TRUE(Changed(before).empty());
+  EXPECT_EQ(JournalFiles(), 0u);
+  // And as the planner makes it: a refused request has no ops but is still refused, not unchanged.
+  plan::Plan refused = PlanSet({"cmdline.amd_iommu=on"});
+  ASSERT_FALSE(refused.refused.empty());
+  EXPECT_EQ(Run(refused).status, Status::kRefused);
+}
+
+TEST_F(ExecutorTest, AnEmptyPlanIsUnchangedAndJournalsNothing) {
+  plan::Plan p;
+  p.intent = {"set", "", {"amdgpu.noretry=0"}, ""};
+  auto before = Snapshot();
+  Outcome out = Run(p);
+  EXPECT_EQ(out.status, Status::kUnchanged);
+  EXPECT_TRUE(out.transaction.empty());
+  EXPECT_TRUE(Changed(before).empty());
+  EXPECT_EQ(JournalFiles(), 0u);
+}
+
+// An interrupted transaction as a crash leaves it: begin, mkdir, the write, done; no commit; and
+// half a record at the end.
+TEST_F(ExecutorTest, RecoverRollsBackAnIncompleteTransaction) {
+  sys::Root root = Root();
+  NoHooks hooks;
+  const std::string grub_before = Read("etc/default/grub");
+  journal::Transaction t;
+  t.number = 1;
+  t.id = "1";
+  t.time = "2025-01-01T00:00:00Z";
+  t.intent = {"set", "", {"amdgpu.noretry=0"}, ""};
+  plan::Op conf{plan::OpKind::kWriteFile, "modprobe", kConf, std::nullopt, "options amdgpu noretry=0\n", {}, "r"};
+  plan::Op grub{plan::OpKind::kWriteFile, "cmdline", "etc/default/grub", grub_before, grub_before + "# x\n", {}, "r"};
+  t.ops = {conf, grub};
+  {
+    auto journal = JournalWriter::Create(root, hooks, 1);
+    ASSERT_TRUE(journal) << journal.error().message;
+    ASSERT_TRUE(journal->Append(journal::BeginRecord(t)));
+    ASSERT_TRUE(journal->Append(journal::MkdirRecord("etc/modprobe.d")));
+    Write(kConf, *conf.after);
+    ASSERT_TRUE(journal->Append(journal::DoneRecord(0)));
+    Write("etc/default/grub", *grub.after);  // renamed, but the crash came before its done record
+  }
+  std::ofstream(Path(std::string(journal::kJournalDir) + "/000001.jsonl"), std::ios::app) << "{\"record\":\"do";
+  ASSERT_EQ(Journal().at(0).state, journal::State::kIncomplete);
+  ASSERT_TRUE(Journal().at(0).torn_tail);
+
+  Outcome out = Executor(root, hooks).Recover({});
+  EXPECT_EQ(out.status, Status::kUnchanged) << Messages(out);
+  EXPECT_EQ(out.recovered, std::vector<std::string>{"1"});
+  EXPECT_FALSE(fs::exists(Path(kConf)));
+  EXPECT_FALSE(fs::exists(Path("etc/modprobe.d"))) << "the directory it created goes with it";
+  EXPECT_EQ(Read("etc/default/grub"), grub_before);
+  auto txns = Journal();
+  ASSERT_EQ(txns.size(), 1u);
+  EXPECT_EQ(txns[0].state, journal::State::kRolledBack);
+  EXPECT_FALSE(txns[0].torn_tail) << "the torn record was cut before the rollback record";
+  EXPECT_NE(txns[0].rollback_reason.find("interrupted"), std::string::npos) << txns[0].rollback_reason;
+
+  // Recovering again finds nothing to do.
+  Outcome again = Executor(root, hooks).Recover({});
+  EXPECT_EQ(again.status, Status::kUnchanged);
+  EXPECT_TRUE(again.recovered.empty());
+}
+
+TEST_F(ExecutorTest, RunRecoversFirstThenNumbersPastTheInterruptedOne) {
+  sys::Root root = Root();
+  NoHooks hooks;
+  journal::Transaction t;
+  t.number = 1;
+  t.id = "1";
+  t.intent = {"set", "", {}, ""};
+  t.ops = {{plan::OpKind::kWriteFile, "modprobe", kConf, std::nullopt, "options amdgpu noretry=1\n", {}, "r"}};
+  {
+    auto journal = JournalWriter::Create(root, hooks, 1);
+    ASSERT_TRUE(journal);
+    ASSERT_TRUE(journal->Append(journal::BeginRecord(t)));
+    Write(kConf, *t.ops[0].after);
+  }
+  plan::Plan p = PlanSet({"amdgpu.noretry=0"});
+  ASSERT_FALSE(p.ops.empty());
+  // Planned while the interrupted write was on disk: after recovery that `before` is stale.
+  EXPECT_EQ(Run(p).status, Status::kConflict);
+  EXPECT_FALSE(fs::exists(Path(kConf)));
+  Outcome out = Run(PlanSet({"amdgpu.noretry=0"}));
+  ASSERT_EQ(out.status, Status::kCommitted) << Messages(out);
+  EXPECT_EQ(out.transaction, "2");
+  auto txns = Journal();
+  ASSERT_EQ(txns.size(), 2u);
+  EXPECT_EQ(txns[0].state, journal::State::kRolledBack);
+  EXPECT_EQ(txns[1].state, journal::State::kCommitted);
+}
+
+}  // namespace
+}  // namespace rocmtune::helper

@@ -1,0 +1,47 @@
+// Runs the built rocmtunectl (and through it the built rocmtune-helper) on a private copy of a
+// world, as a script or Ansible would: argv in; exit code, stdout and stderr out.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test_tree.h"
+#include "tree_snapshot.h"
+
+namespace rocmtune::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  // stdout as exactly one JSON document (null JSON value when it is not one).
+  nlohmann::ordered_json Json() const;
+};
+
+// What is wrong with a rocmtune.result.v1 document (DESIGN "Contracts"); empty when nothing.
+std::string ResultDocumentProblems(const nlohmann::ordered_json& doc);
+
+class WorldCopy {
+ public:
+  explicit WorldCopy(std::string_view world);
+
+  const std::string& root() const { return root_; }
+  std::string Path(std::string_view rel) const;
+  std::string Read(std::string_view rel) const;
+  void Write(std::string_view rel, std::string_view content) const;
+  bool Exists(std::string_view rel) const;
+  size_t JournalFiles() const;
+  TreeSnapshot Snapshot() const { return SnapshotTree(root_); }
+
+  // rocmtunectl --root <copy> ARGS...
+  CliResult Ctl(const std::vector<std::string>& args) const;
+
+ private:
+  TestTree tree_;
+  std::string root_;
+};
+
+}  // namespace rocmtune::testing

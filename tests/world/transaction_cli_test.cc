@@ -1,0 +1,214 @@
+// The journal's verbs end to end: the built rocmtunectl and rocmtune-helper on copies of a
+// world. set -> history -> verify -> revert leaves the tree as it was; reset removes only
+// rocmtune's files; drift stops a change until --force.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "client/exit_codes.h"
+
+using ::testing::HasSubstr;
+
+namespace rocmtune::client {
+namespace {
+
+using json = nlohmann::ordered_json;
+using testing::WorldCopy;
+
+constexpr const char* kWorld = "rx5700xt";  // Ubuntu 24.04: modprobe.d drop-in, grub.d drop-in, initramfs-tools
+constexpr const char* kConf = "etc/modprobe.d/rocmtune.conf";
+constexpr const char* kGrubDropIn = "etc/default/grub.d/zz-rocmtune.cfg";
+
+std::vector<std::string> Subjects(const json& verify, std::string_view kind) {
+  std::vector<std::string> out;
+  for (const auto& d : verify["differences"])
+    if (d.value("kind", "") == kind) out.push_back(d.value("subject", ""));
+  return out;
+}
+
+TEST(TransactionCliTest, SetHistoryVerifyRevertLeavesTheTreeAsItWas) {
+  WorldCopy w(kWorld);
+  ASSERT_FALSE(w.Exists("var")) << "the world has no var/: everything there is rocmtune's";
+  auto original = w.Snapshot();
+
+  auto set = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--json"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  json doc = set.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << set.out;
+  EXPECT_EQ(doc["changed"], true);
+  EXPECT_EQ(doc["check"], false);
+  EXPECT_EQ(doc["transaction"], "1");
+  EXPECT_EQ(doc["reboot_required"], true);
+  EXPECT_EQ(doc["regenerated"]["initramfs"], "pending") << "a world is not the running system";
+  EXPECT_EQ(doc["regenerated"]["bootloader"], "pending");
+  EXPECT_TRUE(w.Exists(kConf));
+  EXPECT_TRUE(w.Exists(kGrubDropIn));
+
+  auto history = w.Ctl({"history", "--json"});
+  ASSERT_EQ(history.exit_code, kExitOk) << history.err;
+  json h = history.Json();
+  EXPECT_EQ(h["schema"], "rocmtune.history.v1");
+  EXPECT_EQ(h["active_profile"], "");
+  ASSERT_EQ(h["transactions"].size(), 1u);
+  EXPECT_EQ(h["transactions"][0]["id"], "1");
+  EXPECT_EQ(h["transactions"][0]["verb"], "set");
+  EXPECT_EQ(h["transactions"][0]["args"], json({"amdgpu.noretry=0", "cmdline.iommu=pt"}));
+  EXPECT_EQ(h["transactions"][0]["state"], "committed");
+  EXPECT_EQ(h["transactions"][0]["reverted"], false);
+  EXPECT_THAT(h["transactions"][0]["changes"].dump(), HasSubstr(kConf));
+
+  // Boot-time knobs are configured but not running until a reboot: verify says so (exit 6).
+  auto verify = w.Ctl({"verify", "--json"});
+  EXPECT_EQ(verify.exit_code, kExitVerifyDiffers) << verify.out;
+  json v = verify.Json();
+  EXPECT_EQ(v["schema"], "rocmtune.verify.v1");
+  EXPECT_EQ(v["ok"], false);
+  EXPECT_THAT(Subjects(v, "pending-reboot"), ::testing::Contains("amdgpu.noretry"));
+  EXPECT_TRUE(Subjects(v, "drift").empty());
+  EXPECT_EQ(w.Ctl({"verify"}).exit_code, kExitVerifyDiffers) << "the table view exits the same way";
+
+  auto revert = w.Ctl({"revert", "last", "--json"});
+  ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
+  json r = revert.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(r), "") << revert.out;
+  EXPECT_EQ(r["changed"], true);
+  EXPECT_EQ(r["transaction"], "2");
+
+  // Byte for byte as before, modes included; only rocmtune's own state is new.
+  EXPECT_EQ(testing::ChangedPaths(original, w.Snapshot(), false, {"var/lib/rocmtune"}),
+            (std::vector<std::string>{"var", "var/lib"}));
+  std::vector<std::string> state;
+  for (const auto& [path, entry] : w.Snapshot())
+    if (path.starts_with("var/lib/rocmtune/") && path.find('/', 17) == std::string::npos) state.push_back(path);
+  EXPECT_EQ(state, (std::vector<std::string>{"var/lib/rocmtune/journal", "var/lib/rocmtune/lock"}));
+
+  EXPECT_EQ(w.Ctl({"verify"}).exit_code, kExitOk) << "nothing rocmtune configured is left to differ";
+  json after = w.Ctl({"history", "--json"}).Json();
+  ASSERT_EQ(after["transactions"].size(), 2u);
+  EXPECT_EQ(after["transactions"][0]["reverted"], true);
+  EXPECT_EQ(after["transactions"][1]["verb"], "revert");
+  EXPECT_EQ(after["transactions"][1]["reverts"], "1");
+}
+
+TEST(TransactionCliTest, ResetRemovesEveryRocmtuneFileAndNoForeignOne) {
+  WorldCopy w(kWorld);
+  const std::string foreign = "# the admin's own\noptions amdgpu runpm=0\n";
+  w.Write("etc/modprobe.d/other.conf", foreign);
+  auto original = w.Snapshot();
+
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
+  ASSERT_EQ(w.Ctl({"set", "cmdline.iommu=pt", "ttm.pages_limit=1048576"}).exit_code, kExitOk);
+  ASSERT_TRUE(w.Exists(kConf));
+  ASSERT_TRUE(w.Exists(kGrubDropIn));
+  ASSERT_EQ(w.JournalFiles(), 2u);
+
+  auto reset = w.Ctl({"reset", "--json"});
+  ASSERT_EQ(reset.exit_code, kExitOk) << reset.out << reset.err;
+  json doc = reset.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << reset.out;
+  EXPECT_EQ(doc["changed"], true);
+  EXPECT_EQ(doc["transaction"], "3");
+  EXPECT_FALSE(w.Exists(kConf));
+  EXPECT_FALSE(w.Exists(kGrubDropIn));
+  EXPECT_EQ(w.Read("etc/modprobe.d/other.conf"), foreign);
+  EXPECT_EQ(testing::ChangedPaths(original, w.Snapshot(), false, {"var/lib/rocmtune"}),
+            (std::vector<std::string>{"var", "var/lib"}));
+
+  json h = w.Ctl({"history", "--json"}).Json();
+  ASSERT_EQ(h["transactions"].size(), 3u);
+  EXPECT_EQ(h["transactions"][2]["verb"], "reset");
+  EXPECT_EQ(h["active_profile"], "");
+  // Stock is stock: a second reset has nothing to do.
+  auto again = w.Ctl({"reset", "--json"});
+  EXPECT_EQ(again.exit_code, kExitOk);
+  EXPECT_EQ(again.Json()["changed"], false);
+  EXPECT_EQ(w.JournalFiles(), 3u);
+}
+
+TEST(TransactionCliTest, DriftStopsAChangeUntilForced) {
+  WorldCopy w(kWorld);
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
+  const std::string edited = w.Read(kConf) + "options amdgpu runpm=0\n";
+  w.Write(kConf, edited);
+
+  auto verify = w.Ctl({"verify", "--json"});
+  EXPECT_EQ(verify.exit_code, kExitVerifyDiffers);
+  EXPECT_EQ(Subjects(verify.Json(), "drift"), std::vector<std::string>{std::string("/") + kConf});
+
+  auto set = w.Ctl({"set", "amdgpu.noretry=1", "--json"});
+  EXPECT_EQ(set.exit_code, kExitDrift) << set.out;
+  json doc = set.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << set.out;
+  EXPECT_EQ(doc["changed"], false);
+  EXPECT_TRUE(doc["transaction"].is_null());
+  ASSERT_FALSE(doc["conflicts"].empty());
+  EXPECT_THAT(doc["conflicts"][0]["message"].get<std::string>(), HasSubstr("drift"));
+  EXPECT_EQ(w.Read(kConf), edited);
+  EXPECT_EQ(w.JournalFiles(), 1u);
+
+  auto revert = w.Ctl({"revert", "--json"});
+  EXPECT_EQ(revert.exit_code, kExitDrift) << "reverting over an edit is drift too: " << revert.out;
+  EXPECT_EQ(w.Read(kConf), edited);
+
+  auto forced = w.Ctl({"set", "amdgpu.noretry=1", "--force", "--json"});
+  ASSERT_EQ(forced.exit_code, kExitOk) << forced.out << forced.err;
+  EXPECT_EQ(forced.Json()["changed"], true);
+  EXPECT_THAT(w.Read(kConf), HasSubstr("options amdgpu noretry=1"));
+  EXPECT_EQ(w.JournalFiles(), 2u);
+  EXPECT_EQ(Subjects(w.Ctl({"verify", "--json"}).Json(), "drift"), std::vector<std::string>{});
+}
+
+TEST(TransactionCliTest, ResetOverDriftNeedsForce) {
+  WorldCopy w(kWorld);
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt"}).exit_code, kExitOk);
+  const std::string drop_in = w.Read(kGrubDropIn);
+  const std::string edited = w.Read(kConf) + "options amdgpu runpm=0\n";
+  w.Write(kConf, edited);
+  auto reset = w.Ctl({"reset", "--json"});
+  EXPECT_EQ(reset.exit_code, kExitDrift) << reset.out;
+  EXPECT_EQ(reset.Json()["changed"], false);
+  EXPECT_EQ(w.Read(kConf), edited);
+  EXPECT_EQ(w.Read(kGrubDropIn), drop_in) << "a blocked reset removes nothing, not even the undrifted file";
+  auto forced = w.Ctl({"reset", "--force", "--json"});
+  ASSERT_EQ(forced.exit_code, kExitOk) << forced.out << forced.err;
+  EXPECT_FALSE(w.Exists(kConf));
+  EXPECT_FALSE(w.Exists(kGrubDropIn));
+}
+
+TEST(TransactionCliTest, RevertOfAnUnknownTransactionIsAUsageError) {
+  WorldCopy w(kWorld);
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
+  auto before = w.Snapshot();
+  for (const char* id : {"999", "0", "abc"}) {
+    auto r = w.Ctl({"revert", id, "--json"});
+    EXPECT_EQ(r.exit_code, kExitUsage) << id;
+    EXPECT_THAT(r.err, HasSubstr(std::string("no transaction ") + id));
+  }
+  EXPECT_TRUE(testing::ChangedPaths(before, w.Snapshot(), true).empty());
+}
+
+TEST(TransactionCliTest, RevertWithNothingInEffectIsDoneAndWritesNothing) {
+  WorldCopy w(kWorld);
+  auto before = w.Snapshot();
+  auto r = w.Ctl({"revert", "--json"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+  json doc = r.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << r.out;
+  EXPECT_EQ(doc["changed"], false);
+  EXPECT_TRUE(doc["transaction"].is_null());
+  EXPECT_TRUE(doc["changes"].empty());
+  EXPECT_EQ(w.Ctl({"revert", "last", "--json"}).exit_code, kExitOk);
+  EXPECT_TRUE(testing::ChangedPaths(before, w.Snapshot(), true).empty()) << "not even var/lib/rocmtune";
+
+  // Reverting a transaction that is already reverted is done too, and changes nothing.
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
+  ASSERT_EQ(w.Ctl({"revert", "1"}).exit_code, kExitOk);
+  size_t files = w.JournalFiles();
+  auto twice = w.Ctl({"revert", "1", "--json"});
+  EXPECT_EQ(twice.exit_code, kExitOk);
+  EXPECT_EQ(twice.Json()["changed"], false);
+  EXPECT_EQ(w.JournalFiles(), files);
+}
+
+}  // namespace
+}  // namespace rocmtune::client
