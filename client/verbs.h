@@ -13,5 +13,7 @@ int RunSnapshot(const Context& ctx, const std::string& out_dir);
 int RunSet(const Context& ctx, const std::vector<std::string>& assignments, bool check);
 int RunUnset(const Context& ctx, const std::vector<std::string>& keys, bool check);
 int RunExplain(const Context& ctx, const std::string& key);
+int RunProfiles(const Context& ctx);
+int RunShow(const Context& ctx, const std::string& name, const std::vector<std::string>& with_optional);
 
 }  // namespace rocmtune::client

@@ -63,8 +63,7 @@ std::vector<ItemPlan> EvaluateItems(const Profile& resolved, const sys::Root& ro
   return out;
 }
 
-Result<Desired> DesiredState(const Profile& resolved, const sys::Root& root, const detect::Inventory& inventory,
-                             const std::vector<std::string>& with_optional) {
+Result<void> CheckWithOptional(const Profile& resolved, const std::vector<std::string>& with_optional) {
   for (const std::string& id : with_optional) {
     auto it = std::find_if(resolved.items.begin(), resolved.items.end(), [&](const Item& i) { return i.id == id; });
     if (it == resolved.items.end()) {
@@ -78,7 +77,12 @@ Result<Desired> DesiredState(const Profile& resolved, const sys::Root& root, con
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("item '{}' of profile '{}' is not optional: it applies without --with", id, resolved.name));
   }
+  return {};
+}
 
+Result<Desired> DesiredState(const Profile& resolved, const sys::Root& root, const detect::Inventory& inventory,
+                             const std::vector<std::string>& with_optional) {
+  if (auto ok = CheckWithOptional(resolved, with_optional); !ok) return tl::unexpected(ok.error());
   Desired d;
   d.reset = resolved.reset;
   for (ItemPlan& p : EvaluateItems(resolved, root, inventory, with_optional)) {

@@ -40,7 +40,11 @@ struct Desired {
   bool reset = false;  // remove everything rocmtune configured (the caller does it)
 };
 
-// Unknown `with_optional` ids, and ids of items that are not optional, are errors.
+// Unknown `with_optional` ids, and ids of items that are not optional, are errors
+// (kInvalidArgument).
+Result<void> CheckWithOptional(const Profile& resolved, const std::vector<std::string>& with_optional);
+
+// Fails as CheckWithOptional does.
 Result<Desired> DesiredState(const Profile& resolved, const sys::Root& root, const detect::Inventory& inventory,
                              const std::vector<std::string>& with_optional);
 

@@ -67,6 +67,10 @@ std::string Ids(const std::vector<const detect::Gpu*>& gpus) {
 
 }  // namespace
 
+std::string MatchText(const Match& match) {
+  return match.all ? fmt::format("{} (every GPU)", Wanted(match)) : Wanted(match);
+}
+
 MatchResult MatchInventory(const Match& match, const detect::Inventory& inventory) {
   if (inventory.gpus.empty()) return {false, "no AMD GPU (amdgpu) was found on this machine"};
   std::vector<const detect::Gpu*> hits, misses, all;

@@ -14,6 +14,9 @@ struct MatchResult {
   std::string reason;  // "matches gfx1010 on 0000:03:00.0" / "no GPU is gfx1010, gfx1011 (this machine: gfx1030)"
 };
 
+// What a match asks for, for people: "gfx1010, gfx1011", "RDNA2 and a dGPU (every GPU)".
+std::string MatchText(const Match& match);
+
 MatchResult MatchInventory(const Match& match, const detect::Inventory& inventory);
 
 // A profile without [match] fits any machine with an AMD GPU; a reset profile fits every machine.

@@ -127,4 +127,14 @@ Result<Profile> ProfileStore::Resolve(std::string_view name) const {
   return p;
 }
 
+std::vector<Listing> ListProfiles(const ProfileStore& store, const detect::Inventory& inventory) {
+  std::vector<Listing> out;
+  for (const StoreEntry& e : store.entries()) {
+    Listing l{&e, store.Resolve(e.name), {}};
+    if (l.resolved) l.match = MatchProfile(*l.resolved, inventory);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 }  // namespace rocmtune::profiles

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "detect/inventory.h"
+#include "profiles/match.h"
 #include "profiles/profile.h"
 #include "sys/root.h"
 #include "util/result.h"
@@ -57,5 +59,15 @@ class ProfileStore {
   std::vector<StoreEntry> entries_;
   std::vector<std::string> errors_;
 };
+
+// One line of `rocmtunectl profiles`: each entry resolved (so include problems show) and
+// matched against the machine.
+struct Listing {
+  const StoreEntry* entry = nullptr;  // into the store
+  Result<Profile> resolved;
+  MatchResult match;  // when resolved
+};
+
+std::vector<Listing> ListProfiles(const ProfileStore& store, const detect::Inventory& inventory);
 
 }  // namespace rocmtune::profiles
