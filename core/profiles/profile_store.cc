@@ -62,6 +62,9 @@ ProfileStore ProfileStore::Load(const sys::Root& root, std::span<const BuiltinPr
     StoreEntry entry{name, origin,
                      content ? ParseProfile(name, *content, origin) : Result<Profile>(tl::unexpected(content.error())),
                      false};
+    // `reset` and the rocmtune.reset=1 escape hatch promise "back to stock": keep that true.
+    if (entry.profile && name == kStockProfile && !entry.profile->reset)
+      entry.profile = Fail(ErrorCode::kInvalidData, fmt::format("{}: the {} profile must keep reset = true", origin, name));
     auto it = std::find_if(store.entries_.begin(), store.entries_.end(), [&](const StoreEntry& e) { return e.name == name; });
     if (it == store.entries_.end()) {
       store.entries_.push_back(std::move(entry));

@@ -18,6 +18,8 @@ namespace rocmtune::profiles {
 
 inline constexpr std::string_view kAdminProfileDir = "etc/rocmtune/profiles";
 inline constexpr std::string_view kBuiltinOrigin = "builtin";
+// An admin file may replace it, but only with another reset profile.
+inline constexpr std::string_view kStockProfile = "stock";
 
 struct BuiltinProfile {
   std::string_view name;

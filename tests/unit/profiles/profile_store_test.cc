@@ -73,6 +73,19 @@ TEST(ProfileStoreTest, AdminFileReplacesBuiltinOfTheSameName) {
   EXPECT_EQ(store.entries().size(), 6u);
 }
 
+TEST(ProfileStoreTest, StockStaysAReset) {
+  Fixture f;
+  f.Admin("stock.toml", ProfileText("not stock at all", ItemText("x", "set", "amdgpu.noretry", "0")));
+  auto bad = ProfileStore::Load(f.Root()).Resolve("stock");
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("the stock profile must keep reset = true"));
+  f.Admin("stock.toml", ProfileText("site stock", "reset = true\n" + ItemText("site-note", "note")));
+  auto ok = ProfileStore::Load(f.Root()).Resolve("stock");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_TRUE(ok->reset);
+  EXPECT_EQ(ok->items.size(), 1u);
+}
+
 TEST(ProfileStoreTest, OnlyTomlFilesAreProfiles) {
   Fixture f;
   f.Admin("README", "not a profile");

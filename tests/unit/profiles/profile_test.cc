@@ -187,7 +187,8 @@ TEST(ProfileTest, BadProfileNameIsRefused) {
 // Bytes no editor would write must give an error, never a crash or an exception.
 TEST(ProfileTest, HostileBytesAreErrors) {
   const std::vector<std::string> hostile = {
-      std::string(kHead) + "description2 = \"\xff\xfe\"\n",                 // invalid UTF-8 in a string
+      "schema_version = 1\ndescription = \"\xff\xfe\"\n",                     // invalid UTF-8 in a string
+      std::string(kHead) + "[[items]]\nid = \"a\"\naction = \"note\"\nwhy = \"\xc3\"\nsource = \"s\"\n",  // truncated UTF-8
       std::string("\xef\xbb\xbf\xc3\x28 = 1\n"),                            // BOM + invalid UTF-8 key
       std::string(kHead) + "x = " + std::string(5000, '[') + "\n",          // nesting far past any limit
       std::string(kHead) + "[[items]]\n" + std::string(kGoodItem) + "[items.x]\n",
@@ -198,7 +199,9 @@ TEST(ProfileTest, HostileBytesAreErrors) {
   };
   for (const std::string& text : hostile) {
     auto p = ParseProfile("p", text, "hostile.toml");
-    EXPECT_FALSE(p) << "accepted: " << text.substr(0, 60);
+    ASSERT_FALSE(p) << "accepted: " << text.substr(0, 60);
+    EXPECT_EQ(p.error().code, ErrorCode::kInvalidData);
+    EXPECT_THAT(p.error().message, HasSubstr("hostile.toml"));
   }
 }
 
