@@ -1,5 +1,5 @@
 // Values a profile cannot spell out because they depend on the machine. A `set` value may
-// be exactly one placeholder; DesiredState() replaces it from the root, or refuses the item.
+// be exactly one placeholder; EvaluateItems() replaces it from the root, or skips or refuses the item.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // A profile: a named, sourced set of knob settings and advice for one kind of machine
-// (format: profiles/README.md). Parse() checks one file on its own; includes are resolved
+// (format: profiles/README.md). ParseProfile() checks one file on its own; includes are resolved
 // by ProfileStore.
 #pragma once
 
