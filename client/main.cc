@@ -75,6 +75,18 @@ int main(int argc, char** argv) {
   explain->add_flag("--json", ctx.json, "Print JSON");
   explain->callback([&] { rc = RunExplain(ctx, explain_key); });
 
+  // profiles verbs
+  CLI::App* profiles = app.add_subcommand("profiles", "List profiles: origin, whether each fits this machine, and why");
+  profiles->add_flag("--json", ctx.json, "Print rocmtune.profiles.v1 JSON");
+  profiles->callback([&] { rc = RunProfiles(ctx); });
+  std::string profile_name;
+  std::vector<std::string> with_optional;
+  CLI::App* show = app.add_subcommand("show", "Show a profile: its items, their sources, and what each would do here");
+  show->add_option("profile", profile_name, "PROFILE (see `rocmtunectl profiles`)")->required();
+  show->add_option("--with", with_optional, "Include the optional item ID (repeatable)")->option_text("ID");
+  show->add_flag("--json", ctx.json, "Print rocmtune.profile.v1 JSON");
+  show->callback([&] { rc = RunShow(ctx, profile_name, with_optional); });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

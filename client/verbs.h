@@ -18,5 +18,7 @@ int RunReset(const Context& ctx, const ChangeOptions& options);
 int RunHistory(const Context& ctx);
 int RunVerify(const Context& ctx);
 int RunExplain(const Context& ctx, const std::string& key);
+int RunProfiles(const Context& ctx);
+int RunShow(const Context& ctx, const std::string& name, const std::vector<std::string>& with_optional);
 
 }  // namespace rocmtune::client

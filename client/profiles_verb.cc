@@ -1,0 +1,126 @@
+// `rocmtunectl profiles`: every profile, where it comes from and whether it fits this machine.
+// `rocmtunectl show NAME`: one profile resolved, each item with what it would do here.
+#include <fmt/format.h>
+
+#include "api/profiles_json.h"
+#include "api/status_json.h"
+#include "client/exit_codes.h"
+#include "client/knob_context.h"
+#include "client/table.h"
+#include "client/verbs.h"
+#include "profiles/desired.h"
+#include "profiles/profile_store.h"
+
+namespace rocmtune::client {
+namespace {
+
+// Descriptions are paragraphs; the list shows their start, `show` the whole text.
+std::string Ellipsize(const std::string& text, size_t max) {
+  if (text.size() <= max) return text;
+  size_t cut = text.rfind(' ', max - 3);
+  return text.substr(0, cut == std::string::npos || cut < max / 2 ? max - 3 : cut) + "...";
+}
+
+void PrintField(std::string_view label, std::string_view value) { fmt::print("  {:<9} {}\n", label, value); }
+
+std::string HereText(const profiles::ItemPlan& p) {
+  switch (p.verdict) {
+    case profiles::Verdict::kApplies:
+      // The key and value as they will be requested here (placeholders computed, amdttm).
+      if (p.key && p.value) return fmt::format("yes, {}={} ({})", p.key->Text(), *p.value, p.reason);
+      if (p.key && !(*p.key == *p.item->key)) return fmt::format("yes, as {} ({})", p.key->Text(), p.reason);
+      return fmt::format("yes ({})", p.reason);
+    case profiles::Verdict::kSkipped: return fmt::format("no: {}", p.reason);
+    case profiles::Verdict::kRefused: return fmt::format("refused: {}", p.reason);
+  }
+  return p.reason;
+}
+
+std::string ItemHeadline(const profiles::Item& item) {
+  std::string action(profiles::ActionName(item.action));
+  if (item.action == profiles::Action::kSet) return fmt::format("{} {}={}", action, item.key->Text(), *item.value);
+  if (item.action == profiles::Action::kUnset) return fmt::format("{} {}", action, item.key->Text());
+  return action;
+}
+
+void PrintShow(const profiles::StoreEntry& entry, const profiles::Profile& p, const profiles::MatchResult& match,
+               const std::vector<profiles::ItemPlan>& items) {
+  std::string includes;
+  for (const std::string& i : p.includes) includes += (includes.empty() ? "" : ", ") + i;
+  fmt::print("{} ({}{})\n", p.name, entry.origin, entry.overrides_builtin ? ", replaces the built-in" : "");
+  PrintField("about:", p.description);
+  PrintField("match:", p.reset ? "every machine" : p.match ? profiles::MatchText(*p.match) : "any machine with an AMD GPU");
+  PrintField("here:", fmt::format("{}: {}", match.matches ? "yes" : "no", match.reason));
+  PrintField("includes:", includes.empty() ? "-" : includes);
+  if (p.reset) PrintField("reset:", "yes: applying it removes everything rocmtune configured");
+  for (const profiles::ItemPlan& ip : items) {
+    const profiles::Item& item = *ip.item;
+    fmt::print("\n{}: {}\n", item.id, ItemHeadline(item));
+    if (item.optional) PrintField("optional:", fmt::format("yes (apply with --with {})", item.id));
+    if (item.match) PrintField("match:", profiles::MatchText(*item.match));
+    if (item.from != p.name) PrintField("from:", item.from);
+    PrintField("here:", HereText(ip));
+    PrintField("why:", item.why);
+    PrintField("source:", item.source);
+  }
+}
+
+}  // namespace
+
+int RunProfiles(const Context& ctx) {
+  auto system = LoadSystem(ctx.root);
+  if (!system) return kExitFailed;
+  profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
+  std::vector<profiles::Listing> listings = profiles::ListProfiles(store, system->inventory);
+  if (ctx.json) {
+    fmt::print("{}\n", api::Serialize(api::ProfilesJson(listings, store.errors())));
+    return kExitOk;
+  }
+  for (const std::string& e : store.errors()) fmt::print(stderr, "rocmtunectl: warning: {}\n", e);
+  // The reason last: it is the widest column and the one read after the others.
+  Table table({"NAME", "ORIGIN", "MATCHES", "DESCRIPTION", "REASON"});
+  for (const profiles::Listing& l : listings) {
+    if (!l.resolved) {
+      table.AddRow({l.entry->name, l.entry->origin, "error", "-", l.resolved.error().message});
+      continue;
+    }
+    table.AddRow({l.entry->name, l.entry->origin, l.match.matches ? "yes" : "no", Ellipsize(l.resolved->description, 44),
+                  l.match.reason});
+  }
+  fmt::print("{}", table.Render());
+  return kExitOk;
+}
+
+int RunShow(const Context& ctx, const std::string& name, const std::vector<std::string>& with_optional) {
+  auto system = LoadSystem(ctx.root);
+  if (!system) return kExitFailed;
+  profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
+  const profiles::StoreEntry* entry = store.Find(name);
+  auto resolved = store.Resolve(name);
+  if (!resolved) {
+    fmt::print(stderr, "rocmtunectl: {}\n", resolved.error().message);
+    return entry ? kExitFailed : kExitUsage;
+  }
+  if (auto ok = profiles::CheckWithOptional(*resolved, with_optional); !ok) {
+    fmt::print(stderr, "rocmtunectl: {}\n", ok.error().message);
+    return kExitUsage;
+  }
+  profiles::MatchResult match = profiles::MatchProfile(*resolved, system->inventory);
+  std::vector<profiles::ItemPlan> items =
+      profiles::EvaluateItems(*resolved, system->root, system->inventory, with_optional);
+  // Items of a profile that does not fit the machine do nothing here, whatever their own match.
+  if (!match.matches) {
+    for (profiles::ItemPlan& ip : items) {
+      ip.verdict = profiles::Verdict::kSkipped;
+      ip.reason = "the profile does not fit this machine";
+      ip.value.reset();
+    }
+  }
+  if (ctx.json)
+    fmt::print("{}\n", api::Serialize(api::ProfileJson(*entry, *resolved, match, items)));
+  else
+    PrintShow(*entry, *resolved, match, items);
+  return kExitOk;
+}
+
+}  // namespace rocmtune::client

@@ -1,0 +1,143 @@
+#include "profiles/profile_store.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "knowledge/embedded.h"
+
+namespace rocmtune::profiles {
+namespace {
+
+// Includes nest a level or two in practice; the bound keeps a hostile chain cheap.
+constexpr size_t kMaxIncludeDepth = 16;
+
+bool SameKey(const Item& a, const Item& b) { return a.key && b.key && *a.key == *b.key; }
+
+// Appends `batch` (one profile's items) to `out`, dropping earlier items it redefines.
+void Merge(std::vector<Item>& out, std::vector<Item> batch) {
+  std::erase_if(out, [&](const Item& old) {
+    return std::any_of(batch.begin(), batch.end(),
+                       [&](const Item& now) { return now.id == old.id || SameKey(now, old); });
+  });
+  for (Item& item : batch) out.push_back(std::move(item));
+}
+
+std::string Chain(const std::vector<std::string>& stack, std::string_view last) {
+  std::string out;
+  for (const std::string& s : stack) out += s + " -> ";
+  return out + std::string(last);
+}
+
+}  // namespace
+
+std::span<const BuiltinProfile> BuiltinProfiles() {
+  static const std::array<BuiltinProfile, 5> kBuiltins = {{
+      {"stock", embedded::kProfileStockToml},
+      {"rdna1-safe", embedded::kProfileRdna1SafeToml},
+      {"rdna2-consumer-compat", embedded::kProfileRdna2ConsumerCompatToml},
+      {"strix-halo", embedded::kProfileStrixHaloToml},
+      {"instinct", embedded::kProfileInstinctToml},
+  }};
+  return kBuiltins;
+}
+
+ProfileStore ProfileStore::Load(const sys::Root& root) { return Load(root, BuiltinProfiles()); }
+
+ProfileStore ProfileStore::Load(const sys::Root& root, std::span<const BuiltinProfile> builtins) {
+  ProfileStore store;
+  for (const BuiltinProfile& b : builtins)
+    store.entries_.push_back({std::string(b.name), std::string(kBuiltinOrigin),
+                              ParseProfile(b.name, b.text, fmt::format("built-in profile {}", b.name)), false});
+
+  auto names = root.ListDir(kAdminProfileDir);
+  if (!names && names.error().code != ErrorCode::kNotFound) store.errors_.push_back(names.error().message);
+  for (const std::string& file : names ? *names : std::vector<std::string>{}) {
+    if (!file.ends_with(".toml") || file.starts_with(".")) continue;  // editor backups, READMEs
+    std::string name = file.substr(0, file.size() - 5);
+    std::string rel = fmt::format("{}/{}", kAdminProfileDir, file);
+    std::string origin = root.Display(rel);
+    auto content = root.ReadFile(rel, kMaxProfileBytes);
+    StoreEntry entry{name, origin,
+                     content ? ParseProfile(name, *content, origin) : Result<Profile>(tl::unexpected(content.error())),
+                     false};
+    // `reset` and the rocmtune.reset=1 escape hatch promise "back to stock": keep that true.
+    if (entry.profile && name == kStockProfile && !entry.profile->reset)
+      entry.profile = Fail(ErrorCode::kInvalidData, fmt::format("{}: the {} profile must keep reset = true", origin, name));
+    auto it = std::find_if(store.entries_.begin(), store.entries_.end(), [&](const StoreEntry& e) { return e.name == name; });
+    if (it == store.entries_.end()) {
+      store.entries_.push_back(std::move(entry));
+    } else {
+      entry.overrides_builtin = true;
+      *it = std::move(entry);
+    }
+  }
+  std::sort(store.entries_.begin(), store.entries_.end(),
+            [](const StoreEntry& a, const StoreEntry& b) { return a.name < b.name; });
+  return store;
+}
+
+const StoreEntry* ProfileStore::Find(std::string_view name) const {
+  for (const StoreEntry& e : entries_)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+Result<std::vector<Item>> ProfileStore::ResolveItems(std::string_view name, std::vector<std::string>& stack) const {
+  if (std::find(stack.begin(), stack.end(), name) != stack.end())
+    return Fail(ErrorCode::kInvalidData, fmt::format("include cycle: {}", Chain(stack, name)));
+  if (stack.size() >= kMaxIncludeDepth)
+    return Fail(ErrorCode::kInvalidData, fmt::format("includes nest deeper than {}: {}", kMaxIncludeDepth, Chain(stack, name)));
+  const StoreEntry* entry = Find(name);
+  if (!entry) {
+    if (stack.empty()) {
+      std::string known;
+      for (const StoreEntry& e : entries_) known += (known.empty() ? "" : ", ") + e.name;
+      return Fail(ErrorCode::kNotFound, fmt::format("no profile named '{}' (known: {})", name, known));
+    }
+    return Fail(ErrorCode::kNotFound, fmt::format("profile '{}' includes '{}', which does not exist", stack.back(), name));
+  }
+  if (!entry->profile) {
+    std::string msg = entry->profile.error().message;
+    if (entry->overrides_builtin) msg += fmt::format(" (this file replaces the built-in profile {})", name);
+    if (!stack.empty()) msg = fmt::format("profile '{}' includes '{}': {}", stack.back(), name, msg);
+    return Fail(entry->profile.error().code, msg);
+  }
+  const Profile& p = *entry->profile;
+  if (p.reset && !stack.empty())
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("profile '{}' includes '{}', a reset profile; resetting cannot be combined with settings",
+                            stack.back(), name));
+  stack.push_back(std::string(name));
+  std::vector<Item> out;
+  for (const std::string& inc : p.includes) {
+    auto sub = ResolveItems(inc, stack);
+    if (!sub) return tl::unexpected(sub.error());
+    Merge(out, std::move(*sub));
+  }
+  Merge(out, p.items);
+  stack.pop_back();
+  return out;
+}
+
+Result<Profile> ProfileStore::Resolve(std::string_view name) const {
+  std::vector<std::string> stack;
+  auto items = ResolveItems(name, stack);
+  if (!items) return tl::unexpected(items.error());
+  Profile p = *Find(name)->profile;
+  p.items = std::move(*items);
+  return p;
+}
+
+std::vector<Listing> ListProfiles(const ProfileStore& store, const detect::Inventory& inventory) {
+  std::vector<Listing> out;
+  for (const StoreEntry& e : store.entries()) {
+    Listing l{&e, store.Resolve(e.name), {}};
+    if (l.resolved) l.match = MatchProfile(*l.resolved, inventory);
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace rocmtune::profiles

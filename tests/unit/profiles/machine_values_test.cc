@@ -1,0 +1,77 @@
+// {gtt_pages} and the ttm -> amdttm rule.
+#include "profiles/machine_values.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test_tree.h"
+
+namespace rocmtune::profiles {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::TestTree;
+
+TEST(MachineValuesTest, MemTotalFromMeminfo) {
+  TestTree t;
+  auto root = *sys::Root::Open(t.path());
+  EXPECT_FALSE(MemTotalKib(root)) << "no proc/meminfo";
+  t.Write("proc/meminfo", "MemFree: 5 kB\nMemTotal:       131072000 kB\n");
+  EXPECT_EQ(MemTotalKib(root), 131072000u);
+  for (std::string_view bad : {"MemTotal: 12 MB\n", "MemTotal: lots kB\n", "MemTotal:\n", "MemTotal: 0 kB\n",
+                               "MemTotal: 99999999999999999999999 kB\n", "MemTotalX 5 kB\n", "MemFree: 5 kB\n"}) {
+    t.Write("proc/meminfo", bad);
+    EXPECT_FALSE(MemTotalKib(root)) << bad;
+  }
+}
+
+TEST(MachineValuesTest, GttPagesPolicy) {
+  // (whole GiB - max(8, GiB / 8)) * 262144
+  EXPECT_EQ(*GttPagesFor(131072000), 110u * 262144);  // 125 GiB -> 110 GiB
+  EXPECT_EQ(*GttPagesFor(134217728), 112u * 262144);  // exactly 128 GiB -> 112 GiB
+  EXPECT_EQ(*GttPagesFor(65536000), 54u * 262144);    // 62 GiB -> 54 GiB
+  EXPECT_EQ(*GttPagesFor(32768000), 23u * 262144);    // 31 GiB -> 23 GiB
+  EXPECT_EQ(*GttPagesFor(17825792), 9u * 262144);     // 17 GiB -> 9 GiB, just above half
+  for (uint64_t small : {16777216ull, 16384000ull, 8388608ull, 1024ull}) {
+    auto r = GttPagesFor(small);
+    ASSERT_FALSE(r) << small;
+    EXPECT_EQ(r.error().code, ErrorCode::kUnsupported);
+    EXPECT_THAT(r.error().message, HasSubstr("nothing to raise"));
+  }
+}
+
+TEST(MachineValuesTest, ExpandValue) {
+  TestTree t;
+  auto root = *sys::Root::Open(t.path());
+  EXPECT_EQ(*ExpandValue("pt", root), "pt");
+  auto missing = ExpandValue("{gtt_pages}", root);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+  EXPECT_THAT(missing.error().message, HasSubstr("proc/meminfo"));
+  t.Write("proc/meminfo", "MemTotal:       131072000 kB\n");
+  EXPECT_EQ(*ExpandValue("{gtt_pages}", root), "28835840");
+}
+
+TEST(MachineValuesTest, PlaceholderSpelling) {
+  EXPECT_TRUE(IsPlaceholder("{gtt_pages}"));
+  EXPECT_FALSE(LooksLikePlaceholder("{gtt_pages}"));
+  EXPECT_TRUE(LooksLikePlaceholder("{gtt_pages"));
+  EXPECT_TRUE(LooksLikePlaceholder("x}"));
+  EXPECT_FALSE(LooksLikePlaceholder("realloc=off"));
+}
+
+TEST(MachineValuesTest, TtmKeysFollowAmdttm) {
+  TestTree t;
+  auto root = *sys::Root::Open(t.path());
+  auto ttm = *knobs::ParseKnobKey("ttm.pages_limit");
+  auto cmdline = *knobs::ParseKnobKey("cmdline.ttm.pages_limit");
+  auto amdgpu = *knobs::ParseKnobKey("amdgpu.gttsize");
+  EXPECT_EQ(TtmKeyForRoot(ttm, root).Text(), "ttm.pages_limit");
+  t.Mkdir("sys/module/amdttm");
+  EXPECT_EQ(TtmKeyForRoot(ttm, root).Text(), "amdttm.pages_limit");
+  EXPECT_EQ(TtmKeyForRoot(cmdline, root).Text(), "cmdline.amdttm.pages_limit");
+  EXPECT_EQ(TtmKeyForRoot(amdgpu, root).Text(), "amdgpu.gttsize");
+}
+
+}  // namespace
+}  // namespace rocmtune::profiles
