@@ -17,9 +17,17 @@
 namespace rocmtune::client {
 namespace {
 
+// A profile's notes travel as warnings whose text starts "note: "; they print as notes.
 void PrintMessages(std::string_view label, const std::vector<plan::Message>& messages) {
-  for (const auto& m : messages)
-    fmt::print("{}: {}{}\n", label, m.message, m.source.empty() ? "" : fmt::format("\n         source: {}", m.source));
+  for (const auto& m : messages) {
+    std::string_view text = m.message;
+    std::string_view as = label;
+    if (text.starts_with("note: ")) {
+      as = "note";
+      text.remove_prefix(6);
+    }
+    fmt::print("{}: {}{}\n", as, text, m.source.empty() ? "" : fmt::format("\n         source: {}", m.source));
+  }
 }
 
 void PrintOps(const plan::Plan& plan, bool diff) {

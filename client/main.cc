@@ -39,6 +39,16 @@ int main(int argc, char** argv) {
     verb->add_flag("--json", ctx.json, "Print rocmtune.result.v1 JSON");
   };
 
+  std::string apply_profile;
+  std::vector<std::string> apply_with;
+  CLI::App* apply = app.add_subcommand("apply", "Apply a profile (replacing the active one): plan, journal, change");
+  apply->add_option("profile", apply_profile, "PROFILE (see `rocmtunectl profiles`)")->required();
+  apply->add_option("--with", apply_with, "Include the optional item ID (repeatable)")->option_text("ID");
+  change_flags(apply);
+  apply->get_option("--force")->description(
+      "Apply a profile that does not fit this machine, and overwrite rocmtune's files someone else edited (drift)");
+  apply->callback([&] { rc = RunApply(ctx, apply_profile, apply_with, change); });
+
   std::vector<std::string> assignments;
   CLI::App* set = app.add_subcommand("set", "Set knobs: amdgpu.P=V, ttm.P=V, cmdline.O=V, sysfs.T.A=V, env.V=X");
   set->add_option("assignments", assignments, "KEY=VALUE")->required();

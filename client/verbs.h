@@ -14,6 +14,8 @@ int RunSnapshot(const Context& ctx, const std::string& out_dir);
 int RunSet(const Context& ctx, const std::vector<std::string>& assignments, const ChangeOptions& options);
 int RunUnset(const Context& ctx, const std::vector<std::string>& keys, const ChangeOptions& options);
 int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& options);
+int RunApply(const Context& ctx, const std::string& profile, const std::vector<std::string>& with_optional,
+             const ChangeOptions& options);
 int RunReset(const Context& ctx, const ChangeOptions& options);
 int RunHistory(const Context& ctx);
 int RunVerify(const Context& ctx);

@@ -51,13 +51,18 @@ std::vector<std::string> CreatedDirs(const std::vector<Transaction>& txns) {
   return dirs;
 }
 
-std::string ActiveProfile(const std::vector<Transaction>& txns) {
+const Transaction* ActiveApply(const std::vector<Transaction>& txns) {
   for (auto it = txns.rbegin(); it != txns.rend(); ++it) {
     if (it->state != State::kCommitted || IsReverted(txns, *it)) continue;
-    if (it->intent.verb == "apply") return it->intent.profile;
-    if (it->intent.verb == "reset") return "";
+    if (it->intent.verb == "apply") return &*it;
+    if (it->intent.verb == "reset") return nullptr;
   }
-  return "";
+  return nullptr;
+}
+
+std::string ActiveProfile(const std::vector<Transaction>& txns) {
+  const Transaction* apply = ActiveApply(txns);
+  return apply ? apply->intent.profile : "";
 }
 
 }  // namespace rocmtune::journal

@@ -29,8 +29,10 @@ bool IsDrift(const std::vector<Transaction>& txns, std::string_view path, const 
 // Directories rocmtune's committed transactions created and have not removed since.
 std::vector<std::string> CreatedDirs(const std::vector<Transaction>& txns);
 
-// The profile of the newest apply still in effect (not reverted, not followed by a reset);
-// empty when none.
+// The newest apply still in effect (not reverted, not followed by a reset); nullptr when none.
+const Transaction* ActiveApply(const std::vector<Transaction>& txns);
+
+// Its profile's name; empty when none.
 std::string ActiveProfile(const std::vector<Transaction>& txns);
 
 }  // namespace rocmtune::journal
