@@ -12,13 +12,14 @@
 #include "client/verbs.h"
 #include "journal/history.h"
 #include "knobs/registry.h"
+#include "profiles/apply_request.h"
 #include "util/text.h"
 
 namespace rocmtune::client {
 namespace {
 
 struct Difference {
-  std::string kind;  // "pending-reboot", "not-running", "drift", "sysfs"
+  std::string kind;  // "pending-reboot", "not-running", "drift", "sysfs", "profile"
   std::string subject;
   std::optional<std::string> configured, running;
   std::string message;
@@ -72,6 +73,37 @@ void SysfsDifferences(const LoadedSystem& system, std::vector<Difference>& out) 
   }
 }
 
+// The active profile's settings, as its apply recorded them, still configured: a later `set`
+// or `unset` of one of its keys makes the system differ from the profile.
+void ProfileDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+  const journal::Transaction* apply = journal::ActiveApply(system.journal);
+  if (!apply) return;
+  auto ctx = system.Context();
+  for (const knobs::Assignment& a : profiles::AppliedAssignments(*apply)) {
+    const knobs::Backend* backend = knobs::Registry::Builtin().For(a.key);
+    if (!backend) continue;
+    knobs::KnobState state = backend->Read(ctx, a.key);
+    // Runtime attributes have no configured value: what the device runs is what counts.
+    std::optional<std::string> now = backend->OwnedKeys(ctx).empty() ? state.running : state.configured;
+    if (now == a.value) continue;
+    out.push_back({"profile", a.key.Text(), now, state.running,
+                   fmt::format("profile {} (transaction {}) set {}, now {}", apply->intent.profile, apply->id, a.value,
+                               now ? fmt::format("it is {}", *now) : std::string("it is not set"))});
+  }
+  for (const std::string& arg : apply->intent.args) {
+    if (arg.find('=') != std::string::npos) continue;
+    auto key = knobs::ParseKnobKey(arg);
+    const knobs::Backend* backend = key ? knobs::Registry::Builtin().For(*key) : nullptr;
+    if (!backend) continue;
+    std::vector<knobs::KnobKey> owned = backend->OwnedKeys(ctx);
+    if (std::find(owned.begin(), owned.end(), *key) == owned.end()) continue;
+    knobs::KnobState state = backend->Read(ctx, *key);
+    out.push_back({"profile", key->Text(), state.configured, state.running,
+                   fmt::format("profile {} (transaction {}) unsets it, but rocmtune configures it again",
+                               apply->intent.profile, apply->id)});
+  }
+}
+
 }  // namespace
 
 int RunVerify(const Context& ctx) {
@@ -81,6 +113,7 @@ int RunVerify(const Context& ctx) {
   KnobDifferences(*system, diffs);
   FileDifferences(*system, diffs);
   SysfsDifferences(*system, diffs);
+  ProfileDifferences(*system, diffs);
   if (ctx.json) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& d : diffs)

@@ -163,8 +163,11 @@ void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
     if (std::string why = knowledge::CheckKernelOptionValue(*option, *value); !why.empty())
       plan.refused.push_back({text, why, option->source});
   } else {
-    plan.warnings.push_back({text, fmt::format("rocmtune has no record of the kernel option '{}'; the kernel hands "
-                                               "options it does not know to init", key.name), ""});
+    // The helper's allow-list takes only known options: refuse here, with the reason, rather
+    // than plan what it will refuse.
+    plan.refused.push_back({text, fmt::format("rocmtune has no record of the kernel option '{}' and writes only options "
+                                              "it knows (the kernel hands unknown ones to init, so a typo is silent)",
+                                              key.name), ""});
   }
   if (!ctx.inventory.system.boot.kind)
     plan.refused.push_back({text, "cannot tell how this system boots (no GRUB, BLS entries or /etc/kernel/cmdline "

@@ -73,10 +73,17 @@ const EnvVar* EnvVars::Find(std::string_view name) const {
 
 std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
   if (value.empty() || value.size() > 1024) return fmt::format("{}: a value of 1 to 1024 bytes is needed", var.name);
-  for (char c : value)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '\\' || c == '$' ||
-        c == '`' || c == ' ')
-      return fmt::format("{}: control characters, spaces, quotes, '$', '`' and '\\' are not allowed", var.name);
+  // The value lands unquoted in /etc/profile.d (a shell script) and environment.d: only
+  // characters that are inert in both (the helper's allow-list holds the same line).
+  for (char c : value) {
+    bool inert = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 std::string_view("._,:+-/=").find(c) != std::string_view::npos;
+    if (!inert)
+      return fmt::format("{}: '{}' is not allowed: values may hold only letters, digits and . _ , : + - / = "
+                         "(they are written unquoted into a shell script){}",
+                         var.name, static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c,
+                         c == ';' ? "; in /etc/profile.d a ';' ends the command and runs the rest" : "");
+  }
   if (var.check == "enum") {
     if (std::find(var.values.begin(), var.values.end(), value) != var.values.end()) return "";
     std::string accepted;

@@ -78,6 +78,18 @@ TEST(KnobPlanTest, InvalidIommuOptionsAreRefused) {
   EXPECT_THAT(AllText(w.Set({"cmdline.amd_iommu=on"}).refused), HasSubstr("iommu=pt"));
 }
 
+// The helper writes only known kernel options; the planner refuses the rest up front (a
+// typo such as iommu_pt would otherwise reach init silently).
+TEST(KnobPlanTest, UnknownKernelOptionsAreRefused) {
+  World w("mi210x8");
+  Plan p = w.Set({"cmdline.iommu_pt=1"});
+  EXPECT_THAT(AllText(p.refused), HasSubstr("no record of the kernel option 'iommu_pt'"));
+  EXPECT_TRUE(p.ops.empty());
+  Plan known = w.Set({"cmdline.pci=realloc=off"});
+  EXPECT_TRUE(known.refused.empty()) << AllText(known.refused);
+  EXPECT_FALSE(known.ops.empty());
+}
+
 TEST(KnobPlanTest, OverrideAcrossIsaFamiliesIsRefused) {
   World rdna1("rx5700xt");
   Plan p = rdna1.Set({"env.HSA_OVERRIDE_GFX_VERSION=10.3.0"});

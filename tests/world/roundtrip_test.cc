@@ -1,0 +1,228 @@
+// Profiles end to end on every world: each built-in profile that fits the world is applied
+// (changing exactly what `--check` showed), applied again (nothing written, mtimes kept),
+// verified, and reverted; the tree must then be byte for byte what it was. Also: a profile
+// that does not fit is refused unless forced, `stock` removes everything rocmtune configured,
+// and applying a profile replaces the one before.
+#include <algorithm>
+#include <filesystem>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "client/exit_codes.h"
+
+using ::testing::HasSubstr;
+
+namespace rocmtune::client {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+using testing::WorldCopy;
+
+std::vector<std::string> Worlds() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(ROCMTUNE_WORLDS_DIR))
+    if (entry.is_directory() && fs::exists(entry.path() / "PROVENANCE.md")) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Built-in profiles that fit the world, as `profiles --json` says.
+std::vector<std::string> MatchingBuiltins(const WorldCopy& w) {
+  auto listed = w.Ctl({"profiles", "--json"});
+  EXPECT_EQ(listed.exit_code, kExitOk) << listed.err;
+  std::vector<std::string> out;
+  const json doc = listed.Json();  // kept: a range-for over a temporary's member dangles
+  for (const auto& p : doc["profiles"])
+    if (p["origin"] == "builtin" && p["matches"] == true) out.push_back(p["name"]);
+  return out;
+}
+
+// What a round trip may leave: rocmtune's own state, and the directories created to hold it.
+std::vector<std::string> LeftOver(const testing::TreeSnapshot& original, const testing::TreeSnapshot& now) {
+  std::vector<std::string> out;
+  for (const std::string& p : testing::ChangedPaths(original, now, false, {"var/lib/rocmtune"}))
+    if (!((p == "var" || p == "var/lib") && !original.count(p))) out.push_back(p);
+  return out;
+}
+
+std::vector<std::string> Kinds(const json& verify) {
+  std::vector<std::string> out;
+  for (const auto& d : verify["differences"]) out.push_back(d.value("kind", "") + " " + d.value("subject", ""));
+  return out;
+}
+
+// apply (= check), apply again, verify, revert last: back to `original` byte for byte.
+void RoundTrip(const WorldCopy& w, const std::string& profile, const testing::TreeSnapshot& original) {
+  SCOPED_TRACE("profile " + profile);
+  auto check = w.Ctl({"apply", profile, "--check", "--json"});
+  ASSERT_EQ(check.exit_code, kExitOk) << check.out << check.err;
+  EXPECT_TRUE(LeftOver(original, w.Snapshot()).empty()) << "--check writes nothing";
+
+  auto apply = w.Ctl({"apply", profile, "--json"});
+  ASSERT_EQ(apply.exit_code, kExitOk) << apply.out << apply.err;
+  json doc = apply.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << apply.out;
+  EXPECT_EQ(doc["check"], false);
+  EXPECT_EQ(doc["changes"], check.Json()["changes"]) << "the apply changes exactly what the plan showed";
+  const bool changed = doc["changed"] == true;
+  EXPECT_EQ(changed, !doc["changes"].empty());
+  EXPECT_EQ(doc["transaction"].is_string(), changed);
+
+  auto mid = w.Snapshot();
+  auto again = w.Ctl({"apply", profile, "--json"});
+  ASSERT_EQ(again.exit_code, kExitOk) << again.out << again.err;
+  EXPECT_EQ(again.Json()["changed"], false) << again.out;
+  EXPECT_EQ(again.Json()["changes"], json::array());
+  EXPECT_EQ(testing::ChangedPaths(mid, w.Snapshot(), true), std::vector<std::string>{})
+      << "the second apply writes nothing, not even a journal file";
+
+  auto verify = w.Ctl({"verify", "--json"});
+  json v = verify.Json();
+  for (const std::string& d : Kinds(v))
+    EXPECT_TRUE(d.starts_with("pending-reboot ")) << "only boot-time settings may wait for a reboot: " << d;
+  EXPECT_EQ(verify.exit_code, v["differences"].empty() ? kExitOk : kExitVerifyDiffers);
+  if (changed) {
+    auto history = w.Ctl({"history", "--json"}).Json();
+    EXPECT_EQ(history["active_profile"], profile);
+  }
+
+  auto revert = w.Ctl({"revert", "last", "--json"});
+  ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
+  EXPECT_EQ(revert.Json()["changed"], changed) << revert.out;
+  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{}) << "revert puts every byte back";
+}
+
+class RoundTripTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RoundTripTest, EveryMatchingBuiltinProfileRoundTrips) {
+  WorldCopy w(GetParam());
+  std::vector<std::string> profiles = MatchingBuiltins(w);
+  if (GetParam() == "no-amd") {
+    EXPECT_EQ(profiles, std::vector<std::string>{"stock"});
+  } else {
+    ASSERT_THAT(profiles, ::testing::Contains("stock"));
+  }
+  for (const std::string& p : profiles) {
+    auto original = w.Snapshot();
+    RoundTrip(w, p, original);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllWorlds, RoundTripTest, ::testing::ValuesIn(Worlds()), [](const auto& world) {
+  std::string name = world.param;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+});
+
+// The acceptance case: an RDNA1 box where someone set the folklore override; rdna1-safe
+// removes it, and `revert last` brings it back byte for byte.
+TEST(ProfileCliTest, Rdna1SafeRemovesTheOverrideAndRevertsByteForByte) {
+  WorldCopy w("rx5700xt");
+  ASSERT_EQ(w.Ctl({"set", "env.HSA_OVERRIDE_GFX_VERSION=10.1.0"}).exit_code, kExitOk);
+  ASSERT_TRUE(w.Exists("etc/environment.d/90-rocmtune.conf"));
+  auto original = w.Snapshot();
+
+  auto apply = w.Ctl({"apply", "rdna1-safe", "--json"});
+  ASSERT_EQ(apply.exit_code, kExitOk) << apply.out << apply.err;
+  json doc = apply.Json();
+  EXPECT_EQ(doc["changed"], true);
+  EXPECT_EQ(doc["changes"].size(), 2u) << apply.out;
+  for (const auto& c : doc["changes"]) EXPECT_EQ(c["action"], "remove") << c.dump();
+  EXPECT_THAT(doc["warnings"].dump(), HasSubstr("mtype_local")) << "the profile says why it sets no driver option";
+  EXPECT_FALSE(w.Exists("etc/environment.d/90-rocmtune.conf"));
+  EXPECT_FALSE(w.Exists("etc/profile.d/rocmtune.sh"));
+
+  auto revert = w.Ctl({"revert", "last", "--json"});
+  ASSERT_EQ(revert.exit_code, kExitOk) << revert.out;
+  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{});
+}
+
+TEST(ProfileCliTest, AProfileThatDoesNotFitIsRefusedUnlessForced) {
+  WorldCopy w("rx5700xt");
+  auto original = w.Snapshot();
+  auto refused = w.Ctl({"apply", "instinct", "--json"});
+  EXPECT_EQ(refused.exit_code, kExitRefused) << refused.out;
+  json doc = refused.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << refused.out;
+  EXPECT_EQ(doc["changed"], false);
+  EXPECT_THAT(doc["refused"].dump(), HasSubstr("does not fit this machine"));
+  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{});
+  EXPECT_FALSE(w.Exists("var")) << "a refused apply does not even start a journal";
+
+  auto forced = w.Ctl({"apply", "instinct", "--force", "--json"});
+  ASSERT_EQ(forced.exit_code, kExitOk) << forced.out << forced.err;
+  EXPECT_EQ(forced.Json()["changed"], true);
+  EXPECT_THAT(forced.Json()["warnings"].dump(), HasSubstr("applied because of --force"));
+  ASSERT_EQ(w.Ctl({"revert", "last"}).exit_code, kExitOk);
+  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{});
+}
+
+TEST(ProfileCliTest, UnknownProfileAndOptionAreUsageErrors) {
+  WorldCopy w("mi210x8");
+  auto unknown = w.Ctl({"apply", "no-such-profile", "--json"});
+  EXPECT_EQ(unknown.exit_code, kExitUsage);
+  EXPECT_THAT(unknown.err, HasSubstr("no profile 'no-such-profile'"));
+  auto bad_with = w.Ctl({"apply", "instinct", "--with", "no-such-item"});
+  EXPECT_EQ(bad_with.exit_code, kExitUsage);
+  EXPECT_FALSE(w.Exists("var"));
+}
+
+TEST(ProfileCliTest, StockRemovesEverythingRocmtuneConfiguredAndRevertsIt) {
+  WorldCopy w("mi210x8");
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "env.HIP_VISIBLE_DEVICES=0"}).exit_code, kExitOk);
+  auto configured = w.Snapshot();
+
+  auto stock = w.Ctl({"apply", "stock", "--json"});
+  ASSERT_EQ(stock.exit_code, kExitOk) << stock.out << stock.err;
+  EXPECT_EQ(stock.Json()["changed"], true);
+  for (const char* owned : {"etc/modprobe.d/rocmtune.conf", "etc/default/grub.d/zz-rocmtune.cfg",
+                            "etc/environment.d/90-rocmtune.conf", "etc/profile.d/rocmtune.sh"})
+    EXPECT_FALSE(w.Exists(owned)) << owned;
+  auto status = w.Ctl({"status", "--json"}).Json();
+  for (const auto& k : status["knobs"]) EXPECT_NE(k["owner"], "rocmtune") << k.dump();
+
+  ASSERT_EQ(w.Ctl({"revert", "last"}).exit_code, kExitOk);
+  EXPECT_EQ(LeftOver(configured, w.Snapshot()), std::vector<std::string>{});
+}
+
+// An admin profile in etc/rocmtune/profiles/ replacing a built-in one: what instinct set and the
+// new profile does not mention is unset; a key someone `set` by hand since is left alone.
+TEST(ProfileCliTest, ApplyingAProfileReplacesTheActiveOne) {
+  WorldCopy w("mi210x8");
+  w.Write("etc/rocmtune/profiles/lab.toml", R"(schema_version = 1
+description = "The lab's Instinct nodes"
+
+[[items]]
+id = "lab-noretry"
+action = "set"
+key = "amdgpu.noretry"
+value = "0"
+why = "test: a profile that sets a module parameter"
+source = "tests/world/roundtrip_test.cc"
+)");
+  ASSERT_EQ(w.Ctl({"apply", "instinct"}).exit_code, kExitOk);
+  ASSERT_TRUE(w.Exists("etc/default/grub.d/zz-rocmtune.cfg"));
+
+  auto lab = w.Ctl({"apply", "lab", "--json"});
+  ASSERT_EQ(lab.exit_code, kExitOk) << lab.out << lab.err;
+  json doc = lab.Json();
+  EXPECT_THAT(doc["warnings"].dump(), HasSubstr("set by profile instinct"));
+  EXPECT_FALSE(w.Exists("etc/default/grub.d/zz-rocmtune.cfg")) << "instinct's iommu=pt is gone";
+  EXPECT_THAT(w.Read("etc/modprobe.d/rocmtune.conf"), HasSubstr("noretry=0"));
+  auto verify = w.Ctl({"verify", "--json"}).Json();
+  EXPECT_EQ(verify["active_profile"], "lab");
+  for (const std::string& d : Kinds(verify)) EXPECT_FALSE(d.starts_with("profile ")) << d;
+
+  // A hand-made change to the profile's key shows in verify, and survives switching back.
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=1"}).exit_code, kExitOk);
+  EXPECT_THAT(Kinds(w.Ctl({"verify", "--json"}).Json()), ::testing::Contains("profile amdgpu.noretry"));
+  ASSERT_EQ(w.Ctl({"apply", "instinct"}).exit_code, kExitOk);
+  EXPECT_THAT(w.Read("etc/modprobe.d/rocmtune.conf"), HasSubstr("noretry=1"));
+}
+
+}  // namespace
+}  // namespace rocmtune::client
