@@ -63,6 +63,9 @@ void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std:
                           plan::Plan& plan) const {
   const std::string text = key.Text();
   const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find(key.name);
+  // Removing a line from rocmtune's own drop-in is always safe, whoever added it (a variable
+  // someone wrote there by hand is drift, which `reset` reports before it removes the file).
+  if (!var && !value && Owned(ctx.root).count(key.name)) return;
   if (!var) {
     std::string known;
     for (const auto& v : knowledge::EnvVars::Builtin().vars()) known += (known.empty() ? "" : ", ") + v.name;

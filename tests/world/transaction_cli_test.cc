@@ -175,6 +175,35 @@ TEST(TransactionCliTest, ResetOverDriftNeedsForce) {
   EXPECT_FALSE(w.Exists(kGrubDropIn));
 }
 
+// Hand edits of the other owned files: a token added to the GRUB drop-in, a variable rocmtune
+// does not manage added to its environment drop-in. Both are drift (exit 5), not a refusal.
+TEST(TransactionCliTest, ResetOverHandEditedGrubAndEnvDropInsIsDriftUntilForced) {
+  WorldCopy w(kWorld);
+  constexpr const char* kEnvDropIn = "etc/environment.d/90-rocmtune.conf";
+  ASSERT_EQ(w.Ctl({"set", "cmdline.iommu=pt", "env.HIP_VISIBLE_DEVICES=0"}).exit_code, kExitOk);
+  std::string grub = w.Read(kGrubDropIn);
+  size_t at = grub.find("iommu=pt");
+  ASSERT_NE(at, std::string::npos) << grub;
+  grub.insert(at + 8, " quiet");
+  w.Write(kGrubDropIn, grub);
+  w.Write(kEnvDropIn, w.Read(kEnvDropIn) + "FOO=bar\n");
+  auto before = w.Snapshot();
+
+  auto reset = w.Ctl({"reset", "--json"});
+  EXPECT_EQ(reset.exit_code, kExitDrift) << reset.out << reset.err;
+  json doc = reset.Json();
+  EXPECT_EQ(doc["refused"], json::array()) << reset.out;
+  EXPECT_THAT(doc["conflicts"].dump(), HasSubstr(kGrubDropIn));
+  EXPECT_THAT(doc["conflicts"].dump(), HasSubstr(kEnvDropIn));
+  EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), true), std::vector<std::string>{});
+
+  auto forced = w.Ctl({"reset", "--force", "--json"});
+  ASSERT_EQ(forced.exit_code, kExitOk) << forced.out << forced.err;
+  EXPECT_FALSE(w.Exists(kGrubDropIn));
+  EXPECT_FALSE(w.Exists(kEnvDropIn));
+  EXPECT_FALSE(w.Exists("etc/profile.d/rocmtune.sh"));
+}
+
 TEST(TransactionCliTest, RevertOfAnUnknownTransactionIsAUsageError) {
   WorldCopy w(kWorld);
   ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
