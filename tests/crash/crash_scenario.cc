@@ -15,6 +15,8 @@
 #include "journal/revert.h"
 #include "knobs/knob_key.h"
 #include "knowledge/catalog.h"
+#include "profiles/apply_request.h"
+#include "profiles/profile_store.h"
 #include "plan/plan_json.h"
 #include "plan/planner.h"
 #include "sys/root.h"
@@ -226,6 +228,21 @@ plan::Plan PlanSet(const std::string& root_dir, const std::vector<std::string>& 
   }
   plan::Plan plan = plan::PlanRequest(ctx, request);
   plan.intent = {"set", "", assignments, ""};
+  return plan;
+}
+
+plan::Plan PlanProfile(const std::string& root_dir, const std::string& profile, const std::vector<std::string>& with) {
+  auto root = sys::Root::Open(root_dir);
+  if (!root) throw std::runtime_error(root.error().message);
+  detect::Inventory inventory = detect::Detect(*root);
+  knobs::KnobContext ctx{*root, inventory, knowledge::Catalog::Builtin()};
+  auto resolved = profiles::ProfileStore::Load(*root).Resolve(profile);
+  if (!resolved) throw std::runtime_error(resolved.error().message);
+  auto desired = profiles::DesiredState(*resolved, *root, inventory, with);
+  if (!desired) throw std::runtime_error(desired.error().message);
+  profiles::ApplyRequest apply = profiles::BuildApplyRequest(ctx, profile, *desired, nullptr);
+  plan::Plan plan = plan::PlanRequest(ctx, apply.request);
+  plan.intent = std::move(apply.intent);
   return plan;
 }
 

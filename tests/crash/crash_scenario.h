@@ -46,6 +46,8 @@ std::string Summary(const Scenario& scenario, const Counts& counts);
 // Plans, built in-process the way rocmtunectl builds them.
 plan::Plan PlanSet(const std::string& root, const std::vector<std::string>& assignments);
 plan::Plan PlanRevert(const std::string& root, const std::string& id);
+// `apply PROFILE [--with ID...]` as rocmtunectl plans it (no profile active before).
+plan::Plan PlanProfile(const std::string& root, const std::string& profile, const std::vector<std::string>& with);
 std::string PlanText(const plan::Plan& plan);
 // The journal's directory and the plan's sysfs attributes (resolved): written in place.
 std::vector<std::string> InPlacePaths(const std::string& base, const plan::Plan& plan);

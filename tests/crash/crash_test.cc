@@ -2,6 +2,7 @@
 // revert, then recovered; and every step failing with ENOSPC, EIO, EROFS and EACCES. Each
 // scenario prints one summary line; the process prints the total when it ends.
 #include <chrono>
+#include <functional>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -52,11 +53,17 @@ class CrashTest : public ::testing::Test {
   }
 
   Scenario Apply(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps) {
+    return Apply("apply " + world, world, [set](const std::string& root) { return PlanSet(root, set); },
+                 std::move(steps));
+  }
+
+  Scenario Apply(const std::string& name, const std::string& world,
+                 std::function<plan::Plan(const std::string&)> make_plan, std::set<std::string> steps) {
     Scenario s;
-    s.name = "apply " + world;
+    s.name = name;
     s.base = Scratch("base");
     CopyWorld(WorldDir(world), s.base);
-    plan::Plan plan = PlanSet(s.base, set);
+    plan::Plan plan = make_plan(s.base);
     EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
     s.plan_json = PlanText(plan);
     s.in_place = InPlacePaths(s.base, plan);
@@ -64,7 +71,7 @@ class CrashTest : public ::testing::Test {
     s.after = After(s);
     EXPECT_NE(s.before, s.after);
     s.expected_steps = std::move(steps);
-    s.replan = [set](const std::string& root) { return PlanSet(root, set); };
+    s.replan = std::move(make_plan);
     return s;
   }
 
@@ -115,6 +122,13 @@ const std::vector<std::string> kKnobsAndSysfs = {"amdgpu.noretry=1", "cmdline.io
 // (mi210x8 is KFD-only: no DRM device, so no sysfs knob applies there.)
 TEST_F(CrashTest, ApplyMi210x8) {
   Run(Apply("mi210x8", kKnobs, Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+}
+
+// A built-in profile as `rocmtunectl apply instinct --with mi-intel-iommu-on` plans it.
+TEST_F(CrashTest, ApplyProfileInstinctMi210x8) {
+  Run(Apply("apply instinct mi210x8", "mi210x8",
+            [](const std::string& root) { return PlanProfile(root, "instinct", {"mi-intel-iommu-on"}); },
+            Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
 }
 
 // Every file removed again and the directories rocmtune made with them.
