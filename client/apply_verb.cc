@@ -17,7 +17,8 @@ namespace rocmtune::client {
 
 int RunApply(const Context& ctx, const std::string& name, const std::vector<std::string>& with_optional,
              const ChangeOptions& options) {
-  auto system = LoadSystem(ctx.root);
+  std::vector<plan::Message> recovery;
+  auto system = LoadSystemForChange(ctx, options, recovery);
   if (!system) return kExitFailed;
   profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
   if (!store.Find(name)) {
@@ -37,7 +38,7 @@ int RunApply(const Context& ctx, const std::string& name, const std::vector<std:
     return kExitUsage;
   }
 
-  std::vector<plan::Message> warnings;
+  std::vector<plan::Message> warnings = recovery;
   profiles::MatchResult match = profiles::MatchProfile(*resolved, system->inventory);
   if (!match.matches) {
     std::string why = fmt::format("profile {} does not fit this machine: {}", name, match.reason);

@@ -61,6 +61,33 @@ int ExitForHelper(const HelperReply& reply) {
 
 }  // namespace
 
+std::optional<LoadedSystem> LoadSystemForChange(const Context& ctx, const ChangeOptions& options,
+                                                std::vector<plan::Message>& notes) {
+  auto system = LoadSystem(ctx.root);
+  if (!system) return system;
+  std::vector<std::string> interrupted;
+  for (const journal::Transaction& t : system->journal)
+    if (t.state == journal::State::kIncomplete) interrupted.push_back(t.id);
+  if (interrupted.empty()) return system;
+  bool may_write = ctx.root != "/" || ::geteuid() == 0;
+  if (options.check || !may_write) {
+    for (const std::string& id : interrupted)
+      notes.push_back({"", fmt::format("transaction {} was interrupted; the next change rolls it back first, and this "
+                                       "plan is made against the half-changed files", id), ""});
+    return system;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  auto reply = RunHelperRecover(ctx);
+  if (!reply || reply->status != "unchanged") {
+    fmt::print(stderr, "rocmtunectl: rolling back interrupted transaction {} failed: {}\n", interrupted.front(),
+               !reply ? reply.error().message : reply->messages.empty() ? reply->status : reply->messages.front());
+    return std::nullopt;
+  }
+  for (const std::string& id : reply->recovered)
+    notes.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
+  return LoadSystem(ctx.root);
+}
+
 void AddDriftConflicts(const sys::Root& root, const std::vector<journal::Transaction>& txns, plan::Plan& plan) {
   for (const plan::Op& op : plan.ops) {
     if (op.kind != plan::OpKind::kWriteFile && op.kind != plan::OpKind::kRemoveFile) continue;

@@ -61,7 +61,8 @@ int RunHistory(const Context& ctx) {
 }
 
 int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& options) {
-  auto system = LoadSystem(ctx.root);
+  std::vector<plan::Message> recovery;
+  auto system = LoadSystemForChange(ctx, options, recovery);
   if (!system) return kExitFailed;
   const auto& txns = system->journal;
   const journal::Transaction* txn = nullptr;
@@ -71,6 +72,7 @@ int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& op
       // Nothing left to undo is the state the caller wants: like any idempotent verb, done.
       plan::Plan empty;
       empty.intent = {"revert", "", {}, ""};
+      empty.warnings = recovery;
       empty.warnings.push_back({"", "no transaction in effect to revert", ""});
       return RunChange(ctx, std::move(empty), options);
     }
@@ -83,6 +85,7 @@ int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& op
     if (txn->state != journal::State::kCommitted || journal::IsReverted(txns, *txn)) {
       plan::Plan empty;
       empty.intent = {"revert", "", {}, txn->id};
+      empty.warnings = recovery;
       empty.warnings.push_back({"", fmt::format("transaction {} is not in effect ({})", txn->id,
                                                 journal::IsReverted(txns, *txn) ? "already reverted"
                                                                                 : journal::StateName(txn->state)), ""});
@@ -90,15 +93,18 @@ int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& op
     }
   }
   plan::Plan plan = journal::RevertPlan(system->root, txns, *txn, options.force);
+  plan.warnings.insert(plan.warnings.begin(), recovery.begin(), recovery.end());
   return RunChange(ctx, std::move(plan), options);
 }
 
 int RunReset(const Context& ctx, const ChangeOptions& options) {
-  auto system = LoadSystem(ctx.root);
+  std::vector<plan::Message> recovery;
+  auto system = LoadSystemForChange(ctx, options, recovery);
   if (!system) return kExitFailed;
   auto kctx = system->Context();
   plan::Plan plan = plan::PlanRequest(kctx, plan::ResetRequest(kctx));
   plan.intent = {"reset", "", {}, ""};
+  plan.warnings.insert(plan.warnings.begin(), recovery.begin(), recovery.end());
   AddDriftConflicts(system->root, system->journal, plan);
   return RunChange(ctx, std::move(plan), options);
 }

@@ -29,10 +29,12 @@ std::optional<LoadedSystem> LoadSystem(const std::string& root_path) {
 namespace {
 
 int Run(const Context& ctx, const plan::Request& request, plan::Intent intent, const ChangeOptions& options) {
-  auto system = LoadSystem(ctx.root);
+  std::vector<plan::Message> recovery;
+  auto system = LoadSystemForChange(ctx, options, recovery);
   if (!system) return kExitFailed;
   plan::Plan plan = plan::PlanRequest(system->Context(), request);
   plan.intent = std::move(intent);
+  plan.warnings.insert(plan.warnings.begin(), recovery.begin(), recovery.end());
   AddDriftConflicts(system->root, system->journal, plan);
   return RunChange(ctx, std::move(plan), options);
 }

@@ -1,6 +1,8 @@
 // The journal's verbs end to end: the built rocmtunectl and rocmtune-helper on copies of a
 // world. set -> history -> verify -> revert leaves the tree as it was; reset removes only
 // rocmtune's files; drift stops a change until --force.
+#include <cstdlib>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -202,6 +204,38 @@ TEST(TransactionCliTest, ResetOverHandEditedGrubAndEnvDropInsIsDriftUntilForced)
   EXPECT_FALSE(w.Exists(kGrubDropIn));
   EXPECT_FALSE(w.Exists(kEnvDropIn));
   EXPECT_FALSE(w.Exists("etc/profile.d/rocmtune.sh"));
+}
+
+// The helper killed mid-transaction (the fault helper stands in for it): the journal shows the
+// transaction incomplete; `--check` says it will be rolled back; the next change rolls it back
+// first and plans against the files as they were before it.
+TEST(TransactionCliTest, AnInterruptedTransactionIsRolledBackBeforeTheNextChange) {
+  WorldCopy w(kWorld);
+  auto original = w.Snapshot();
+  ::setenv("ROCMTUNE_HELPER", ROCMTUNE_FAULT_HELPER, 1);
+  ::setenv("ROCMTUNE_FAULT", "kill:16", 1);
+  auto killed = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--json"});
+  ::unsetenv("ROCMTUNE_HELPER");
+  ::unsetenv("ROCMTUNE_FAULT");
+  EXPECT_EQ(killed.exit_code, kExitFailed) << killed.out;
+  json h = w.Ctl({"history", "--json"}).Json();
+  ASSERT_EQ(h["transactions"].size(), 1u) << h.dump();
+  ASSERT_EQ(h["transactions"][0]["state"], "incomplete") << "kill:16 must land inside the transaction";
+
+  auto check = w.Ctl({"set", "amdgpu.noretry=0", "--check", "--json"});
+  EXPECT_EQ(check.exit_code, kExitOk) << check.out;
+  EXPECT_THAT(check.Json()["warnings"].dump(), HasSubstr("transaction 1 was interrupted"));
+  EXPECT_EQ(w.Ctl({"history", "--json"}).Json()["transactions"][0]["state"], "incomplete") << "--check runs nothing";
+
+  auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  json doc = set.Json();
+  EXPECT_THAT(doc["warnings"].dump(), HasSubstr("interrupted transaction 1 was rolled back first"));
+  EXPECT_EQ(doc["transaction"], "2");
+  EXPECT_FALSE(w.Exists(kGrubDropIn)) << "the interrupted transaction's other change is gone";
+  ASSERT_EQ(w.Ctl({"revert", "last"}).exit_code, kExitOk);
+  EXPECT_EQ(testing::ChangedPaths(original, w.Snapshot(), false, {"var/lib/rocmtune"}),
+            (std::vector<std::string>{"var", "var/lib"}));
 }
 
 TEST(TransactionCliTest, RevertOfAnUnknownTransactionIsAUsageError) {
