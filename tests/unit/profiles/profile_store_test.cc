@@ -1,6 +1,8 @@
 // ProfileStore: built-ins, admin files under a temporary root, include resolution.
 #include "profiles/profile_store.h"
 
+#include <unistd.h>
+
 #include <array>
 
 #include <fmt/format.h>
@@ -126,6 +128,38 @@ TEST(ProfileStoreTest, BadAdminFileIsReportedAndHidesNothing) {
 
   EXPECT_TRUE(store.Resolve("good"));
   EXPECT_TRUE(store.Resolve("rdna1-safe"));
+}
+
+// An admin profile others may write, or one owned by another user, is not used (and does not
+// fall back to the built-in of the same name).
+TEST(ProfileStoreTest, UntrustedAdminFilesAreNotUsed) {
+  Fixture f;
+  f.Admin("good.toml", ProfileText("fine"));
+  f.Admin("open.toml", ProfileText("anyone may edit this"));
+  f.Admin("instinct.toml", ProfileText("someone else's"));
+  f.tree.Chmod("etc/rocmtune/profiles/open.toml", 0666);
+  const std::string theirs = f.tree.Path("etc/rocmtune/profiles/instinct.toml");
+  bool chowned = ::chown(theirs.c_str(), 1000, 1000) == 0;
+  ProfileStore store = ProfileStore::Load(f.Root());
+  EXPECT_TRUE(store.Resolve("good"));
+  auto open = store.Resolve("open");
+  ASSERT_FALSE(open);
+  EXPECT_THAT(open.error().message, HasSubstr("group or others may write it (mode 0666)"));
+  if (!chowned) GTEST_SKIP() << "cannot chown to uid 1000 here (not root): the owner rule is untested";
+  auto instinct = store.Resolve("instinct");
+  ASSERT_FALSE(instinct) << "an untrusted override hides the built-in rather than silently using either";
+  EXPECT_THAT(instinct.error().message, HasSubstr("owned by uid 1000"));
+}
+
+TEST(ProfileStoreTest, AGroupWritableProfileDirectoryDisablesEveryAdminFile) {
+  Fixture f;
+  f.Admin("good.toml", ProfileText("fine"));
+  f.tree.Chmod("etc/rocmtune/profiles", 0775);
+  ProfileStore store = ProfileStore::Load(f.Root());
+  auto good = store.Resolve("good");
+  ASSERT_FALSE(good);
+  EXPECT_THAT(good.error().message, HasSubstr("etc/rocmtune/profiles: not used: group or others may write it"));
+  EXPECT_TRUE(store.Resolve("rdna1-safe")) << "the built-ins stay";
 }
 
 // 0: as expected; 11: the unreadable directory was not reported; 12: it hid the built-ins.
