@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"
+#include "world_names.h"
 
 using ::testing::HasSubstr;
 
@@ -20,14 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 using testing::WorldCopy;
-
-std::vector<std::string> Worlds() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(ROCMTUNE_WORLDS_DIR))
-    if (entry.is_directory() && fs::exists(entry.path() / "PROVENANCE.md")) names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // Built-in profiles that fit the world, as `profiles --json` says.
 std::vector<std::string> MatchingBuiltins(const WorldCopy& w) {
@@ -111,7 +104,7 @@ TEST_P(RoundTripTest, EveryMatchingBuiltinProfileRoundTrips) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWorlds, RoundTripTest, ::testing::ValuesIn(Worlds()), [](const auto& world) {
+INSTANTIATE_TEST_SUITE_P(AllWorlds, RoundTripTest, ::testing::ValuesIn(testing::WorldNames()), [](const auto& world) {
   std::string name = world.param;
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';

@@ -16,20 +16,13 @@
 
 #include "api/status_json.h"
 #include "detect/inventory.h"
+#include "world_names.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 namespace rocmtune {
 namespace {
-
-std::vector<std::string> Worlds() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(ROCMTUNE_WORLDS_DIR))
-    if (entry.is_directory() && fs::exists(entry.path() / "PROVENANCE.md")) names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -93,7 +86,7 @@ TEST_P(WorldStatusTest, EveryGpuHasTheContractFields) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWorlds, WorldStatusTest, ::testing::ValuesIn(Worlds()),
+INSTANTIATE_TEST_SUITE_P(AllWorlds, WorldStatusTest, ::testing::ValuesIn(testing::WorldNames()),
                          [](const auto& param_info) {
                            std::string name = param_info.param;
                            for (char& c : name)
@@ -136,7 +129,7 @@ const std::map<std::string, Expected>& Expectations() {
 }
 
 TEST(WorldFactsTest, EveryRequiredWorldExists) {
-  auto worlds = Worlds();
+  auto worlds = testing::WorldNames();
   for (const auto& [name, _] : Expectations())
     EXPECT_NE(std::find(worlds.begin(), worlds.end(), name), worlds.end()) << "world " << name << " missing";
 }
