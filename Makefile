@@ -25,6 +25,8 @@ demo: build
 	@echo "== rocmtunectl --root tests/worlds/mi300x-cpx status   (63 compute partitions on 8 physical GPUs)"
 	@$(BUILD_DIR)/client/rocmtunectl --root tests/worlds/mi300x-cpx status | head -12
 	@echo "   ..."
+	@echo
+	@scripts/demo-change.sh $(BUILD_DIR)
 
 check: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

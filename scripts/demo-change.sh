@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The change half of `make demo`: on a scratch copy of a bundled world (never the world itself),
+# a folklore setting refused, a profile planned, applied, verified and reverted byte for byte.
+set -euo pipefail
+build="${1:-build}"
+ctl="$build/client/rocmtunectl"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp -a tests/worlds/mi210x8 "$work/world"
+w="$work/world"
+
+run() { echo "== rocmtunectl $*"; "$ctl" --root "$w" "$@" || echo "(exit $?)"; echo; }
+
+run set amdgpu.mtype_local=1 --check
+run set cmdline.amd_iommu=on --check
+run apply instinct --check --diff
+run apply instinct
+echo "== rocmtunectl apply instinct --json   (again: nothing to do; fields Ansible reads)"
+"$ctl" --root "$w" apply instinct --json | grep -E '^  "(schema|changed|check|transaction)"'
+echo
+run history
+run verify
+run revert last
+if diff -r --no-dereference -x var tests/worlds/mi210x8 "$w" >/dev/null; then
+  echo "== after revert: the world copy is byte-identical to tests/worlds/mi210x8 (journal in var/lib/rocmtune aside)"
+else
+  echo "== after revert: the world copy DIFFERS from tests/worlds/mi210x8" >&2
+  exit 1
+fi
