@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "knobs/effective.h"
+#include "knobs/env_sources.h"
 #include "knowledge/env_vars.h"
 #include "knowledge/gfx_targets.h"
 #include "util/text.h"
@@ -17,7 +18,10 @@ std::map<std::string, std::string> Owned(const sys::Root& root) {
 
 // HSA_OVERRIDE_GFX_VERSION against the GPUs present: the override only makes sense between
 // targets of one ISA family (gfx1031..1036 as gfx1030).
-void CheckOverride(const KnobContext& ctx, const std::string& key, const std::string& value, plan::Plan& plan) {
+// `where` names a file rocmtune does not own ("etc/environment:3"): what would be refused for
+// rocmtune's own file is then a warning about that file.
+void CheckOverride(const KnobContext& ctx, const std::string& key, const std::string& value, plan::Plan& plan,
+                   const std::string& where = "") {
   auto v = ParseGc(value);  // same N.N.N shape, already range-checked by CheckEnvValue
   if (!v) return;
   uint32_t version = static_cast<uint32_t>(v->major * 10000 + v->minor * 100 + v->rev);
@@ -27,21 +31,52 @@ void CheckOverride(const KnobContext& ctx, const std::string& key, const std::st
   for (const detect::Gpu& gpu : ctx.inventory.gpus) {
     if (!gpu.gfx_target) continue;
     if (*gpu.gfx_target == target) {
+      if (!where.empty()) continue;  // a harmless no-op elsewhere is not worth a line
       plan.warnings.push_back({key, fmt::format("{}: {} already is {}; the override does nothing", key, gpu.id, target), source});
       continue;
     }
     const auto* own = knowledge::GfxTargetTable::Builtin().ByName(*gpu.gfx_target);
     bool same_family = as && own && as->family && own->family && *as->family == *own->family;
     if (!same_family) {
-      plan.refused.push_back({key, fmt::format("{}={} would run {} code on {} ({}, {}): a different ISA; expect "
+      (where.empty() ? plan.refused : plan.warnings).push_back({key, fmt::format("{}{}={}{} {} code on {} ({}, {}): a different ISA; expect "
                                                "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION or wrong results",
-                                               key, value, target, gpu.id, *gpu.gfx_target,
+                                               where.empty() ? "" : ctx.root.Display(where) + " sets ", key, value,
+                                               where.empty() ? " would run" : ", which runs", target, gpu.id, *gpu.gfx_target,
                                                gpu.family ? std::string(knowledge::FamilyName(*gpu.family)) : "family unknown"),
                               source});
-    } else {
+    } else if (where.empty()) {
       plan.warnings.push_back({key, fmt::format("{}: {} ({}) will load {} code objects: same family, not supported by AMD",
                                                 key, gpu.id, *gpu.gfx_target, target), source});
     }
+  }
+}
+
+std::vector<EnvSetting> ForeignFor(const sys::Root& root, std::string_view name) {
+  std::vector<EnvSetting> out;
+  for (EnvSetting& s : ForeignEnvSettings(root))
+    if (s.name == name) out.push_back(std::move(s));
+  return out;
+}
+
+std::string Where(const EnvSetting& s) { return fmt::format("{}:{}", s.file, s.line); }
+std::string ValueText(const EnvSetting& s) { return s.value ? *s.value : "(computed by the shell)"; }
+
+// rocmtune edits only its own drop-ins: a setting in another file stays whatever rocmtune does.
+void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value, plan::Plan& plan) {
+  const std::string text = key.Text();
+  for (const EnvSetting& s : ForeignFor(ctx.root, key.name)) {
+    const std::string at = ctx.root.Display(Where(s));
+    if (!value) {
+      plan.warnings.push_back({text, fmt::format("{} stays set to {} by {}, which rocmtune does not edit: remove it there",
+                                                 text, ValueText(s), at), ""});
+    } else if (s.value != value) {
+      plan.warnings.push_back({text, fmt::format("{} is also set to {} by {}, which rocmtune does not edit: programs "
+                                                 "see one or the other depending on how they start",
+                                                 text, ValueText(s), at), ""});
+    }
+    const knowledge::EnvVar* override_var = knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION");
+    if (key.name == override_var->name && s.value && knowledge::CheckEnvValue(*override_var, *s.value).empty())
+      CheckOverride(ctx, text, *s.value, plan, Where(s));
   }
 }
 
@@ -66,6 +101,7 @@ void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std:
   // Removing a line from rocmtune's own drop-in is always safe, whoever added it (a variable
   // someone wrote there by hand is drift, which `reset` reports before it removes the file).
   if (!var && !value && Owned(ctx.root).count(key.name)) return;
+  if (var) WarnForeign(ctx, key, value, plan);
   if (!var) {
     std::string known;
     for (const auto& v : knowledge::EnvVars::Builtin().vars()) known += (known.empty() ? "" : ", ") + v.name;
@@ -89,6 +125,18 @@ KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
     state.configured = it->second;
     state.configured_in = std::string(kEnvironmentDropIn);
     state.owner = "rocmtune";
+  }
+  for (const EnvSetting& s : ForeignFor(ctx.root, key.name)) {
+    if (state.owner == "rocmtune") {
+      if (s.value != state.configured)
+        state.notes.push_back(fmt::format("also set to {} by {} (not rocmtune's)", ValueText(s), ctx.root.Display(Where(s))));
+      continue;
+    }
+    if (state.configured)  // an earlier foreign source, overridden by a later one (login-shell order)
+      state.notes.push_back(fmt::format("{} sets {}, overridden by a later file", *state.configured_in, *state.configured));
+    state.configured = ValueText(s);
+    state.configured_in = s.file;
+    state.owner = "admin";
   }
   state.effective = state.configured;
   state.notes.push_back("applies to programs started after the change (new login or user session)");
@@ -123,12 +171,21 @@ void EnvBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment>
 }
 
 std::vector<KnobKey> EnvBackend::ConfiguredKeys(const KnobContext& ctx) const {
+  std::vector<KnobKey> keys = OwnedKeys(ctx);
+  // Variables set elsewhere are shown when rocmtune knows them (not PATH, LANG, ...).
+  for (const EnvSetting& s : ForeignEnvSettings(ctx.root)) {
+    if (!knowledge::EnvVars::Builtin().Find(s.name)) continue;
+    KnobKey key{KnobKind::kEnv, "", "", s.name};
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  return keys;
+}
+
+std::vector<KnobKey> EnvBackend::OwnedKeys(const KnobContext& ctx) const {
   std::vector<KnobKey> keys;
   for (const auto& [name, value] : Owned(ctx.root)) keys.push_back({KnobKind::kEnv, "", "", name});
   return keys;
 }
-
-std::vector<KnobKey> EnvBackend::OwnedKeys(const KnobContext& ctx) const { return ConfiguredKeys(ctx); }
 
 std::vector<std::string> EnvBackend::Describe(const KnobContext&, const KnobKey& key) const {
   const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find(key.name);

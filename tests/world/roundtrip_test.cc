@@ -134,6 +134,45 @@ TEST(ProfileCliTest, Rdna1SafeRemovesTheOverrideAndRevertsByteForByte) {
   EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{});
 }
 
+// The folklore override written by hand (the seeds' fix): rocmtune does not edit files it does
+// not own, so rdna1-safe changes nothing, but it must say the override stays and crashes RDNA1;
+// status shows who sets it.
+TEST(ProfileCliTest, Rdna1SafeNamesAHandWrittenOverrideItCannotRemove) {
+  WorldCopy w("rx5700xt");
+  w.Write("etc/environment", "PATH=\"/usr/local/bin:/usr/bin\"\nHSA_OVERRIDE_GFX_VERSION=\"10.3.0\"\n");
+  auto original = w.Snapshot();
+
+  auto apply = w.Ctl({"apply", "rdna1-safe", "--json"});
+  ASSERT_EQ(apply.exit_code, kExitOk) << apply.out << apply.err;
+  json doc = apply.Json();
+  EXPECT_EQ(doc["changed"], false);
+  const std::string warnings = doc["warnings"].dump();
+  EXPECT_THAT(warnings, HasSubstr("stays set to 10.3.0 by"));
+  EXPECT_THAT(warnings, HasSubstr("etc/environment:2"));
+  EXPECT_THAT(warnings, HasSubstr("runs gfx1030 code on 0000:28:00.0 (gfx1010, RDNA1)"));
+  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{}) << "a file rocmtune does not own is untouched";
+
+  auto status = w.Ctl({"status", "--json"});
+  ASSERT_EQ(status.exit_code, kExitOk) << status.err;
+  const json status_doc = status.Json();
+  bool found = false;
+  for (const auto& k : status_doc["knobs"]) {
+    if (k["key"] != "env.HSA_OVERRIDE_GFX_VERSION") continue;
+    found = true;
+    EXPECT_EQ(k["owner"], "admin");
+    EXPECT_EQ(k["configured"], "10.3.0");
+    EXPECT_EQ(k["configured_in"], "etc/environment");
+  }
+  EXPECT_TRUE(found) << status.out;
+  EXPECT_THAT(status.out, ::testing::Not(HasSubstr("\"env.PATH\""))) << "only variables rocmtune knows are shown";
+
+  // Setting it through rocmtune is refused as before, and reset leaves the admin's file alone.
+  auto set = w.Ctl({"set", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0", "--json"});
+  EXPECT_EQ(set.exit_code, kExitRefused) << set.out;
+  ASSERT_EQ(w.Ctl({"reset"}).exit_code, kExitOk);
+  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{});
+}
+
 TEST(ProfileCliTest, AProfileThatDoesNotFitIsRefusedUnlessForced) {
   WorldCopy w("rx5700xt");
   auto original = w.Snapshot();

@@ -1,0 +1,33 @@
+// Where else the environment of users' programs is set: files rocmtune does not own but must
+// report, because a hand-written HSA_OVERRIDE_GFX_VERSION=10.3.0 in /etc/environment (the
+// folklore fix) keeps crashing an RDNA1 card whatever rocmtune configures.
+//   pam_env:        /etc/environment (every PAM session: ssh, console, display managers)
+//   environment.d:  /etc/environment.d/*.conf, /usr/lib/environment.d/*.conf (systemd user sessions)
+//   login shells:   /etc/profile, /etc/profile.d/*.sh, /etc/bash.bashrc
+// Shell files are not run: a plain `[export] NAME=literal` line gives its value, anything else
+// that assigns the name is reported as set by the shell, value unknown.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sys/root.h"
+
+namespace rocmtune::knobs {
+
+struct EnvSetting {
+  std::string file;                  // root-relative
+  int line = 0;                      // 1-based
+  std::string name;
+  std::optional<std::string> value;  // nullopt: computed by the shell (quotes with $, `...`)
+};
+
+// Every assignment in the sources above except rocmtune's own drop-ins, in the order the
+// sources are read (later entries of one source win).
+std::vector<EnvSetting> ForeignEnvSettings(const sys::Root& root);
+
+// One line of an environment file or a shell script, or nullopt when it assigns nothing.
+std::optional<EnvSetting> ParseEnvAssignment(std::string_view line, bool shell);
+
+}  // namespace rocmtune::knobs
