@@ -8,6 +8,7 @@
 #include "client/table.h"
 #include "client/verbs.h"
 #include "detect/inventory.h"
+#include "knobs/env_backend.h"
 #include "knobs/registry.h"
 
 namespace rocmtune::client {
@@ -100,6 +101,7 @@ int RunStatus(const Context& ctx) {
   detect::Inventory inv = detect::Detect(*root);
   knobs::KnobContext kctx{*root, inv, knowledge::Catalog::Builtin()};
   std::vector<knobs::KnobState> knob_states = knobs::ReportKnobs(kctx);
+  for (detect::Finding& f : knobs::EnvFindings(kctx)) inv.findings.push_back(std::move(f));
   if (ctx.json) {
     fmt::print("{}\n", api::Serialize(api::StatusJson(inv, knob_states)));
   } else {

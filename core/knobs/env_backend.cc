@@ -82,6 +82,23 @@ void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional
 
 }  // namespace
 
+std::vector<detect::Finding> EnvFindings(const KnobContext& ctx) {
+  std::vector<detect::Finding> out;
+  const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION");
+  std::vector<EnvSetting> settings = ForeignFor(ctx.root, var->name);
+  auto owned = Owned(ctx.root);
+  if (auto it = owned.find(var->name); it != owned.end())  // set before a check refused it, or edited by hand
+    settings.push_back({std::string(kEnvironmentDropIn), 0, var->name, it->second});
+  for (const EnvSetting& s : settings) {
+    if (!s.value || !knowledge::CheckEnvValue(*var, *s.value).empty()) continue;
+    plan::Plan scratch;
+    CheckOverride(ctx, "HSA_OVERRIDE_GFX_VERSION", *s.value, scratch, s.line ? Where(s) : s.file);
+    for (const plan::Message& m : scratch.warnings)
+      out.push_back({"env.override-other-isa", detect::Severity::kWarning, m.message, s.file});
+  }
+  return out;
+}
+
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view content) {
   std::map<std::string, std::string> out;
   for (std::string_view line : text::SplitLines(content)) {

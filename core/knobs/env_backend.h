@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "detect/finding.h"
 #include "knobs/backend.h"
 
 namespace rocmtune::knobs {
@@ -26,6 +27,10 @@ class EnvBackend final : public Backend {
   std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
   std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
 };
+
+// Status findings: an HSA_OVERRIDE_GFX_VERSION, in any file, that makes a GPU here run code of
+// another ISA family (the RDNA1 + 10.3.0 crash of the seeds).
+std::vector<detect::Finding> EnvFindings(const KnobContext& ctx);
 
 // name -> value from rocmtune's environment.d file content.
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view content);
