@@ -26,7 +26,7 @@ int RunApply(const Context& ctx, const std::string& name, const std::vector<std:
     return kExitUsage;
   }
   plan::Plan refused;
-  refused.intent = {"apply", name, {}, ""};
+  refused.intent = {"apply", name, {}, "", {}};
   auto resolved = store.Resolve(name);
   if (!resolved) {
     // A broken profile (bad TOML, an unknown key, an include cycle) is refused as a whole.
@@ -59,6 +59,7 @@ int RunApply(const Context& ctx, const std::string& name, const std::vector<std:
       profiles::BuildApplyRequest(kctx, name, *desired, journal::ActiveApply(system->journal));
   plan::Plan plan = plan::PlanRequest(kctx, apply.request);
   plan.intent = std::move(apply.intent);
+  plan.intent.with = with_optional;
   if (!desired->refused.empty()) {
     plan.refused.insert(plan.refused.end(), desired->refused.begin(), desired->refused.end());
     plan.ops.clear();

@@ -15,7 +15,11 @@ namespace rocmtune::client {
 namespace {
 
 std::string What(const journal::Transaction& t) {
-  if (t.intent.verb == "apply") return fmt::format("apply {}", t.intent.profile);
+  if (t.intent.verb == "apply") {
+    std::string out = fmt::format("apply {}", t.intent.profile);
+    for (const std::string& id : t.intent.with) out += " --with " + id;
+    return out;
+  }
   if (t.intent.verb == "revert") return fmt::format("revert {}", t.intent.reverts);
   std::string out = t.intent.verb;
   for (const std::string& a : t.intent.args) out += " " + a;
@@ -39,7 +43,7 @@ int RunHistory(const Context& ctx) {
       nlohmann::ordered_json paths = nlohmann::ordered_json::array();
       for (const auto& op : t.ops) paths.push_back(op.path);
       list.push_back({{"id", t.id}, {"time", t.time}, {"verb", t.intent.verb}, {"profile", t.intent.profile},
-                      {"args", t.intent.args}, {"reverts", t.intent.reverts.empty() ? nlohmann::ordered_json(nullptr)
+                      {"args", t.intent.args}, {"with", t.intent.with}, {"reverts", t.intent.reverts.empty() ? nlohmann::ordered_json(nullptr)
                                                                                       : nlohmann::ordered_json(t.intent.reverts)},
                       {"state", journal::StateName(t.state)}, {"reverted", journal::IsReverted(txns, t)},
                       {"changes", std::move(paths)}});
@@ -71,7 +75,7 @@ int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& op
     if (!txn) {
       // Nothing left to undo is the state the caller wants: like any idempotent verb, done.
       plan::Plan empty;
-      empty.intent = {"revert", "", {}, ""};
+      empty.intent = {"revert", "", {}, "", {}};
       empty.warnings = recovery;
       empty.warnings.push_back({"", "no transaction in effect to revert", ""});
       return RunChange(ctx, std::move(empty), options);
@@ -84,7 +88,7 @@ int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& op
     }
     if (txn->state != journal::State::kCommitted || journal::IsReverted(txns, *txn)) {
       plan::Plan empty;
-      empty.intent = {"revert", "", {}, txn->id};
+      empty.intent = {"revert", "", {}, txn->id, {}};
       empty.warnings = recovery;
       empty.warnings.push_back({"", fmt::format("transaction {} is not in effect ({})", txn->id,
                                                 journal::IsReverted(txns, *txn) ? "already reverted"
@@ -103,7 +107,7 @@ int RunReset(const Context& ctx, const ChangeOptions& options) {
   if (!system) return kExitFailed;
   auto kctx = system->Context();
   plan::Plan plan = plan::PlanRequest(kctx, plan::ResetRequest(kctx));
-  plan.intent = {"reset", "", {}, ""};
+  plan.intent = {"reset", "", {}, "", {}};
   plan.warnings.insert(plan.warnings.begin(), recovery.begin(), recovery.end());
   AddDriftConflicts(system->root, system->journal, plan);
   return RunChange(ctx, std::move(plan), options);

@@ -51,7 +51,7 @@ int RunSet(const Context& ctx, const std::vector<std::string>& assignments, cons
     }
     request.set.push_back(std::move(*a));
   }
-  return Run(ctx, request, {"set", "", assignments, ""}, options);
+  return Run(ctx, request, {"set", "", assignments, "", {}}, options);
 }
 
 int RunUnset(const Context& ctx, const std::vector<std::string>& keys, const ChangeOptions& options) {
@@ -64,7 +64,7 @@ int RunUnset(const Context& ctx, const std::vector<std::string>& keys, const Cha
     }
     request.unset.push_back(std::move(*k));
   }
-  return Run(ctx, request, {"unset", "", keys, ""}, options);
+  return Run(ctx, request, {"unset", "", keys, "", {}}, options);
 }
 
 }  // namespace rocmtune::client

@@ -34,6 +34,7 @@ struct Intent {
   std::string profile;             // apply: the profile's name
   std::vector<std::string> args;   // set/unset: the keys and assignments as typed
   std::string reverts;             // revert: the transaction id it undoes
+  std::vector<std::string> with;   // apply: optional items asked for with --with
 };
 
 struct Plan {

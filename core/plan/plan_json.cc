@@ -100,7 +100,9 @@ Result<Regen> ParseRegen(std::string_view name) {
 }
 
 json IntentToJson(const Intent& intent) {
-  return {{"verb", intent.verb}, {"profile", intent.profile}, {"args", intent.args}, {"reverts", intent.reverts}};
+  json j = {{"verb", intent.verb}, {"profile", intent.profile}, {"args", intent.args}, {"reverts", intent.reverts}};
+  if (!intent.with.empty()) j["with"] = intent.with;  // absent in journals written before --with was recorded
+  return j;
 }
 
 Result<Intent> IntentFromJson(const json& j) {
@@ -114,7 +116,9 @@ Result<Intent> IntentFromJson(const json& j) {
   if (!args) return tl::unexpected(args.error());
   auto reverts = String(j, "reverts", "intent", false);
   if (!reverts) return tl::unexpected(reverts.error());
-  return Intent{*verb, *profile, *args, *reverts};
+  auto with = Strings(j, "with", "intent");
+  if (!with) return tl::unexpected(with.error());
+  return Intent{*verb, *profile, *args, *reverts, *with};
 }
 
 json OpToJson(const Op& op) {

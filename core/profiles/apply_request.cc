@@ -38,7 +38,7 @@ std::vector<knobs::Assignment> AppliedAssignments(const journal::Transaction& ap
 ApplyRequest BuildApplyRequest(const knobs::KnobContext& ctx, const std::string& profile, const Desired& desired,
                                const journal::Transaction* previous) {
   ApplyRequest out;
-  out.intent = {"apply", profile, {}, ""};
+  out.intent = {"apply", profile, {}, "", {}};
   if (desired.reset) {
     out.request = plan::ResetRequest(ctx);
     return out;

@@ -227,7 +227,7 @@ plan::Plan PlanSet(const std::string& root_dir, const std::vector<std::string>& 
     request.set.push_back(*parsed);
   }
   plan::Plan plan = plan::PlanRequest(ctx, request);
-  plan.intent = {"set", "", assignments, ""};
+  plan.intent = {"set", "", assignments, "", {}};
   return plan;
 }
 

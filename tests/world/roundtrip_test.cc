@@ -229,6 +229,20 @@ TEST(ProfileCliTest, StockRemovesEverythingRocmtuneConfiguredAndRevertsIt) {
 
 // An admin profile in etc/rocmtune/profiles/ replacing a built-in one: what instinct set and the
 // new profile does not mention is unset; a key someone `set` by hand since is left alone.
+// --with items are part of what was asked: history shows them, and the same apply again is a no-op.
+TEST(ProfileCliTest, OptionalItemsAreRecordedWithTheTransaction) {
+  WorldCopy w("mi210x8");
+  auto first = w.Ctl({"apply", "instinct", "--with", "mi-intel-iommu-on", "--json"});
+  ASSERT_EQ(first.exit_code, kExitOk) << first.out << first.err;
+  EXPECT_EQ(first.Json()["changed"], true);
+  const json history = w.Ctl({"history", "--json"}).Json();
+  ASSERT_EQ(history["transactions"].size(), 1u);
+  EXPECT_EQ(history["transactions"][0]["with"], json::array({"mi-intel-iommu-on"}));
+  EXPECT_THAT(w.Ctl({"history"}).out, HasSubstr("apply instinct --with mi-intel-iommu-on"));
+  auto again = w.Ctl({"apply", "instinct", "--with", "mi-intel-iommu-on", "--json"});
+  EXPECT_EQ(again.Json()["changed"], false) << again.out;
+}
+
 TEST(ProfileCliTest, ApplyingAProfileReplacesTheActiveOne) {
   WorldCopy w("mi210x8");
   w.Write("etc/rocmtune/profiles/lab.toml", R"(schema_version = 1

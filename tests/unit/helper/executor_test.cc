@@ -46,7 +46,7 @@ class ExecutorTest : public ::testing::Test {
     plan::Request request;
     for (auto a : assignments) request.set.push_back(*knobs::ParseAssignment(a));
     plan::Plan p = plan::PlanRequest({root, inventory, knowledge::Catalog::Builtin()}, request);
-    p.intent = {"set", "", {}, ""};
+    p.intent = {"set", "", {}, "", {}};
     for (auto a : assignments) p.intent.args.emplace_back(a);
     return p;
   }
@@ -192,7 +192,7 @@ TEST_F(ExecutorTest, APlanCarryingRefusalsIsRefusedWhole) {
 
 TEST_F(ExecutorTest, AnEmptyPlanIsUnchangedAndJournalsNothing) {
   plan::Plan p;
-  p.intent = {"set", "", {"amdgpu.noretry=0"}, ""};
+  p.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
   auto before = Snapshot();
   Outcome out = Run(p);
   EXPECT_EQ(out.status, Status::kUnchanged);
@@ -211,7 +211,7 @@ TEST_F(ExecutorTest, RecoverRollsBackAnIncompleteTransaction) {
   t.number = 1;
   t.id = "1";
   t.time = "2025-01-01T00:00:00Z";
-  t.intent = {"set", "", {"amdgpu.noretry=0"}, ""};
+  t.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
   plan::Op conf{plan::OpKind::kWriteFile, "modprobe", kConf, std::nullopt, "options amdgpu noretry=0\n", {}, "r"};
   plan::Op grub{plan::OpKind::kWriteFile, "cmdline", "etc/default/grub", grub_before, grub_before + "# x\n", {}, "r"};
   t.ops = {conf, grub};
@@ -252,7 +252,7 @@ TEST_F(ExecutorTest, RunRecoversFirstThenNumbersPastTheInterruptedOne) {
   journal::Transaction t;
   t.number = 1;
   t.id = "1";
-  t.intent = {"set", "", {}, ""};
+  t.intent = {"set", "", {}, "", {}};
   t.ops = {{plan::OpKind::kWriteFile, "modprobe", kConf, std::nullopt, "options amdgpu noretry=1\n", {}, "r"}};
   {
     auto journal = JournalWriter::Create(root, hooks, 1);

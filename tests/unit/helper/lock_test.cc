@@ -33,7 +33,7 @@ TEST_F(WriterLockTest, ASecondAcquireOnAnotherFdIsBusy) {
   EXPECT_NE(second.error().message.find("in progress"), std::string::npos) << second.error().message;
   // The executor reports it as busy, without touching anything.
   plan::Plan p;
-  p.intent = {"set", "", {}, ""};
+  p.intent = {"set", "", {}, "", {}};
   Outcome out = Executor(root_, hooks_).Run(p, {false, false});
   EXPECT_EQ(out.status, Status::kBusy);
   EXPECT_EQ(Executor(root_, hooks_).Recover({false, false}).status, Status::kBusy);

@@ -17,7 +17,7 @@ Transaction Begun(uint64_t number, std::string verb = "set") {
   t.number = number;
   t.id = std::to_string(number);
   t.time = "2025-01-02T03:04:05Z";
-  t.intent = {verb, "", {"amdgpu.noretry=0"}, ""};
+  t.intent = {verb, "", {"amdgpu.noretry=0"}, "", {}};
   plan::Op write;
   write.kind = plan::OpKind::kWriteFile;
   write.backend = "modprobe";

@@ -31,7 +31,7 @@ class RevertPlanTest : public ::testing::Test {
     Transaction t;
     t.number = 4;
     t.id = "4";
-    t.intent = {"set", "", {"cmdline.iommu=pt"}, ""};
+    t.intent = {"set", "", {"cmdline.iommu=pt"}, "", {}};
     t.state = State::kCommitted;
     t.ops.push_back(FileOp(kNew, std::nullopt, "options amdgpu noretry=0\n"));
     t.ops.push_back(FileOp(kEdited, "GRUB_CMDLINE_LINUX=\"\"\n", "GRUB_CMDLINE_LINUX=\"iommu=pt\"\n"));
@@ -163,7 +163,7 @@ TEST_F(RevertPlanTest, NamesTheLaterTransactionThatChangedTheFile) {
   Transaction later;
   later.number = 9;
   later.id = "9";
-  later.intent = {"unset", "", {"cmdline.iommu"}, ""};
+  later.intent = {"unset", "", {"cmdline.iommu"}, "", {}};
   later.state = State::kCommitted;
   later.ops.push_back(FileOp(kEdited, "GRUB_CMDLINE_LINUX=\"iommu=pt\"\n", "GRUB_CMDLINE_LINUX=\"quiet\"\n"));
   txns_.push_back(later);
@@ -177,7 +177,7 @@ TEST_F(RevertPlanTest, NamesTheLaterTransactionThatChangedTheFile) {
   Transaction undo9;
   undo9.number = 10;
   undo9.id = "10";
-  undo9.intent = {"revert", "", {}, "9"};
+  undo9.intent = {"revert", "", {}, "9", {}};
   undo9.state = State::kCommitted;
   txns_.push_back(undo9);
   tree_.Write(kEdited, "GRUB_CMDLINE_LINUX=\"iommu=pt\" # by hand\n");

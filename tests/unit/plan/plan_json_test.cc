@@ -34,7 +34,7 @@ void ExpectSameOp(const Op& a, const Op& b) {
 
 Plan FullPlan() {
   Plan p;
-  p.intent = {"set", "", {"amdgpu.noretry=0", "cmdline.iommu=pt"}, ""};
+  p.intent = {"set", "", {"amdgpu.noretry=0", "cmdline.iommu=pt"}, "", {}};
   p.ops.push_back(MakeOp(OpKind::kWriteFile, "etc/modprobe.d/rocmtune.conf", std::nullopt, "options amdgpu noretry=0\n"));
   p.ops.push_back(MakeOp(OpKind::kWriteFile, "etc/default/grub", std::string("A\xff\0B", 4), "GRUB=1\n"));
   p.ops.push_back(MakeOp(OpKind::kRemoveFile, "etc/profile.d/rocmtune.sh", "export X=1\n", std::nullopt));
@@ -101,14 +101,17 @@ TEST(PlanJsonTest, NullBeforeAndAfterStayNullNotEmpty) {
 }
 
 TEST(PlanJsonTest, EveryIntentVerbRoundTrips) {
-  for (const Intent& intent : {Intent{"apply", "rdna1-safe", {}, ""}, Intent{"unset", "", {"amdgpu.noretry"}, ""},
-                               Intent{"revert", "", {}, "12"}, Intent{"reset", "", {}, ""}}) {
+  for (const Intent& intent : {Intent{"apply", "rdna1-safe", {}, "", {}}, Intent{"unset", "", {"amdgpu.noretry"}, "", {}},
+                               Intent{"revert", "", {}, "12", {}}, Intent{"reset", "", {}, "", {}},
+                               Intent{"apply", "instinct", {"cmdline.iommu=pt"}, "", {"mi-intel-iommu-on"}}}) {
     auto back = IntentFromJson(IntentToJson(intent));
     ASSERT_TRUE(back) << intent.verb;
     EXPECT_EQ(back->verb, intent.verb);
     EXPECT_EQ(back->profile, intent.profile);
     EXPECT_EQ(back->args, intent.args);
     EXPECT_EQ(back->reverts, intent.reverts);
+    EXPECT_EQ(back->with, intent.with);
+    EXPECT_EQ(IntentToJson(intent).contains("with"), !intent.with.empty()) << "older journals stay byte-compatible";
   }
 }
 
