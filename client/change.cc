@@ -110,7 +110,7 @@ int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options)
     PrintMessages(options.force ? "drift (forced)" : "drift", plan.conflicts);
     PrintMessages("warning", plan.warnings);
     if (blocked) fmt::print("Nothing {} changed.\n", options.check ? "would be" : "was");
-    else if (plan.ops.empty()) fmt::print("Already as requested: nothing to change.\n");
+    else if (plan.ops.empty()) fmt::print("Nothing to change: what rocmtune manages is already as requested.\n");
     else PrintOps(plan, options.diff || options.check);
   }
 

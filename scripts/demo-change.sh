@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The change half of `make demo`: on a scratch copy of a bundled world (never the world itself),
-# a folklore setting refused, a profile planned, applied, verified and reverted byte for byte.
+# a folklore setting refused, a profile planned, applied, verified and reverted byte for byte;
+# then a hand-written folklore override on an RDNA1 world, reported where it is.
 set -euo pipefail
 build="${1:-build}"
 ctl="$build/client/rocmtunectl"
@@ -27,3 +28,15 @@ else
   echo "== after revert: the world copy DIFFERS from tests/worlds/mi210x8" >&2
   exit 1
 fi
+echo
+
+# The seeds' folklore written by hand on an RDNA1 box: rocmtune does not edit files it does not
+# own, but status and rdna1-safe say what the override does and where it is.
+cp -a tests/worlds/rx5700xt "$work/rdna1"
+printf 'HSA_OVERRIDE_GFX_VERSION=10.3.0\n' > "$work/rdna1/etc/environment"
+w="$work/rdna1"
+echo "== (an RX 5700 XT world whose /etc/environment has HSA_OVERRIDE_GFX_VERSION=10.3.0 from a forum)"
+echo "== rocmtunectl status   (knobs and findings)"
+"$ctl" --root "$w" status | sed -n '/^KNOB/,$p'
+echo
+run apply rdna1-safe
