@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "detect/inventory.h"
+#include "knobs/env_sources.h"
 #include "knobs/knob_key.h"
 #include "knowledge/catalog.h"
 #include "plan/plan.h"
@@ -24,6 +25,8 @@ struct KnobContext {
   // modprobe.d as libkmod reads it, read once per context: every module-parameter knob of a
   // request or of `status` needs the same answer.
   mutable std::optional<Result<sys::ModprobeConfig>> modprobe_config = std::nullopt;
+  // Environment assignments in files rocmtune does not own, read once for the same reason.
+  mutable std::optional<std::vector<EnvSetting>> foreign_env = std::nullopt;
 };
 
 struct KnobState {

@@ -51,20 +51,33 @@ void CheckOverride(const KnobContext& ctx, const std::string& key, const std::st
   }
 }
 
-std::vector<EnvSetting> ForeignFor(const sys::Root& root, std::string_view name) {
+const std::vector<EnvSetting>& ForeignEnv(const KnobContext& ctx) {
+  if (!ctx.foreign_env) ctx.foreign_env = ForeignEnvSettings(ctx.root);
+  return *ctx.foreign_env;
+}
+
+std::vector<EnvSetting> ForeignFor(const KnobContext& ctx, std::string_view name) {
   std::vector<EnvSetting> out;
-  for (EnvSetting& s : ForeignEnvSettings(root))
-    if (s.name == name) out.push_back(std::move(s));
+  for (const EnvSetting& s : ForeignEnv(ctx))
+    if (s.name == name) out.push_back(s);
   return out;
 }
 
 std::string Where(const EnvSetting& s) { return fmt::format("{}:{}", s.file, s.line); }
 std::string ValueText(const EnvSetting& s) { return s.value ? *s.value : "(computed by the shell)"; }
 
+// An HSA_OVERRIDE_GFX_VERSION in a file rocmtune did not write (or one edited by hand): what
+// it does to the GPUs here, as warnings (the file is not rocmtune's to refuse).
+void CheckSetOverride(const KnobContext& ctx, const std::string& key, const EnvSetting& s, plan::Plan& plan) {
+  const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION");
+  if (!s.value || !knowledge::CheckEnvValue(*var, *s.value).empty()) return;
+  CheckOverride(ctx, key, *s.value, plan, s.line ? Where(s) : s.file);
+}
+
 // rocmtune edits only its own drop-ins: a setting in another file stays whatever rocmtune does.
 void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value, plan::Plan& plan) {
   const std::string text = key.Text();
-  for (const EnvSetting& s : ForeignFor(ctx.root, key.name)) {
+  for (const EnvSetting& s : ForeignFor(ctx, key.name)) {
     const std::string at = ctx.root.Display(Where(s));
     if (!value) {
       plan.warnings.push_back({text, fmt::format("{} stays set to {} by {}, which rocmtune does not edit: remove it there",
@@ -74,9 +87,7 @@ void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional
                                                  "see one or the other depending on how they start",
                                                  text, ValueText(s), at), ""});
     }
-    const knowledge::EnvVar* override_var = knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION");
-    if (key.name == override_var->name && s.value && knowledge::CheckEnvValue(*override_var, *s.value).empty())
-      CheckOverride(ctx, text, *s.value, plan, Where(s));
+    if (key.name == "HSA_OVERRIDE_GFX_VERSION") CheckSetOverride(ctx, text, s, plan);
   }
 }
 
@@ -84,15 +95,14 @@ void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional
 
 std::vector<detect::Finding> EnvFindings(const KnobContext& ctx) {
   std::vector<detect::Finding> out;
-  const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION");
-  std::vector<EnvSetting> settings = ForeignFor(ctx.root, var->name);
+  const std::string name = "HSA_OVERRIDE_GFX_VERSION";
+  std::vector<EnvSetting> settings = ForeignFor(ctx, name);
   auto owned = Owned(ctx.root);
-  if (auto it = owned.find(var->name); it != owned.end())  // set before a check refused it, or edited by hand
-    settings.push_back({std::string(kEnvironmentDropIn), 0, var->name, it->second});
+  if (auto it = owned.find(name); it != owned.end())  // set before a check refused it, or edited by hand
+    settings.push_back({std::string(kEnvironmentDropIn), 0, name, it->second});
   for (const EnvSetting& s : settings) {
-    if (!s.value || !knowledge::CheckEnvValue(*var, *s.value).empty()) continue;
     plan::Plan scratch;
-    CheckOverride(ctx, "HSA_OVERRIDE_GFX_VERSION", *s.value, scratch, s.line ? Where(s) : s.file);
+    CheckSetOverride(ctx, name, s, scratch);
     for (const plan::Message& m : scratch.warnings)
       out.push_back({"env.override-other-isa", detect::Severity::kWarning, m.message, s.file});
   }
@@ -143,7 +153,7 @@ KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
     state.configured_in = std::string(kEnvironmentDropIn);
     state.owner = "rocmtune";
   }
-  for (const EnvSetting& s : ForeignFor(ctx.root, key.name)) {
+  for (const EnvSetting& s : ForeignFor(ctx, key.name)) {
     if (state.owner == "rocmtune") {
       if (s.value != state.configured)
         state.notes.push_back(fmt::format("also set to {} by {} (not rocmtune's)", ValueText(s), ctx.root.Display(Where(s))));
@@ -190,7 +200,7 @@ void EnvBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment>
 std::vector<KnobKey> EnvBackend::ConfiguredKeys(const KnobContext& ctx) const {
   std::vector<KnobKey> keys = OwnedKeys(ctx);
   // Variables set elsewhere are shown when rocmtune knows them (not PATH, LANG, ...).
-  for (const EnvSetting& s : ForeignEnvSettings(ctx.root)) {
+  for (const EnvSetting& s : ForeignEnv(ctx)) {
     if (!knowledge::EnvVars::Builtin().Find(s.name)) continue;
     KnobKey key{KnobKind::kEnv, "", "", s.name};
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
