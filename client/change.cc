@@ -63,13 +63,13 @@ int ExitForHelper(const HelperReply& reply) {
 
 std::optional<LoadedSystem> LoadSystemForChange(const Context& ctx, const ChangeOptions& options,
                                                 std::vector<plan::Message>& notes) {
-  auto system = LoadSystem(ctx.root);
+  auto system = LoadSystem(ctx);
   if (!system) return system;
   std::vector<std::string> interrupted;
   for (const journal::Transaction& t : system->journal)
     if (t.state == journal::State::kIncomplete) interrupted.push_back(t.id);
   if (interrupted.empty()) return system;
-  bool may_write = ctx.root != "/" || ::geteuid() == 0;
+  bool may_write = !system->root.IsLive() || ::geteuid() == 0;
   if (options.check || !may_write) {
     for (const std::string& id : interrupted)
       notes.push_back({"", fmt::format("transaction {} was interrupted; the next change rolls it back first, and this "
@@ -85,7 +85,7 @@ std::optional<LoadedSystem> LoadSystemForChange(const Context& ctx, const Change
   }
   for (const std::string& id : reply->recovered)
     notes.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
-  return LoadSystem(ctx.root);
+  return LoadSystem(ctx);
 }
 
 void AddDriftConflicts(const sys::Root& root, const std::vector<journal::Transaction>& txns, plan::Plan& plan) {
@@ -114,8 +114,13 @@ int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options)
     else PrintOps(plan, options.diff || options.check);
   }
 
+  auto root = ctx.OpenRoot();
+  if (root && !plan.root) plan.root = root->id();
   if (!blocked && !plan.ops.empty() && !options.check) {
-    if (ctx.root == "/" && ::geteuid() != 0) {
+    if (!root) {
+      outcome.errors.push_back(root.error().message);
+      rc = kExitFailed;
+    } else if (root->IsLive() && ::geteuid() != 0) {
       outcome.errors.push_back("changing the running system needs root: run it with sudo");
       rc = kExitNotAuthorized;
     } else {

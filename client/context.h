@@ -1,7 +1,11 @@
-// What every verb gets: the global options, already validated.
+// What every verb gets: the global options, already validated, and the root opened once.
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include "sys/root.h"
+#include "util/result.h"
 
 namespace rocmtune::client {
 
@@ -9,6 +13,14 @@ struct Context {
   std::string root = "/";
   bool json = false;
   bool no_ask_password = false;
+
+  // A handle on the root directory. The path is looked up once, on the first call; later calls
+  // (and the helper the verb runs, through an inherited descriptor) get the same directory even
+  // if someone points the path elsewhere meanwhile.
+  Result<sys::Root> OpenRoot() const;
+
+ private:
+  mutable std::shared_ptr<const sys::Root> opened_;
 };
 
 }  // namespace rocmtune::client

@@ -18,7 +18,7 @@ int RunExplain(const Context& ctx, const std::string& key_text) {
     fmt::print(stderr, "rocmtunectl: {}\n", key.error().message);
     return kExitUsage;
   }
-  auto system = LoadSystem(ctx.root);
+  auto system = LoadSystem(ctx);
   if (!system) return kExitFailed;
   knobs::KnobContext kctx = system->Context();
   const knobs::Backend* backend = knobs::Registry::Builtin().For(*key);

@@ -28,7 +28,14 @@ Result<void> WriteAll(int fd, std::string_view text) {
   return {};
 }
 
-Result<HelperReply> Run(const std::vector<std::string>& args, const std::string& input) {
+// The helper works on the client's own handle of the root (fd 3 in the child): the directory
+// the plan was made for, whatever the path names by now.
+constexpr int kRootFdInChild = 3;
+
+Result<HelperReply> Run(const Context& ctx, std::vector<std::string> args, const std::string& input) {
+  auto root = ctx.OpenRoot();
+  if (!root) return tl::unexpected(root.error());
+  args.insert(args.begin(), {"--root", root->path(), "--root-fd", std::to_string(kRootFdInChild)});
   std::string helper = HelperPath();
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
@@ -42,6 +49,9 @@ Result<HelperReply> Run(const std::vector<std::string>& args, const std::string&
   if (pid == 0) {
     ::dup2(in_read.get(), STDIN_FILENO);
     ::dup2(out_write.get(), STDOUT_FILENO);
+    // dup2 clears O_CLOEXEC on the copy; a descriptor that already is 3 keeps its flag.
+    if (root->fd() == kRootFdInChild) ::fcntl(kRootFdInChild, F_SETFD, 0);
+    else ::dup2(root->fd(), kRootFdInChild);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
@@ -81,10 +91,6 @@ Result<HelperReply> Run(const std::vector<std::string>& args, const std::string&
   return r;
 }
 
-std::vector<std::string> CommonArgs(const Context& ctx) {
-  return {"--root", ctx.root};
-}
-
 }  // namespace
 
 std::string HelperPath() {
@@ -97,16 +103,13 @@ std::string HelperPath() {
 }
 
 Result<HelperReply> RunHelper(const Context& ctx, const plan::Plan& plan, bool force) {
-  auto args = CommonArgs(ctx);
-  args.push_back("apply");
+  std::vector<std::string> args{"apply"};
   if (force) args.push_back("--force");
-  return Run(args, api::Serialize(plan::PlanToJson(plan), -1));
+  return Run(ctx, std::move(args), api::Serialize(plan::PlanToJson(plan), -1));
 }
 
 Result<HelperReply> RunHelperRecover(const Context& ctx) {
-  auto args = CommonArgs(ctx);
-  args.push_back("recover");
-  return Run(args, "");
+  return Run(ctx, {"recover"}, "");
 }
 
 }  // namespace rocmtune::client

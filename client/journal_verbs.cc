@@ -34,7 +34,7 @@ std::string StateOf(const std::vector<journal::Transaction>& txns, const journal
 }  // namespace
 
 int RunHistory(const Context& ctx) {
-  auto system = LoadSystem(ctx.root);
+  auto system = LoadSystem(ctx);
   if (!system) return kExitFailed;
   const auto& txns = system->journal;
   if (ctx.json) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "client/context.h"
 #include "detect/inventory.h"
 #include "journal/journal.h"
 #include "knobs/backend.h"
@@ -20,6 +21,6 @@ struct LoadedSystem {
 };
 
 // Prints the error and returns nullopt when the root or its journal cannot be read.
-std::optional<LoadedSystem> LoadSystem(const std::string& root_path);
+std::optional<LoadedSystem> LoadSystem(const Context& ctx);
 
 }  // namespace rocmtune::client

@@ -68,7 +68,7 @@ void PrintShow(const profiles::StoreEntry& entry, const profiles::Profile& p, co
 }  // namespace
 
 int RunProfiles(const Context& ctx) {
-  auto system = LoadSystem(ctx.root);
+  auto system = LoadSystem(ctx);
   if (!system) return kExitFailed;
   profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
   std::vector<profiles::Listing> listings = profiles::ListProfiles(store, system->inventory);
@@ -92,7 +92,7 @@ int RunProfiles(const Context& ctx) {
 }
 
 int RunShow(const Context& ctx, const std::string& name, const std::vector<std::string>& with_optional) {
-  auto system = LoadSystem(ctx.root);
+  auto system = LoadSystem(ctx);
   if (!system) return kExitFailed;
   profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
   const profiles::StoreEntry* entry = store.Find(name);

@@ -11,8 +11,8 @@
 
 namespace rocmtune::client {
 
-std::optional<LoadedSystem> LoadSystem(const std::string& root_path) {
-  auto root = sys::Root::Open(root_path);
+std::optional<LoadedSystem> LoadSystem(const Context& ctx) {
+  auto root = ctx.OpenRoot();
   if (!root) {
     fmt::print(stderr, "rocmtunectl: {}\n", root.error().message);
     return std::nullopt;

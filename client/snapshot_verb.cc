@@ -11,7 +11,7 @@
 namespace rocmtune::client {
 
 int RunSnapshot(const Context& ctx, const std::string& out_dir) {
-  auto root = sys::Root::Open(ctx.root);
+  auto root = ctx.OpenRoot();
   if (!root) {
     fmt::print(stderr, "rocmtunectl: {}\n", root.error().message);
     return kExitFailed;

@@ -93,7 +93,7 @@ void PrintHuman(const detect::Inventory& inv, const std::vector<knobs::KnobState
 }  // namespace
 
 int RunStatus(const Context& ctx) {
-  auto root = sys::Root::Open(ctx.root);
+  auto root = ctx.OpenRoot();
   if (!root) {
     fmt::print(stderr, "rocmtunectl: {}\n", root.error().message);
     return kExitFailed;

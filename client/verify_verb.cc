@@ -107,7 +107,7 @@ void ProfileDifferences(const LoadedSystem& system, std::vector<Difference>& out
 }  // namespace
 
 int RunVerify(const Context& ctx) {
-  auto system = LoadSystem(ctx.root);
+  auto system = LoadSystem(ctx);
   if (!system) return kExitFailed;
   std::vector<Difference> diffs;
   KnobDifferences(*system, diffs);

@@ -144,6 +144,15 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
     out.status = Status::kUnchanged;
     return out;
   }
+  // A plan is made for one directory; a path that names another one by now (a --root whose
+  // parent someone else owns, pointed elsewhere between the plan and this run) is not it.
+  if (!plan.root)
+    return Failed(Status::kRefused, "the plan does not name the root it was made for; nothing was changed");
+  if (*plan.root != root_.id())
+    return Failed(Status::kRefused,
+                  fmt::format("the plan was made for another directory than {} (device {}, inode {}; the plan says "
+                              "device {}, inode {}): was the path pointed elsewhere? Plan again; nothing was changed",
+                              root_.path(), root_.id().dev, root_.id().ino, plan.root->dev, plan.root->ino));
   detect::Inventory inventory = detect::Detect(root_);
   auto violations = CheckPlan(root_, inventory, plan);
   if (!violations.empty()) {

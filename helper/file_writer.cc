@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,8 +17,11 @@ namespace {
 
 constexpr uint64_t kFileResolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 // sysfs reaches a device through the class symlink (class/drm/card0 -> ../../devices/...);
-// those links stay beneath the root, which RESOLVE_BENEATH still enforces.
-constexpr uint64_t kAttributeResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+// those links are followed, beneath the root's sys/ only.
+constexpr uint64_t kDeviceDirResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+// What sysfs's own attributes are written with: on any other file system (a world) the file is
+// emptied first, on sysfs a store never needs it.
+constexpr long kSysfsMagic = 0x62656572;  // SYSFS_MAGIC, <linux/magic.h>
 constexpr size_t kMaxRead = 4 << 20;
 
 int OpenAt2(int dirfd, std::string_view rel, uint64_t flags, mode_t mode, uint64_t resolve) {
@@ -110,11 +114,36 @@ Result<std::optional<std::string>> FileWriter::Read(std::string_view path) const
   return std::optional<std::string>(std::move(*content));
 }
 
-Result<std::string> FileWriter::ReadAttribute(std::string_view path) const {
-  int fd = OpenAt2(root_.fd(), path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0, kAttributeResolve);
-  if (fd < 0) return Errno("reading", root_, path, errno);
+Result<sys::UniqueFd> FileWriter::OpenAttribute(std::string_view path, int flags) const {
+  constexpr std::string_view kSys = "sys/";
+  size_t slash = path.rfind('/');
+  if (!path.starts_with(kSys) || slash == std::string_view::npos || slash < kSys.size())
+    return Fail(ErrorCode::kEscapesRoot, fmt::format("{} is not an attribute under sys/; not opened", root_.Display(path)));
+  int sys_fd = OpenAt2(root_.fd(), "sys", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve);
+  if (sys_fd < 0) return Errno("opening", root_, path, errno);
+  sys::UniqueFd sys_dir(sys_fd);
+  std::string_view device = path.substr(kSys.size(), slash - kSys.size());
+  int dev_fd = OpenAt2(sys_dir.get(), device, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, kDeviceDirResolve);
+  if (dev_fd < 0) return Errno("opening", root_, path, errno);
+  sys::UniqueFd dev_dir(dev_fd);
+  int fd = OpenAt2(dev_dir.get(), path.substr(slash + 1), flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0,
+                   kFileResolve);
+  if (fd < 0) return Errno("opening", root_, path, errno);
   sys::UniqueFd file(fd);
-  auto content = ReadAll(file.get(), 64 << 10);
+  struct stat st {};
+  if (::fstat(file.get(), &st) != 0) return Errno("opening", root_, path, errno);
+  if (!S_ISREG(st.st_mode))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{} is not a regular file; not an attribute", root_.Display(path)));
+  if (st.st_nlink != 1)
+    return Fail(ErrorCode::kEscapesRoot,
+                fmt::format("{} has {} hard links; a sysfs attribute has one (refused)", root_.Display(path), st.st_nlink));
+  return file;
+}
+
+Result<std::string> FileWriter::ReadAttribute(std::string_view path) const {
+  auto file = OpenAttribute(path, O_RDONLY);
+  if (!file) return tl::unexpected(file.error());
+  auto content = ReadAll(file->get(), 64 << 10);
   if (!content) return Errno("reading", root_, path, content.error().errno_value);
   return *content;
 }
@@ -232,12 +261,15 @@ Result<void> FileWriter::RemoveTemporary(std::string_view path) {
 
 Result<void> FileWriter::WriteAttribute(std::string_view path, std::string_view value) {
   if (auto hook = hook_.Before(Step::kSysfsWrite, path); !hook) return Errno("writing", root_, path, hook.error().errno_value);
-  // O_TRUNC: a world's attribute is a plain file; on sysfs it changes nothing.
-  int fd = OpenAt2(root_.fd(), path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0, kAttributeResolve);
-  if (fd < 0) return Errno("writing", root_, path, errno);
-  sys::UniqueFd file(fd);
+  // Never O_TRUNC at open: the checks look at the file first, and only then is a world's plain
+  // file emptied.
+  auto file = OpenAttribute(path, O_WRONLY);
+  if (!file) return tl::unexpected(file.error());
+  struct statfs fs {};
+  if (::fstatfs(file->get(), &fs) != 0) return Errno("writing", root_, path, errno);
+  if (fs.f_type != kSysfsMagic && ::ftruncate(file->get(), 0) != 0) return Errno("writing", root_, path, errno);
   // sysfs takes a value in one write(2).
-  ssize_t n = ::write(file.get(), value.data(), value.size());
+  ssize_t n = ::write(file->get(), value.data(), value.size());
   if (n < 0) return Errno("writing", root_, path, errno);
   if (static_cast<size_t>(n) != value.size()) return Errno("writing", root_, path, EIO);
   return {};

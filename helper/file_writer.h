@@ -23,7 +23,10 @@ class FileWriter {
   // The file's content, nullopt when it does not exist. A symlink, a non-regular file or an
   // unreadable one is an error: the helper never takes "cannot read" for "absent".
   Result<std::optional<std::string>> Read(std::string_view path) const;
-  // The attribute's bytes as the kernel (or a world's plain file) shows them.
+  // The attribute's bytes as the kernel (or a world's plain file) shows them. An attribute is
+  // `sys/<device dir>/<name>`: the device directory may be reached through links (class/drm/cardN
+  // is one) but never out of the root's sys/, and the attribute itself is a regular file with one
+  // link, never a symlink: sysfs attributes are, and anything else is a file someone arranged.
   Result<std::string> ReadAttribute(std::string_view path) const;
 
   // Directories missing on the way to `path`'s parent, outermost first.
@@ -42,6 +45,7 @@ class FileWriter {
 
  private:
   Result<sys::UniqueFd> OpenDir(std::string_view dir) const;
+  Result<sys::UniqueFd> OpenAttribute(std::string_view path, int flags) const;
   Result<void> SyncDir(const sys::UniqueFd& dir, std::string_view path);
 
   const sys::Root& root_;

@@ -65,7 +65,11 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   std::string root_path = "/";
   Options options;
   bool no_wait = false;
+  int root_fd = -1;
   app.add_option("--root", root_path, "Work on the tree at DIR instead of /")->check(CLI::ExistingDirectory);
+  app.add_option("--root-fd", root_fd,
+                 "Work on the directory open as descriptor N (inherited from the planner; --root names it in messages)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-wait", no_wait, "Fail at once if another transaction holds the lock");
   CLI::App* apply = app.add_subcommand("apply", "Run the plan (rocmtune.plan.v1 JSON) read from stdin");
   apply->add_flag("--force", options.force, "Overwrite owned files that someone else edited (drift)");
@@ -77,7 +81,7 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   }
   options.wait = !no_wait;
 
-  auto root = sys::Root::Open(root_path);
+  auto root = root_fd >= 0 ? sys::Root::Adopt(sys::UniqueFd(root_fd), root_path) : sys::Root::Open(root_path);
   if (!root) {
     fmt::print(stderr, "rocmtune-helper: {}\n", root.error().message);
     return 1;

@@ -38,6 +38,7 @@ std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv
 
 plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txns, const Transaction& txn, bool force) {
   plan::Plan plan;
+  plan.root = root.id();
   plan.intent = {"revert", "", {}, txn.id, {}};
   for (auto it = txn.ops.rbegin(); it != txn.ops.rend(); ++it) {
     const plan::Op& done = *it;

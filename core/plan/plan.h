@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sys/root_id.h"
+
 namespace rocmtune::plan {
 
 enum class OpKind { kWriteFile, kRemoveFile, kWriteSysfs, kRegenerate };
@@ -39,6 +41,8 @@ struct Intent {
 
 struct Plan {
   Intent intent;
+  // The root the plan was made for; the helper refuses to run it on any other (or without it).
+  std::optional<sys::RootId> root;
   std::vector<Op> ops;
   std::vector<Message> warnings;
   std::vector<Message> refused;  // any refusal: nothing of the plan may be applied

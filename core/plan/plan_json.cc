@@ -67,6 +67,18 @@ Result<std::vector<Message>> Messages(const json& doc, std::string_view key) {
   return out;
 }
 
+// "root": {"dev": N, "ino": N}, the directory the plan was made for; absent in plans made before
+// roots were pinned (the helper refuses those).
+Result<std::optional<sys::RootId>> RootIdFromJson(const json& doc) {
+  auto it = doc.find("root");
+  if (it == doc.end() || it->is_null()) return std::optional<sys::RootId>();
+  auto dev = it->is_object() ? it->find("dev") : it->end();
+  auto ino = it->is_object() ? it->find("ino") : it->end();
+  if (!it->is_object() || dev == it->end() || ino == it->end() || !dev->is_number_unsigned() || !ino->is_number_unsigned())
+    return Fail(ErrorCode::kInvalidData, "plan: \"root\" must be {\"dev\": N, \"ino\": N}");
+  return std::optional<sys::RootId>(sys::RootId{dev->get<uint64_t>(), ino->get<uint64_t>()});
+}
+
 json MessagesToJson(const std::vector<Message>& messages) {
   json out = json::array();
   for (const Message& m : messages) out.push_back({{"key", m.key}, {"message", m.message}, {"source", m.source}});
@@ -167,15 +179,17 @@ Result<Op> OpFromJson(const json& j, size_t index) {
 json PlanToJson(const Plan& plan) {
   json ops = json::array();
   for (const Op& op : plan.ops) ops.push_back(OpToJson(op));
-  return {{"schema", kPlanSchema},
-          {"intent", IntentToJson(plan.intent)},
-          {"ops", std::move(ops)},
-          {"reboot_required", plan.reboot_required},
-          {"initramfs", RegenName(plan.initramfs)},
-          {"bootloader", RegenName(plan.bootloader)},
-          {"warnings", MessagesToJson(plan.warnings)},
-          {"refused", MessagesToJson(plan.refused)},
-          {"conflicts", MessagesToJson(plan.conflicts)}};
+  json doc = {{"schema", kPlanSchema},
+              {"intent", IntentToJson(plan.intent)},
+              {"ops", std::move(ops)},
+              {"reboot_required", plan.reboot_required},
+              {"initramfs", RegenName(plan.initramfs)},
+              {"bootloader", RegenName(plan.bootloader)},
+              {"warnings", MessagesToJson(plan.warnings)},
+              {"refused", MessagesToJson(plan.refused)},
+              {"conflicts", MessagesToJson(plan.conflicts)}};
+  if (plan.root) doc["root"] = {{"dev", plan.root->dev}, {"ino", plan.root->ino}};
+  return doc;
 }
 
 Result<Plan> PlanFromJson(std::string_view text) {
@@ -220,6 +234,9 @@ Result<Plan> PlanFromJson(std::string_view text) {
   plan.warnings = std::move(*warnings);
   plan.refused = std::move(*refused);
   plan.conflicts = std::move(*conflicts);
+  auto root = RootIdFromJson(doc);
+  if (!root) return tl::unexpected(root.error());
+  plan.root = *root;
   return plan;
 }
 

@@ -8,6 +8,7 @@ namespace rocmtune::plan {
 
 Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request) {
   Plan plan;
+  plan.root = ctx.root.id();
   const auto& registry = knobs::Registry::Builtin();
   for (const auto& a : request.set) {
     const knobs::Backend* b = registry.For(a.key);

@@ -74,6 +74,19 @@ std::string JoinPath(std::string_view a, std::string_view b) {
   return out;
 }
 
+Result<Root> Root::FromFd(UniqueFd fd, std::string path) {
+  struct stat st {}, slash {};
+  if (::fstat(fd.get(), &st) != 0) {
+    int err = errno;
+    return Fail(ErrorCode::kIo, fmt::format("cannot examine root {}: {}", path, Describe(err)), err);
+  }
+  if (!S_ISDIR(st.st_mode)) return Fail(ErrorCode::kInvalidArgument, fmt::format("root {} is not a directory", path));
+  RootId id{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  bool live = ::stat("/", &slash) == 0 && slash.st_dev == st.st_dev && slash.st_ino == st.st_ino;
+  if (live) path.assign(1, '/');  // (not = "/": GCC 12 -Wrestrict false positive)
+  return Root(std::move(path), std::move(fd), id, live);
+}
+
 Result<Root> Root::Open(std::string path) {
   if (path.empty()) return Fail(ErrorCode::kInvalidArgument, "root path is empty");
   while (path.size() > 1 && path.back() == '/') path.pop_back();
@@ -82,7 +95,27 @@ Result<Root> Root::Open(std::string path) {
     int err = errno;
     return Fail(CodeFor(err), fmt::format("cannot open root {}: {}", path, Describe(err)), err);
   }
-  return Root(std::move(path), UniqueFd(fd));
+  return FromFd(UniqueFd(fd), std::move(path));
+}
+
+Result<Root> Root::Adopt(UniqueFd fd, std::string path) {
+  if (!fd.valid()) return Fail(ErrorCode::kInvalidArgument, "no root descriptor");
+  // O_PATH descriptors cannot be re-opened by fcntl; a fresh O_PATH of "." beneath it can.
+  int own = OpenAt2(fd.get(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC, kResolve);
+  if (own < 0) {
+    int err = errno;
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("root descriptor for {}: {}", path, Describe(err)), err);
+  }
+  return FromFd(UniqueFd(own), std::move(path));
+}
+
+Result<Root> Root::Duplicate() const {
+  int fd = ::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) {
+    int err = errno;
+    return Fail(ErrorCode::kIo, fmt::format("duplicating the root {}: {}", path_, Describe(err)), err);
+  }
+  return Root(path_, UniqueFd(fd), id_, live_);
 }
 
 std::string Root::Display(std::string_view rel) const {

@@ -6,10 +6,12 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sys/root_id.h"
 #include "sys/unique_fd.h"
 #include "util/result.h"
 
@@ -17,18 +19,28 @@ namespace rocmtune::sys {
 
 enum class EntryType { kMissing, kFile, kDirectory, kSymlink, kOther };
 
+
 class Root {
  public:
   // sysfs attributes are at most a page; binary blobs (pp_table) a few KiB. 1 MiB bounds
   // what a hostile tree can make us allocate.
   static constexpr size_t kDefaultMaxBytes = 1 << 20;
 
+  // Opens the directory once; every later access resolves beneath this descriptor.
   static Result<Root> Open(std::string path);
+  // A directory descriptor handed down by the process that made the plan (rocmtune-helper
+  // --root-fd): the very directory it planned for. `path` is only for messages.
+  static Result<Root> Adopt(UniqueFd fd, std::string path);
+  // Another handle on the same directory (not a new lookup of the path).
+  Result<Root> Duplicate() const;
 
   const std::string& path() const { return path_; }
   // The root directory (O_PATH): the helper's writer resolves its own paths beneath it.
   int fd() const { return fd_.get(); }
-  bool IsLive() const { return path_ == "/"; }
+  RootId id() const { return id_; }
+  // The running system: the same directory as this process's "/" (by device and inode, so
+  // "//", "/." or a bind mount of / are live, and a path that merely reads "/" is not needed).
+  bool IsLive() const { return live_; }
 
   // "sys/class/drm" -> "/sys/class/drm" on the live system, "<world>/sys/class/drm" otherwise.
   std::string Display(std::string_view rel) const;
@@ -53,10 +65,14 @@ class Root {
   Result<UniqueFd> Open(std::string_view rel, int flags) const;
 
  private:
-  Root(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  Root(std::string path, UniqueFd fd, RootId id, bool live)
+      : path_(std::move(path)), fd_(std::move(fd)), id_(id), live_(live) {}
+  static Result<Root> FromFd(UniqueFd fd, std::string path);
 
   std::string path_;
   UniqueFd fd_;
+  RootId id_;
+  bool live_ = false;
 };
 
 // Joins root-relative path pieces with '/'.

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -95,7 +96,7 @@ std::optional<bool> CheckRecovered(const Scenario& s, const std::string& run, co
 // The next transaction on the recovered tree works: the same plan from "before", a fresh plan
 // (normally nothing to do) from "after".
 void CheckFollowUp(const Scenario& s, const std::string& run, bool is_after) {
-  std::string input = s.plan_json, expected = "committed";
+  std::string input = PlanFor(s.plan_json, run), expected = "committed";
   if (is_after) {
     plan::Plan plan = s.replan(run);
     input = PlanText(plan);
@@ -125,7 +126,7 @@ void KillAt(const Scenario& s, const LoggedStep& step, size_t total, const std::
   SCOPED_TRACE("SIGKILL before " + Where(s, step, total));
   size_t failures = Failures();
   FreshCopy(s.base, run, s.in_place);
-  RunResult killed = RunHelper(kFaultHelper, {"--root", run, "apply"}, s.plan_json,
+  RunResult killed = RunHelper(kFaultHelper, {"--root", run, "apply"}, PlanFor(s.plan_json, run),
                                WithEnv("ROCMTUNE_FAULT", fmt::format("kill:{}", step.number)));
   ++c.killed;
   EXPECT_TRUE(killed.killed_by_sigkill) << killed.output;
@@ -151,7 +152,7 @@ void FailAt(const Scenario& s, const LoggedStep& step, size_t total, const Named
   SCOPED_TRACE(fmt::format("{} at {}", err.name, Where(s, step, total)));
   size_t failures = Failures();
   FreshCopy(s.base, run, s.in_place);
-  RunResult r = RunHelper(kFaultHelper, {"--root", run, "apply"}, s.plan_json,
+  RunResult r = RunHelper(kFaultHelper, {"--root", run, "apply"}, PlanFor(s.plan_json, run),
                           WithEnv("ROCMTUNE_FAULT", fmt::format("errno:{}:{}", step.number, err.name)));
   ++c.injections;
   EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -171,7 +172,7 @@ void FailAt(const Scenario& s, const LoggedStep& step, size_t total, const Named
 void CrashRecovery(const Scenario& s, size_t crash_at, const std::string& scratch, Counts& c) {
   const std::string crashed = scratch + "/crashed", run = scratch + "/run", log = scratch + "/recover.log";
   FreshCopy(s.base, crashed, s.in_place);
-  RunResult killed = RunHelper(kFaultHelper, {"--root", crashed, "apply"}, s.plan_json,
+  RunResult killed = RunHelper(kFaultHelper, {"--root", crashed, "apply"}, PlanFor(s.plan_json, crashed),
                                WithEnv("ROCMTUNE_FAULT", fmt::format("kill:{}", crash_at)));
   ASSERT_TRUE(killed.killed_by_sigkill) << killed.output;
   FreshCopy(crashed, run, s.in_place);
@@ -266,12 +267,20 @@ std::vector<std::string> InPlacePaths(const std::string& base, const plan::Plan&
 
 std::string PlanText(const plan::Plan& plan) { return plan::PlanToJson(plan).dump(); }
 
+std::string PlanFor(const std::string& plan_json, const std::string& root_dir) {
+  auto plan = plan::PlanFromJson(plan_json);
+  auto root = sys::Root::Open(root_dir);
+  if (!plan || !root) throw std::runtime_error("PlanFor: " + (!plan ? plan.error().message : root.error().message));
+  plan->root = root->id();
+  return PlanText(*plan);
+}
+
 Counts RunScenario(const Scenario& s, const std::string& scratch) {
   Counts c;
   const std::string run = scratch + "/run";
   FreshCopy(s.base, run, s.in_place);
   RunResult counted;
-  const auto steps = CountSteps(run, {"--root", run, "apply"}, s.plan_json, scratch + "/steps.log", counted);
+  const auto steps = CountSteps(run, {"--root", run, "apply"}, PlanFor(s.plan_json, run), scratch + "/steps.log", counted);
   EXPECT_EQ(counted.exit_code, 0) << counted.output;
   EXPECT_EQ(counted.status(), "committed") << counted.output;
   EXPECT_EQ(Difference(s.after, Snapshot(run)), "") << "without a fault the fault build must do what the real one does";

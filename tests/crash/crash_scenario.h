@@ -49,6 +49,9 @@ plan::Plan PlanRevert(const std::string& root, const std::string& id);
 // `apply PROFILE [--with ID...]` as rocmtunectl plans it (no profile active before).
 plan::Plan PlanProfile(const std::string& root, const std::string& profile, const std::vector<std::string>& with);
 std::string PlanText(const plan::Plan& plan);
+// The same plan for another directory (a copy of the tree it was made on): the helper runs a
+// plan only on the root it names.
+std::string PlanFor(const std::string& plan_json, const std::string& root_dir);
 // The journal's directory and the plan's sysfs attributes (resolved): written in place.
 std::vector<std::string> InPlacePaths(const std::string& base, const plan::Plan& plan);
 

@@ -47,7 +47,7 @@ class CrashTest : public ::testing::Test {
   Tree After(const Scenario& s) {
     const std::string dir = Scratch("after");
     FreshCopy(s.base, dir, s.in_place);
-    RunResult r = RunHelper(kRealHelper, {"--root", dir, "apply"}, s.plan_json);
+    RunResult r = RunHelper(kRealHelper, {"--root", dir, "apply"}, PlanFor(s.plan_json, dir));
     EXPECT_EQ(r.status(), "committed") << r.output;
     return Snapshot(dir);
   }

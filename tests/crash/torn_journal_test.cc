@@ -42,7 +42,7 @@ class TornJournalTest : public ::testing::Test {
     run_ = scratch_.Path("run");
     FreshCopy(base_, run_, in_place_);
     const std::string log = scratch_.Path("steps.log");
-    RunResult counted = RunHelper(kFaultHelper, {"--root", run_, "apply"}, plan_json_, WithEnv("ROCMTUNE_FAULT_LOG", log));
+    RunResult counted = RunHelper(kFaultHelper, {"--root", run_, "apply"}, PlanFor(plan_json_, run_), WithEnv("ROCMTUNE_FAULT_LOG", log));
     ASSERT_EQ(counted.status(), "committed") << counted.output;
     after_ = Snapshot(run_);
     for (const LoggedStep& step : ReadStepLog(log))
@@ -54,7 +54,7 @@ class TornJournalTest : public ::testing::Test {
   // file then gets `torn` at its end, as if the power had failed in the middle of that append.
   std::string CrashWithTornRecord(size_t n, std::string_view torn) {
     FreshCopy(base_, run_, in_place_);
-    RunResult killed = RunHelper(kFaultHelper, {"--root", run_, "apply"}, plan_json_,
+    RunResult killed = RunHelper(kFaultHelper, {"--root", run_, "apply"}, PlanFor(plan_json_, run_),
                                  WithEnv("ROCMTUNE_FAULT", "kill:" + std::to_string(appends_.at(n))));
     EXPECT_TRUE(killed.killed_by_sigkill) << killed.output;
     std::string file = run_ + "/" + std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1);
@@ -85,7 +85,7 @@ class TornJournalTest : public ::testing::Test {
       EXPECT_EQ(t.state, journal::State::kRolledBack) << t.id;
       EXPECT_FALSE(t.torn_tail) << t.id;
     }
-    RunResult next = RunHelper(kRealHelper, {"--root", run_, "apply"}, plan_json_);
+    RunResult next = RunHelper(kRealHelper, {"--root", run_, "apply"}, PlanFor(plan_json_, run_));
     EXPECT_EQ(next.status(), "committed") << next.output;
     EXPECT_EQ(next.doc.value("transaction", ""), "2") << next.output;
     EXPECT_EQ(Difference(after_, Snapshot(run_)), "");

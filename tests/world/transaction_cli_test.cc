@@ -2,6 +2,9 @@
 // world. set -> history -> verify -> revert leaves the tree as it was; reset removes only
 // rocmtune's files; drift stops a change until --force.
 #include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -26,6 +29,31 @@ std::vector<std::string> Subjects(const json& verify, std::string_view kind) {
   for (const auto& d : verify["differences"])
     if (d.value("kind", "") == kind) out.push_back(d.value("subject", ""));
   return out;
+}
+
+// Between planning and writing, someone who owns the root's parent points the path at another
+// directory (here: a wrapper run as the helper does it, so no timing is involved). The helper
+// works on the directory rocmtunectl planned for, never on whatever the path names by then.
+TEST(TransactionCliTest, TheHelperWritesIntoTheRootThatWasPlannedEvenIfThePathMoves) {
+  WorldCopy w(kWorld);
+  WorldCopy other(kWorld);
+  auto other_before = other.Snapshot();
+  testing::TestTree scripts;
+  const std::string moved = w.root() + ".planned";
+  scripts.Write("swap-then-help",
+                fmt::format("#!/bin/sh\nmv '{}' '{}' && ln -s '{}' '{}' || exit 99\nexec '{}' \"$@\"\n", w.root(), moved,
+                            other.root(), w.root(), ROCMTUNE_HELPER_BINARY));
+  scripts.Chmod("swap-then-help", 0755);
+  ::setenv("ROCMTUNE_HELPER", scripts.Path("swap-then-help").c_str(), 1);
+  auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
+  ::unsetenv("ROCMTUNE_HELPER");
+  std::filesystem::remove(w.root());            // the link the "attacker" left
+  std::filesystem::rename(moved, w.root());     // so the tree is cleaned up as usual
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  EXPECT_EQ(set.Json()["changed"], true) << set.out;
+  EXPECT_TRUE(w.Exists(kConf)) << "committed into the directory that was planned";
+  EXPECT_EQ(testing::ChangedPaths(other_before, other.Snapshot(), false, {}), std::vector<std::string>{})
+      << "nothing written where the path pointed later";
 }
 
 TEST(TransactionCliTest, SetHistoryVerifyRevertLeavesTheTreeAsItWas) {

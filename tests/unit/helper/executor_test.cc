@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "detect/inventory.h"
@@ -112,6 +113,31 @@ TEST_F(ExecutorTest, CommitWritesExactlyTheOpsAndJournalsThem) {
   for (const auto& r : t.regen) EXPECT_EQ(r.status, "pending");
   EXPECT_FALSE(t.torn_tail);
   EXPECT_EQ(JournalFiles(), 1u);
+}
+
+// A plan runs only on the directory it was made for (a path pointed elsewhere in between names
+// another one), and a plan that does not say which directory that was does not run at all.
+TEST_F(ExecutorTest, APlanRunsOnlyOnTheRootItWasMadeFor) {
+  plan::Plan p = PlanSet({"amdgpu.noretry=0"});
+  ASSERT_TRUE(p.root.has_value()) << "the planner names the root";
+  testing::CopyTree(tree_.Path("w"), tree_.Path("copy"));
+  auto copy_before = testing::SnapshotTree(tree_.Path("copy"));
+  auto copy = sys::Root::Open(tree_.Path("copy"));
+  ASSERT_TRUE(copy);
+  NoHooks hooks;
+  Outcome other = Executor(*copy, hooks).Run(p, {false, true});
+  EXPECT_EQ(other.status, Status::kRefused) << Messages(other);
+  EXPECT_THAT(Messages(other), ::testing::HasSubstr("another directory"));
+  EXPECT_EQ(testing::ChangedPaths(copy_before, testing::SnapshotTree(tree_.Path("copy")), false, {"var"}),
+            std::vector<std::string>{});
+
+  auto before = Snapshot();
+  plan::Plan unnamed = p;
+  unnamed.root.reset();
+  Outcome none = Run(unnamed);
+  EXPECT_EQ(none.status, Status::kRefused) << Messages(none);
+  EXPECT_EQ(Changed(before), std::vector<std::string>{});
+  EXPECT_EQ(Run(p).status, Status::kCommitted) << "the root it was made for";
 }
 
 TEST_F(ExecutorTest, StaleBeforeIsAConflictAndNothingIsWritten) {

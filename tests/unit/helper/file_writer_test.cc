@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "test_tree.h"
@@ -227,6 +228,68 @@ TEST_F(FileWriterTest, WriteAttributeReplacesAWorldsPlainFile) {
   EXPECT_EQ(Slurp(tree_.Path(attr)), "high");
   EXPECT_EQ(writer_.ReadAttribute(attr).value(), "high");
   EXPECT_FALSE(writer_.WriteAttribute("sys/class/drm/card0/device/no_such_attribute", "x")) << "never creates";
+}
+
+// A root-only file elsewhere in the tree that a hostile tree tries to reach through an attribute.
+class AttributeEscapeTest : public FileWriterTest {
+ protected:
+  static constexpr const char* kDev = "sys/devices/pci0000:00/0000:03:00.0";
+  static constexpr const char* kAttr = "sys/class/drm/card0/device/power_dpm_force_performance_level";
+  void SetUp() override {
+    tree_.Mkdir(kDev);
+    tree_.Symlink("sys/class/drm/card0/device", "../../../devices/pci0000:00/0000:03:00.0");
+    tree_.Write("etc/shadow", "root:secret:19000::::::\n");
+  }
+  std::string DevPath(std::string_view name) const { return fmt::format("{}/{}", kDev, name); }
+  void ExpectUntouched() {
+    EXPECT_EQ(Slurp(tree_.Path("etc/shadow")), "root:secret:19000::::::\n") << "written through the attribute";
+  }
+};
+
+TEST_F(AttributeEscapeTest, AHardLinkedAttributeIsRefusedAndNotTruncated) {
+  ASSERT_EQ(::link(tree_.Path("etc/shadow").c_str(), tree_.Path(DevPath("power_dpm_force_performance_level")).c_str()), 0);
+  auto written = writer_.WriteAttribute(kAttr, "high");
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().message.find("link"), std::string::npos) << written.error().message;
+  ExpectUntouched();
+  EXPECT_FALSE(writer_.ReadAttribute(kAttr)) << "nor read through";
+}
+
+TEST_F(AttributeEscapeTest, AnAttributeThatIsASymlinkIsRefused) {
+  tree_.Symlink(DevPath("power_dpm_force_performance_level"), "../../../etc/shadow");
+  EXPECT_FALSE(writer_.WriteAttribute(kAttr, "high"));
+  ExpectUntouched();
+  // Even a link to a plain attribute in the same directory: the attribute itself is never a link.
+  tree_.Write(DevPath("real"), "auto\n");
+  ASSERT_EQ(::unlink(tree_.Path(DevPath("power_dpm_force_performance_level")).c_str()), 0);
+  tree_.Symlink(DevPath("power_dpm_force_performance_level"), "real");
+  EXPECT_FALSE(writer_.WriteAttribute(kAttr, "high"));
+  EXPECT_EQ(Slurp(tree_.Path(DevPath("real"))), "auto\n");
+}
+
+TEST_F(AttributeEscapeTest, ADeviceLinkThatLeavesSysIsRefused) {
+  tree_.Write("etc/power_dpm_force_performance_level", "auto\n");
+  tree_.Symlink("sys/class/drm/card1", "../../../etc");
+  EXPECT_FALSE(writer_.WriteAttribute("sys/class/drm/card1/power_dpm_force_performance_level", "high"));
+  EXPECT_EQ(Slurp(tree_.Path("etc/power_dpm_force_performance_level")), "auto\n");
+  tree_.Write("etc/x/sys-lookalike/power_dpm_force_performance_level", "auto\n");
+  EXPECT_FALSE(writer_.WriteAttribute("etc/x/sys-lookalike/power_dpm_force_performance_level", "high"))
+      << "only attributes under the root's sys/";
+  EXPECT_EQ(Slurp(tree_.Path("etc/x/sys-lookalike/power_dpm_force_performance_level")), "auto\n");
+}
+
+TEST_F(AttributeEscapeTest, ANonRegularAttributeIsRefused) {
+  ASSERT_EQ(::mkfifo(tree_.Path(DevPath("power_dpm_force_performance_level")).c_str(), 0600), 0);
+  EXPECT_FALSE(writer_.WriteAttribute(kAttr, "high")) << "a FIFO (and it must not block)";
+  ASSERT_EQ(::unlink(tree_.Path(DevPath("power_dpm_force_performance_level")).c_str()), 0);
+  tree_.Mkdir(DevPath("power_dpm_force_performance_level"));
+  EXPECT_FALSE(writer_.WriteAttribute(kAttr, "high"));
+}
+
+TEST_F(AttributeEscapeTest, APlainAttributeIsStillWrittenWhole) {
+  tree_.Write(DevPath("power_dpm_force_performance_level"), "manual-and-longer\n");
+  ASSERT_TRUE(writer_.WriteAttribute(kAttr, "high"));
+  EXPECT_EQ(Slurp(tree_.Path(DevPath("power_dpm_force_performance_level"))), "high") << "a world's file is replaced whole";
 }
 
 TEST(PathPartsTest, ParentAndBaseName) {

@@ -1,5 +1,6 @@
 #include "sys/root.h"
 
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -40,6 +41,50 @@ Root OpenRoot(const TestTree& t) {
   auto root = Root::Open(t.path());
   if (!root) throw std::runtime_error(root.error().message);
   return std::move(*root);
+}
+
+// "Live" is a fact about the directory, not about how its path is spelled.
+TEST(RootTest, LiveIsTheSameDirectoryAsSlashWhateverThePathSays) {
+  for (const char* spelling : {"/", "//", "/.", "/./", "/etc/.."}) {
+    auto root = Root::Open(spelling);
+    ASSERT_TRUE(root) << spelling;
+    EXPECT_TRUE(root->IsLive()) << spelling;
+    EXPECT_EQ(root->Display("etc/fstab"), "/etc/fstab") << spelling;
+  }
+  TestTree tree;
+  tree.Symlink("to-slash", "/");
+  EXPECT_TRUE(Root::Open(tree.Path("to-slash"))->IsLive()) << "a link to / is /";
+  tree.Mkdir("w");
+  auto world = Root::Open(tree.Path("w"));
+  ASSERT_TRUE(world);
+  EXPECT_FALSE(world->IsLive());
+  EXPECT_EQ(world->Display("etc/fstab"), tree.Path("w") + "/etc/fstab");
+}
+
+// The handle keeps naming the directory it opened after the path is pointed elsewhere.
+TEST(RootTest, AnOpenRootIsTheDirectoryNotThePath) {
+  TestTree tree;
+  tree.Write("w/etc/marker", "planned\n");
+  tree.Write("other/etc/marker", "other\n");
+  auto root = Root::Open(tree.Path("w"));
+  ASSERT_TRUE(root);
+  ASSERT_EQ(::rename(tree.Path("w").c_str(), tree.Path("w.moved").c_str()), 0);
+  tree.Symlink("w", "other");
+  EXPECT_EQ(root->ReadFile("etc/marker").value(), "planned\n");
+  auto dup = root->Duplicate();
+  ASSERT_TRUE(dup);
+  EXPECT_EQ(dup->id(), root->id());
+  EXPECT_EQ(dup->ReadFile("etc/marker").value(), "planned\n");
+  auto reopened = Root::Open(tree.Path("w"));
+  ASSERT_TRUE(reopened);
+  EXPECT_NE(reopened->id(), root->id()) << "the path now names another directory";
+  auto adopted = Root::Adopt(UniqueFd(::fcntl(root->fd(), F_DUPFD_CLOEXEC, 0)), "shown");
+  ASSERT_TRUE(adopted);
+  EXPECT_EQ(adopted->id(), root->id());
+  EXPECT_EQ(adopted->ReadFile("etc/marker").value(), "planned\n");
+  EXPECT_FALSE(Root::Adopt(UniqueFd(), "none"));
+  UniqueFd file(::open(tree.Path("other/etc/marker").c_str(), O_RDONLY | O_CLOEXEC));
+  EXPECT_FALSE(Root::Adopt(std::move(file), "a file")) << "a root is a directory";
 }
 
 TEST(RootTest, ReadFileReturnsBytesExactly) {

@@ -1,0 +1,14 @@
+#include "client/context.h"
+
+namespace rocmtune::client {
+
+Result<sys::Root> Context::OpenRoot() const {
+  if (!opened_) {
+    auto opened = sys::Root::Open(root);
+    if (!opened) return tl::unexpected(opened.error());
+    opened_ = std::make_shared<const sys::Root>(std::move(*opened));
+  }
+  return opened_->Duplicate();
+}
+
+}  // namespace rocmtune::client
