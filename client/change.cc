@@ -85,6 +85,7 @@ std::optional<LoadedSystem> LoadSystemForChange(const Context& ctx, const Change
   }
   for (const std::string& id : reply->recovered)
     notes.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
+  for (const std::string& m : reply->messages) notes.push_back({"", m, ""});
   return LoadSystem(ctx);
 }
 

@@ -117,8 +117,8 @@ Result<void> CheckSharedWrite(const sys::Root& root, SharedFile kind, const plan
   return CheckSharedEdit(kind, *op.before, *op.after);
 }
 
-Result<void> CheckFileOp(const sys::Root& root, const plan::Op& op) {
-  if (auto ok = CheckPathSyntax(op.path); !ok) return ok;
+Result<FileRule> CheckFileRule(const plan::Op& op) {
+  if (auto ok = CheckPathSyntax(op.path); !ok) return tl::unexpected(ok.error());
   std::optional<FileRule> rule = FindFileRule(op.path);
   if (!rule)
     return Refuse(rule::kPathNotAllowed,
@@ -127,6 +127,12 @@ Result<void> CheckFileOp(const sys::Root& root, const plan::Op& op) {
   if (op.backend != rule->backend)
     return Refuse(rule::kBackendMismatch,
                   fmt::format("backend '{}' does not own this file (it belongs to '{}')", op.backend, rule->backend));
+  return *rule;
+}
+
+Result<void> CheckFileOp(const sys::Root& root, const plan::Op& op) {
+  auto rule = CheckFileRule(op);
+  if (!rule) return tl::unexpected(rule.error());
   if (!op.argv.empty()) return Refuse(rule::kOpShape, "a file op carries no command");
   if (op.kind == plan::OpKind::kRemoveFile) {
     if (rule->shared)
@@ -142,6 +148,13 @@ Result<void> CheckFileOp(const sys::Root& root, const plan::Op& op) {
 }
 
 }  // namespace
+
+Result<void> CheckFileTarget(const plan::Op& op) {
+  if (auto rule = CheckFileRule(op); !rule)
+    return Fail(rule.error().code, fmt::format("{}: {}", op.path.empty() ? "(empty path)" : Printable(op.path, 160),
+                                               Printable(rule.error().message, 2048)));
+  return {};
+}
 
 Result<void> CheckPathSyntax(std::string_view path) {
   if (path.empty()) return Refuse(rule::kPathSyntax, "the path is empty", ErrorCode::kEscapesRoot);

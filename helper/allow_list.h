@@ -5,11 +5,13 @@
 // Each error message reads "<path>: <rule>: <why>", with <rule> one of the names below.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "detect/inventory.h"
+#include "journal/journal.h"
 #include "plan/plan.h"
 #include "sys/root.h"
 #include "util/result.h"
@@ -20,6 +22,18 @@ namespace rocmtune::helper {
 Result<void> CheckOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op);
 // Every op; returns all violations (empty = the plan may run).
 std::vector<Error> CheckPlan(const sys::Root& root, const detect::Inventory& inventory, const plan::Plan& plan);
+
+// Undoing (undo_rules.cc): the step a rollback takes for one op of a journaled transaction —
+// restore the file's `before` (`current` is what it holds now), remove what it created, write the
+// attribute's recorded value, run the regenerator again with its inverse arguments — as an op of
+// its own that passed CheckOp. A journal is a file on disk, not a plan anyone checked.
+Result<plan::Op> UndoOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& done,
+                        const std::optional<std::string>& current);
+// The file alone: a path a plan may name, owned by the op's backend (before anything is read).
+Result<void> CheckFileTarget(const plan::Op& op);
+// A directory the journal says the transaction created: removed (when empty) only when it lies
+// on the way to one of the transaction's own files.
+Result<void> CheckCreatedDir(const journal::Transaction& txn, std::string_view dir);
 
 // The rules, as they appear in error messages.
 namespace rule {

@@ -93,19 +93,23 @@ std::string_view StatusName(Status status) {
   return "failed";
 }
 
-Result<std::vector<std::string>> Executor::RecoverLocked(std::vector<journal::Transaction>& txns) {
+Result<std::vector<std::string>> Executor::RecoverLocked(std::vector<journal::Transaction>& txns,
+                                                        std::vector<std::string>& notes) {
   std::vector<std::string> recovered;
   FileWriter writer(root_, hook_);
+  std::optional<detect::Inventory> inventory;
   for (journal::Transaction& txn : txns) {
     if (txn.state != journal::State::kIncomplete) continue;
+    if (!inventory) inventory = detect::Detect(root_);
     auto journal = JournalWriter::Reopen(root_, hook_, txn.file);
     if (!journal) return tl::unexpected(journal.error());
-    auto problems = RollBack(root_, writer, *journal, txn, "interrupted; rolled back on the next start");
-    if (!problems.empty()) {
+    RollbackReport report = RollBack(root_, *inventory, writer, *journal, txn, "interrupted; rolled back on the next start");
+    if (!report.failures.empty()) {
       std::string all;
-      for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+      for (const auto& p : report.failures) all += (all.empty() ? "" : "; ") + p;
       return Fail(ErrorCode::kIo, fmt::format("rolling back interrupted transaction {}: {}", txn.id, all));
     }
+    for (const std::string& l : report.left) notes.push_back(fmt::format("rolling back transaction {}: {}", txn.id, l));
     txn.state = journal::State::kRolledBack;
     recovered.push_back(txn.id);
   }
@@ -117,11 +121,13 @@ Outcome Executor::Recover(const Options& options) {
   if (!lock) return Failed(options.wait ? Status::kFailed : Status::kBusy, lock.error().message);
   auto txns = journal::Load(root_);
   if (!txns) return Failed(Status::kFailed, txns.error().message);
-  auto recovered = RecoverLocked(*txns);
+  std::vector<std::string> notes;
+  auto recovered = RecoverLocked(*txns, notes);
   if (!recovered) return Failed(Status::kFailed, recovered.error().message);
   Outcome out;
   out.status = Status::kUnchanged;
   out.recovered = std::move(*recovered);
+  out.messages = std::move(notes);
   return out;
 }
 
@@ -130,10 +136,12 @@ Outcome Executor::Run(const plan::Plan& plan, const Options& options) {
   if (!lock) return Failed(options.wait ? Status::kFailed : Status::kBusy, lock.error().message);
   auto txns = journal::Load(root_);
   if (!txns) return Failed(Status::kFailed, txns.error().message);
-  auto recovered = RecoverLocked(*txns);
+  std::vector<std::string> notes;
+  auto recovered = RecoverLocked(*txns, notes);
   if (!recovered) return Failed(Status::kFailed, recovered.error().message);
   Outcome out = RunLocked(plan, options, *txns);
   out.recovered = std::move(*recovered);
+  out.messages.insert(out.messages.begin(), notes.begin(), notes.end());
   return out;
 }
 
@@ -256,9 +264,11 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
     if (auto r = step(i); !r) {
       out.status = Status::kFailed;
       out.messages.push_back(r.error().message);
-      auto problems = RollBack(root_, writer, *journal, txn, r.error().message);
-      if (problems.empty()) out.messages.push_back(fmt::format("transaction {} was rolled back; nothing changed", txn.id));
-      for (auto& p : problems) out.messages.push_back("rollback: " + p);
+      RollbackReport report = RollBack(root_, inventory, writer, *journal, txn, r.error().message);
+      if (report.failures.empty() && report.left.empty())
+        out.messages.push_back(fmt::format("transaction {} was rolled back; nothing changed", txn.id));
+      for (auto& p : report.failures) out.messages.push_back("rollback: " + p);
+      for (auto& p : report.left) out.messages.push_back("rollback: " + p);
       out.initramfs = out.bootloader = plan::Regen::kNo;
       return out;
     }
@@ -266,7 +276,7 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
   if (auto r = journal->Append(journal::CommitRecord()); !r) {
     out.status = Status::kFailed;
     out.messages.push_back(r.error().message);
-    RollBack(root_, writer, *journal, txn, r.error().message);
+    (void)RollBack(root_, inventory, writer, *journal, txn, r.error().message);
     return out;
   }
   out.status = Status::kCommitted;

@@ -23,6 +23,10 @@ constexpr uint64_t kDeviceDirResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 // emptied first, on sysfs a store never needs it.
 constexpr long kSysfsMagic = 0x62656572;  // SYSFS_MAGIC, <linux/magic.h>
 constexpr size_t kMaxRead = 4 << 20;
+// Every file rocmtune creates is read by everyone (login shells source profile.d, modprobe runs
+// as the user that loads the module); none is executable or writable by others.
+constexpr mode_t kFileMode = 0644;
+constexpr mode_t kDirMode = 0755;
 
 int OpenAt2(int dirfd, std::string_view rel, uint64_t flags, mode_t mode, uint64_t resolve) {
   struct open_how how {};
@@ -166,8 +170,16 @@ Result<void> FileWriter::Mkdir(std::string_view dir) {
   auto parent = OpenDir(ParentOf(dir));
   if (!parent) return tl::unexpected(parent.error());
   if (auto hook = hook_.Before(Step::kMkdir, dir); !hook) return Errno("creating directory", root_, dir, hook.error().errno_value);
-  if (::mkdirat(parent->get(), std::string(BaseName(dir)).c_str(), 0755) != 0 && errno != EEXIST)
-    return Errno("creating directory", root_, dir, errno);
+  const std::string name(BaseName(dir));
+  if (::mkdirat(parent->get(), name.c_str(), kDirMode) != 0) {
+    if (errno != EEXIST) return Errno("creating directory", root_, dir, errno);
+  } else {
+    // The mode is rocmtune's, not the caller's umask (sudo keeps it: 077 would make 0700).
+    int made = OpenAt2(parent->get(), name, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve);
+    if (made < 0) return Errno("creating directory", root_, dir, errno);
+    sys::UniqueFd made_fd(made);
+    if (::fchmod(made_fd.get(), kDirMode) != 0) return Errno("creating directory", root_, dir, errno);
+  }
   return SyncDir(*parent, dir);
 }
 
@@ -206,18 +218,17 @@ Result<void> FileWriter::Replace(std::string_view path, std::string_view content
 
   if (auto hook = hook_.Before(Step::kTempCreate, path); !hook) return Errno("writing", root_, path, hook.error().errno_value);
   if (::unlinkat(dir->get(), tmp.c_str(), 0) != 0 && errno != ENOENT) return Errno("writing", root_, path, errno);
-  int fd = ::openat(dir->get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = ::openat(dir->get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
   if (fd < 0) return Errno("writing", root_, path, errno);
   sys::UniqueFd file(fd);
   auto fail = [&](int err) {
     ::unlinkat(dir->get(), tmp.c_str(), 0);
     return Errno("writing", root_, path, err);
   };
-  // The new file keeps the old one's permissions and owner (an admin may have made it 0600).
-  if (exists) {
-    if (::fchmod(file.get(), target.st_mode & 07777) != 0) return fail(errno);
-    if (::geteuid() == 0 && ::fchown(file.get(), target.st_uid, target.st_gid) != 0) return fail(errno);
-  }
+  // The new file keeps the old one's permissions and owner (an admin may have made it 0600);
+  // a file rocmtune creates gets kFileMode whatever the caller's umask.
+  if (::fchmod(file.get(), exists ? target.st_mode & 07777 : kFileMode) != 0) return fail(errno);
+  if (exists && ::geteuid() == 0 && ::fchown(file.get(), target.st_uid, target.st_gid) != 0) return fail(errno);
   if (auto hook = hook_.Before(Step::kTempWrite, path); !hook) return fail(hook.error().errno_value);
   if (auto written = WriteAll(file.get(), content); !written) return fail(written.error().errno_value);
   if (auto hook = hook_.Before(Step::kTempSync, path); !hook) return fail(hook.error().errno_value);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +49,8 @@ Result<JournalWriter> JournalWriter::Create(const sys::Root& root, StepHook& hoo
   int fd = OpenBeneath(root.fd(), file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return JournalError(root, "creating", file, errno);
   JournalWriter writer(root, hook, file, sys::UniqueFd(fd));
+  // It holds the before-contents of files an admin may keep private: root's alone, whatever the umask.
+  if (::fchmod(writer.fd_.get(), 0600) != 0) return JournalError(root, "creating", file, errno);
   // The new name must survive a crash too, or the transaction's records would vanish with it.
   int dir = OpenBeneath(root.fd(), std::string(journal::kJournalDir), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (dir < 0) return JournalError(root, "opening", journal::kJournalDir, errno);

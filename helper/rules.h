@@ -52,6 +52,9 @@ Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::stri
 
 // sysfs_rules.cc
 Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op);
+// The attribute alone (an inventory GPU's device directory, bound to amdgpu, a managed name),
+// whatever the value.
+Result<void> CheckSysfsTarget(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op);
 
 // regenerator_rules.cc
 Result<void> CheckRegenerateOp(const plan::Op& op);

@@ -77,8 +77,15 @@ Result<void> CheckSysfsValue(const sys::Root& root, std::string_view dir, const 
 }  // namespace
 
 Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op) {
-  if (op.backend != "sysfs") return Refuse(rule::kBackendMismatch, "a sysfs write belongs to the sysfs backend");
   if (!op.after || !op.argv.empty()) return Refuse(rule::kOpShape, "a sysfs write has a value and no command");
+  if (auto ok = CheckSysfsTarget(root, inventory, op); !ok) return ok;
+  size_t slash = op.path.rfind('/');
+  return CheckSysfsValue(root, std::string_view(op.path).substr(0, slash),
+                         *knobs::FindSysfsAttribute(std::string_view(op.path).substr(slash + 1)), *op.after);
+}
+
+Result<void> CheckSysfsTarget(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op) {
+  if (op.backend != "sysfs") return Refuse(rule::kBackendMismatch, "a sysfs write belongs to the sysfs backend");
   if (auto ok = CheckPathSyntax(op.path); !ok) return ok;
   size_t slash = op.path.rfind('/');
   std::string_view dir = slash == std::string::npos ? std::string_view() : std::string_view(op.path).substr(0, slash);
@@ -92,8 +99,7 @@ Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& invent
       managed += (managed.empty() ? "" : ", ") + std::string(a.name);
     return Refuse(rule::kSysfsAttribute, fmt::format("'{}' is not managed (managed: {})", name, managed));
   }
-  if (auto ok = CheckDriverIsAmdgpu(root, dir); !ok) return ok;
-  return CheckSysfsValue(root, dir, *attr, *op.after);
+  return CheckDriverIsAmdgpu(root, dir);
 }
 
 }  // namespace rocmtune::helper

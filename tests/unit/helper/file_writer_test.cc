@@ -55,6 +55,26 @@ TEST_F(FileWriterTest, ReplaceWritesNewFilesAndLeavesNoTemporary) {
   EXPECT_EQ(ModeOf(tree_.Path(kConf)) & 0133, 0u) << "never executable, never world-writable";
 }
 
+// `sudo` keeps the caller's umask; what rocmtune creates must not depend on it (umask 077 made a
+// 0600 profile.d script that login shells of other users could not read).
+TEST_F(FileWriterTest, ModesDoNotDependOnTheUmask) {
+  for (mode_t mask : {mode_t{077}, mode_t{027}, mode_t{0}}) {
+    SCOPED_TRACE(fmt::format("umask {:03o}", mask));
+    testing::TestTree tree;
+    sys::Root root = *sys::Root::Open(tree.path());
+    FileWriter writer(root, hooks_);
+    mode_t old = ::umask(mask);
+    auto made = writer.Mkdir("etc");
+    auto made2 = made ? writer.Mkdir("etc/profile.d") : made;
+    auto written = made2 ? writer.Replace("etc/profile.d/rocmtune.sh", "export X=1\n") : made2;
+    ::umask(old);
+    ASSERT_TRUE(written) << written.error().message;
+    EXPECT_EQ(ModeOf(tree.Path("etc")), 0755u);
+    EXPECT_EQ(ModeOf(tree.Path("etc/profile.d")), 0755u);
+    EXPECT_EQ(ModeOf(tree.Path("etc/profile.d/rocmtune.sh")), 0644u);
+  }
+}
+
 TEST_F(FileWriterTest, ReplaceKeepsTheOldFilesModeAndOwner) {
   tree_.Write(kConf, "old\n");
   tree_.Chmod(kConf, 0600);
