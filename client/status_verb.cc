@@ -9,6 +9,7 @@
 #include "client/verbs.h"
 #include "detect/inventory.h"
 #include "knobs/env_backend.h"
+#include "knobs/file_findings.h"
 #include "knobs/registry.h"
 
 namespace rocmtune::client {
@@ -102,6 +103,7 @@ int RunStatus(const Context& ctx) {
   knobs::KnobContext kctx{*root, inv, knowledge::Catalog::Builtin()};
   std::vector<knobs::KnobState> knob_states = knobs::ReportKnobs(kctx);
   for (detect::Finding& f : knobs::EnvFindings(kctx)) inv.findings.push_back(std::move(f));
+  for (detect::Finding& f : knobs::UnreadableFileFindings(kctx)) inv.findings.push_back(std::move(f));
   if (ctx.json) {
     fmt::print("{}\n", api::Serialize(api::StatusJson(inv, knob_states)));
   } else {

@@ -4,7 +4,16 @@
 
 #include <fmt/format.h>
 
+#include "util/text.h"
+
 namespace rocmtune::client {
+
+void Table::AddRow(std::vector<std::string> row) {
+  // Cells quote files: escaped here (newlines too, a cell is one line) so widths are measured
+  // on the text as shown; the output filter (client/escaped_output.h) then finds nothing left.
+  for (std::string& cell : row) cell = text::EscapeControl(cell);
+  rows_.push_back(std::move(row));
+}
 
 std::string Table::Render() const {
   std::vector<size_t> widths(header_.size(), 0);

@@ -9,7 +9,7 @@ namespace rocmtune::client {
 class Table {
  public:
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
-  void AddRow(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void AddRow(std::vector<std::string> row);
   // Columns separated by two spaces; trailing spaces trimmed.
   std::string Render() const;
 

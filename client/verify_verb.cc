@@ -11,6 +11,7 @@
 #include "client/table.h"
 #include "client/verbs.h"
 #include "journal/history.h"
+#include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "profiles/apply_request.h"
 #include "util/text.h"
@@ -19,7 +20,7 @@ namespace rocmtune::client {
 namespace {
 
 struct Difference {
-  std::string kind;  // "pending-reboot", "not-running", "drift", "sysfs", "profile"
+  std::string kind;  // "pending-reboot", "not-running", "drift", "unreadable", "sysfs", "profile"
   std::string subject;
   std::optional<std::string> configured, running;
   std::string message;
@@ -47,11 +48,19 @@ void FileDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
         paths.push_back(op.path);
   for (const std::string& p : paths) {
     auto read = system.root.ReadFile(p);
+    // Unreadable is not removed: UnreadableDifferences reports it with the reason.
+    if (!read && read.error().code != ErrorCode::kNotFound) continue;
     std::optional<std::string> current = read ? std::optional(*read) : std::nullopt;
     if (journal::IsDrift(system.journal, p, current))
       out.push_back({"drift", "/" + p, std::nullopt, std::nullopt,
                      current ? "edited by someone else since rocmtune wrote it" : "removed by someone else"});
   }
+}
+
+// Files that decide what rocmtune reports but cannot be read: nothing about them is verified.
+void UnreadableDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+  for (const detect::Finding& f : knobs::UnreadableFileFindings(system.Context()))
+    out.push_back({"unreadable", f.subject, std::nullopt, std::nullopt, f.message});
 }
 
 // Attributes rocmtune wrote in transactions still in effect: the driver resets them on a GPU
@@ -112,6 +121,7 @@ int RunVerify(const Context& ctx) {
   std::vector<Difference> diffs;
   KnobDifferences(*system, diffs);
   FileDifferences(*system, diffs);
+  UnreadableDifferences(*system, diffs);
   SysfsDifferences(*system, diffs);
   ProfileDifferences(*system, diffs);
   if (ctx.json) {

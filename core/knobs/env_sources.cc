@@ -32,28 +32,28 @@ std::optional<std::string> Literal(std::string_view v, bool shell) {
   return std::string(v);
 }
 
-void ReadSource(const sys::Root& root, const std::string& rel, bool shell, std::vector<EnvSetting>& out) {
-  if (rel == kEnvironmentDropIn || rel == kProfileDropIn) return;
-  auto content = root.ReadFile(rel, kMaxSourceBytes);
-  if (!content) return;  // missing or unreadable: nothing set there that we can see
+void ReadSource(const sys::Root& root, const EnvSource& source, std::vector<EnvSetting>& out) {
+  auto content = root.ReadFile(source.path, kMaxSourceBytes);
+  if (!content) return;  // missing, or unreadable: a status finding (UnreadableFileFindings)
   int number = 0;
   for (std::string_view line : text::SplitLines(*content)) {
     ++number;
-    if (auto s = ParseEnvAssignment(line, shell)) {
-      s->file = rel;
+    if (auto s = ParseEnvAssignment(line, source.shell)) {
+      s->file = source.path;
       s->line = number;
       out.push_back(std::move(*s));
     }
   }
 }
 
-void ReadDirectory(const sys::Root& root, std::string_view dir, std::string_view suffix, bool shell,
-                   std::vector<EnvSetting>& out) {
+void AddDirectory(const sys::Root& root, std::string_view dir, std::string_view suffix, bool shell,
+                  std::vector<EnvSource>& out) {
   auto names = root.ListDir(dir);
   if (!names) return;
   for (const std::string& name : *names) {
     if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
-    ReadSource(root, sys::JoinPath(dir, name), shell, out);
+    std::string rel = sys::JoinPath(dir, name);
+    if (rel != kEnvironmentDropIn && rel != kProfileDropIn) out.push_back({std::move(rel), shell});
   }
 }
 
@@ -78,14 +78,20 @@ std::optional<EnvSetting> ParseEnvAssignment(std::string_view line, bool shell) 
   return s;
 }
 
+std::vector<EnvSource> ForeignEnvSources(const sys::Root& root) {
+  std::vector<EnvSource> out;
+  out.push_back({"etc/environment", false});
+  AddDirectory(root, "usr/lib/environment.d", ".conf", false, out);
+  AddDirectory(root, "etc/environment.d", ".conf", false, out);
+  out.push_back({"etc/profile", true});
+  AddDirectory(root, "etc/profile.d", ".sh", true, out);
+  out.push_back({"etc/bash.bashrc", true});
+  return out;
+}
+
 std::vector<EnvSetting> ForeignEnvSettings(const sys::Root& root) {
   std::vector<EnvSetting> out;
-  ReadSource(root, "etc/environment", false, out);
-  ReadDirectory(root, "usr/lib/environment.d", ".conf", false, out);
-  ReadDirectory(root, "etc/environment.d", ".conf", false, out);
-  ReadSource(root, "etc/profile", true, out);
-  ReadDirectory(root, "etc/profile.d", ".sh", true, out);
-  ReadSource(root, "etc/bash.bashrc", true, out);
+  for (const EnvSource& source : ForeignEnvSources(root)) ReadSource(root, source, out);
   return out;
 }
 

@@ -23,6 +23,15 @@ struct EnvSetting {
   std::optional<std::string> value;  // nullopt: computed by the shell (quotes with $, `...`)
 };
 
+struct EnvSource {
+  std::string path;  // root-relative
+  bool shell;        // a shell script, not a KEY=VALUE list
+};
+
+// The files above that exist as directory entries or are always looked for, in reading order,
+// without rocmtune's own drop-ins.
+std::vector<EnvSource> ForeignEnvSources(const sys::Root& root);
+
 // Every assignment in the sources above except rocmtune's own drop-ins, in the order the
 // sources are read (later entries of one source win).
 std::vector<EnvSetting> ForeignEnvSettings(const sys::Root& root);

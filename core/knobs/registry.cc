@@ -51,9 +51,15 @@ std::vector<KnobState> ReportKnobs(const KnobContext& ctx) {
   return states;
 }
 
+std::span<const std::string_view> OwnedFiles() {
+  static constexpr std::string_view kOwned[] = {kModprobeDropIn, kEnvironmentDropIn, kProfileDropIn, kGrubDropInPath,
+                                                kCmdlineTokensState};
+  return kOwned;
+}
+
 bool IsOwnedFile(std::string_view path) {
-  return path == kModprobeDropIn || path == kEnvironmentDropIn || path == kProfileDropIn || path == kGrubDropInPath ||
-         path == kCmdlineTokensState;
+  auto owned = OwnedFiles();
+  return std::find(owned.begin(), owned.end(), path) != owned.end();
 }
 
 }  // namespace rocmtune::knobs

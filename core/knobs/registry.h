@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "knobs/backend.h"
@@ -21,6 +23,7 @@ class Registry {
 // Files only rocmtune writes (its drop-ins and state). Anything else found in one of them is
 // drift; other files rocmtune edits (etc/default/grub ...) are shared with their owners.
 bool IsOwnedFile(std::string_view path);
+std::span<const std::string_view> OwnedFiles();
 
 // Knobs shown by `status` even when nobody set them: the ones every ROCm user asks about.
 std::vector<KnobKey> WatchedKeys();

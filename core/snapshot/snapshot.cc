@@ -1,17 +1,12 @@
 #include "snapshot/snapshot.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "snapshot/out_dir.h"
 #include "util/text.h"
 
 namespace rocmtune::snapshot {
@@ -92,37 +87,21 @@ std::string Dirname(std::string_view path) {
 
 class Writer {
  public:
-  Writer(const sys::Root& root, std::string out) : root_(root), out_(std::move(out)) {}
+  Writer(const sys::Root& root, OutDir& out) : root_(root), out_(out) {}
 
   SnapshotStats& stats() { return stats_; }
 
   Result<void> WriteFile(std::string_view rel, std::string_view content) {
-    fs::path path = fs::path(out_) / rel;
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.parent_path().string(), ec.message()));
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), std::strerror(errno)), errno);
-    sys::UniqueFd guard(fd);
-    size_t done = 0;
-    while (done < content.size()) {
-      ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), std::strerror(errno)), errno);
-      done += static_cast<size_t>(n);
-    }
-    ++stats_.files;
+    auto wrote = out_.WriteFile(rel, content);
+    if (!wrote) return tl::unexpected(wrote.error());
+    if (*wrote) ++stats_.files;
     return {};
   }
 
   Result<void> WriteSymlink(std::string_view rel, std::string_view target) {
-    fs::path path = fs::path(out_) / rel;
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    if (fs::is_symlink(path, ec)) return {};
-    if (::symlink(std::string(target).c_str(), path.c_str()) != 0)
-      return Fail(ErrorCode::kIo, fmt::format("{}: {}", path.string(), std::strerror(errno)), errno);
-    ++stats_.symlinks;
+    auto made = out_.Symlink(rel, target);
+    if (!made) return tl::unexpected(made.error());
+    if (*made) ++stats_.symlinks;
     return {};
   }
 
@@ -171,7 +150,7 @@ class Writer {
   }
 
   const sys::Root& root_;
-  std::string out_;
+  OutDir& out_;
   SnapshotStats stats_;
 };
 
@@ -218,13 +197,9 @@ Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& cla
 }  // namespace
 
 Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir) {
-  std::error_code ec;
-  if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec))
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: exists and is not empty", out_dir));
-  fs::create_directories(out_dir, ec);
-  if (ec) return Fail(ErrorCode::kIo, fmt::format("{}: {}", out_dir, ec.message()));
-
-  Writer w(root, out_dir);
+  auto out = OutDir::Open(out_dir);
+  if (!out) return tl::unexpected(out.error());
+  Writer w(root, *out);
   for (std::string_view f : kSystemFiles)
     if (auto r = w.CopyFile(f); !r) return tl::unexpected(r.error());
   for (std::string_view dir : kConfigDirs) {
@@ -256,6 +231,7 @@ Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& ou
     }
   }
   if (auto r = CopyTree(root, w, "sys/class/kfd/kfd/topology", 0, true); !r) return tl::unexpected(r.error());
+  if (auto r = out->Finish(); !r) return tl::unexpected(r.error());
   return w.stats();
 }
 

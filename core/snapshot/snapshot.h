@@ -16,7 +16,8 @@ struct SnapshotStats {
   size_t skipped = 0;  // unreadable or over the size limit
 };
 
-// `out_dir` must not exist or be empty. Device serial numbers and KFD unique_id values are
+// `out_dir` must not exist (it is created) or be an empty directory; nothing is written outside
+// it, whoever can change it or its parent meanwhile (snapshot/out_dir.h). Device serial numbers and KFD unique_id values are
 // replaced by hashes that keep equal values equal (partition grouping still works).
 Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir);
 

@@ -9,12 +9,89 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
+// Length of the UTF-8 sequence a lead byte starts and the range its second byte must be in
+// (RFC 3629 table: no overlong forms, no surrogates, nothing past U+10FFFF); 0 for a byte
+// that cannot start one.
+struct Lead {
+  size_t length;
+  unsigned char low, high;
+};
+
+Lead LeadOf(unsigned char b) {
+  if (b >= 0xc2 && b <= 0xdf) return {2, 0x80, 0xbf};
+  if (b == 0xe0) return {3, 0xa0, 0xbf};
+  if (b == 0xed) return {3, 0x80, 0x9f};
+  if (b >= 0xe1 && b <= 0xef) return {3, 0x80, 0xbf};
+  if (b == 0xf0) return {4, 0x90, 0xbf};
+  if (b >= 0xf1 && b <= 0xf3) return {4, 0x80, 0xbf};
+  if (b == 0xf4) return {4, 0x80, 0x8f};
+  return {0, 0, 0};
+}
+
+// Bytes of the valid sequence starting at s[i] that are present (may be short of the length).
+size_t ValidPrefix(std::string_view s, size_t i, const Lead& lead) {
+  size_t n = 1;
+  while (n < lead.length && i + n < s.size()) {
+    auto c = static_cast<unsigned char>(s[i + n]);
+    bool ok = n == 1 ? c >= lead.low && c <= lead.high : c >= 0x80 && c <= 0xbf;
+    if (!ok) break;
+    ++n;
+  }
+  return n;
+}
+
+void AppendEscaped(std::string& out, unsigned char b) {
+  constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out.push_back(kHex[b >> 4]);
+  out.push_back(kHex[b & 0xf]);
+}
+
 }  // namespace
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
+}
+
+std::string EscapeControl(std::string_view s, bool multiline) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      bool control = b < 0x20 || b == 0x7f;
+      if (control && !(multiline && (b == '\n' || b == '\t'))) AppendEscaped(out, b);
+      else out.push_back(static_cast<char>(b));
+      ++i;
+      continue;
+    }
+    Lead lead = LeadOf(b);
+    size_t n = lead.length ? ValidPrefix(s, i, lead) : 0;
+    // U+0080..U+009F: C1 controls (0x9b is CSI to many terminals), shown as their bytes.
+    bool c1 = n == 2 && lead.length == 2 && b == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+    if (n != lead.length || lead.length == 0 || c1) {
+      size_t bad = c1 ? 2 : 1;
+      for (size_t k = 0; k < bad; ++k) AppendEscaped(out, static_cast<unsigned char>(s[i + k]));
+      i += bad;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+size_t IncompleteUtf8Tail(std::string_view s) {
+  for (size_t back = 1; back <= 3 && back <= s.size(); ++back) {
+    size_t i = s.size() - back;
+    auto b = static_cast<unsigned char>(s[i]);
+    if (b >= 0x80 && b <= 0xbf) continue;  // a continuation byte: its lead is further back
+    Lead lead = LeadOf(b);
+    return lead.length > back && ValidPrefix(s, i, lead) == back ? back : 0;
+  }
+  return 0;
 }
 
 std::string Clean(std::string_view raw) {

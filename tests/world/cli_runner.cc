@@ -1,6 +1,7 @@
 #include "cli_runner.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,7 +100,9 @@ size_t WorldCopy::JournalFiles() const {
   return n;
 }
 
-CliResult WorldCopy::Ctl(const std::vector<std::string>& args) const {
+CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) const {
+  bool drop = as_nobody && ::geteuid() == 0;
+  if (drop) fs::permissions(tree_.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
   std::string out_file = tree_.Path("stdout"), err_file = tree_.Path("stderr");
   std::vector<std::string> argv_text = {ROCMTUNECTL, "--root", root_};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
@@ -113,6 +116,9 @@ CliResult WorldCopy::Ctl(const std::vector<std::string>& args) const {
     int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int in = ::open("/dev/null", O_RDONLY);
     if (out < 0 || err < 0 || in < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 || ::dup2(in, 0) < 0) ::_exit(125);
+    if (drop && (::setgroups(0, nullptr) != 0 || ::setresgid(65534, 65534, 65534) != 0 ||
+                 ::setresuid(65534, 65534, 65534) != 0))
+      ::_exit(kCannotDropPrivileges);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }

@@ -13,6 +13,8 @@
 
 namespace rocmtune::testing {
 
+inline constexpr int kCannotDropPrivileges = 124;
+
 struct CliResult {
   int exit_code = -1;
   std::string out;
@@ -36,8 +38,9 @@ class WorldCopy {
   size_t JournalFiles() const;
   TreeSnapshot Snapshot() const { return SnapshotTree(root_); }
 
-  // rocmtunectl --root <copy> ARGS...
-  CliResult Ctl(const std::vector<std::string>& args) const;
+  // rocmtunectl --root <copy> ARGS...; as uid/gid 65534 when `as_nobody` and running as root
+  // (exit code kCannotDropPrivileges if that fails). The copy is then made traversable by all.
+  CliResult Ctl(const std::vector<std::string>& args, bool as_nobody = false) const;
 
  private:
   TestTree tree_;

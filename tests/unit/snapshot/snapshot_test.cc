@@ -86,5 +86,33 @@ TEST(SnapshotTest, RefusesANonEmptyOutputDirectory) {
   EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
 }
 
+// OUT as a symlink is refused, not followed: as root, following it would write wherever it points.
+TEST(SnapshotTest, RefusesASymlinkAsTheOutputDirectory) {
+  TestTree src, out;
+  src.Write("proc/cmdline", "quiet\n");
+  out.Mkdir("elsewhere");
+  out.Symlink("snap", "elsewhere");
+  auto root = sys::Root::Open(src.path());
+  ASSERT_TRUE(root);
+  auto r = WriteSnapshot(*root, out.Path("snap"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(fs::is_empty(out.Path("elsewhere")));
+}
+
+TEST(SnapshotTest, CreatesTheOutputDirectoryReadableWhenDone) {
+  TestTree src, out;
+  src.Write("proc/cmdline", "quiet\n");
+  auto root = sys::Root::Open(src.path());
+  ASSERT_TRUE(root);
+  auto stats = WriteSnapshot(*root, out.Path("snap"));
+  ASSERT_TRUE(stats) << stats.error().message;
+  EXPECT_EQ(stats->files, 1u);
+  EXPECT_EQ(fs::status(out.Path("snap")).permissions() & fs::perms::all,
+            fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                fs::perms::others_exec);
+  EXPECT_TRUE(fs::is_regular_file(out.Path("snap/proc/cmdline")));
+}
+
 }  // namespace
 }  // namespace rocmtune::snapshot

@@ -1,0 +1,44 @@
+// OutDir: the directory a snapshot writes, and the only place it writes. `rocmtunectl snapshot`
+// runs as root while OUT may sit in (or be) a directory another user can change, so nothing is
+// written by path: every entry is made beneath the directory's descriptor one component at a
+// time, never following a symlink, and files are created with O_EXCL (issue 11).
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "sys/unique_fd.h"
+#include "util/result.h"
+
+namespace rocmtune::snapshot {
+
+class OutDir {
+ public:
+  // Creates `path` (mode 0700 until Finish()), or takes an existing empty directory that is not
+  // a symlink. kInvalidArgument when it exists and is not an empty directory.
+  static Result<OutDir> Open(const std::string& path);
+
+  // Writes a new file at `rel`, making its parent directories. Returns false (and writes
+  // nothing) when this OutDir already wrote `rel`; any other existing entry is an error.
+  Result<bool> WriteFile(std::string_view rel, std::string_view content);
+  // Makes a symlink at `rel`; false when one is already there.
+  Result<bool> Symlink(std::string_view rel, std::string_view target);
+  // Opens the output to its readers (0755) when this OutDir created it.
+  Result<void> Finish();
+
+ private:
+  OutDir(std::string path, sys::UniqueFd fd, bool created) : path_(std::move(path)), fd_(std::move(fd)), created_(created) {}
+  // The directory `rel_dir` beneath the output, made as needed; "" is the output itself.
+  Result<int> Dir(std::string_view rel_dir);
+
+  std::string path_;
+  sys::UniqueFd fd_;
+  bool created_;
+  std::vector<std::pair<std::string, sys::UniqueFd>> open_;  // components of the last Dir(), open
+  std::set<std::string, std::less<>> written_;
+};
+
+}  // namespace rocmtune::snapshot
