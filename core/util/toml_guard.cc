@@ -19,6 +19,15 @@ size_t PastClosing(std::string_view text, size_t i, char quote) {
   return end;
 }
 
+bool IsTomlSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// A backslash that ends its line inside a """ string: only spaces and tabs before the newline.
+bool LineEndingBackslash(std::string_view text, size_t i) {
+  size_t j = i + 1;
+  while (j < text.size() && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r')) ++j;
+  return j < text.size() && text[j] == '\n';
+}
+
 }  // namespace
 
 Result<void> CheckTomlBytes(std::string_view text, std::string_view origin) {
@@ -57,9 +66,17 @@ Result<void> CheckTomlBytes(std::string_view text, std::string_view origin) {
       case Context::kMultiBasic:
         if (c == '\\' && ctx == Context::kBasic && At(text, i + 1, "\n")) {
           ++i;  // a one-line string cannot continue on the next line: toml++ refuses it there
+        } else if (c == '\\' && ctx == Context::kMultiBasic && LineEndingBackslash(text, i)) {
+          // toml++ skips the whitespace after it and classifies the next character with
+          // the table that reaches unreachable code (issue 190): it must be ASCII.
+          ++i;
+          for (; i < text.size() && IsTomlSpace(text[i]); ++i) line += text[i] == '\n';
+          if (i < text.size() && static_cast<unsigned char>(text[i]) >= 0x80)
+            return Fail(ErrorCode::kInvalidData,
+                        fmt::format("{}: line {}: a non-ASCII character right after a line-ending backslash", origin,
+                                    line));
         } else if (c == '\\') {
-          i += 2;  // the escaped character (a quote, a backslash, a newline) does not end the string
-          if (i - 1 < text.size() && text[i - 1] == '\n') ++line;
+          i += 2;  // the escaped character (a quote, a backslash) does not end the string
         } else if (ctx == Context::kMultiBasic && At(text, i, "\"\"\"")) {
           i = PastClosing(text, i, '"');
           ctx = Context::kBare;

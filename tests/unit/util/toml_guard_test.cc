@@ -1,6 +1,6 @@
-// The check before toml++ parses: no non-ASCII outside strings and comments, valid UTF-8.
-// toml++ 3.3.0 reaches __builtin_unreachable() on some such bytes (upstream tomlplusplus
-// issues 190 and 295); CF BB is the reproducer kept here.
+// The check before toml++ parses: no non-ASCII outside strings and comments or right after a
+// line-ending backslash, valid UTF-8. toml++ 3.3.0 reaches __builtin_unreachable() on such
+// input (upstream tomlplusplus issues 190 and 295); CF BB is the reproducer kept here.
 #include "util/toml_guard.h"
 
 #include <string>
@@ -27,6 +27,25 @@ TEST(TomlGuardTest, TheUpstreamReproducersAreRefusedBeforeTomlPlusPlus) {
   auto line = CheckTomlBytes("a = 1\n\n\xcf\xbb = 2\n", "x.toml");
   ASSERT_FALSE(line);
   EXPECT_EQ(line.error().message, "x.toml: line 3: a non-ASCII character outside a string or comment");
+}
+
+// Issue 190: a line-ending backslash in a """ string, then a non-ASCII character first on a
+// later line (toml++ skips the whitespace between and classifies that character).
+TEST(TomlGuardTest, NonAsciiRightAfterALineEndingBackslashIsRefused) {
+  for (std::string_view text : {"s = \"\"\"\\\n\xc2\xa7\"\"\"\n", "s = \"\"\"\\  \t\r\n\n   \xc2\xa7\"\"\"",
+                                "a = 1\ns = \"\"\"x\\\n\t\xcf\xbb\"\"\""}) {
+    auto ok = CheckTomlBytes(text, "x.toml");
+    ASSERT_FALSE(ok) << text;
+    EXPECT_THAT(ok.error().message, HasSubstr("a non-ASCII character right after a line-ending backslash"));
+  }
+  auto line = CheckTomlBytes("s = \"\"\"\\\n\n\xc2\xa7\"\"\"", "x.toml");
+  ASSERT_FALSE(line);
+  EXPECT_THAT(line.error().message, HasSubstr("x.toml: line 3:"));
+  // Not first after the backslash, or an escaped backslash before the newline: fine.
+  for (std::string_view text : {"s = \"\"\"\\\n  a\xc2\xa7\"\"\"", "s = \"\"\"x\\\\\n\xc2\xa7\"\"\""}) {
+    EXPECT_TRUE(CheckTomlBytes(text, "x.toml")) << text;
+    EXPECT_NO_THROW((void)toml::parse(text)) << text;
+  }
 }
 
 TEST(TomlGuardTest, NonAsciiOutsideStringsIsRefusedWhereverItStands) {
