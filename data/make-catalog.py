@@ -236,6 +236,15 @@ CURATED = {
               "but the parameter is int, so new kernels show -1; older ones defaulted to 0 (no limit)."),
         source=f"{DRV} MODULE_PARM_DESC(vramlimit), module_param_named(vramlimit, amdgpu_vram_limit, int, 0600)",
     ),
+    "vm_fragment_size": dict(
+        min=-1, max=9, values=[-1, 4, 5, 6, 7, 8, 9],
+        value_names={"-1": "auto, per ASIC", "4": "64 KiB", "9": "2 MiB"},
+        note=("Fragment size of GPU page-table mappings as log2 of 4 KiB pages (4 = 64 KiB ... 9 = 2 MiB). "
+              "With -1 the GMC code's per-ASIC default applies. The driver accepts only -1 and 4-9: any other "
+              "value is replaced by -1 at probe with the warning 'valid range is between 4 and 9'."),
+        source=(f"{DRV} MODULE_PARM_DESC(vm_fragment_size); amdgpu_device.c amdgpu_device_check_arguments() "
+                "(\"valid range is between 4 and 9 inclusive\"); amdgpu_vm.c amdgpu_vm_adjust_size()"),
+    ),
     "svm_default_granularity": dict(
         min=0, max=27,
         runtime_writable=True,

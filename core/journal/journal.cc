@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "plan/plan_json.h"
+#include "util/json_limits.h"
 #include "util/text.h"
 
 namespace rocmtune::journal {
@@ -13,25 +14,39 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-Result<json> Field(const json& record, std::string_view key, std::string_view where) {
+// A pointer into `record`, never a copy: copying a JSON value recurses once per level.
+Result<const json*> Field(const json& record, std::string_view key, std::string_view where) {
   auto it = record.find(key);
   if (it == record.end()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" is missing", where, key));
-  return *it;
+  return &*it;
 }
 
 Result<size_t> OpIndex(const json& record, const Transaction& txn, std::string_view where) {
   auto op = Field(record, "op", where);
   if (!op) return tl::unexpected(op.error());
-  if (!op->is_number_unsigned() || op->get<uint64_t>() >= txn.ops.size())
+  if (!(*op)->is_number_unsigned() || (*op)->get<uint64_t>() >= txn.ops.size())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"op\" is not an op of this transaction", where));
-  return op->get<size_t>();
+  return (*op)->get<size_t>();
 }
 
 Result<std::string> StringField(const json& record, std::string_view key, std::string_view where) {
   auto f = Field(record, key, where);
   if (!f) return tl::unexpected(f.error());
-  if (!f->is_string()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" must be a string", where, key));
-  return f->get<std::string>();
+  if (!(*f)->is_string()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" must be a string", where, key));
+  return (*f)->get<std::string>();
+}
+
+// Optional fields: json::value() would throw type_error on a wrong type; a Result says where.
+Result<std::string> OptStringField(const json& record, std::string_view key, std::string_view where) {
+  if (!record.contains(key)) return std::string();
+  return StringField(record, key, where);
+}
+
+Result<bool> OptBoolField(const json& record, std::string_view key, std::string_view where) {
+  auto it = record.find(key);
+  if (it == record.end()) return false;
+  if (!it->is_boolean()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" must be true or false", where, key));
+  return it->get<bool>();
 }
 
 Result<void> ApplyBegin(const json& r, Transaction& txn, std::string_view where) {
@@ -46,25 +61,28 @@ Result<void> ApplyBegin(const json& r, Transaction& txn, std::string_view where)
   txn.time = *time;
   auto intent = Field(r, "intent", where);
   if (!intent) return tl::unexpected(intent.error());
-  auto parsed = plan::IntentFromJson(*intent);
-  if (!parsed) return tl::unexpected(parsed.error());
+  auto parsed = plan::IntentFromJson(**intent);
+  if (!parsed) return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", where, parsed.error().message));
   txn.intent = std::move(*parsed);
   auto ops = Field(r, "ops", where);
   if (!ops) return tl::unexpected(ops.error());
-  if (!ops->is_array()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"ops\" must be an array", where));
-  for (size_t i = 0; i < ops->size(); ++i) {
-    auto op = plan::OpFromJson((*ops)[i], i);
-    if (!op) return tl::unexpected(op.error());
+  if (!(*ops)->is_array()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"ops\" must be an array", where));
+  for (size_t i = 0; i < (*ops)->size(); ++i) {
+    auto op = plan::OpFromJson((**ops)[i], i);
+    if (!op) return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", where, op.error().message));
     txn.ops.push_back(std::move(*op));
   }
-  txn.force = r.value("force", false);
+  auto force = OptBoolField(r, "force", where);
+  if (!force) return tl::unexpected(force.error());
+  txn.force = *force;
   return {};
 }
 
 Result<void> ApplyRecord(const json& r, Transaction& txn, bool first, std::string_view where) {
-  if (!r.is_object() || !r.contains("record") || !r["record"].is_string())
+  auto record = r.is_object() ? r.find("record") : r.end();
+  if (record == r.end() || !record->is_string())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a journal record", where));
-  const std::string kind = r["record"].get<std::string>();
+  const std::string kind = record->get<std::string>();
   if (first != (kind == "begin"))
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: a transaction starts with one begin record", where));
   if (txn.state != State::kIncomplete)
@@ -85,9 +103,11 @@ Result<void> ApplyRecord(const json& r, Transaction& txn, bool first, std::strin
   if (kind == "regen") {
     auto op = OpIndex(r, txn, where);
     auto status = StringField(r, "status", where);
+    auto message = OptStringField(r, "message", where);
     if (!op) return tl::unexpected(op.error());
     if (!status) return tl::unexpected(status.error());
-    txn.regen.push_back({*op, *status, r.value("message", "")});
+    if (!message) return tl::unexpected(message.error());
+    txn.regen.push_back({*op, *status, *message});
     return {};
   }
   if (kind == "commit") {
@@ -95,8 +115,10 @@ Result<void> ApplyRecord(const json& r, Transaction& txn, bool first, std::strin
     return {};
   }
   if (kind == "rollback") {
+    auto reason = OptStringField(r, "reason", where);
+    if (!reason) return tl::unexpected(reason.error());
     txn.state = State::kRolledBack;
-    txn.rollback_reason = r.value("reason", "");
+    txn.rollback_reason = *reason;
     return {};
   }
   return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown record \"{}\"", where, kind));
@@ -141,7 +163,8 @@ size_t IntactLength(std::string_view content) {
   // some of the data did not): the last line is not JSON.
   size_t start = content.size() < 2 ? std::string_view::npos : content.rfind('\n', content.size() - 2);
   start = start == std::string_view::npos ? 0 : start + 1;
-  if (json::parse(content.substr(start, content.size() - 1 - start), nullptr, false).is_discarded()) return start;
+  // accept() only validates (no document is built, nothing recurses per level).
+  if (!json::accept(content.substr(start, content.size() - 1 - start))) return start;
   return content.size();
 }
 
@@ -157,10 +180,10 @@ Result<Transaction> ParseTransaction(std::string_view content, std::string_view 
     size_t end = content.find('\n', pos);  // every intact line ends in one
     ++line_no;
     std::string where = fmt::format("{} line {}", file, line_no);
-    json record = json::parse(content.substr(pos, end - pos), nullptr, false);
+    auto record = ParseBoundedJson(content.substr(pos, end - pos), where);
     pos = end + 1;
-    if (record.is_discarded()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: not valid JSON", where));
-    auto applied = ApplyRecord(record, txn, line_no == 1, where);
+    if (!record) return tl::unexpected(record.error());
+    auto applied = ApplyRecord(*record, txn, line_no == 1, where);
     if (!applied) return tl::unexpected(applied.error());
   }
   // Only a torn first line: the begin record was being appended when the power went, so

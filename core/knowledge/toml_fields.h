@@ -9,11 +9,14 @@
 #include <toml++/toml.h>
 
 #include "util/result.h"
+#include "util/toml_guard.h"
 
 namespace rocmtune::knowledge {
 
 // toml++ reports syntax errors by exception; the loaders want a Result naming the origin.
+// Every TOML text goes through here, and through CheckTomlBytes first (see util/toml_guard.h).
 inline Result<toml::table> ParseTomlDocument(std::string_view text, std::string_view origin) {
+  if (auto ok = CheckTomlBytes(text, origin); !ok) return tl::unexpected(ok.error());
   try {
     return toml::parse(text, origin);
   } catch (const toml::parse_error& e) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "util/content_json.h"
+#include "util/json_limits.h"
 
 namespace rocmtune::plan {
 
@@ -65,6 +66,13 @@ Result<std::vector<Message>> Messages(const json& doc, std::string_view key) {
     out.push_back({*k, *text, *source});
   }
   return out;
+}
+
+// obj[key] without a copy (copying a JSON value recurses once per level), null when absent.
+const json& Member(const json& obj, std::string_view key) {
+  static const json kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
 }
 
 // "root": {"dev": N, "ino": N}, the directory the plan was made for; absent in plans made before
@@ -160,8 +168,8 @@ Result<Op> OpFromJson(const json& j, size_t index) {
   op.path = *path;
   op.reason = *reason;
   op.argv = *argv;
-  auto before = ContentFromJson(j.contains("before") ? j["before"] : json(nullptr), where + " before");
-  auto after = ContentFromJson(j.contains("after") ? j["after"] : json(nullptr), where + " after");
+  auto before = ContentFromJson(Member(j, "before"), where + " before");
+  auto after = ContentFromJson(Member(j, "after"), where + " after");
   if (!before) return tl::unexpected(before.error());
   if (!after) return tl::unexpected(after.error());
   op.before = std::move(*before);
@@ -195,27 +203,29 @@ json PlanToJson(const Plan& plan) {
 Result<Plan> PlanFromJson(std::string_view text) {
   if (text.size() > kMaxPlanBytes)
     return Fail(ErrorCode::kTooLarge, fmt::format("plan: {} bytes is over the {} byte limit", text.size(), kMaxPlanBytes));
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return Fail(ErrorCode::kInvalidData, "plan: not valid JSON");
+  auto parsed = ParseBoundedJson(text, "plan");
+  if (!parsed) return tl::unexpected(parsed.error());
+  const json& doc = *parsed;
   if (!doc.is_object()) return Fail(ErrorCode::kInvalidData, "plan: the document must be an object");
   auto schema = String(doc, "schema", "plan");
   if (!schema) return tl::unexpected(schema.error());
   if (*schema != kPlanSchema)
     return Fail(ErrorCode::kInvalidData, fmt::format("plan: schema \"{}\" is not {}", *schema, kPlanSchema));
   Plan plan;
-  auto intent = IntentFromJson(doc.contains("intent") ? doc["intent"] : json(nullptr));
+  auto intent = IntentFromJson(Member(doc, "intent"));
   if (!intent) return tl::unexpected(intent.error());
   plan.intent = std::move(*intent);
-  if (!doc.contains("ops") || !doc["ops"].is_array()) return Fail(ErrorCode::kInvalidData, "plan: \"ops\" must be an array");
-  for (size_t i = 0; i < doc["ops"].size(); ++i) {
-    auto op = OpFromJson(doc["ops"][i], i);
+  const json& ops = Member(doc, "ops");
+  if (!ops.is_array()) return Fail(ErrorCode::kInvalidData, "plan: \"ops\" must be an array");
+  for (size_t i = 0; i < ops.size(); ++i) {
+    auto op = OpFromJson(ops[i], i);
     if (!op) return tl::unexpected(op.error());
     plan.ops.push_back(std::move(*op));
   }
   if (doc.contains("reboot_required")) {
-    if (!doc["reboot_required"].is_boolean())
-      return Fail(ErrorCode::kInvalidData, "plan: \"reboot_required\" must be true or false");
-    plan.reboot_required = doc["reboot_required"].get<bool>();
+    const json& reboot = Member(doc, "reboot_required");
+    if (!reboot.is_boolean()) return Fail(ErrorCode::kInvalidData, "plan: \"reboot_required\" must be true or false");
+    plan.reboot_required = reboot.get<bool>();
   }
   for (auto [key, field] : {std::pair{"initramfs", &plan.initramfs}, std::pair{"bootloader", &plan.bootloader}}) {
     auto name = String(doc, key, "plan", false);

@@ -111,7 +111,8 @@ const StoreEntry* ProfileStore::Find(std::string_view name) const {
   return nullptr;
 }
 
-Result<std::vector<Item>> ProfileStore::ResolveItems(std::string_view name, std::vector<std::string>& stack) const {
+Result<ProfileStore::Resolved> ProfileStore::ResolveItems(std::string_view name, std::vector<std::string>& stack,
+                                                          Memo& memo) const {
   if (std::find(stack.begin(), stack.end(), name) != stack.end())
     return Fail(ErrorCode::kInvalidData, fmt::format("include cycle: {}", Chain(stack, name)));
   if (stack.size() >= kMaxIncludeDepth)
@@ -136,24 +137,31 @@ Result<std::vector<Item>> ProfileStore::ResolveItems(std::string_view name, std:
     return Fail(ErrorCode::kInvalidData,
                 fmt::format("profile '{}' includes '{}', a reset profile; resetting cannot be combined with settings",
                             stack.back(), name));
+  // A profile resolved before is reused unless its includes would now pass the depth bound
+  // (then resolving it again reports where). It cannot be on the stack: those are unfinished.
+  if (auto done = memo.find(name); done != memo.end() && stack.size() + done->second.height < kMaxIncludeDepth)
+    return done->second;
   stack.push_back(std::string(name));
-  std::vector<Item> out;
+  Resolved out;
   for (const std::string& inc : p.includes) {
-    auto sub = ResolveItems(inc, stack);
+    auto sub = ResolveItems(inc, stack, memo);
     if (!sub) return tl::unexpected(sub.error());
-    Merge(out, std::move(*sub));
+    out.height = std::max(out.height, sub->height + 1);
+    Merge(out.items, std::move(sub->items));
   }
-  Merge(out, p.items);
+  Merge(out.items, p.items);
   stack.pop_back();
+  memo.insert_or_assign(std::string(name), out);
   return out;
 }
 
 Result<Profile> ProfileStore::Resolve(std::string_view name) const {
   std::vector<std::string> stack;
-  auto items = ResolveItems(name, stack);
-  if (!items) return tl::unexpected(items.error());
+  Memo memo;
+  auto resolved = ResolveItems(name, stack, memo);
+  if (!resolved) return tl::unexpected(resolved.error());
   Profile p = *Find(name)->profile;
-  p.items = std::move(*items);
+  p.items = std::move(resolved->items);
   return p;
 }
 

@@ -3,6 +3,7 @@
 // file is kept as an entry with its error, so it never hides the other profiles.
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,7 +57,15 @@ class ProfileStore {
   Result<Profile> Resolve(std::string_view name) const;
 
  private:
-  Result<std::vector<Item>> ResolveItems(std::string_view name, std::vector<std::string>& stack) const;
+  // One profile's items with its includes applied, and how many include levels lie below it.
+  struct Resolved {
+    std::vector<Item> items;
+    size_t height = 0;
+  };
+  // Within one Resolve, each profile is resolved once: includes may share profiles (a diamond,
+  // or the same name listed twice), and without this the work grows with the number of paths.
+  using Memo = std::map<std::string, Resolved, std::less<>>;
+  Result<Resolved> ResolveItems(std::string_view name, std::vector<std::string>& stack, Memo& memo) const;
 
   std::vector<StoreEntry> entries_;
   std::vector<std::string> errors_;

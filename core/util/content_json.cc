@@ -95,8 +95,9 @@ nlohmann::ordered_json ContentToJson(const std::optional<std::string>& content) 
 Result<std::optional<std::string>> ContentFromJson(const nlohmann::ordered_json& j, std::string_view what) {
   if (j.is_null()) return std::optional<std::string>();
   if (j.is_string()) return std::optional<std::string>(j.get<std::string>());
-  if (j.is_object() && j.size() == 1 && j.contains("base64") && j["base64"].is_string()) {
-    auto bytes = Base64Decode(j["base64"].get<std::string>());
+  auto base64 = j.is_object() && j.size() == 1 ? j.find("base64") : j.end();
+  if (base64 != j.end() && base64->is_string()) {
+    auto bytes = Base64Decode(base64->get_ref<const std::string&>());
     if (bytes) return std::optional<std::string>(std::move(*bytes));
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: invalid base64", what));
   }

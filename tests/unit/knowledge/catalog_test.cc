@@ -203,6 +203,21 @@ TEST(ValidateValueTest, AcceptsGoodValuesInTheFormSysfsShows) {
   }
 }
 
+// amdgpu_device_check_arguments() takes -1 (auto) and 4..9; anything else it replaces with -1
+// ("valid range is between 4 and 9"), so a setting of 99 or 3 would silently do nothing.
+TEST(ValidateValueTest, VmFragmentSizeTakesTheKernelsRange) {
+  for (std::string_view ok : {"-1", "4", "5", "9"}) {
+    auto v = ValidateValue(Get("amdgpu.vm_fragment_size"), ok);
+    ASSERT_TRUE(v) << ok << ": " << v.error().message;
+    EXPECT_EQ(*v, ok);
+  }
+  for (std::string_view bad : {"99", "10", "3", "0", "-2"}) {
+    auto v = ValidateValue(Get("amdgpu.vm_fragment_size"), bad);
+    ASSERT_FALSE(v) << bad;
+    EXPECT_NE(v.error().message.find("9 (2 MiB)"), std::string::npos) << v.error().message;
+  }
+}
+
 TEST(ValidateValueTest, MessagesSayWhatIsAccepted) {
   auto noretry = ValidateValue(Get("amdgpu.noretry"), "2");
   ASSERT_FALSE(noretry);

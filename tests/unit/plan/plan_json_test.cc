@@ -227,5 +227,24 @@ TEST(PlanJsonTest, OpFromJsonRefusesANonObject) {
   }
 }
 
+// What the helper reads on stdin may nest arbitrarily: 5,000 levels crashed it under ASan
+// (copying a subtree recursed once per level). Refused before nlohmann parses it.
+TEST(PlanJsonTest, DeepNestingIsRefusedBeforeParsing) {
+  const std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  std::string in_args = Edited([](json& d) { d["intent"]["args"] = "DEEP"; });
+  in_args.replace(in_args.find("\"DEEP\""), 6, deep);
+  std::string in_before = Edited([](json& d) { d["ops"][0]["before"] = "DEEP"; });
+  in_before.replace(in_before.find("\"DEEP\""), 6, deep);
+  for (const std::string& text : {deep, in_args, in_before, std::string(5000, '{')}) {
+    Result<Plan> p = tl::unexpected(Error{});
+    ASSERT_NO_THROW(p = PlanFromJson(text));
+    ASSERT_FALSE(p);
+    EXPECT_EQ(p.error().code, ErrorCode::kInvalidData);
+    EXPECT_EQ(p.error().message, "plan: nests deeper than 32 levels");
+  }
+  // The plans rocmtune makes are far from the limit.
+  EXPECT_TRUE(PlanFromJson(Text(PlanToJson(FullPlan()))));
+}
+
 }  // namespace
 }  // namespace rocmtune::plan

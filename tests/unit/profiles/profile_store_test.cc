@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -258,6 +259,67 @@ TEST(ProfileStoreTest, DeepIncludeChainIsBounded) {
   ASSERT_FALSE(r);
   EXPECT_THAT(r.error().message, HasSubstr("nest deeper than 16"));
   EXPECT_TRUE(ProfileStore::Load(f.Root()).Resolve("p10"));  // 10 levels are fine
+}
+
+// Includes that share profiles are resolved once per profile. Without that, 16 files each
+// including the next 8 times cost 8^15 visits: `profiles` and `show` never returned. The alarm
+// turns such a hang into a failure (SIGALRM ends the test binary) instead of a stuck run.
+class IncludeFanOutTest : public ::testing::Test {
+ protected:
+  void SetUp() override { alarm(60); }
+  void TearDown() override { alarm(0); }
+  // Profile p<i> with one note item i<i>, including `includes` (a TOML list's inside).
+  void WriteProfile(int i, const std::string& includes) const {
+    std::string text = includes.empty() ? "" : fmt::format("include = [{}]\n", includes);
+    f.Admin(fmt::format("p{}.toml", i), ProfileText(fmt::format("p{}", i), text + ItemText(fmt::format("i{}", i), "note")));
+  }
+  Fixture f;
+};
+
+TEST_F(IncludeFanOutTest, EachFileIncludingTheNextEightTimesResolvesOnce) {
+  for (int i = 0; i < 16; ++i) {
+    std::string includes;
+    for (int k = 0; i < 15 && k < 8; ++k) includes += fmt::format("{}\"p{}\"", k ? ", " : "", i + 1);
+    WriteProfile(i, includes);
+  }
+  ProfileStore store = ProfileStore::Load(f.Root());
+  auto top = store.Resolve("p0");
+  ASSERT_TRUE(top) << top.error().message;
+  std::vector<std::string> expected;
+  for (int i = 15; i >= 0; --i) expected.push_back(fmt::format("i{}@p{}", i, i));
+  EXPECT_EQ(Ids(*top), expected);
+  for (const StoreEntry& e : store.entries()) EXPECT_TRUE(store.Resolve(e.name)) << e.name;  // as `profiles` does
+}
+
+TEST_F(IncludeFanOutTest, ADiamondOfDistinctIncludesKeepsEachItemOnce) {
+  for (int i = 0; i < 16; ++i) {
+    std::string includes;
+    for (int k = i + 1; k < 16 && k <= i + 8; ++k) includes += fmt::format("{}\"p{}\"", k > i + 1 ? ", " : "", k);
+    WriteProfile(i, includes);
+  }
+  auto top = ProfileStore::Load(f.Root()).Resolve("p0");
+  ASSERT_TRUE(top) << top.error().message;
+  std::vector<std::string> ids = Ids(*top);
+  EXPECT_EQ(ids.size(), 16u);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(std::count(ids.begin(), ids.end(), fmt::format("i{}@p{}", i, i)), 1) << i;
+  EXPECT_EQ(ids.back(), "i0@p0");  // a profile's own items come after everything it includes
+}
+
+TEST_F(IncludeFanOutTest, AReusedProfileStillCountsTowardTheDepthBound) {
+  // "top" reaches "d0" at depth 1 first (fits), then at depth 6 through b -> c1 .. c4, where
+  // d0's own 10 levels reach the bound of 16: the reuse must not hide that.
+  for (int i = 0; i < 10; ++i) f.Admin(fmt::format("d{}.toml", i), ProfileText("d", fmt::format("include = [\"d{}\"]\n", i + 1)));
+  f.Admin("d10.toml", ProfileText("end"));
+  for (int i = 1; i < 4; ++i) f.Admin(fmt::format("c{}.toml", i), ProfileText("c", fmt::format("include = [\"c{}\"]\n", i + 1)));
+  f.Admin("c4.toml", ProfileText("c", "include = [\"d0\"]\n"));
+  f.Admin("b.toml", ProfileText("b", "include = [\"c1\"]\n"));
+  f.Admin("top.toml", ProfileText("top", "include = [\"d0\", \"b\"]\n"));
+  ProfileStore store = ProfileStore::Load(f.Root());
+  auto b = store.Resolve("b");  // d10 at depth 15: within the bound
+  ASSERT_TRUE(b) << b.error().message;
+  auto r = store.Resolve("top");
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("nest deeper than 16"));
 }
 
 }  // namespace
