@@ -14,6 +14,7 @@
 #include "api/status_json.h"
 #include "plan/plan_json.h"
 #include "sys/unique_fd.h"
+#include "util/json_limits.h"
 
 namespace rocmtune::client {
 namespace {
@@ -72,20 +73,27 @@ Result<HelperReply> Run(const Context& ctx, std::vector<std::string> args, const
   HelperReply r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (r.exit_code == 127 && reply.empty()) return Fail(ErrorCode::kNotFound, fmt::format("cannot run {}", helper));
-  auto doc = nlohmann::json::parse(reply, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  auto parsed = ParseBoundedJson(reply, "rocmtune-helper's reply");
+  if (!parsed || !parsed->is_object()) {
     if (!written) return tl::unexpected(written.error());
     return Fail(ErrorCode::kInvalidData, fmt::format("rocmtune-helper ended ({}) without a result", r.exit_code));
   }
-  r.status = doc.value("status", "failed");
-  if (doc.contains("transaction") && doc["transaction"].is_string()) r.transaction = doc["transaction"].get<std::string>();
-  if (doc.contains("regenerated") && doc["regenerated"].is_object()) {
-    r.initramfs = doc["regenerated"].value("initramfs", "no");
-    r.bootloader = doc["regenerated"].value("bootloader", "no");
+  const auto& doc = *parsed;
+  // Every field read by type: a reply is another process's output, not something to throw on.
+  auto text = [&](const nlohmann::ordered_json& obj, const char* key, std::string fallback) {
+    auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+  };
+  r.status = text(doc, "status", "failed");
+  r.transaction = text(doc, "transaction", "");
+  if (auto regen = doc.find("regenerated"); regen != doc.end() && regen->is_object()) {
+    r.initramfs = text(*regen, "initramfs", "no");
+    r.bootloader = text(*regen, "bootloader", "no");
   }
   for (const char* key : {"messages", "recovered"}) {
-    if (!doc.contains(key) || !doc[key].is_array()) continue;
-    for (const auto& m : doc[key])
+    auto list = doc.find(key);
+    if (list == doc.end() || !list->is_array()) continue;
+    for (const auto& m : *list)
       if (m.is_string()) (std::string_view(key) == "messages" ? r.messages : r.recovered).push_back(m.get<std::string>());
   }
   return r;

@@ -87,6 +87,25 @@ TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
   EXPECT_EQ(history.Json()["transactions"][0]["state"], "rolled-back") << history.out;
 }
 
+// The helper's reply is another process's output: fields of the wrong type or a deep document
+// are a failure with a message, never an exception that aborts rocmtunectl.
+TEST(TransactionCliTest, AMalformedHelperReplyIsAFailureNotAnAbort) {
+  WorldCopy w(kWorld);
+  testing::TestTree scripts;
+  for (std::string reply : {std::string(R"({"status": 5, "transaction": [], "regenerated": {"initramfs": 1}, "messages": [2]})"),
+                            std::string(20000, '[')}) {
+    SCOPED_TRACE(reply.substr(0, 40));
+    scripts.Write("reply", reply);
+    scripts.Write("fake-helper", fmt::format("#!/bin/sh\ncat >/dev/null\ncat '{}'\nexit 0\n", scripts.Path("reply")));
+    scripts.Chmod("fake-helper", 0755);
+    ::setenv("ROCMTUNE_HELPER", scripts.Path("fake-helper").c_str(), 1);
+    auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
+    ::unsetenv("ROCMTUNE_HELPER");
+    EXPECT_EQ(set.exit_code, kExitFailed) << set.out << set.err;
+    EXPECT_EQ(set.Json()["changed"], false) << set.out;
+  }
+}
+
 TEST(TransactionCliTest, SetHistoryVerifyRevertLeavesTheTreeAsItWas) {
   WorldCopy w(kWorld);
   ASSERT_FALSE(w.Exists("var")) << "the world has no var/: everything there is rocmtune's";
