@@ -139,6 +139,9 @@ int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options)
           outcome.bootloader = plan::ParseRegen(reply->bootloader).value_or(plan::Regen::kNo);
         }
         outcome.errors = reply->messages;
+        if (rc != kExitOk && outcome.errors.empty())
+          outcome.errors.push_back(fmt::format("rocmtune-helper: {} (exit {}), without saying why", reply->status,
+                                               reply->exit_code));
         for (const auto& id : reply->recovered)
           plan.warnings.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
       }

@@ -103,6 +103,7 @@ TEST(TransactionCliTest, AMalformedHelperReplyIsAFailureNotAnAbort) {
     ::unsetenv("ROCMTUNE_HELPER");
     EXPECT_EQ(set.exit_code, kExitFailed) << set.out << set.err;
     EXPECT_EQ(set.Json()["changed"], false) << set.out;
+    EXPECT_THAT(set.Json()["errors"].dump() + set.out, HasSubstr("rocmtune-helper")) << "says who failed";
   }
 }
 
