@@ -49,7 +49,24 @@ Result<bool> OptBoolField(const json& record, std::string_view key, std::string_
   return it->get<bool>();
 }
 
+// Absent: the journals written before the format was recorded (format 1).
+Result<int> FormatField(const json& r, std::string_view where) {
+  auto it = r.find("format");
+  if (it == r.end()) return kOldestJournalFormat;
+  if (!it->is_number_unsigned() || it->get<uint64_t>() < static_cast<uint64_t>(kOldestJournalFormat))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"format\" must be a journal format number", where));
+  if (it->get<uint64_t>() > static_cast<uint64_t>(kJournalFormat))
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("{}: written by a newer rocmtune (journal format {}; this one reads formats {} to {}): "
+                            "use that version, or move the journal aside",
+                            where, it->get<uint64_t>(), kOldestJournalFormat, kJournalFormat));
+  return static_cast<int>(it->get<uint64_t>());
+}
+
 Result<void> ApplyBegin(const json& r, Transaction& txn, std::string_view where) {
+  auto format = FormatField(r, where);
+  if (!format) return tl::unexpected(format.error());
+  txn.format = *format;
   auto id = StringField(r, "id", where);
   auto time = StringField(r, "time", where);
   if (!id) return tl::unexpected(id.error());
@@ -140,8 +157,8 @@ std::string JournalFileName(uint64_t number) { return fmt::format("{:06}.jsonl",
 json BeginRecord(const Transaction& txn) {
   json ops = json::array();
   for (const plan::Op& op : txn.ops) ops.push_back(plan::OpToJson(op));
-  return {{"record", "begin"}, {"id", txn.id}, {"time", txn.time}, {"intent", plan::IntentToJson(txn.intent)},
-          {"force", txn.force}, {"ops", std::move(ops)}};
+  return {{"record", "begin"}, {"format", kJournalFormat}, {"id", txn.id}, {"time", txn.time},
+          {"intent", plan::IntentToJson(txn.intent)}, {"force", txn.force}, {"ops", std::move(ops)}};
 }
 json MkdirRecord(std::string_view path) { return {{"record", "mkdir"}, {"path", path}}; }
 json RmdirRecord(std::string_view path) { return {{"record", "rmdir"}, {"path", path}}; }

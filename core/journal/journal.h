@@ -28,6 +28,12 @@ namespace rocmtune::journal {
 inline constexpr std::string_view kStateDir = "var/lib/rocmtune";
 inline constexpr std::string_view kJournalDir = "var/lib/rocmtune/journal";
 inline constexpr std::string_view kLockFile = "var/lib/rocmtune/lock";
+// The journal's format, in every begin record ("format": N). A reader reads every format from
+// the oldest up to its own and refuses a newer one (written by a newer rocmtune) by name, rather
+// than misread it. Format 1: the records below, as written since the first release; its first
+// journals carry no "format" at all (read as 1). A change a format-1 reader would misread bumps it.
+inline constexpr int kOldestJournalFormat = 1;
+inline constexpr int kJournalFormat = 1;
 // A transaction holds a few small config files; anything bigger is not ours.
 inline constexpr size_t kMaxJournalFileBytes = 32 << 20;
 
@@ -42,6 +48,7 @@ struct RegenStatus {
 
 struct Transaction {
   uint64_t number = 0;
+  int format = kJournalFormat;  // as its begin record says
   std::string id;     // the number as text: what `revert ID` takes
   std::string time;   // UTC, ISO 8601
   std::string file;   // root-relative path of its journal file
