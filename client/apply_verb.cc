@@ -64,11 +64,10 @@ int RunApply(const Context& ctx, const std::string& name, const std::vector<std:
     plan.refused.insert(plan.refused.end(), desired->refused.begin(), desired->refused.end());
     plan.ops.clear();
   }
-  // What the profile says besides knobs, and what it replaces, travel with the plan's warnings.
+  // What the profile replaces travels with the plan's warnings; its notes are the plan's notes.
   plan.warnings.insert(plan.warnings.begin(), warnings.begin(), warnings.end());
   plan.warnings.insert(plan.warnings.end(), apply.replaced.begin(), apply.replaced.end());
-  for (const plan::Message& note : desired->notes)
-    plan.warnings.push_back({note.key, "note: " + note.message, note.source});
+  plan.notes = desired->notes;
   if (!ctx.json)
     for (const std::string& s : desired->skipped) fmt::print("skipped: {}\n", s);
   AddDriftConflicts(system->root, system->journal, plan);

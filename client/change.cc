@@ -17,17 +17,9 @@
 namespace rocmtune::client {
 namespace {
 
-// A profile's notes travel as warnings whose text starts "note: "; they print as notes.
 void PrintMessages(std::string_view label, const std::vector<plan::Message>& messages) {
-  for (const auto& m : messages) {
-    std::string_view text = m.message;
-    std::string_view as = label;
-    if (text.starts_with("note: ")) {
-      as = "note";
-      text.remove_prefix(6);
-    }
-    fmt::print("{}: {}{}\n", as, text, m.source.empty() ? "" : fmt::format("\n         source: {}", m.source));
-  }
+  for (const auto& m : messages)
+    fmt::print("{}: {}{}\n", label, m.message, m.source.empty() ? "" : fmt::format("\n         source: {}", m.source));
 }
 
 void PrintOps(const plan::Plan& plan, bool diff) {
@@ -52,9 +44,14 @@ void PrintOps(const plan::Plan& plan, bool diff) {
 }
 
 int ExitForHelper(const HelperReply& reply) {
-  if (reply.status == "committed" || reply.status == "unchanged") return kExitOk;
-  if (reply.status == "refused") return kExitRefused;
-  if (reply.status == "conflict") return kExitDrift;
+  switch (reply.status) {
+    case plan::HelperStatus::kCommitted:
+    case plan::HelperStatus::kUnchanged: return kExitOk;
+    case plan::HelperStatus::kRefused: return kExitRefused;
+    case plan::HelperStatus::kConflict: return kExitDrift;
+    case plan::HelperStatus::kBusy:
+    case plan::HelperStatus::kFailed: break;
+  }
   if (reply.exit_code == kExitNotAuthorized) return kExitNotAuthorized;
   return kExitFailed;
 }
@@ -78,9 +75,9 @@ std::optional<LoadedSystem> LoadSystemForChange(const Context& ctx, const Change
   }
   ::signal(SIGPIPE, SIG_IGN);
   auto reply = RunHelperRecover(ctx);
-  if (!reply || reply->status != "unchanged") {
+  if (!reply || reply->status != plan::HelperStatus::kUnchanged) {
     fmt::print(stderr, "rocmtunectl: rolling back interrupted transaction {} failed: {}\n", interrupted.front(),
-               !reply ? reply.error().message : reply->messages.empty() ? reply->status : reply->messages.front());
+               !reply ? reply.error().message : reply->messages.empty() ? std::string(plan::HelperStatusName(reply->status)) : reply->messages.front());
     return std::nullopt;
   }
   for (const std::string& id : reply->recovered)
@@ -110,6 +107,7 @@ int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options)
     PrintMessages("refused", plan.refused);
     PrintMessages(options.force ? "drift (forced)" : "drift", plan.conflicts);
     PrintMessages("warning", plan.warnings);
+    PrintMessages("note", plan.notes);
     if (blocked) fmt::print("Nothing {} changed.\n", options.check ? "would be" : "was");
     else if (plan.ops.empty()) fmt::print("Nothing to change: what rocmtune manages is already as requested.\n");
     else PrintOps(plan, options.diff || options.check);
@@ -132,7 +130,7 @@ int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options)
         rc = kExitFailed;
       } else {
         rc = ExitForHelper(*reply);
-        outcome.changed = reply->status == "committed";
+        outcome.changed = reply->status == plan::HelperStatus::kCommitted;
         if (!reply->transaction.empty() && outcome.changed) outcome.transaction = reply->transaction;
         if (outcome.changed) {
           outcome.initramfs = plan::ParseRegen(reply->initramfs).value_or(plan::Regen::kNo);
@@ -140,7 +138,7 @@ int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options)
         }
         outcome.errors = reply->messages;
         if (rc != kExitOk && outcome.errors.empty())
-          outcome.errors.push_back(fmt::format("rocmtune-helper: {} (exit {}), without saying why", reply->status,
+          outcome.errors.push_back(fmt::format("rocmtune-helper: {} (exit {}), without saying why", plan::HelperStatusName(reply->status),
                                                reply->exit_code));
         for (const auto& id : reply->recovered)
           plan.warnings.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});

@@ -84,7 +84,7 @@ Result<HelperReply> Run(const Context& ctx, std::vector<std::string> args, const
     auto it = obj.find(key);
     return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
   };
-  r.status = text(doc, "status", "failed");
+  r.status = plan::ParseHelperStatus(text(doc, "status", "")).value_or(plan::HelperStatus::kFailed);
   r.transaction = text(doc, "transaction", "");
   if (auto regen = doc.find("regenerated"); regen != doc.end() && regen->is_object()) {
     r.initramfs = text(*regen, "initramfs", "no");

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/context.h"
+#include "plan/helper_status.h"
 #include "plan/plan.h"
 #include "util/result.h"
 
@@ -15,7 +16,7 @@ namespace rocmtune::client {
 
 struct HelperReply {
   int exit_code = 1;
-  std::string status;  // committed, unchanged, refused, conflict, busy, failed
+  plan::HelperStatus status = plan::HelperStatus::kFailed;
   std::string transaction;
   std::string initramfs = "no", bootloader = "no";
   std::vector<std::string> messages;

@@ -81,18 +81,6 @@ std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer, 
 
 }  // namespace
 
-std::string_view StatusName(Status status) {
-  switch (status) {
-    case Status::kCommitted: return "committed";
-    case Status::kUnchanged: return "unchanged";
-    case Status::kRefused: return "refused";
-    case Status::kConflict: return "conflict";
-    case Status::kBusy: return "busy";
-    case Status::kFailed: return "failed";
-  }
-  return "failed";
-}
-
 Result<std::vector<std::string>> Executor::RecoverLocked(std::vector<journal::Transaction>& txns,
                                                         std::vector<std::string>& notes) {
   std::vector<std::string> recovered;

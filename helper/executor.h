@@ -11,13 +11,13 @@
 
 #include "helper/step_hook.h"
 #include "journal/journal.h"
+#include "plan/helper_status.h"
 #include "plan/plan.h"
 #include "sys/root.h"
 
 namespace rocmtune::helper {
 
-enum class Status { kCommitted, kUnchanged, kRefused, kConflict, kBusy, kFailed };
-std::string_view StatusName(Status status);
+using Status = plan::HelperStatus;
 
 struct Outcome {
   Status status = Status::kFailed;

@@ -34,7 +34,7 @@ int ExitCode(Status status) {
 int Report(const Outcome& out) {
   nlohmann::ordered_json doc = {
       {"schema", kHelperSchema},
-      {"status", StatusName(out.status)},
+      {"status", plan::HelperStatusName(out.status)},
       {"transaction", out.transaction.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.transaction)},
       {"regenerated", {{"initramfs", plan::RegenName(out.initramfs)}, {"bootloader", plan::RegenName(out.bootloader)}}},
       {"recovered", out.recovered},

@@ -50,6 +50,7 @@ json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
                        {"bootloader", regen(outcome.bootloader, plan.bootloader)}}},
       {"changes", std::move(changes)},
       {"warnings", Messages(plan.warnings)},
+      {"notes", Messages(plan.notes)},
       {"refused", Messages(plan.refused)},
       {"conflicts", Messages(plan.conflicts)},
       {"errors", outcome.errors},

@@ -45,6 +45,8 @@ struct Plan {
   std::optional<sys::RootId> root;
   std::vector<Op> ops;
   std::vector<Message> warnings;
+  // What a profile says besides its knobs (advice, facts to know): neither a warning nor a change.
+  std::vector<Message> notes;
   std::vector<Message> refused;  // any refusal: nothing of the plan may be applied
   // Drift: files rocmtune owns that someone else edited, or that changed since a transaction
   // being reverted. Nothing is applied while there are conflicts, unless forced.

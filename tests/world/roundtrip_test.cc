@@ -125,7 +125,8 @@ TEST(ProfileCliTest, Rdna1SafeRemovesTheOverrideAndRevertsByteForByte) {
   EXPECT_EQ(doc["changed"], true);
   EXPECT_EQ(doc["changes"].size(), 2u) << apply.out;
   for (const auto& c : doc["changes"]) EXPECT_EQ(c["action"], "remove") << c.dump();
-  EXPECT_THAT(doc["warnings"].dump(), HasSubstr("mtype_local")) << "the profile says why it sets no driver option";
+  EXPECT_THAT(doc["notes"].dump(), HasSubstr("mtype_local")) << "the profile says why it sets no driver option";
+  EXPECT_THAT(doc["warnings"].dump(), ::testing::Not(HasSubstr("mtype_local"))) << "a note is not a warning";
   EXPECT_FALSE(w.Exists("etc/environment.d/90-rocmtune.conf"));
   EXPECT_FALSE(w.Exists("etc/profile.d/rocmtune.sh"));
 

@@ -1,6 +1,9 @@
 // rocmtune.plan.v1: what the helper reads from stdin. Round trips are exact; anything else is refused.
 #include "plan/plan_json.h"
 
+#include "plan/helper_status.h"
+
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -244,6 +247,25 @@ TEST(PlanJsonTest, DeepNestingIsRefusedBeforeParsing) {
   }
   // The plans rocmtune makes are far from the limit.
   EXPECT_TRUE(PlanFromJson(Text(PlanToJson(FullPlan()))));
+}
+
+}  // namespace
+}  // namespace rocmtune::plan
+
+namespace rocmtune::plan {
+namespace {
+
+// Both ends of the helper's pipe share one enum: every status has one name, and the name reads back.
+TEST(HelperStatusTest, EveryStatusHasANameThatReadsBack) {
+  std::set<std::string_view> names;
+  for (HelperStatus s : {HelperStatus::kCommitted, HelperStatus::kUnchanged, HelperStatus::kRefused,
+                         HelperStatus::kConflict, HelperStatus::kBusy, HelperStatus::kFailed}) {
+    std::string_view name = HelperStatusName(s);
+    EXPECT_TRUE(names.insert(name).second) << name << " twice";
+    EXPECT_EQ(ParseHelperStatus(name), s) << name;
+  }
+  EXPECT_EQ(ParseHelperStatus("Committed"), std::nullopt);
+  EXPECT_EQ(ParseHelperStatus(""), std::nullopt);
 }
 
 }  // namespace
