@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check bench clean
+.PHONY: all deps configure build demo check bench clean fuzz asan fuzz-deps
 
 all: build
 
@@ -34,5 +34,29 @@ check: build
 bench: build
 	$(BUILD_DIR)/tests/bench/rocmtune_bench --benchmark_min_time=0.2
 
+# Fuzzing and sanitizers (README.md, tests/fuzz/README.md). Both need clang's runtimes only
+# here: `make check` stays a gcc build.
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= plan_reader journal_reader profile_load grub cmdline_tokens modprobe detect_world
+ASAN_DIR ?= build-asan
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+fuzz-deps: deps
+	@scripts/install-deps.sh --fuzz
+
+fuzz: fuzz-deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DROCMTUNE_FUZZ=ON -DROCMTUNE_WERROR=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addprefix rocmtune_fuzz_,$(FUZZ_TARGETS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+# The whole suite under ASan + UBSan (gcc); any report fails its test.
+asan: deps
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)"
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)

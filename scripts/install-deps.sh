@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs the Debian 12 packages rocmtune needs to build and test. Only what is missing is
 # installed, so `make demo` / `make check` stay fast on a machine that already has them.
+# With --fuzz: only what `make fuzz` adds (clang and its sanitizer/libFuzzer runtimes); `make check`
+# never needs clang.
 set -eu
 
 BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
@@ -9,8 +11,14 @@ libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev"
 # Tools the tests drive for real (they skip with a reason when one is absent).
 TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap"
 
+# make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
+FUZZ="clang libclang-rt-14-dev"
+
+wanted="$BUILD $TEST"
+[ "${1:-}" = --fuzz ] && wanted="$FUZZ"
+
 missing=""
-for p in $BUILD $TEST; do
+for p in $wanted; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
