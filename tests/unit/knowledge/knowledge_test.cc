@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "knowledge/amdgpu_ids.h"
+#include "knowledge/catalog.h"
+#include "knowledge/env_vars.h"
+#include "knowledge/kernel_options.h"
 #include "knowledge/gfx_targets.h"
 #include "knowledge/gpu_table.h"
 
@@ -100,6 +103,25 @@ TEST(DataParseTest, BrokenTomlIsAnErrorNotACrash) {
   EXPECT_FALSE(GfxTargetTable::Parse("[[target]]\ngfx_target_version = 1\ngfx_target = \"x\"\nfamily = \"RDNA9\"\n", "t"));
   EXPECT_FALSE(GpuTable::Parse("[[gpu]]\nproduct = \"x\"\npci_ids = [\"12345\"]\n", "t"));
   EXPECT_FALSE(GpuTable::Parse("x = 1\n", "t"));
+}
+
+}  // namespace
+}  // namespace rocmtune::knowledge
+
+namespace rocmtune::knowledge {
+namespace {
+
+// Sources are shown to users: each must be one they can open (kernel source, docs, an upstream
+// issue), never a path of the project's development notes.
+TEST(KnowledgeSourcesTest, NoSourceCitesTheDevelopmentNotes) {
+  std::vector<std::pair<std::string, std::string>> sources;
+  for (const auto& v : EnvVars::Builtin().vars()) sources.emplace_back(v.name, v.source);
+  for (const auto& p : Catalog::Builtin().params()) sources.emplace_back(p.module + "." + p.name, p.source);
+  for (const auto& o : KernelOptions::Builtin().options()) sources.emplace_back(o.name, o.source);
+  ASSERT_GT(sources.size(), 100u);
+  for (const auto& [what, source] : sources)
+    for (std::string_view note : {"shared/", "research/", "seeds/", "facts/", ".md"})
+      EXPECT_EQ(source.find(note), std::string::npos) << what << ": " << source;
 }
 
 }  // namespace
