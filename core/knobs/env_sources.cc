@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "knobs/env_backend.h"
+#include "util/shell_words.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
@@ -14,35 +15,60 @@ bool IsNameChar(char c, bool first) {
   return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (!first && c >= '0' && c <= '9');
 }
 
-// A value as a shell or pam_env would see it when it is a literal: one level of matching
-// quotes removed. Shell values that expand something are not literals.
-std::optional<std::string> Literal(std::string_view v, bool shell) {
+// A value as pam_env (/etc/environment) or environment.d reads it when it is a literal: one
+// level of matching quotes removed. These files are KEY=VALUE lists, not shell.
+std::string ListValue(std::string_view v) {
   v = text::Trim(v);
-  if (shell && v.find_first_of("$`") != std::string_view::npos) return std::nullopt;
-  if (shell) {
-    // `NAME=value # comment` and `NAME=value; other` end at the comment or separator.
-    size_t end = v.find_first_of(";&|");
-    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.find(v.front(), 1) != std::string_view::npos) {
-      end = v.find(v.front(), 1) + 1;
-    }
-    v = text::Trim(v.substr(0, std::min(end, v.size())));
-    if (size_t hash = v.find(" #"); hash != std::string_view::npos) v = text::Trim(v.substr(0, hash));
-  }
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
   return std::string(v);
+}
+
+// NUL bytes dropped (as for every other source) and CRLF read as LF: a script saved on Windows
+// would give its values a trailing CR in the shell, which the status would only show as noise.
+std::string CleanScript(std::string_view content) {
+  std::string out;
+  for (size_t i = 0; i < content.size(); ++i) {
+    if (content[i] == '\0' || (content[i] == '\r' && i + 1 < content.size() && content[i + 1] == '\n')) continue;
+    out += content[i];
+  }
+  while (!out.empty() && out.back() == '\r') out.pop_back();
+  return out;
+}
+
+// The assignments a shell would make running `content`, with the lexer every shell-syntax file
+// reader shares (util/shell_words.h), so quotes, escapes and `#` inside quotes read as sh reads
+// them. A value that needs the shell (an expansion, or a construct the lexer does not model
+// inside the value) is nullopt. Commands that only look like assignments (`A=1 cmd`, `echo
+// A=1`) set nothing in the shell and are not reported.
+std::vector<EnvSetting> ScriptSettings(std::string_view content) {
+  std::vector<EnvSetting> out;
+  for (const shell::Command& cmd : shell::ParseScript(CleanScript(content))) {
+    if (!cmd.unsupported.empty() && (cmd.assignments.empty() || cmd.assignments.back().complete)) continue;
+    for (const shell::Assignment& a : cmd.assignments)
+      out.push_back({"", a.line, a.name, a.complete ? shell::LiteralValue(a.value) : std::nullopt});
+  }
+  return out;
 }
 
 void ReadSource(const sys::Root& root, const EnvSource& source, std::vector<EnvSetting>& out) {
   auto content = root.ReadFile(source.path, kMaxSourceBytes);
   if (!content) return;  // missing, or unreadable: a status finding (UnreadableFileFindings)
-  int number = 0;
-  for (std::string_view line : text::SplitLines(*content)) {
-    ++number;
-    if (auto s = ParseEnvAssignment(line, source.shell)) {
-      s->file = source.path;
-      s->line = number;
-      out.push_back(std::move(*s));
+  std::vector<EnvSetting> settings;
+  if (source.shell) {
+    settings = ScriptSettings(*content);
+  } else {
+    int number = 0;
+    for (std::string_view line : text::SplitLines(*content)) {
+      ++number;
+      if (auto s = ParseEnvAssignment(line, false)) {
+        s->line = number;
+        settings.push_back(std::move(*s));
+      }
     }
+  }
+  for (EnvSetting& s : settings) {
+    s.file = source.path;
+    out.push_back(std::move(s));
   }
 }
 
@@ -60,13 +86,15 @@ void AddDirectory(const sys::Root& root, std::string_view dir, std::string_view 
 }  // namespace
 
 std::optional<EnvSetting> ParseEnvAssignment(std::string_view line, bool shell) {
-  line = text::Trim(line);
-  std::string clean;
-  for (char c : line)
-    if (c != '\0') clean += c;
+  if (shell) {
+    std::vector<EnvSetting> settings = ScriptSettings(line);
+    if (settings.empty()) return std::nullopt;
+    return settings.front();
+  }
+  std::string clean = text::Clean(line);
   std::string_view l = clean;
   if (l.empty() || l.front() == '#') return std::nullopt;
-  for (std::string_view prefix : {"export ", "export\t"}) {
+  for (std::string_view prefix : {"export ", "export\t"}) {  // pam_env skips it too
     if (l.starts_with(prefix)) l = text::Trim(l.substr(prefix.size()));
   }
   size_t i = 0;
@@ -74,7 +102,7 @@ std::optional<EnvSetting> ParseEnvAssignment(std::string_view line, bool shell) 
   if (i == 0 || i >= l.size() || l[i] != '=') return std::nullopt;
   EnvSetting s;
   s.name = std::string(l.substr(0, i));
-  s.value = Literal(l.substr(i + 1), shell);
+  s.value = ListValue(l.substr(i + 1));
   return s;
 }
 

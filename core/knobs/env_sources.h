@@ -4,8 +4,9 @@
 //   pam_env:        /etc/environment (every PAM session: ssh, console, display managers)
 //   environment.d:  /etc/environment.d/*.conf, /usr/lib/environment.d/*.conf (systemd user sessions)
 //   login shells:   /etc/profile, /etc/profile.d/*.sh, /etc/bash.bashrc
-// Shell files are not run: a plain `[export] NAME=literal` line gives its value, anything else
-// that assigns the name is reported as set by the shell, value unknown.
+// Shell files are not run: they are read with util/shell_words.h, so an assignment of literal
+// words (quoted or not) gives its value; one that needs an expansion is reported as set by the
+// shell, value unknown.
 #pragma once
 
 #include <optional>
@@ -36,7 +37,8 @@ std::vector<EnvSource> ForeignEnvSources(const sys::Root& root);
 // sources are read (later entries of one source win).
 std::vector<EnvSetting> ForeignEnvSettings(const sys::Root& root);
 
-// One line of an environment file or a shell script, or nullopt when it assigns nothing.
+// One line of an environment file or a shell script, or nullopt when it assigns nothing (a
+// script line assigning several names: the first).
 std::optional<EnvSetting> ParseEnvAssignment(std::string_view line, bool shell);
 
 }  // namespace rocmtune::knobs

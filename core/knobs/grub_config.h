@@ -2,7 +2,8 @@
 // grub-mkconfig sources /etc/default/grub (and, on Debian/Ubuntu, /etc/default/grub.d/*.cfg),
 // computed WITHOUT running a shell; and edits of /etc/default/grub and rocmtune's grub.d drop-in
 // (BLS entries and /etc/kernel/cmdline: cmdline_tokens.h).
-// Nothing here writes a file: every function returns the new content.
+// Nothing here writes a file: every function returns the new content. Evaluation is in
+// grub_config.cc, edits in grub_edit.cc.
 #pragma once
 
 #include <optional>
@@ -45,9 +46,8 @@ struct GrubVars {
 // Evaluates etc/default/grub, then (debian_dropins) etc/default/grub.d/*.cfg in the order
 // grub-mkconfig's `for x in ${sysconfdir}/default/grub.d/*.cfg` visits them: byte order (dash,
 // Debian's /bin/sh, sorts glob matches with strcmp in expand.c), no names starting with
-// '.', entries that do not exist (dangling symlinks) skipped. Modelled: `NAME=word` and
-// `export NAME=word` (several per command, ';' between commands), words made of unquoted text,
-// '...', "...", backslash escapes, line continuations, $NAME and ${NAME}; comments; blank lines.
+// '.', entries that do not exist (dangling symlinks) skipped. The files are read with
+// util/shell_words.h (what it models is listed there); $NAME and ${NAME} are expanded here.
 // Errors only for files that exist but cannot be read.
 Result<GrubVars> EvaluateGrubDefaults(const sys::Root& root, bool debian_dropins);
 

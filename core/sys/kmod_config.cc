@@ -1,14 +1,9 @@
 #include "sys/kmod_config.h"
 
 #include <fcntl.h>
-#include <libkmod.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -20,16 +15,13 @@ namespace {
 
 constexpr std::string_view kCmdlineFile = "proc/cmdline";
 
-using KmodCtx = UniqueHandle<kmod_ctx, kmod_unref>;
-using KmodConfigIter = UniqueHandle<kmod_config_iter, kmod_config_iter_free_iter>;
 using OptionList = std::vector<std::pair<std::string, std::string>>;  // (module, options) as libkmod keeps them
 
 // ---- modprobe.d lines, as kmod_config_parse() sees them ----------------------------------------
 
 struct LogicalLine {
-  std::string text;           // continuations joined, cut at the first NUL
-  size_t begin = 0, end = 0;  // the raw bytes it came from
-  int first = 0, last = 0;    // physical line numbers; libkmod's messages use `last`
+  std::string text;         // continuations joined, cut at the first NUL
+  int first = 0, last = 0;  // physical line numbers; libkmod's messages use `last`
 };
 
 // libkmod's freadline_wrapped(): "\\\n" continues a line, a backslash before any other byte is
@@ -40,7 +32,6 @@ std::vector<LogicalLine> SplitLogicalLines(std::string_view raw) {
   int physical = 0;
   while (i < raw.size()) {
     LogicalLine line;
-    line.begin = i;
     line.first = physical + 1;
     while (i < raw.size()) {
       char c = raw[i++];
@@ -58,7 +49,6 @@ std::vector<LogicalLine> SplitLogicalLines(std::string_view raw) {
       }
       line.text.push_back(c);
     }
-    line.end = i;
     line.last = ++physical;
     if (size_t nul = line.text.find('\0'); nul != std::string::npos) line.text.resize(nul);
     lines.push_back(std::move(line));
@@ -97,105 +87,47 @@ class Tokenizer {
 
 enum class LineKind { kNothing, kOptions, kOtherCommand, kBad, kDeprecated };
 
-// kmod_config_parse()'s verdict on one logical line. Only the kOptions verdict decides what
-// libkmod is given; the others only word `errors`. The integration test (modprobe_compare)
-// checks both against `modprobe -c`'s output and messages.
-LineKind Classify(std::string_view text, std::string& command) {
-  if (text.empty() || text[0] == '#') return LineKind::kNothing;  // only column 0 starts a comment
+struct Classified {
+  LineKind kind = LineKind::kNothing;
+  std::string command;
+  std::string module, options;  // kOptions: the name as underscores() leaves it, the rest of the line
+};
+
+// kmod_config_parse()'s reading of one logical line (libkmod-config.c, kmod 30): what an
+// `options` line gives kmod_config_add_options(), and the verdict that words `errors`. The unit
+// tests (OptionsMatchLibkmod) and the integration test (modprobe_compare) check both against
+// libkmod and `modprobe -c`.
+Classified Classify(std::string_view text) {
+  Classified out;
+  if (text.empty() || text[0] == '#') return out;  // only column 0 starts a comment
   Tokenizer tokens(text);
   auto cmd = tokens.Next();
-  if (!cmd) return LineKind::kNothing;
-  command = std::string(*cmd);
-  auto valid_name = [](std::optional<std::string_view> name) {
+  if (!cmd) return out;
+  out.command = std::string(*cmd);
+  const std::string& command = out.command;
+  auto valid_name = [](std::optional<std::string_view> name, std::string* normalised = nullptr) {
     std::string s(name.value_or(""));
-    return name && Underscores(s);
+    bool ok = name && Underscores(s);
+    if (normalised) *normalised = std::move(s);
+    return ok;
+  };
+  auto verdict = [&](bool ok, LineKind kind) {
+    out.kind = ok ? kind : LineKind::kBad;
+    return out;
   };
   if (command == "alias") {
     auto alias = tokens.Next();
     auto module = tokens.Next();
-    return valid_name(alias) && valid_name(module) ? LineKind::kOtherCommand : LineKind::kBad;
+    return verdict(valid_name(alias) && valid_name(module), LineKind::kOtherCommand);
   }
-  if (command == "blacklist") return valid_name(tokens.Next()) ? LineKind::kOtherCommand : LineKind::kBad;
+  if (command == "blacklist") return verdict(valid_name(tokens.Next()), LineKind::kOtherCommand);
   if (command == "options" || command == "install" || command == "remove" || command == "softdep") {
-    bool ok = valid_name(tokens.Next()) && tokens.Rest();
-    if (!ok) return LineKind::kBad;
-    return command == "options" ? LineKind::kOptions : LineKind::kOtherCommand;
+    bool ok = valid_name(tokens.Next(), &out.module);
+    auto rest = tokens.Rest();
+    if (rest) out.options = std::string(*rest);
+    return verdict(ok && rest, command == "options" ? LineKind::kOptions : LineKind::kOtherCommand);
   }
-  if (command == "include" || command == "config") return LineKind::kDeprecated;
-  return LineKind::kBad;
-}
-
-// ---- libkmod ------------------------------------------------------------------------------------
-
-// Where the copies libkmod reads live: mkdtemp() (mode 0700), removed on destruction.
-//
-// Why copies and not the root's paths: libkmod open()s what it is given, so a symlinked
-// modprobe.d file would be followed on the host, out of a world root. Reading through Root
-// confines and bounds the read and refuses FIFOs (libkmod would block on one); libkmod then
-// parses exactly the bytes rocmtune checked. /proc/self/fd/N paths would avoid the copy but
-// need /proc, which a chroot running maintainer scripts may not have.
-class PrivateDir {
- public:
-  PrivateDir() = default;
-  PrivateDir(const PrivateDir&) = delete;
-  PrivateDir& operator=(const PrivateDir&) = delete;
-  ~PrivateDir() {
-    if (path_.empty()) return;
-    ::unlink(File().c_str());
-    ::rmdir(path_.c_str());
-  }
-
-  Result<bool> Create() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = fmt::format("{}/rocmtune-kmod-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!::mkdtemp(tmpl.data())) {
-      int err = errno;
-      return Fail(ErrorCode::kIo, fmt::format("cannot create a private directory for libkmod ({}): {}", tmpl,
-                                              std::strerror(err)), err);
-    }
-    path_ = std::move(tmpl);
-    return true;
-  }
-
-  const std::string& path() const { return path_; }
-  std::string File() const { return path_ + "/copy.conf"; }
-
-  Result<std::string> Write(std::string_view content) const {
-    std::string file = File();
-    UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
-    size_t done = 0;
-    while (fd.valid() && done < content.size()) {
-      ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) break;
-      done += static_cast<size_t>(n);
-    }
-    if (!fd.valid() || done < content.size()) {
-      int err = errno;
-      return Fail(ErrorCode::kIo, fmt::format("{}: cannot write: {}", file, std::strerror(err)), err);
-    }
-    return file;
-  }
-
- private:
-  std::string path_;
-};
-
-// All `options` entries of a context, in libkmod's order.
-Result<OptionList> ContextOptions(const std::string& dirname, const char* const* config_paths) {
-  // kmod_new() parses the configuration and /proc/cmdline before a log function can be set;
-  // the lines it would complain about never reach it (see ReadFileOptions), so its default
-  // stderr logger stays quiet. A later kmod_set_log_fn() would capture nothing.
-  KmodCtx ctx(kmod_new(dirname.c_str(), config_paths));
-  if (!ctx) return Fail(ErrorCode::kIo, "libkmod: kmod_new() failed");
-  KmodConfigIter it(kmod_config_get_options(ctx.get()));
-  if (!it) return Fail(ErrorCode::kIo, "libkmod: kmod_config_get_options() failed");
-  OptionList out;
-  while (kmod_config_iter_next(it.get())) {
-    const char* key = kmod_config_iter_get_key(it.get());
-    const char* value = kmod_config_iter_get_value(it.get());
-    out.emplace_back(key ? key : "", value ? value : "");
-  }
+  out.kind = command == "include" || command == "config" ? LineKind::kDeprecated : LineKind::kBad;
   return out;
 }
 
@@ -246,48 +178,17 @@ std::vector<std::pair<std::string, std::string>> ListConfigFiles(const Root& roo
   return {by_name.begin(), by_name.end()};
 }
 
-// One file: libkmod parses a copy holding only the `options` lines it accepts (every other line
-// blanked, so line numbers stay), and the `errors` get libkmod's own wording for the rest.
-Result<std::vector<Entry>> ReadFileOptions(const PrivateDir& dir, const OptionList& host_cmdline,
-                                           const std::string& rel, std::string_view raw,
-                                           std::vector<std::string>& errors) {
-  std::string copy;
-  std::vector<int> kept_lines;
-  for (const LogicalLine& line : SplitLogicalLines(raw)) {
-    std::string command;
-    LineKind kind = Classify(line.text, command);
-    if (kind == LineKind::kBad)
-      errors.push_back(fmt::format("{} line {}: ignoring bad line starting with '{}'", rel, line.last, command));
-    if (kind == LineKind::kDeprecated)
-      errors.push_back(fmt::format("{}: command {} is deprecated and not parsed anymore", rel, command));
-    std::string_view bytes = raw.substr(line.begin, line.end - line.begin);
-    if (kind == LineKind::kOptions) {
-      copy.append(bytes);
-      kept_lines.push_back(line.first);
-    } else {
-      copy.append(static_cast<size_t>(std::count(bytes.begin(), bytes.end(), '\n')), '\n');
-    }
-  }
-  if (kept_lines.empty()) return std::vector<Entry>{};
-
-  auto path = dir.Write(copy);
-  if (!path) return tl::unexpected(path.error());
-  const char* paths[] = {path->c_str(), nullptr};
-  auto all = ContextOptions(dir.path(), paths);
-  if (!all) return tl::unexpected(all.error());
-  // kmod_new() appended the host's command line options after the file's: take them off.
-  if (all->size() < host_cmdline.size() ||
-      !std::equal(host_cmdline.begin(), host_cmdline.end(), all->end() - static_cast<std::ptrdiff_t>(host_cmdline.size())))
-    return Fail(ErrorCode::kInvalidData, fmt::format("libkmod: {}: the host's command line options are not last", rel));
-  all->resize(all->size() - host_cmdline.size());
-
-  bool lines_known = all->size() == kept_lines.size();
-  if (!lines_known)
-    errors.push_back(fmt::format("{}: libkmod read {} options lines where rocmtune expected {}; line numbers unknown",
-                                 rel, all->size(), kept_lines.size()));
+// One file's `options` entries, and `errors` in libkmod's own wording for the lines it skips.
+std::vector<Entry> ReadFileOptions(const std::string& rel, std::string_view raw, std::vector<std::string>& errors) {
   std::vector<Entry> entries;
-  for (size_t i = 0; i < all->size(); ++i)
-    entries.push_back({(*all)[i].first, (*all)[i].second, rel, lines_known ? kept_lines[i] : 0});
+  for (const LogicalLine& line : SplitLogicalLines(raw)) {
+    Classified c = Classify(line.text);
+    if (c.kind == LineKind::kBad)
+      errors.push_back(fmt::format("{} line {}: ignoring bad line starting with '{}'", rel, line.last, c.command));
+    if (c.kind == LineKind::kDeprecated)
+      errors.push_back(fmt::format("{}: command {} is deprecated and not parsed anymore", rel, c.command));
+    if (c.kind == LineKind::kOptions) entries.push_back({std::move(c.module), std::move(c.options), rel, line.first});
+  }
   return entries;
 }
 
@@ -361,13 +262,6 @@ Result<ModprobeConfig> ReadModprobeConfig(const Root& root, std::span<const std:
     wanted.push_back(std::move(name));
   }
 
-  PrivateDir dir;
-  if (auto made = dir.Create(); !made) return tl::unexpected(made.error());
-  // Every kmod_new() merges the host's /proc/cmdline; a context without files shows what it adds.
-  const char* no_paths[] = {nullptr};
-  auto host_cmdline = ContextOptions(dir.path(), no_paths);
-  if (!host_cmdline) return tl::unexpected(host_cmdline.error());
-
   ModprobeConfig config;
   std::vector<Entry> entries;
   for (const auto& [name, rel] : ListConfigFiles(root, config.errors)) {
@@ -379,18 +273,13 @@ Result<ModprobeConfig> ReadModprobeConfig(const Root& root, std::span<const std:
       continue;
     }
     config.files.push_back(rel);
-    auto file_entries = ReadFileOptions(dir, *host_cmdline, rel, *raw, config.errors);
-    if (!file_entries) return tl::unexpected(file_entries.error());
-    for (Entry& e : *file_entries) entries.push_back(std::move(e));
+    for (Entry& e : ReadFileOptions(rel, *raw, config.errors)) entries.push_back(std::move(e));
   }
 
-  // The command line comes last (kmod_config_new() parses it after the files). On the live
-  // system libkmod's own reading of it is the truth; for a world, its proc/cmdline is read the
-  // way kmod 30 reads /proc/cmdline.
+  // The command line comes last (kmod_config_new() parses it after the files), read the way
+  // kmod 30 reads /proc/cmdline: the root's own, live or world.
   OptionList cmdline;
-  if (root.IsLive()) {
-    cmdline = std::move(*host_cmdline);
-  } else if (auto raw = root.ReadFile(kCmdlineFile)) {
+  if (auto raw = root.ReadFile(kCmdlineFile)) {
     cmdline = KernelCmdlineModuleOptions(*raw, &config.errors);
   } else if (raw.error().code != ErrorCode::kNotFound) {
     config.errors.push_back(raw.error().message);

@@ -1,12 +1,15 @@
 // modprobe.d configuration as libkmod (and so `modprobe`) reads it for a Root: which options
-// amdgpu, ttm and amdttm get at their next load, from which file, and which value wins.
+// amdgpu, ttm and amdttm get at their next load, from which file and line, and which value wins.
 //
-// libkmod decides what a line means; rocmtune adds what libkmod cannot do for a world root:
-// - libkmod takes real paths, so every file is read through the Root (confined, bounded) and
-//   handed to libkmod as a private copy;
-// - kmod_new() always merges the HOST's /proc/cmdline, so those entries are subtracted and the
-//   root's proc/cmdline is read instead (kmod 30's rules, see KernelCmdlineModuleOptions);
-// - what the kernel makes of the option string (parse_args) is reproduced by SplitModuleArgs.
+// One implementation, ours, of the rules libkmod applies (libkmod-config.c, kmod 30): which files
+// are read in which order, what an `options` line gives, what the kernel command line adds. It
+// used to hand libkmod a private copy of each file as well; that second reading is gone because
+// libkmod cannot do what this needs: it takes real paths (a world's symlink would be followed on
+// the host; a FIFO would block it), it has no line numbers (per-line attribution of a value and
+// of a conflict), and kmod_new() always merges the HOST's /proc/cmdline, never a world's.
+// libkmod and `modprobe -c -C` are the test oracle instead: tests/unit/sys/kmod_config_test.cc
+// (OptionsMatchLibkmod, CommandLineMatchesLibkmod) and tests/integration/modprobe_compare_test.sh.
+// What the kernel makes of the option string (parse_args) is reproduced by SplitModuleArgs.
 #pragma once
 
 #include <cstddef>

@@ -1,13 +1,12 @@
 #!/bin/bash
-# modprobe_compare_test.sh -- rocmtune's reading of modprobe.d (libkmod through
-# sys::ReadModprobeConfig) must agree with the real `modprobe -c`.
+# modprobe_compare_test.sh -- rocmtune's reading of modprobe.d (sys::ReadModprobeConfig, its own
+# implementation of libkmod's rules) must agree with the real `modprobe -c`, the oracle.
 #
 # usage: modprobe_compare_test.sh MODPROBE_EVAL
 #
 # For each fixture world (written to a temp dir):
-#   ours   = `MODPROBE_EVAL --root WORLD`, run on the host, where the host's /proc/cmdline is
-#            live: libkmod merges it into every context, so this also checks that rocmtune
-#            takes it out and reads WORLD/proc/cmdline instead.
+#   ours   = `MODPROBE_EVAL --root WORLD`, run on the host: this also checks that the host's
+#            /proc/cmdline never leaks in and WORLD/proc/cmdline is read instead.
 #   theirs = `modprobe -c -C DIR ...` with the world's modprobe.d directories in rocmtune's
 #            order (a directory reached twice, lib -> usr/lib, given once), run in a private
 #            mount namespace (`unshare -m`) with WORLD/proc/cmdline, or an empty file, bound over
@@ -163,7 +162,7 @@ compare() {
   grep -aq '^# End of configuration files' "$TMP/$name.modprobe" || { fail "$name: no modprobe -c output"; return; }
   "$EVAL" --from-modprobe "$TMP/$name.modprobe" >"$TMP/$name.theirs" || { fail "$name: --from-modprobe failed"; return; }
   "$EVAL" --root "$w" >"$TMP/$name.ours" 2>"$TMP/$name.ours.err" || { fail "$name: rocmtune: $(cat "$TMP/$name.ours.err")"; return; }
-  [ -s "$TMP/$name.ours.err" ] && fail "$name: rocmtune (libkmod) wrote to stderr: $(cat "$TMP/$name.ours.err")"
+  [ -s "$TMP/$name.ours.err" ] && fail "$name: rocmtune wrote to stderr: $(cat "$TMP/$name.ours.err")"
 
   if ! diff -u --label "modprobe -c" --label rocmtune "$TMP/$name.theirs" <(grep -a '^option ' "$TMP/$name.ours") >"$TMP/$name.diff"; then
     fail "$name: options differ"; cat "$TMP/$name.diff"

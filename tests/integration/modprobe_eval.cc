@@ -1,4 +1,4 @@
-// modprobe_eval -- module options as rocmtune (libkmod through sys::ReadModprobeConfig) sees
+// modprobe_eval -- module options as rocmtune (sys::ReadModprobeConfig) sees
 // them, in a form that can be compared with `modprobe -c`.
 //
 //   modprobe_eval --root DIR             rocmtune's view of world DIR, every module:

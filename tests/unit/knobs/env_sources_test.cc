@@ -20,8 +20,43 @@ TEST(EnvAssignmentTest, ReadsPlainAndExportedLiterals) {
   EXPECT_EQ(ParseEnvAssignment("A=", false)->value, "");
 }
 
+// Shell files read as sh reads them (util/shell_words.h): a '#' starts a comment only where a
+// word starts, quotes nest as the shell nests them.
+TEST(EnvAssignmentTest, ShellQuotingAsTheShellReadsIt) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"export HIP_VISIBLE_DEVICES=\"0 #1\"", "0 #1"},       // '#' inside "..." is text
+      {"export HIP_VISIBLE_DEVICES='0 #1'", "0 #1"},           // and inside '...'
+      {"export A=\"say \\\"hi\\\"\" # note", "say \"hi\""},  // escaped quotes, then a comment
+      {"export A=\"x y\"#z", "x y#z"},                    // '#' after a quote is in the word
+      {"A=x #y", "x"},                                      // '#' where a word starts: a comment
+      {"A=x#y", "x#y"},
+      {"A=\"a\"'b'c", "abc"},                               // one word, three quotings
+      {"A=a\\ b", "a b"},                                   // backslash outside quotes
+  };
+  for (const auto& [line, value] : cases) {
+    auto a = ParseEnvAssignment(line, true);
+    ASSERT_TRUE(a) << line;
+    EXPECT_EQ(a->value, value) << line;
+  }
+}
+
+TEST(ForeignEnvTest, ShellValuesSpanLinesAndKeepTheirLineNumbers) {
+  testing::TestTree t;
+  t.Write("etc/profile.d/rocm.sh",
+          "# a\nexport HSA_ENABLE_SDMA=\"0\nx\"\nexport \\\n  HIP_VISIBLE_DEVICES=\"0 #1\"\nA=1 true\n");
+  auto root = sys::Root::Open(t.path());
+  ASSERT_TRUE(root);
+  auto all = ForeignEnvSettings(*root);
+  ASSERT_EQ(all.size(), 2u);  // `A=1 true` sets A for `true` only
+  EXPECT_EQ(all[0].line, 2);
+  EXPECT_EQ(all[0].value, "0\nx");
+  EXPECT_EQ(all[1].line, 5);
+  EXPECT_EQ(all[1].name, "HIP_VISIBLE_DEVICES");
+  EXPECT_EQ(all[1].value, "0 #1");
+}
+
 TEST(EnvAssignmentTest, ShellExpansionsHaveNoKnownValue) {
-  for (const char* line : {"export A=$(cat /etc/x)", "A=\"${B}\"", "export A=`uname -r`"}) {
+  for (const char* line : {"export A=$(cat /etc/x)", "A=\"${B}\"", "export A=`uname -r`", "A=${B:-x}"}) {
     auto a = ParseEnvAssignment(line, true);
     ASSERT_TRUE(a) << line;
     EXPECT_EQ(a->name, "A");

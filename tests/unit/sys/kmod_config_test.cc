@@ -1,6 +1,10 @@
 #include "sys/kmod_config.h"
 
+#include <libkmod.h>
+
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -9,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sys/unique_fd.h"
 #include "test_tree.h"
 
 namespace rocmtune::sys {
@@ -23,15 +28,15 @@ using namespace std::string_literals;
 
 constexpr std::string_view kAmd[] = {"amdgpu", "ttm", "amdttm"};
 
-// Reads the world, failing the test on error. libkmod must not have printed anything: every
-// complaint belongs in `errors`.
+// Reads the world, failing the test on error. Nothing may be printed: every complaint belongs
+// in `errors`.
 ModprobeConfig Read(const TestTree& t, std::span<const std::string_view> modules = kAmd) {
   auto root = Root::Open(t.path());
   if (!root) throw std::runtime_error(root.error().message);
   ::testing::internal::CaptureStderr();
   auto config = ReadModprobeConfig(*root, modules);
   std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(err, "") << "libkmod wrote to stderr";
+  EXPECT_EQ(err, "") << "the reader wrote to stderr";
   if (!config) throw std::runtime_error(config.error().message);
   return *config;
 }
@@ -187,22 +192,98 @@ TEST(KmodConfigTest, TheHostCommandLineNeverAppears) {
   EXPECT_THAT(Describe(c), ElementsAre("amdgpu noretry=0@etc/modprobe.d/a.conf:1"));
 }
 
-TEST(KmodConfigTest, OurCommandLineReadingMatchesLibkmodsOnThisHost) {
-  // Root "/" takes the command line options from libkmod itself; a world holding a copy of
-  // this host's /proc/cmdline goes through KernelCmdlineModuleOptions. Both must agree.
+// ---- libkmod, the oracle ---------------------------------------------------------------------
+
+using KmodCtx = UniqueHandle<kmod_ctx, kmod_unref>;
+using KmodConfigIter = UniqueHandle<kmod_config_iter, kmod_config_iter_free_iter>;
+using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// Every `options` entry of a libkmod context reading `paths`, in libkmod's order; kmod_new()
+// appends the host's /proc/cmdline entries last.
+OptionList LibkmodOptions(const std::string& dir, const std::vector<std::string>& paths) {
+  std::vector<const char*> c_paths;
+  for (const std::string& p : paths) c_paths.push_back(p.c_str());
+  c_paths.push_back(nullptr);
+  KmodCtx ctx(kmod_new(dir.c_str(), c_paths.data()));
+  if (!ctx) throw std::runtime_error("kmod_new() failed");
+  KmodConfigIter it(kmod_config_get_options(ctx.get()));
+  OptionList out;
+  while (it && kmod_config_iter_next(it.get())) {
+    const char* key = kmod_config_iter_get_key(it.get());
+    const char* value = kmod_config_iter_get_value(it.get());
+    out.emplace_back(key ? key : "", value ? value : "");
+  }
+  return out;
+}
+
+// "name[=value]" per module, from (module, options) entries joined and split as the kernel does.
+std::map<std::string, std::vector<std::string>> Params(const OptionList& entries) {
+  std::map<std::string, std::string> joined;
+  for (const auto& [module, options] : entries) joined[module] += (joined[module].empty() ? "" : " ") + options;
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [module, options] : joined)
+    for (const ModuleArg& a : SplitModuleArgs(options))
+      out[module].push_back(ParamName(a.name) + (a.value ? "=" + *a.value : ""));
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> Params(const ModprobeConfig& c) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const ModuleOption& o : c.options)
+    if (o.file != "proc/cmdline") out[o.module].push_back(o.name + (o.bare ? "" : "=" + o.value));
+  return out;
+}
+
+TEST(KmodConfigTest, OptionsMatchLibkmod) {
+  TestTree t;
+  t.Write("usr/lib/modprobe.d/10-vendor.conf", "options amdgpu noretry=1 gpu_recovery=1\noptions ttm pages_limit=1\n");
+  t.Write("etc/modprobe.d/10-vendor.conf", "options amdgpu noretry=0\n");  // hides the vendor file
+  t.Write("etc/modprobe.d/20-site.conf",
+          "# comment\n  options amdgpu ppfeaturemask=0xffffffff\r\n"
+          "options\tamd-gpu\tdc=1  \"a b\"=\"c d\"\n"
+          "options amdgpu runpm=0 \\\n  aspm=0\n"
+          "options amdgpu\t\n"  // no options: a bad line
+          "blacklist radeon\nfrobnicate amdgpu x=1\n"
+          "options amdttm page_pool_size=4 dup=1 dup=2\n");
+  t.Write("run/modprobe.d/30-run.conf", "options amdgpu mes=1\n");
+  t.Write("lib/modprobe.d/40-lib.alias", "options ttm pool=2 bare\n");
+  t.Write("lib/modprobe.d/50-nul.conf", "options amdgpu sg=1\0 hidden=1\noptions amdgpu after=1"s);
+  ModprobeConfig ours = Read(t, {});
+
+  std::vector<std::string> dirs;
+  for (std::string_view d : kModprobeDirs) dirs.push_back(t.path() + "/" + std::string(d));
+  ::testing::internal::CaptureStderr();  // libkmod logs the bad lines
+  OptionList theirs = LibkmodOptions(t.path(), dirs);
+  OptionList host = LibkmodOptions(t.path(), {});
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_GE(theirs.size(), host.size());
+  theirs.resize(theirs.size() - host.size());
+  ASSERT_FALSE(theirs.empty());
+  EXPECT_EQ(Params(ours), Params(theirs));
+  EXPECT_THAT(ours.errors, Contains(HasSubstr("20-site.conf line 6: ignoring bad line starting with 'options'")));
+  ASSERT_TRUE(Winning(ours, "amdgpu", "noretry"));
+  EXPECT_EQ(Winning(ours, "amdgpu", "noretry")->value, "0");
+}
+
+TEST(KmodConfigTest, CommandLineMatchesLibkmodOnThisHost) {
+  // libkmod reads only the host's /proc/cmdline; a world holding a copy of it must give what
+  // libkmod gives (KernelCmdlineModuleOptions follows kmod 30).
   std::ifstream in("/proc/cmdline", std::ios::binary);
   std::string host((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (host.empty()) GTEST_SKIP() << "no /proc/cmdline";
   TestTree t;
   t.Write("proc/cmdline", host);
-  auto live_root = Root::Open("/");
-  ASSERT_TRUE(live_root);
-  auto live = ReadModprobeConfig(*live_root, {});
-  ASSERT_TRUE(live) << live.error().message;
-  std::vector<std::string> from_live;
-  for (const std::string& d : Describe(*live))
-    if (d.ends_with("@proc/cmdline:0")) from_live.push_back(d);
-  EXPECT_EQ(Describe(Read(t, {})), from_live);
+  ::testing::internal::CaptureStderr();
+  OptionList theirs = LibkmodOptions(t.path(), {});
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(KernelCmdlineModuleOptions(host), theirs);
+  std::vector<std::string> ours, expected;
+  for (const ModuleOption& o : Read(t, {}).options) ours.push_back(o.module + " " + o.name + (o.bare ? "" : "=" + o.value));
+  for (const auto& [module, params] : Params(theirs))
+    for (const std::string& p : params) expected.push_back(module + " " + p);
+  std::sort(ours.begin(), ours.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ours, expected);
 }
 
 TEST(KmodConfigTest, SymlinkOutOfTheRootIsNotReadButStillHidesItsName) {
