@@ -104,7 +104,9 @@ CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) c
   bool drop = as_nobody && ::geteuid() == 0;
   if (drop) fs::permissions(tree_.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
   std::string out_file = tree_.Path("stdout"), err_file = tree_.Path("stderr");
-  std::vector<std::string> argv_text = {ROCMTUNECTL, "--root", root_};
+  // The unprivileged user runs a copy it can reach (see ReachableCopy); the build's may not be.
+  std::string ctl = drop ? ReachableCopy(ROCMTUNECTL, tree_.Path("bin")) : std::string(ROCMTUNECTL);
+  std::vector<std::string> argv_text = {ctl, "--root", root_};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_text) argv.push_back(a.data());
