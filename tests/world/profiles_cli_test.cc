@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_tree.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -31,10 +33,8 @@ std::string Slurp(const fs::path& p) {
 
 // Runs rocmtunectl --root ROOT ARGS (arguments are fixed test strings, quoted for the shell).
 CtlRun Ctl(const fs::path& root, const std::string& args) {
-  char err_tmpl[] = "/tmp/rocmtune-cli-err-XXXXXX";
-  int fd = ::mkstemp(err_tmpl);
-  EXPECT_GE(fd, 0);
-  ::close(fd);
+  rocmtune::testing::TestTree scratch;  // under $TMPDIR
+  std::string err_tmpl = scratch.Path("stderr");
   std::string cmd = std::string(ROCMTUNECTL) + " --root '" + root.string() + "' " + args + " 2>" + err_tmpl;
   CtlRun r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -45,7 +45,6 @@ CtlRun Ctl(const fs::path& root, const std::string& args) {
   int status = ::pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.err = Slurp(err_tmpl);
-  fs::remove(err_tmpl);
   return r;
 }
 
@@ -55,23 +54,16 @@ fs::path World(const std::string& name) { return fs::path(ROCMTUNE_WORLDS_DIR) /
 class AdminWorld {
  public:
   explicit AdminWorld(const std::string& world) {
-    char tmpl[] = "/tmp/rocmtune-profiles-XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     fs::copy(World(world), root(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   }
-  ~AdminWorld() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path root() const { return dir_ / "root"; }
+  fs::path root() const { return fs::path(dir_.path()) / "root"; }
   void Write(const std::string& name, const std::string& text) const {
     fs::create_directories(root() / "etc/rocmtune/profiles");
     std::ofstream(root() / "etc/rocmtune/profiles" / name, std::ios::binary) << text;
   }
 
  private:
-  fs::path dir_;
+  rocmtune::testing::TestTree dir_;  // under $TMPDIR
 };
 
 const json* Row(const json& doc, const std::string& name) {
