@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "test_tree.h"
+#include "world_names.h"
 
 namespace fs = std::filesystem;
 
@@ -167,7 +168,7 @@ ScratchDir::~ScratchDir() {
   }
 }
 
-std::string WorldDir(const std::string& name) { return (fs::path(ROCMTUNE_WORLDS_DIR) / name).string(); }
+std::string WorldDir(const std::string& name) { return testing::WorldPath(name); }
 
 void CopyWorld(const std::string& world_dir, const std::string& to) {
   testing::CopyTree(world_dir, to);

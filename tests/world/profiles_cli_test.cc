@@ -1,8 +1,4 @@
 // The built rocmtunectl's `profiles` and `show` verbs on the worlds: documents, text, exit codes.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
 #include "test_tree.h"
+#include "world_names.h"
 
 namespace {
 
@@ -19,36 +17,18 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-struct CtlRun {
-  int exit_code = -1;
-  std::string out, err;
-};
+using CtlRun = rocmtune::testing::CliResult;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs rocmtunectl --root ROOT ARGS (arguments are fixed test strings, quoted for the shell).
+// Runs rocmtunectl --root ROOT ARGS (ARGS: fixed test words, split at spaces).
 CtlRun Ctl(const fs::path& root, const std::string& args) {
+  std::vector<std::string> words;
+  std::istringstream in(args);
+  for (std::string w; in >> w;) words.push_back(w);
   rocmtune::testing::TestTree scratch;  // under $TMPDIR
-  std::string err_tmpl = scratch.Path("stderr");
-  std::string cmd = std::string(ROCMTUNECTL) + " --root '" + root.string() + "' " + args + " 2>" + err_tmpl;
-  CtlRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = Slurp(err_tmpl);
-  return r;
+  return rocmtune::testing::RunCtl(root.string(), words, scratch.path());
 }
 
-fs::path World(const std::string& name) { return fs::path(ROCMTUNE_WORLDS_DIR) / name; }
+fs::path World(const std::string& name) { return rocmtune::testing::WorldPath(name); }
 
 // A copy of a world with admin profiles in etc/rocmtune/profiles.
 class AdminWorld {

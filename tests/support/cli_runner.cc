@@ -100,13 +100,13 @@ size_t WorldCopy::JournalFiles() const {
   return n;
 }
 
-CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) const {
+CliResult RunCtl(const std::string& root, const std::vector<std::string>& args, const std::string& scratch_dir,
+                 bool as_nobody) {
   bool drop = as_nobody && ::geteuid() == 0;
-  if (drop) fs::permissions(tree_.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
-  std::string out_file = tree_.Path("stdout"), err_file = tree_.Path("stderr");
+  std::string out_file = scratch_dir + "/stdout", err_file = scratch_dir + "/stderr";
   // The unprivileged user runs a copy it can reach (see ReachableCopy); the build's may not be.
-  std::string ctl = drop ? ReachableCopy(ROCMTUNECTL, tree_.Path("bin")) : std::string(ROCMTUNECTL);
-  std::vector<std::string> argv_text = {ctl, "--root", root_};
+  std::string ctl = drop ? ReachableCopy(ROCMTUNECTL, scratch_dir + "/bin") : std::string(ROCMTUNECTL);
+  std::vector<std::string> argv_text = {ctl, "--root", root};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_text) argv.push_back(a.data());
@@ -131,6 +131,12 @@ CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) c
   r.out = Slurp(out_file);
   r.err = Slurp(err_file);
   return r;
+}
+
+CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) const {
+  if (as_nobody && ::geteuid() == 0)
+    fs::permissions(tree_.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+  return RunCtl(root_, args, tree_.path(), as_nobody);
 }
 
 }  // namespace rocmtune::testing
