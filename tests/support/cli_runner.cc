@@ -139,4 +139,14 @@ CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) c
   return RunCtl(root_, args, tree_.path(), as_nobody);
 }
 
+std::vector<std::string> MatchingBuiltinProfiles(const WorldCopy& w) {
+  auto listed = w.Ctl({"profiles", "--json"});
+  if (listed.exit_code != 0) throw std::runtime_error("profiles --json failed: " + listed.err);
+  std::vector<std::string> out;
+  const nlohmann::ordered_json doc = listed.Json();  // kept: a range-for over a temporary's member dangles
+  for (const auto& p : doc["profiles"])
+    if (p["origin"] == "builtin" && p["matches"] == true) out.push_back(p["name"]);
+  return out;
+}
+
 }  // namespace rocmtune::testing

@@ -54,4 +54,7 @@ class WorldCopy {
   std::string root_;
 };
 
+// The built-in profiles that fit the world, as `profiles --json` says.
+std::vector<std::string> MatchingBuiltinProfiles(const WorldCopy& w);
+
 }  // namespace rocmtune::testing
