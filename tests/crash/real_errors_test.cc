@@ -88,7 +88,9 @@ class RealErrorTest : public ::testing::Test {
 
   RunResult Apply(const RunOptions& options = {}) {
     before_ = Snapshot(root_);
-    return RunHelper(kRealHelper, {"--root", root_, "apply"}, plan_json_, options);
+    // A helper dropping to another uid runs a copy that uid can reach (see ReachableCopy).
+    std::string helper = options.uid ? testing::ReachableCopy(kRealHelper, scratch_.Path("bin")) : kRealHelper;
+    return RunHelper(helper, {"--root", root_, "apply"}, plan_json_, options);
   }
 
   void ExpectFailedCleanly(const RunResult& r, int err, const std::string& path) {

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "test_tree.h"
+#include "tree_snapshot.h"
+#include "world_names.h"
 
 namespace fs = std::filesystem;
 
@@ -125,24 +127,6 @@ void RemoveDirContents(int dir, const std::string& path) {
   });
 }
 
-void SnapshotDir(int dir, const std::string& rel, Tree& tree) {
-  ForEachEntry(dir, rel, [&](const char* name, const struct stat& st) {
-    std::string sub = rel.empty() ? std::string(name) : rel + "/" + name;
-    if (sub.starts_with(kJournalPrefix) || sub == kLock) return;
-    Entry entry{st.st_mode, ""};
-    if (S_ISDIR(st.st_mode)) {
-      Fd child(OpenAt(dir, name, O_RDONLY | O_DIRECTORY, sub));
-      SnapshotDir(child.get(), sub, tree);
-    } else if (S_ISREG(st.st_mode)) {
-      Fd file(OpenAt(dir, name, O_RDONLY, sub));
-      entry.data = ReadFd(file.get(), sub);
-    } else if (S_ISLNK(st.st_mode)) {
-      entry.data = ReadLinkAt(dir, name, sub);
-    }
-    tree.emplace(std::move(sub), std::move(entry));
-  });
-}
-
 bool HasChildren(const Tree& tree, const std::string& dir) {
   auto it = tree.lower_bound(dir + "/");
   return it != tree.end() && it->first.starts_with(dir + "/");
@@ -167,7 +151,7 @@ ScratchDir::~ScratchDir() {
   }
 }
 
-std::string WorldDir(const std::string& name) { return (fs::path(ROCMTUNE_WORLDS_DIR) / name).string(); }
+std::string WorldDir(const std::string& name) { return testing::WorldPath(name); }
 
 void CopyWorld(const std::string& world_dir, const std::string& to) {
   testing::CopyTree(world_dir, to);
@@ -202,8 +186,8 @@ void FreshCopy(const std::string& from, const std::string& to, const std::vector
 
 Tree Snapshot(const std::string& root) {
   Tree tree;
-  Fd dir(OpenAt(AT_FDCWD, root.c_str(), O_RDONLY | O_DIRECTORY, root));
-  SnapshotDir(dir.get(), "", tree);
+  for (auto& [path, entry] : testing::SnapshotTree(root))
+    if (!path.starts_with(kJournalPrefix) && path != kLock) tree.emplace(path, Entry{entry.st_mode, std::move(entry.content)});
   for (std::string_view holder : kHolders) {
     std::string d(holder);
     auto it = tree.find(d);

@@ -29,7 +29,7 @@ if [ ! -x "$ROOT/usr/sbin/grub-mkconfig" ]; then
 fi
 
 # A throw-away copy per run: the cached root stays pristine.
-WORK=$(mktemp -d /tmp/rocmtune-grub-XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-grub-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cp -a "$ROOT" "$WORK/root" || fail "copy of the chroot"
 R=$WORK/root

@@ -9,6 +9,7 @@
 #include "knobs/registry.h"
 #include "knowledge/catalog.h"
 #include "plan/planner.h"
+#include "test_tree.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -228,9 +229,8 @@ TEST(KnobPlanTest, IommuDropInSurvivesCloudImageSourcingOrder) {
   if (!fs::exists("/bin/sh")) GTEST_SKIP() << "/bin/sh missing: cannot source like grub-mkconfig";
   fs::path world = fs::path(ROCMTUNE_WORLDS_DIR) / "ubuntu-cloud";
   ASSERT_TRUE(fs::exists(world / "etc/default/grub.d/50-cloudimg-settings.cfg"));
-  char tmpl[] = "/tmp/rocmtune-cloud-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  fs::path copy = fs::path(tmpl) / "root";
+  rocmtune::testing::TestTree scratch;  // under $TMPDIR
+  fs::path copy = scratch.Path("root");
   fs::copy(world, copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
 
   // 50-cloudimg-settings.cfg assigns GRUB_CMDLINE_LINUX_DEFAULT, so a value put in
@@ -258,13 +258,11 @@ TEST(KnobPlanTest, IommuDropInSurvivesCloudImageSourcingOrder) {
   EXPECT_EQ(undo.ops[0].kind, OpKind::kRemoveFile);
   ApplyFileOps(undo, copy);
   EXPECT_THAT(SourcedArgs(copy), ::testing::Not(HasSubstr("iommu=pt")));
-  fs::remove_all(tmpl);
 }
 
 TEST(KnobPlanTest, ModprobeSetIsIdempotentAndUnsetRemovesOnlyOurs) {
-  char tmpl[] = "/tmp/rocmtune-mp-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  fs::path copy = fs::path(tmpl) / "root";
+  rocmtune::testing::TestTree scratch;  // under $TMPDIR
+  fs::path copy = scratch.Path("root");
   fs::copy(fs::path(ROCMTUNE_WORLDS_DIR) / "rx6600", copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   fs::create_directories(copy / "etc/modprobe.d");
   std::ofstream(copy / "etc/modprobe.d/admin.conf") << "options amdgpu runpm=0\n";
@@ -290,7 +288,6 @@ TEST(KnobPlanTest, ModprobeSetIsIdempotentAndUnsetRemovesOnlyOurs) {
   ASSERT_FALSE(r.ops.empty());
   EXPECT_EQ(r.ops[0].kind, OpKind::kRemoveFile);
   EXPECT_EQ(r.ops[0].path, "etc/modprobe.d/rocmtune.conf");
-  fs::remove_all(tmpl);
 }
 
 }  // namespace

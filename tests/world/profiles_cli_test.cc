@@ -1,8 +1,4 @@
 // The built rocmtunectl's `profiles` and `show` verbs on the worlds: documents, text, exit codes.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,67 +7,43 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
+#include "test_tree.h"
+#include "world_names.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-struct CtlRun {
-  int exit_code = -1;
-  std::string out, err;
-};
+using CtlRun = rocmtune::testing::CliResult;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs rocmtunectl --root ROOT ARGS (arguments are fixed test strings, quoted for the shell).
+// Runs rocmtunectl --root ROOT ARGS (ARGS: fixed test words, split at spaces).
 CtlRun Ctl(const fs::path& root, const std::string& args) {
-  char err_tmpl[] = "/tmp/rocmtune-cli-err-XXXXXX";
-  int fd = ::mkstemp(err_tmpl);
-  EXPECT_GE(fd, 0);
-  ::close(fd);
-  std::string cmd = std::string(ROCMTUNECTL) + " --root '" + root.string() + "' " + args + " 2>" + err_tmpl;
-  CtlRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = Slurp(err_tmpl);
-  fs::remove(err_tmpl);
-  return r;
+  std::vector<std::string> words;
+  std::istringstream in(args);
+  for (std::string w; in >> w;) words.push_back(w);
+  rocmtune::testing::TestTree scratch;  // under $TMPDIR
+  return rocmtune::testing::RunCtl(root.string(), words, scratch.path());
 }
 
-fs::path World(const std::string& name) { return fs::path(ROCMTUNE_WORLDS_DIR) / name; }
+fs::path World(const std::string& name) { return rocmtune::testing::WorldPath(name); }
 
 // A copy of a world with admin profiles in etc/rocmtune/profiles.
 class AdminWorld {
  public:
   explicit AdminWorld(const std::string& world) {
-    char tmpl[] = "/tmp/rocmtune-profiles-XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     fs::copy(World(world), root(), fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   }
-  ~AdminWorld() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path root() const { return dir_ / "root"; }
+  fs::path root() const { return fs::path(dir_.path()) / "root"; }
   void Write(const std::string& name, const std::string& text) const {
     fs::create_directories(root() / "etc/rocmtune/profiles");
     std::ofstream(root() / "etc/rocmtune/profiles" / name, std::ios::binary) << text;
   }
 
  private:
-  fs::path dir_;
+  rocmtune::testing::TestTree dir_;  // under $TMPDIR
 };
 
 const json* Row(const json& doc, const std::string& name) {

@@ -22,17 +22,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 using testing::WorldCopy;
 
-// Built-in profiles that fit the world, as `profiles --json` says.
-std::vector<std::string> MatchingBuiltins(const WorldCopy& w) {
-  auto listed = w.Ctl({"profiles", "--json"});
-  EXPECT_EQ(listed.exit_code, kExitOk) << listed.err;
-  std::vector<std::string> out;
-  const json doc = listed.Json();  // kept: a range-for over a temporary's member dangles
-  for (const auto& p : doc["profiles"])
-    if (p["origin"] == "builtin" && p["matches"] == true) out.push_back(p["name"]);
-  return out;
-}
-
 // What a round trip may leave: rocmtune's own state, and the directories created to hold it.
 std::vector<std::string> LeftOver(const testing::TreeSnapshot& original, const testing::TreeSnapshot& now) {
   std::vector<std::string> out;
@@ -92,7 +81,7 @@ class RoundTripTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RoundTripTest, EveryMatchingBuiltinProfileRoundTrips) {
   WorldCopy w(GetParam());
-  std::vector<std::string> profiles = MatchingBuiltins(w);
+  std::vector<std::string> profiles = testing::MatchingBuiltinProfiles(w);
   if (GetParam() == "no-amd") {
     EXPECT_EQ(profiles, std::vector<std::string>{"stock"});
   } else {

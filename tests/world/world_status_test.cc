@@ -1,9 +1,6 @@
 // Every world under tests/worlds: the status document equals its reviewed golden file,
 // the CLI prints exactly that document, and the facts the captures prove hold.
 // ROCMTUNE_UPDATE_GOLDEN=1 rewrites the golden files (review the diff before committing).
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "api/status_json.h"
+#include "cli_runner.h"
 #include "detect/inventory.h"
+#include "test_tree.h"
 #include "world_names.h"
 
 namespace fs = std::filesystem;
@@ -54,17 +53,10 @@ TEST_P(WorldStatusTest, MatchesGolden) {
 
 TEST_P(WorldStatusTest, CliPrintsOneJsonDocumentAndNothingElse) {
   const std::string world = GetParam();
-  std::string cmd = std::string(ROCMTUNECTL) + " --root '" + (fs::path(ROCMTUNE_WORLDS_DIR) / world).string() +
-                    "' status --json 2>/dev/null";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  int status = ::pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  testing::TestTree scratch;
+  testing::CliResult r = testing::RunCtl(testing::WorldPath(world), {"status", "--json"}, scratch.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string& out = r.out;
   json doc = json::parse(out);  // throws (fails the test) on anything but one document
   EXPECT_EQ(doc["schema"], "rocmtune.status.v1");
   EXPECT_EQ(out, StatusText(world));

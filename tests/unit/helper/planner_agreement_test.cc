@@ -16,19 +16,12 @@
 #include "knowledge/catalog.h"
 #include "plan/planner.h"
 #include "test_tree.h"
+#include "world_names.h"
 
 namespace fs = std::filesystem;
 
 namespace rocmtune::helper {
 namespace {
-
-std::vector<std::string> WorldNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(ROCMTUNE_WORLDS_DIR))
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // Carries the plan out in the scratch copy as the helper would (sysfs values included), so the
 // unset that follows starts from what the set made.
@@ -115,7 +108,7 @@ void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
 
 std::vector<Variant> Variants() {
   std::vector<Variant> variants;
-  for (const std::string& w : WorldNames()) variants.push_back({w, w, {}});
+  for (const std::string& w : testing::WorldNames()) variants.push_back({w, w, {}});
   variants.push_back({"rx6600-without-grubby", "rx6600", {"usr/sbin/grubby"}});  // BLS entries edited directly
   variants.push_back({"hd7870-without-update-grub", "hd7870", {"usr/sbin/update-grub"}});  // grub-mkconfig
   return variants;

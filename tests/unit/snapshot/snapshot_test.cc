@@ -8,6 +8,7 @@
 #include "api/status_json.h"
 #include "detect/inventory.h"
 #include "test_tree.h"
+#include "world_names.h"
 
 namespace fs = std::filesystem;
 
@@ -22,18 +23,10 @@ std::string Status(const std::string& path) {
   return api::Serialize(api::DescribeSystem(*root));
 }
 
-std::vector<std::string> Worlds() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(ROCMTUNE_WORLDS_DIR))
-    if (fs::exists(e.path() / "PROVENANCE.md")) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // A snapshot must carry everything detection reads: the status of the snapshot is the
 // status of the original, for every world.
 TEST(SnapshotTest, StatusOfSnapshotEqualsStatusOfSource) {
-  auto worlds = Worlds();
+  auto worlds = testing::WorldNames();
   ASSERT_FALSE(worlds.empty());
   for (const std::string& world : worlds) {
     TestTree out;

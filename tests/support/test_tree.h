@@ -33,6 +33,12 @@ inline constexpr int kNoPrivilegeDrop = 10;
 inline constexpr int kChildCrashed = 126;
 int RunAsNobody(int (*check)(const void*), const void* arg);
 
+// `binary` copied into `dir` (mode 0755) and the copy's path returned. A test that drops to
+// uid 65534 runs such a copy: the build tree may sit under a private directory (a clone in
+// /root, mode 0700) the unprivileged user cannot reach, so exec'ing it there would fail.
+// `dir` and every directory above it must be searchable by all.
+std::string ReachableCopy(const std::string& binary, const std::string& dir);
+
 // Copies a directory tree (symlinks as symlinks).
 void CopyTree(const std::string& from, const std::string& to);
 

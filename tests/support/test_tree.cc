@@ -66,6 +66,15 @@ int RunAsNobody(int (*check)(const void*), const void* arg) {
   return WEXITSTATUS(status);
 }
 
+std::string ReachableCopy(const std::string& binary, const std::string& dir) {
+  fs::path to = fs::path(dir) / fs::path(binary).filename();
+  fs::create_directories(dir);
+  fs::copy_file(binary, to, fs::copy_options::overwrite_existing);
+  fs::permissions(to, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                          fs::perms::others_exec);
+  return to.string();
+}
+
 void CopyTree(const std::string& from, const std::string& to) {
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
 }

@@ -1,15 +1,11 @@
-// The bundled worlds (tests/worlds/*/ with a PROVENANCE.md), sorted: the parameter list of every
-// test that runs on all of them.
-#pragma once
+#include "world_names.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <string>
-#include <vector>
 
 namespace rocmtune::testing {
 
-inline std::vector<std::string> WorldNames() {
+std::vector<std::string> WorldNames() {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(ROCMTUNE_WORLDS_DIR))
     if (entry.is_directory() && std::filesystem::exists(entry.path() / "PROVENANCE.md"))
@@ -17,5 +13,7 @@ inline std::vector<std::string> WorldNames() {
   std::sort(names.begin(), names.end());
   return names;
 }
+
+std::string WorldPath(const std::string& name) { return (std::filesystem::path(ROCMTUNE_WORLDS_DIR) / name).string(); }
 
 }  // namespace rocmtune::testing

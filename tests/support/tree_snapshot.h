@@ -1,5 +1,6 @@
 // TreeSnapshot: every entry under a directory (symlinks not followed) with its type, bytes,
-// mode and mtime, to assert what a command wrote - and that it wrote nothing else.
+// mode and mtime, to assert what a command wrote - and that it wrote nothing else. The one
+// tree snapshot of the tests: the crash tests' byte-exact trees are made from it too.
 #pragma once
 
 #include <ctime>
@@ -14,6 +15,7 @@ struct TreeEntry {
   char type = '?';      // 'f' file, 'd' directory, 'l' symlink, 'o' other
   std::string content;  // a file's bytes, a symlink's target
   unsigned mode = 0;    // permission bits
+  unsigned st_mode = 0; // type and permission bits, as lstat(2) gives them
   timespec mtime{};
 };
 

@@ -26,6 +26,13 @@ struct CliResult {
 // What is wrong with a rocmtune.result.v1 document (DESIGN "Contracts"); empty when nothing.
 std::string ResultDocumentProblems(const nlohmann::ordered_json& doc);
 
+// rocmtunectl --root ROOT ARGS... with stdin from /dev/null, its stdout and stderr kept in
+// files under `scratch_dir`; as uid/gid 65534 when `as_nobody` and running as root (exit code
+// kCannotDropPrivileges if that fails), running a copy of rocmtunectl put in scratch_dir/bin,
+// which must then be reachable by that user.
+CliResult RunCtl(const std::string& root, const std::vector<std::string>& args, const std::string& scratch_dir,
+                 bool as_nobody = false);
+
 class WorldCopy {
  public:
   explicit WorldCopy(std::string_view world);
@@ -46,5 +53,8 @@ class WorldCopy {
   TestTree tree_;
   std::string root_;
 };
+
+// The built-in profiles that fit the world, as `profiles --json` says.
+std::vector<std::string> MatchingBuiltinProfiles(const WorldCopy& w);
 
 }  // namespace rocmtune::testing

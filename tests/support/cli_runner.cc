@@ -100,11 +100,13 @@ size_t WorldCopy::JournalFiles() const {
   return n;
 }
 
-CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) const {
+CliResult RunCtl(const std::string& root, const std::vector<std::string>& args, const std::string& scratch_dir,
+                 bool as_nobody) {
   bool drop = as_nobody && ::geteuid() == 0;
-  if (drop) fs::permissions(tree_.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
-  std::string out_file = tree_.Path("stdout"), err_file = tree_.Path("stderr");
-  std::vector<std::string> argv_text = {ROCMTUNECTL, "--root", root_};
+  std::string out_file = scratch_dir + "/stdout", err_file = scratch_dir + "/stderr";
+  // The unprivileged user runs a copy it can reach (see ReachableCopy); the build's may not be.
+  std::string ctl = drop ? ReachableCopy(ROCMTUNECTL, scratch_dir + "/bin") : std::string(ROCMTUNECTL);
+  std::vector<std::string> argv_text = {ctl, "--root", root};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_text) argv.push_back(a.data());
@@ -129,6 +131,22 @@ CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) c
   r.out = Slurp(out_file);
   r.err = Slurp(err_file);
   return r;
+}
+
+CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) const {
+  if (as_nobody && ::geteuid() == 0)
+    fs::permissions(tree_.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+  return RunCtl(root_, args, tree_.path(), as_nobody);
+}
+
+std::vector<std::string> MatchingBuiltinProfiles(const WorldCopy& w) {
+  auto listed = w.Ctl({"profiles", "--json"});
+  if (listed.exit_code != 0) throw std::runtime_error("profiles --json failed: " + listed.err);
+  std::vector<std::string> out;
+  const nlohmann::ordered_json doc = listed.Json();  // kept: a range-for over a temporary's member dangles
+  for (const auto& p : doc["profiles"])
+    if (p["origin"] == "builtin" && p["matches"] == true) out.push_back(p["name"]);
+  return out;
 }
 
 }  // namespace rocmtune::testing
