@@ -33,7 +33,7 @@ command -v unshare >/dev/null || skip "unshare(1) not installed (util-linux)"
 [ "$(id -u)" = 0 ] || skip "needs root to bind a file over /proc/cmdline in a private mount namespace"
 err=$(unshare -m --propagation private true 2>&1) || skip "unshare cannot create a mount namespace: $err"
 
-TMP=$(mktemp -d /tmp/rocmtune-modprobe-XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-modprobe-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 # --- fixtures -------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "test_tree.h"
+#include "world_names.h"
 
 namespace rocmtune::knobs {
 namespace {
@@ -230,15 +231,16 @@ TEST(GrubEvalTest, NoFilesMeansEmptyValues) {
 // Every world's boot configuration is inside what the evaluator models.
 TEST(GrubEvalTest, EveryWorldEvaluates) {
   size_t with_grub = 0;
-  for (const auto& entry : fs::directory_iterator(ROCMTUNE_WORLDS_DIR)) {
-    if (!fs::exists(entry.path() / "etc/default/grub")) continue;
+  for (const std::string& world : testing::WorldNames()) {
+    const fs::path path = testing::WorldPath(world);
+    if (!fs::exists(path / "etc/default/grub")) continue;
     ++with_grub;
-    auto root = sys::Root::Open(entry.path().string());
+    auto root = sys::Root::Open(path.string());
     ASSERT_TRUE(root);
     auto v = EvaluateGrubDefaults(*root, true);
-    ASSERT_TRUE(v) << entry.path();
-    EXPECT_TRUE(v->unsupported.empty()) << entry.path() << ": " << v->unsupported.front();
-    EXPECT_TRUE(EffectiveLinuxArgs(*v)) << entry.path();
+    ASSERT_TRUE(v) << path;
+    EXPECT_TRUE(v->unsupported.empty()) << path << ": " << v->unsupported.front();
+    EXPECT_TRUE(EffectiveLinuxArgs(*v)) << path;
   }
   EXPECT_GT(with_grub, 10u);
   auto root = sys::Root::Open(std::string(ROCMTUNE_WORLDS_DIR) + "/ubuntu-cloud");

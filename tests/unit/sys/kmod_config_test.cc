@@ -101,7 +101,9 @@ TEST(KmodConfigTest, DashedModuleNameIsNormalisedToAnotherModule) {
   constexpr std::string_view kDashed[] = {"amd-gpu"};
   ModprobeConfig d = Read(t, kDashed);
   EXPECT_THAT(Describe(d), ElementsAre("amd_gpu x=1@etc/modprobe.d/a.conf:1"));
-  EXPECT_EQ(Winning(d, "amd-gpu", "x")->value, "1");
+  auto winning = Winning(d, "amd-gpu", "x");
+  ASSERT_TRUE(winning) << "the dashed name finds the normalised module";
+  EXPECT_EQ(winning->value, "1");
 }
 
 TEST(KmodConfigTest, QuotedValuesBareNamesTabsAndCrlf) {
