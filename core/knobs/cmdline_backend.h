@@ -9,6 +9,8 @@
 // (recorded in var/lib/rocmtune/cmdline-tokens).
 #pragma once
 
+#include <memory>
+
 #include "knobs/backend.h"
 
 namespace rocmtune::knobs {
@@ -18,19 +20,8 @@ inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdlin
 inline constexpr std::string_view kKernelCmdlinePath = "etc/kernel/cmdline";
 inline constexpr std::string_view kBlsEntriesDir = "boot/loader/entries";
 
-class CmdlineBackend final : public Backend {
- public:
-  std::string_view Name() const override { return "cmdline"; }
-  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kCmdline; }
-  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
-                plan::Plan& plan) const override;
-  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
-  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
-                   plan::Plan& plan) const override;
-  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
-  std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
-  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
-};
+// The cmdline backend, for the registry (knobs/registry.cc) — the only place that makes backends.
+std::unique_ptr<Backend> MakeCmdlineBackend();
 
 // The command line the next boot will use, as this boot setup computes it; nullopt when it
 // cannot be known without running code (see grub_config.h) or the setup is unknown.

@@ -9,6 +9,27 @@
 #include "util/text.h"
 
 namespace rocmtune::knobs {
+
+namespace {
+
+class EnvBackend final : public Backend {
+ public:
+  std::string_view Name() const override { return "env"; }
+  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kEnv; }
+  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                plan::Plan& plan) const override;
+  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
+  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
+                   plan::Plan& plan) const override;
+  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
+  std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
+  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeEnvBackend() { return std::make_unique<EnvBackend>(); }
+
 namespace {
 
 std::map<std::string, std::string> Owned(const sys::Root& root) {

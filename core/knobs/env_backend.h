@@ -3,6 +3,8 @@
 // /etc/profile.d/rocmtune.sh (login shells). Running processes keep their environment.
 #pragma once
 
+#include <memory>
+
 #include <map>
 #include <string>
 
@@ -14,19 +16,8 @@ namespace rocmtune::knobs {
 inline constexpr std::string_view kEnvironmentDropIn = "etc/environment.d/90-rocmtune.conf";
 inline constexpr std::string_view kProfileDropIn = "etc/profile.d/rocmtune.sh";
 
-class EnvBackend final : public Backend {
- public:
-  std::string_view Name() const override { return "env"; }
-  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kEnv; }
-  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
-                plan::Plan& plan) const override;
-  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
-  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
-                   plan::Plan& plan) const override;
-  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
-  std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
-  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
-};
+// The env backend, for the registry (knobs/registry.cc) — the only place that makes backends.
+std::unique_ptr<Backend> MakeEnvBackend();
 
 // Status findings: an HSA_OVERRIDE_GFX_VERSION, in any file, that makes a GPU here run code of
 // another ISA family (the RDNA1 + 10.3.0 crash of the seeds).

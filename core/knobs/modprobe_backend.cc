@@ -9,6 +9,27 @@
 #include "util/text.h"
 
 namespace rocmtune::knobs {
+
+namespace {
+
+class ModprobeBackend final : public Backend {
+ public:
+  std::string_view Name() const override { return "modprobe"; }
+  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kModuleParam; }
+  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                plan::Plan& plan) const override;
+  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
+  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
+                   plan::Plan& plan) const override;
+  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
+  std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
+  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeModprobeBackend() { return std::make_unique<ModprobeBackend>(); }
+
 namespace {
 
 constexpr std::string_view kModules[] = {"amdgpu", "ttm", "amdttm"};

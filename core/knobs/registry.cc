@@ -13,10 +13,10 @@ namespace rocmtune::knobs {
 const Registry& Registry::Builtin() {
   static const Registry registry = [] {
     Registry r;
-    r.backends_.push_back(std::make_unique<ModprobeBackend>());
-    r.backends_.push_back(std::make_unique<CmdlineBackend>());
-    r.backends_.push_back(std::make_unique<SysfsBackend>());
-    r.backends_.push_back(std::make_unique<EnvBackend>());
+    r.backends_.push_back(MakeModprobeBackend());
+    r.backends_.push_back(MakeCmdlineBackend());
+    r.backends_.push_back(MakeSysfsBackend());
+    r.backends_.push_back(MakeEnvBackend());
     return r;
   }();
   return registry;

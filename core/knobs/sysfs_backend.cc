@@ -9,6 +9,27 @@
 #include "util/text.h"
 
 namespace rocmtune::knobs {
+
+namespace {
+
+class SysfsBackend final : public Backend {
+ public:
+  std::string_view Name() const override { return "sysfs"; }
+  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kSysfs; }
+  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                plan::Plan& plan) const override;
+  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
+  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
+                   plan::Plan& plan) const override;
+  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
+  std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
+  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeSysfsBackend() { return std::make_unique<SysfsBackend>(); }
+
 namespace {
 
 using Attribute = SysfsAttribute;

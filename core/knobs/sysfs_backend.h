@@ -2,6 +2,8 @@
 // formats. Keys: sysfs.<cardN|PCI slot|all>.<attribute>. Never a raw path from a caller.
 #pragma once
 
+#include <memory>
+
 #include <optional>
 #include <span>
 #include <string>
@@ -34,18 +36,7 @@ struct PowerProfile {
 // lines "  5 COMPUTE*:" / " 1 3D_FULL_SCREEN *:" name the profiles, '*' the active one.
 std::vector<PowerProfile> ParsePowerProfiles(std::string_view content);
 
-class SysfsBackend final : public Backend {
- public:
-  std::string_view Name() const override { return "sysfs"; }
-  bool Handles(const KnobKey& key) const override { return key.kind == KnobKind::kSysfs; }
-  void Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
-                plan::Plan& plan) const override;
-  KnobState Read(const KnobContext& ctx, const KnobKey& key) const override;
-  void PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
-                   plan::Plan& plan) const override;
-  std::vector<KnobKey> ConfiguredKeys(const KnobContext& ctx) const override;
-  std::vector<KnobKey> OwnedKeys(const KnobContext& ctx) const override;
-  std::vector<std::string> Describe(const KnobContext& ctx, const KnobKey& key) const override;
-};
+// The sysfs backend, for the registry (knobs/registry.cc) — the only place that makes backends.
+std::unique_ptr<Backend> MakeSysfsBackend();
 
 }  // namespace rocmtune::knobs
