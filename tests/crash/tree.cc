@@ -67,18 +67,6 @@ void ForEachEntry(int dir, std::string_view path, F&& f) {
   ::closedir(d);
 }
 
-std::string ReadFd(int fd, std::string_view path) {
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) Throw("read", path);
-    if (n == 0) return out;
-    out.append(buf, static_cast<size_t>(n));
-  }
-}
-
 std::string ReadLinkAt(int dir, const char* name, std::string_view path) {
   char target[4096];
   ssize_t n = ::readlinkat(dir, name, target, sizeof(target));
@@ -105,7 +93,7 @@ void CopyDir(int from, int to, const std::string& rel, const std::vector<std::st
       if (::linkat(from, name, to, name, 0) != 0) Throw("link", sub);
     } else if (S_ISREG(st.st_mode)) {
       Fd src(OpenAt(from, name, O_RDONLY, sub)), dst(OpenAt(to, name, O_WRONLY | O_CREAT | O_EXCL, sub, 0600));
-      std::string data = ReadFd(src.get(), sub);
+      std::string data = testing::ReadFdAll(src.get(), sub);
       if (::write(dst.get(), data.data(), data.size()) != static_cast<ssize_t>(data.size())) Throw("write", sub);
       if (::fchmod(dst.get(), perms) != 0) Throw("chmod", sub);
     } else if (S_ISLNK(st.st_mode)) {

@@ -25,17 +25,6 @@ bool Ignored(const std::string& path, const std::vector<std::string_view>& ignor
   throw std::runtime_error(std::string(what) + " " + std::string(path) + ": " + std::strerror(errno));
 }
 
-std::string ReadAll(int fd, std::string_view path) {
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) Throw("read", path);
-    if (n == 0) return out;
-    out.append(buf, static_cast<size_t>(n));
-  }
-}
 
 // Walks by descriptor (openat, O_NOFOLLOW): fast enough for the crash tests' thousands of
 // snapshots, and never follows a symlink out of the tree. Closes `fd`.
@@ -72,7 +61,7 @@ void SnapshotDir(int fd, const std::string& rel, TreeSnapshot& out) {
       int file = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
       if (file < 0) Throw("open", sub);
       std::unique_ptr<int, void (*)(int*)> close_file(&file, [](int* f) { ::close(*f); });
-      entry.content = ReadAll(file, sub);
+      entry.content = ReadFdAll(file, sub);
     } else {
       entry.type = 'o';
     }
@@ -106,6 +95,19 @@ std::vector<std::string> ChangedPaths(const TreeSnapshot& before, const TreeSnap
     if (!Ignored(path, ignore) && !before.contains(path)) changed.push_back(path);
   std::sort(changed.begin(), changed.end());
   return changed;
+}
+
+
+std::string ReadFdAll(int fd, std::string_view path) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) Throw("read", path);
+    if (n == 0) return out;
+    out.append(buf, static_cast<size_t>(n));
+  }
 }
 
 }  // namespace rocmtune::testing

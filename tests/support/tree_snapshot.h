@@ -28,4 +28,7 @@ TreeSnapshot SnapshotTree(const std::string& root);
 std::vector<std::string> ChangedPaths(const TreeSnapshot& before, const TreeSnapshot& after, bool compare_mtime,
                                       const std::vector<std::string_view>& ignore = {});
 
+// Every byte of an open file (throws naming `path` on a read error).
+std::string ReadFdAll(int fd, std::string_view path);
+
 }  // namespace rocmtune::testing
