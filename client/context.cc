@@ -11,4 +11,10 @@ Result<sys::Root> Context::OpenRoot() const {
   return opened_->Duplicate();
 }
 
+Result<api::System> Context::LoadSystem() const {
+  auto opened = OpenRoot();
+  if (!opened) return tl::unexpected(opened.error());
+  return api::LoadSystem(std::move(*opened));
+}
+
 }  // namespace rocmtune::client

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "api/system.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -18,6 +19,8 @@ struct Context {
   // (and the helper the verb runs, through an inherited descriptor) get the same directory even
   // if someone points the path elsewhere meanwhile.
   Result<sys::Root> OpenRoot() const;
+  // The root's inventory and journal (api::LoadSystem of OpenRoot()).
+  Result<api::System> LoadSystem() const;
 
  private:
   mutable std::shared_ptr<const sys::Root> opened_;

@@ -2,53 +2,31 @@
 // where it is set, whether it matters on each GPU, and why (source).
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
+#include "api/explain.h"
 #include "api/status_json.h"
 #include "client/exit_codes.h"
-#include "client/knob_context.h"
 #include "client/verbs.h"
-#include "knobs/registry.h"
 
 namespace rocmtune::client {
 
-int RunExplain(const Context& ctx, const std::string& key_text) {
-  auto key = knobs::ParseKnobKey(key_text);
-  if (!key) {
-    fmt::print(stderr, "rocmtunectl: {}\n", key.error().message);
-    return kExitUsage;
+int RunExplain(const Context& ctx, const Args& args) {
+  auto system = ctx.LoadSystem();
+  if (!system) {
+    PrintError(system.error().message);
+    return kExitFailed;
   }
-  auto system = LoadSystem(ctx);
-  if (!system) return kExitFailed;
-  knobs::KnobContext kctx = system->Context();
-  const knobs::Backend* backend = knobs::Registry::Builtin().For(*key);
-  plan::Plan probe;
-  backend->Validate(kctx, *key, std::nullopt, probe);  // unknown names, suggestions
-  if (!probe.refused.empty()) {
-    fmt::print(stderr, "rocmtunectl: {}\n", probe.refused.front().message);
-    return kExitRefused;
+  auto report = api::Explain(*system, args.operands.at(0));
+  if (!report) {
+    PrintError(report.error().message);
+    return ExitFor(report.error());
   }
-  knobs::KnobState state = backend->Read(kctx, *key);
-  std::vector<std::string> lines = backend->Describe(kctx, *key);
   if (ctx.json) {
-    nlohmann::ordered_json doc = {
-        {"schema", "rocmtune.explain.v1"},
-        {"key", key->Text()},
-        {"backend", backend->Name()},
-        {"configured", state.configured ? nlohmann::ordered_json(*state.configured) : nullptr},
-        {"configured_in", state.configured_in ? nlohmann::ordered_json(*state.configured_in) : nullptr},
-        {"running", state.running ? nlohmann::ordered_json(*state.running) : nullptr},
-        {"effective", state.effective ? nlohmann::ordered_json(*state.effective) : nullptr},
-        {"owner", state.owner},
-        {"pending_reboot", state.pending_reboot},
-        {"notes", state.notes},
-        {"about", lines},
-    };
-    fmt::print("{}\n", api::Serialize(doc));
+    fmt::print("{}\n", api::Serialize(api::ExplainJson(*report)));
     return kExitOk;
   }
-  fmt::print("{} ({} backend)\n", key->Text(), backend->Name());
-  for (const std::string& line : lines) fmt::print("  {}\n", line);
+  const knobs::KnobState& state = report->state;
+  fmt::print("{} ({} backend)\n", report->key.Text(), report->backend);
+  for (const std::string& line : report->about) fmt::print("  {}\n", line);
   fmt::print("\n  configured: {}{}\n", state.configured.value_or("(not set)"),
              state.configured_in ? fmt::format(" in /{}", *state.configured_in) : "");
   fmt::print("  running:    {}\n", state.running.value_or("unknown"));

@@ -2,10 +2,10 @@
 // `rocmtunectl show NAME`: one profile resolved, each item with what it would do here.
 #include <fmt/format.h>
 
+#include "api/profiles.h"
 #include "api/profiles_json.h"
 #include "api/status_json.h"
 #include "client/exit_codes.h"
-#include "client/knob_context.h"
 #include "client/table.h"
 #include "client/verbs.h"
 #include "profiles/desired.h"
@@ -67,19 +67,21 @@ void PrintShow(const profiles::StoreEntry& entry, const profiles::Profile& p, co
 
 }  // namespace
 
-int RunProfiles(const Context& ctx) {
-  auto system = LoadSystem(ctx);
-  if (!system) return kExitFailed;
-  profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
-  std::vector<profiles::Listing> listings = profiles::ListProfiles(store, system->inventory);
+int RunProfiles(const Context& ctx, const Args&) {
+  auto system = ctx.LoadSystem();
+  if (!system) {
+    PrintError(system.error().message);
+    return kExitFailed;
+  }
+  api::ProfilesReport report = api::ListProfiles(*system);
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::ProfilesJson(listings, store.errors())));
+    fmt::print("{}\n", api::Serialize(api::ProfilesJson(report)));
     return kExitOk;
   }
-  for (const std::string& e : store.errors()) fmt::print(stderr, "rocmtunectl: warning: {}\n", e);
+  for (const std::string& e : report.store.errors()) PrintError(fmt::format("warning: {}", e));
   // The reason last: it is the widest column and the one read after the others.
   Table table({"NAME", "ORIGIN", "MATCHES", "DESCRIPTION", "REASON"});
-  for (const profiles::Listing& l : listings) {
+  for (const profiles::Listing& l : report.listings) {
     if (!l.resolved) {
       table.AddRow({l.entry->name, l.entry->origin, "error", "-", l.resolved.error().message});
       continue;
@@ -91,35 +93,19 @@ int RunProfiles(const Context& ctx) {
   return kExitOk;
 }
 
-int RunShow(const Context& ctx, const std::string& name, const std::vector<std::string>& with_optional) {
-  auto system = LoadSystem(ctx);
-  if (!system) return kExitFailed;
-  profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
-  const profiles::StoreEntry* entry = store.Find(name);
-  auto resolved = store.Resolve(name);
-  if (!resolved) {
-    fmt::print(stderr, "rocmtunectl: {}\n", resolved.error().message);
-    return entry ? kExitFailed : kExitUsage;
+int RunShow(const Context& ctx, const Args& args) {
+  auto system = ctx.LoadSystem();
+  if (!system) {
+    PrintError(system.error().message);
+    return kExitFailed;
   }
-  if (auto ok = profiles::CheckWithOptional(*resolved, with_optional); !ok) {
-    fmt::print(stderr, "rocmtunectl: {}\n", ok.error().message);
-    return kExitUsage;
+  auto report = api::ShowProfile(*system, args.operands.at(0), args.with);
+  if (!report) {
+    PrintError(report.error().message);
+    return ExitFor(report.error());
   }
-  profiles::MatchResult match = profiles::MatchProfile(*resolved, system->inventory);
-  std::vector<profiles::ItemPlan> items =
-      profiles::EvaluateItems(*resolved, system->root, system->inventory, with_optional);
-  // Items of a profile that does not fit the machine do nothing here, whatever their own match.
-  if (!match.matches) {
-    for (profiles::ItemPlan& ip : items) {
-      ip.verdict = profiles::Verdict::kSkipped;
-      ip.reason = "the profile does not fit this machine";
-      ip.value.reset();
-    }
-  }
-  if (ctx.json)
-    fmt::print("{}\n", api::Serialize(api::ProfileJson(*entry, *resolved, match, items)));
-  else
-    PrintShow(*entry, *resolved, match, items);
+  if (ctx.json) fmt::print("{}\n", api::Serialize(api::ProfileJson(*report)));
+  else PrintShow(*report->entry, report->resolved, report->match, report->items);
   return kExitOk;
 }
 

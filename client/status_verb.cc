@@ -3,14 +3,11 @@
 
 #include <fmt/format.h>
 
+#include "api/status.h"
 #include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/table.h"
 #include "client/verbs.h"
-#include "detect/inventory.h"
-#include "knobs/env_backend.h"
-#include "knobs/file_findings.h"
-#include "knobs/registry.h"
 
 namespace rocmtune::client {
 namespace {
@@ -93,22 +90,15 @@ void PrintHuman(const detect::Inventory& inv, const std::vector<knobs::KnobState
 
 }  // namespace
 
-int RunStatus(const Context& ctx) {
+int RunStatus(const Context& ctx, const Args&) {
   auto root = ctx.OpenRoot();
   if (!root) {
-    fmt::print(stderr, "rocmtunectl: {}\n", root.error().message);
+    PrintError(root.error().message);
     return kExitFailed;
   }
-  detect::Inventory inv = detect::Detect(*root);
-  knobs::KnobContext kctx{*root, inv, knowledge::Catalog::Builtin()};
-  std::vector<knobs::KnobState> knob_states = knobs::ReportKnobs(kctx);
-  for (detect::Finding& f : knobs::EnvFindings(kctx)) inv.findings.push_back(std::move(f));
-  for (detect::Finding& f : knobs::UnreadableFileFindings(kctx)) inv.findings.push_back(std::move(f));
-  if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::StatusJson(inv, knob_states)));
-  } else {
-    PrintHuman(inv, knob_states);
-  }
+  api::StatusReport report = api::Status(*root);
+  if (ctx.json) fmt::print("{}\n", api::Serialize(api::StatusJson(report.inventory, report.knobs)));
+  else PrintHuman(report.inventory, report.knobs);
   return kExitOk;
 }
 

@@ -1,26 +1,61 @@
-// The verb table: one function per verb, each returning an exit code (client/exit_codes.h).
+// The verb table (as systemctl's and hostnamectl's): each verb's name, operands, options and
+// the function that runs it. Verbs parse nothing themselves and build no JSON: they call the
+// core (core/api) and render its report as a table or print its document.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "client/change.h"
 #include "client/context.h"
 
 namespace rocmtune::client {
 
-int RunStatus(const Context& ctx);
-int RunSnapshot(const Context& ctx, const std::string& out_dir);
-int RunSet(const Context& ctx, const std::vector<std::string>& assignments, const ChangeOptions& options);
-int RunUnset(const Context& ctx, const std::vector<std::string>& keys, const ChangeOptions& options);
-int RunRevert(const Context& ctx, const std::string& id, const ChangeOptions& options);
-int RunApply(const Context& ctx, const std::string& profile, const std::vector<std::string>& with_optional,
-             const ChangeOptions& options);
-int RunReset(const Context& ctx, const ChangeOptions& options);
-int RunHistory(const Context& ctx);
-int RunVerify(const Context& ctx);
-int RunExplain(const Context& ctx, const std::string& key);
-int RunProfiles(const Context& ctx);
-int RunShow(const Context& ctx, const std::string& name, const std::vector<std::string>& with_optional);
+struct Args {
+  std::vector<std::string> operands;
+  std::vector<std::string> with;  // apply/show --with
+  bool check = false;             // plan only
+  bool diff = false;              // print unified diffs
+  bool force = false;
+};
+
+enum VerbFlags : unsigned {
+  kVerbChanges = 1u << 0,  // --check, --diff, --force; prints rocmtune.result.v1
+  kVerbWith = 1u << 1,     // --with ID (repeatable)
+};
+
+inline constexpr int kManyOperands = -1;
+
+struct Verb {
+  std::string_view name;
+  std::string_view help;
+  std::string_view operand_name;  // "" when the verb takes none
+  std::string_view operand_help;
+  int min_operands = 0;
+  int max_operands = 0;  // kManyOperands: no limit
+  unsigned flags = 0;
+  std::string_view json_help;
+  std::string_view force_help;  // kVerbChanges: what --force means for this verb
+  int (*run)(const Context& ctx, const Args& args);
+};
+
+std::span<const Verb> Verbs();
+
+int RunStatus(const Context& ctx, const Args& args);
+int RunSnapshot(const Context& ctx, const Args& args);
+int RunApply(const Context& ctx, const Args& args);
+int RunSet(const Context& ctx, const Args& args);
+int RunUnset(const Context& ctx, const Args& args);
+int RunRevert(const Context& ctx, const Args& args);
+int RunReset(const Context& ctx, const Args& args);
+int RunHistory(const Context& ctx, const Args& args);
+int RunVerify(const Context& ctx, const Args& args);
+int RunExplain(const Context& ctx, const Args& args);
+int RunProfiles(const Context& ctx, const Args& args);
+int RunShow(const Context& ctx, const Args& args);
+
+// Prints "rocmtunectl: MESSAGE" on stderr.
+void PrintError(std::string_view message);
 
 }  // namespace rocmtune::client

@@ -1,7 +1,5 @@
 #include "api/status_json.h"
 
-#include "knobs/file_findings.h"
-#include "knobs/registry.h"
 
 namespace rocmtune::api {
 namespace {
@@ -82,14 +80,6 @@ json StatusJson(const detect::Inventory& inv) {
       {"knobs", json::array()},
       {"findings", std::move(findings)},
   };
-}
-
-json DescribeSystem(const sys::Root& root) {
-  detect::Inventory inv = detect::Detect(root);
-  knobs::KnobContext ctx{root, inv, knowledge::Catalog::Builtin()};
-  std::vector<knobs::KnobState> states = knobs::ReportKnobs(ctx);
-  for (detect::Finding& f : knobs::UnreadableFileFindings(ctx)) inv.findings.push_back(std::move(f));
-  return StatusJson(inv, states);
 }
 
 json StatusJson(const detect::Inventory& inv, const std::vector<knobs::KnobState>& knob_states) {

@@ -16,6 +16,7 @@ enum class ErrorCode {
   kTooLarge,      // content over the size we accept
   kInvalidArgument,
   kUnsupported,
+  kNotAuthorized,  // the caller may not do this (not root, polkit said no)
 };
 
 struct Error {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "api/status.h"
 #include "api/status_json.h"
 #include "cli_runner.h"
 #include "detect/inventory.h"
@@ -60,6 +61,30 @@ TEST_P(WorldStatusTest, CliPrintsOneJsonDocumentAndNothingElse) {
   json doc = json::parse(out);  // throws (fails the test) on anything but one document
   EXPECT_EQ(doc["schema"], "rocmtune.status.v1");
   EXPECT_EQ(out, StatusText(world));
+}
+
+// The CLI adds nothing of its own: with settings in the environment files (which status reads
+// through the knobs, not detection) its document is still the core's, findings included.
+TEST_P(WorldStatusTest, CliEqualsTheCoreWithEnvironmentOverrides) {
+  testing::WorldCopy w(GetParam());
+  // An override of another generation than every GPU here (gfx11 worlds get gfx1030's).
+  json before = json::parse(StatusText(GetParam()));
+  bool gpus = false, gfx11 = false;
+  for (const auto& gpu : before["gpus"]) {
+    gpus |= gpu["gfx_target"].is_string();
+    gfx11 |= gpu["gfx_target"].is_string() && gpu["gfx_target"].get<std::string>().starts_with("gfx11");
+  }
+  std::string env = w.Exists("etc/environment") ? w.Read("etc/environment") : "";
+  w.Write("etc/environment", env + (gfx11 ? "HSA_OVERRIDE_GFX_VERSION=10.3.0\n" : "HSA_OVERRIDE_GFX_VERSION=11.0.0\n"));
+  testing::CliResult r = w.Ctl({"status", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto root = sys::Root::Open(w.root());
+  ASSERT_TRUE(root);
+  json core = api::DescribeSystem(*root);
+  EXPECT_EQ(r.out, api::Serialize(core) + "\n");
+  bool found = false;
+  for (const auto& f : core["findings"]) found |= f["id"] == "env.override-other-isa";
+  EXPECT_EQ(found, gpus) << GetParam() << ": " << r.out;
 }
 
 TEST_P(WorldStatusTest, EveryGpuHasTheContractFields) {

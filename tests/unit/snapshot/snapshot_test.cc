@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/status.h"
 #include "api/status_json.h"
 #include "detect/inventory.h"
 #include "test_tree.h"

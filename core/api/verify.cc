@@ -1,32 +1,20 @@
-// `rocmtunectl verify`: is what rocmtune configured what the system runs, and do rocmtune's
-// files still hold what it wrote? Exit 6 when anything differs (DESIGN "Contracts").
+#include "api/verify.h"
+
 #include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "api/status_json.h"
-#include "client/exit_codes.h"
-#include "client/knob_context.h"
-#include "client/table.h"
-#include "client/verbs.h"
 #include "journal/history.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "profiles/apply_request.h"
 #include "util/text.h"
 
-namespace rocmtune::client {
+namespace rocmtune::api {
 namespace {
 
-struct Difference {
-  std::string kind;  // "pending-reboot", "not-running", "drift", "unreadable", "sysfs", "profile"
-  std::string subject;
-  std::optional<std::string> configured, running;
-  std::string message;
-};
-
-void KnobDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+void KnobDifferences(const System& system, std::vector<Difference>& out) {
   for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
     if (s.owner != "rocmtune" || !s.configured) continue;
     if (s.pending_reboot)
@@ -39,7 +27,7 @@ void KnobDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
   }
 }
 
-void FileDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+void FileDifferences(const System& system, std::vector<Difference>& out) {
   std::vector<std::string> paths;
   for (const auto& t : system.journal)
     for (const auto& op : t.ops)
@@ -58,14 +46,14 @@ void FileDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
 }
 
 // Files that decide what rocmtune reports but cannot be read: nothing about them is verified.
-void UnreadableDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+void UnreadableDifferences(const System& system, std::vector<Difference>& out) {
   for (const detect::Finding& f : knobs::UnreadableFileFindings(system.Context()))
     out.push_back({"unreadable", f.subject, std::nullopt, std::nullopt, f.message});
 }
 
 // Attributes rocmtune wrote in transactions still in effect: the driver resets them on a GPU
 // reset or reboot (re-applying them is the daemon's job).
-void SysfsDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+void SysfsDifferences(const System& system, std::vector<Difference>& out) {
   std::map<std::string, std::string> wanted;
   for (const auto& t : system.journal) {
     if (t.state != journal::State::kCommitted || journal::IsReverted(system.journal, t) || t.intent.verb == "revert")
@@ -84,7 +72,7 @@ void SysfsDifferences(const LoadedSystem& system, std::vector<Difference>& out) 
 
 // The active profile's settings, as its apply recorded them, still configured: a later `set`
 // or `unset` of one of its keys makes the system differ from the profile.
-void ProfileDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
+void ProfileDifferences(const System& system, std::vector<Difference>& out) {
   const journal::Transaction* apply = journal::ActiveApply(system.journal);
   if (!apply) return;
   auto ctx = system.Context();
@@ -115,35 +103,29 @@ void ProfileDifferences(const LoadedSystem& system, std::vector<Difference>& out
 
 }  // namespace
 
-int RunVerify(const Context& ctx) {
-  auto system = LoadSystem(ctx);
-  if (!system) return kExitFailed;
-  std::vector<Difference> diffs;
-  KnobDifferences(*system, diffs);
-  FileDifferences(*system, diffs);
-  UnreadableDifferences(*system, diffs);
-  SysfsDifferences(*system, diffs);
-  ProfileDifferences(*system, diffs);
-  if (ctx.json) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& d : diffs)
-      list.push_back({{"kind", d.kind}, {"subject", d.subject},
-                      {"configured", d.configured ? nlohmann::ordered_json(*d.configured) : nlohmann::ordered_json(nullptr)},
-                      {"running", d.running ? nlohmann::ordered_json(*d.running) : nlohmann::ordered_json(nullptr)},
-                      {"message", d.message}});
-    nlohmann::ordered_json doc = {{"schema", "rocmtune.verify.v1"},
-                                  {"active_profile", journal::ActiveProfile(system->journal)},
-                                  {"ok", diffs.empty()},
-                                  {"differences", std::move(list)}};
-    fmt::print("{}\n", api::Serialize(doc));
-  } else if (diffs.empty()) {
-    fmt::print("Verified: everything rocmtune configured is in effect and its files are as it left them.\n");
-  } else {
-    Table table({"KIND", "WHAT", "DETAIL"});
-    for (const auto& d : diffs) table.AddRow({d.kind, d.subject, d.message});
-    fmt::print("{}", table.Render());
-  }
-  return diffs.empty() ? kExitOk : kExitVerifyDiffers;
+VerifyReport Verify(const System& system) {
+  VerifyReport report{journal::ActiveProfile(system.journal), {}};
+  KnobDifferences(system, report.differences);
+  FileDifferences(system, report.differences);
+  UnreadableDifferences(system, report.differences);
+  SysfsDifferences(system, report.differences);
+  ProfileDifferences(system, report.differences);
+  return report;
 }
 
-}  // namespace rocmtune::client
+nlohmann::ordered_json VerifyJson(const VerifyReport& report) {
+  using json = nlohmann::ordered_json;
+  json list = json::array();
+  for (const auto& d : report.differences)
+    list.push_back({{"kind", d.kind},
+                    {"subject", d.subject},
+                    {"configured", d.configured ? json(*d.configured) : json(nullptr)},
+                    {"running", d.running ? json(*d.running) : json(nullptr)},
+                    {"message", d.message}});
+  return json{{"schema", "rocmtune.verify.v1"},
+              {"active_profile", report.active_profile},
+              {"ok", report.ok()},
+              {"differences", std::move(list)}};
+}
+
+}  // namespace rocmtune::api

@@ -1,6 +1,7 @@
-#include "client/helper_client.h"
+#include "client/local_writer.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +15,6 @@
 #include "api/status_json.h"
 #include "plan/plan_json.h"
 #include "sys/unique_fd.h"
-#include "util/json_limits.h"
 
 namespace rocmtune::client {
 namespace {
@@ -29,13 +29,36 @@ Result<void> WriteAll(int fd, std::string_view text) {
   return {};
 }
 
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
 // The helper works on the client's own handle of the root (fd 3 in the child): the directory
 // the plan was made for, whatever the path names by now.
 constexpr int kRootFdInChild = 3;
+// rocmtune-helper's exit code when it may not change the running system (not root).
+constexpr int kHelperNotAuthorized = 4;
 
-Result<HelperReply> Run(const Context& ctx, std::vector<std::string> args, const std::string& input) {
-  auto root = ctx.OpenRoot();
+}  // namespace
+
+Result<void> LocalWriter::MayWrite(const sys::Root& root) const {
+  if (root.IsLive() && ::geteuid() != 0)
+    return Fail(ErrorCode::kNotAuthorized, "changing the running system needs root: run it with sudo");
+  return {};
+}
+
+Result<plan::HelperReply> LocalWriter::Run(std::vector<std::string> args, const std::string& input) {
+  auto root = ctx_.OpenRoot();
   if (!root) return tl::unexpected(root.error());
+  ::signal(SIGPIPE, SIG_IGN);  // the helper may end before reading a refused plan
   args.insert(args.begin(), {"--root", root->path(), "--root-fd", std::to_string(kRootFdInChild)});
   std::string helper = HelperPath();
   int in[2], out[2];
@@ -60,46 +83,28 @@ Result<HelperReply> Run(const Context& ctx, std::vector<std::string> args, const
   out_write.Reset();
   auto written = WriteAll(in_write.get(), input);
   in_write.Reset();
-  std::string reply;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(out_read.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    reply.append(buf, static_cast<size_t>(n));
-  }
+  std::string reply = ReadAll(out_read.get());
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  HelperReply r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (r.exit_code == 127 && reply.empty()) return Fail(ErrorCode::kNotFound, fmt::format("cannot run {}", helper));
-  auto parsed = ParseBoundedJson(reply, "rocmtune-helper's reply");
-  if (!parsed || !parsed->is_object()) {
+  int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (exit_code == 127 && reply.empty()) return Fail(ErrorCode::kNotFound, fmt::format("cannot run {}", helper));
+  if (exit_code == kHelperNotAuthorized && reply.empty())
+    return Fail(ErrorCode::kNotAuthorized, "rocmtune-helper: changing the running system needs root");
+  auto parsed = plan::ParseHelperReply(reply);
+  if (!parsed) {
     if (!written) return tl::unexpected(written.error());
-    return Fail(ErrorCode::kInvalidData, fmt::format("rocmtune-helper ended ({}) without a result", r.exit_code));
+    return Fail(ErrorCode::kInvalidData, fmt::format("rocmtune-helper ended ({}) without a result", exit_code));
   }
-  const auto& doc = *parsed;
-  // Every field read by type: a reply is another process's output, not something to throw on.
-  auto text = [&](const nlohmann::ordered_json& obj, const char* key, std::string fallback) {
-    auto it = obj.find(key);
-    return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
-  };
-  r.status = plan::ParseHelperStatus(text(doc, "status", "")).value_or(plan::HelperStatus::kFailed);
-  r.transaction = text(doc, "transaction", "");
-  if (auto regen = doc.find("regenerated"); regen != doc.end() && regen->is_object()) {
-    r.initramfs = text(*regen, "initramfs", "no");
-    r.bootloader = text(*regen, "bootloader", "no");
-  }
-  for (const char* key : {"messages", "recovered"}) {
-    auto list = doc.find(key);
-    if (list == doc.end() || !list->is_array()) continue;
-    for (const auto& m : *list)
-      if (m.is_string()) (std::string_view(key) == "messages" ? r.messages : r.recovered).push_back(m.get<std::string>());
-  }
-  return r;
+  return parsed;
 }
 
-}  // namespace
+Result<plan::HelperReply> LocalWriter::Apply(const plan::Plan& plan, bool force) {
+  std::vector<std::string> args{"apply"};
+  if (force) args.push_back("--force");
+  return Run(std::move(args), api::Serialize(plan::PlanToJson(plan), -1));
+}
+
+Result<plan::HelperReply> LocalWriter::Recover() { return Run({"recover"}, ""); }
 
 std::string HelperPath() {
   if (const char* env = std::getenv("ROCMTUNE_HELPER"); env && *env) return env;
@@ -108,16 +113,6 @@ std::string HelperPath() {
   if (!ec && self == std::filesystem::path(ROCMTUNE_BUILD_CLIENT) && std::filesystem::exists(ROCMTUNE_BUILD_HELPER))
     return ROCMTUNE_BUILD_HELPER;
   return ROCMTUNE_INSTALLED_HELPER;
-}
-
-Result<HelperReply> RunHelper(const Context& ctx, const plan::Plan& plan, bool force) {
-  std::vector<std::string> args{"apply"};
-  if (force) args.push_back("--force");
-  return Run(ctx, std::move(args), api::Serialize(plan::PlanToJson(plan), -1));
-}
-
-Result<HelperReply> RunHelperRecover(const Context& ctx) {
-  return Run(ctx, {"recover"}, "");
 }
 
 }  // namespace rocmtune::client

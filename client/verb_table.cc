@@ -1,0 +1,47 @@
+// Every verb of rocmtunectl, in the order `--help` lists them.
+#include <fmt/format.h>
+
+#include "client/verbs.h"
+
+namespace rocmtune::client {
+namespace {
+
+constexpr std::string_view kChangeForce =
+    "Overwrite rocmtune's files even where someone else edited them (drift)";
+
+constexpr Verb kVerbs[] = {
+    {"status", "Show GPUs, system facts and rocmtune's state", "", "", 0, 0, 0, "Print rocmtune.status.v1 JSON", "",
+     RunStatus},
+    {"profiles", "List profiles: origin, whether each fits this machine, and why", "", "", 0, 0, 0,
+     "Print rocmtune.profiles.v1 JSON", "", RunProfiles},
+    {"show", "Show a profile: its items, their sources, and what each would do here", "profile",
+     "PROFILE (see `rocmtunectl profiles`)", 1, 1, kVerbWith, "Print rocmtune.profile.v1 JSON", "", RunShow},
+    {"apply", "Apply a profile (replacing the active one): plan, journal, change", "profile",
+     "PROFILE (see `rocmtunectl profiles`)", 1, 1, kVerbChanges | kVerbWith, "Print rocmtune.result.v1 JSON",
+     "Apply a profile that does not fit this machine, and overwrite rocmtune's files someone else edited (drift)",
+     RunApply},
+    {"set", "Set knobs: amdgpu.P=V, ttm.P=V, cmdline.O=V, sysfs.T.A=V, env.V=X", "assignments", "KEY=VALUE", 1,
+     kManyOperands, kVerbChanges, "Print rocmtune.result.v1 JSON", kChangeForce, RunSet},
+    {"unset", "Remove rocmtune's setting of knobs", "keys", "KEY", 1, kManyOperands, kVerbChanges,
+     "Print rocmtune.result.v1 JSON", kChangeForce, RunUnset},
+    {"revert", "Undo a transaction (default: the last one still in effect)", "id",
+     "Transaction ID from `history`, or `last`", 0, 1, kVerbChanges, "Print rocmtune.result.v1 JSON", kChangeForce,
+     RunRevert},
+    {"reset", "Back to stock: remove every setting rocmtune made", "", "", 0, 0, kVerbChanges,
+     "Print rocmtune.result.v1 JSON", kChangeForce, RunReset},
+    {"history", "List rocmtune's transactions", "", "", 0, 0, 0, "Print rocmtune.history.v1 JSON", "", RunHistory},
+    {"verify", "Compare what rocmtune configured with what runs; exit 6 on differences", "", "", 0, 0, 0,
+     "Print rocmtune.verify.v1 JSON", "", RunVerify},
+    {"explain", "What a knob is, its values here, whether it matters on each GPU, and why", "key",
+     "KEY (e.g. amdgpu.mtype_local)", 1, 1, 0, "Print rocmtune.explain.v1 JSON", "", RunExplain},
+    {"snapshot", "Write a world (sysfs/KFD/config copy) of this machine to DIR", "dir",
+     "Output directory (must not exist or be empty)", 1, 1, 0, "Print rocmtune.snapshot.v1 JSON", "", RunSnapshot},
+};
+
+}  // namespace
+
+std::span<const Verb> Verbs() { return kVerbs; }
+
+void PrintError(std::string_view message) { fmt::print(stderr, "rocmtunectl: {}\n", message); }
+
+}  // namespace rocmtune::client

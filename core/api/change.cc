@@ -1,0 +1,112 @@
+// The path every changing request takes once it is planned; change_requests.cc plans them.
+#include "api/change.h"
+
+#include <fmt/format.h>
+
+#include "api/change_internal.h"
+#include "journal/history.h"
+#include "knobs/registry.h"
+
+namespace rocmtune::api {
+namespace {
+
+ChangeStatus StatusForReply(const plan::HelperReply& reply) {
+  switch (reply.status) {
+    case plan::HelperStatus::kCommitted:
+    case plan::HelperStatus::kUnchanged: return ChangeStatus::kOk;
+    case plan::HelperStatus::kRefused: return ChangeStatus::kRefused;
+    case plan::HelperStatus::kConflict: return ChangeStatus::kDrift;
+    case plan::HelperStatus::kBusy:
+    case plan::HelperStatus::kFailed: break;
+  }
+  return ChangeStatus::kFailed;
+}
+
+void Write(const sys::Root& root, ChangeReport& report, bool force, Writer& writer) {
+  Outcome& outcome = report.outcome;
+  if (auto may = writer.MayWrite(root); !may) {
+    outcome.errors.push_back(may.error().message);
+    report.status =
+        may.error().code == ErrorCode::kNotAuthorized ? ChangeStatus::kNotAuthorized : ChangeStatus::kFailed;
+    return;
+  }
+  auto reply = writer.Apply(report.plan, force);
+  if (!reply) {
+    outcome.errors.push_back(reply.error().message);
+    report.status =
+        reply.error().code == ErrorCode::kNotAuthorized ? ChangeStatus::kNotAuthorized : ChangeStatus::kFailed;
+    return;
+  }
+  report.status = StatusForReply(*reply);
+  outcome.changed = reply->status == plan::HelperStatus::kCommitted;
+  if (outcome.changed) {
+    if (!reply->transaction.empty()) outcome.transaction = reply->transaction;
+    outcome.initramfs = reply->initramfs;
+    outcome.bootloader = reply->bootloader;
+  }
+  outcome.errors = reply->messages;
+  if (report.status != ChangeStatus::kOk && outcome.errors.empty())
+    outcome.errors.push_back(
+        fmt::format("rocmtune-helper: {}, without saying why", plan::HelperStatusName(reply->status)));
+  for (const auto& id : reply->recovered)
+    report.plan.warnings.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
+}
+
+}  // namespace
+
+Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options, Writer& writer,
+                             std::vector<plan::Message>& notes) {
+  auto dup = root.Duplicate();
+  if (!dup) return tl::unexpected(dup.error());
+  auto system = LoadSystem(std::move(*dup));
+  if (!system) return system;
+  std::vector<std::string> interrupted;
+  for (const journal::Transaction& t : system->journal)
+    if (t.state == journal::State::kIncomplete) interrupted.push_back(t.id);
+  if (interrupted.empty()) return system;
+  if (options.check || !writer.MayWrite(root)) {
+    for (const std::string& id : interrupted)
+      notes.push_back({"", fmt::format("transaction {} was interrupted; the next change rolls it back first, and this "
+                                       "plan is made against the half-changed files", id), ""});
+    return system;
+  }
+  auto reply = writer.Recover();
+  if (!reply || reply->status != plan::HelperStatus::kUnchanged) {
+    std::string why = !reply                    ? reply.error().message
+                      : reply->messages.empty() ? std::string(plan::HelperStatusName(reply->status))
+                                                : reply->messages.front();
+    return Fail(ErrorCode::kIo,
+                fmt::format("rolling back interrupted transaction {} failed: {}", interrupted.front(), why));
+  }
+  for (const std::string& id : reply->recovered)
+    notes.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
+  for (const std::string& m : reply->messages) notes.push_back({"", m, ""});
+  auto again = root.Duplicate();
+  if (!again) return tl::unexpected(again.error());
+  return LoadSystem(std::move(*again));
+}
+
+ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOptions& options, Writer& writer) {
+  plan::Plan& plan = report.plan;
+  if (!plan.root) plan.root = root.id();
+  report.outcome.check = options.check;
+  report.blocked = !plan.refused.empty() || (!plan.conflicts.empty() && !options.force);
+  if (!plan.refused.empty()) report.status = ChangeStatus::kRefused;
+  else if (report.blocked) report.status = ChangeStatus::kDrift;
+  if (options.on_planned) options.on_planned(report);
+  if (!report.blocked && !plan.ops.empty() && !options.check) Write(root, report, options.force, writer);
+  return report;
+}
+
+void AddDriftConflicts(const System& system, plan::Plan& plan) {
+  for (const plan::Op& op : plan.ops) {
+    if (op.kind != plan::OpKind::kWriteFile && op.kind != plan::OpKind::kRemoveFile) continue;
+    if (!knobs::IsOwnedFile(op.path) || !journal::IsDrift(system.journal, op.path, op.before)) continue;
+    plan.conflicts.push_back({"", fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
+                                              "--force overwrites it", system.root.Display(op.path)), ""});
+  }
+}
+
+nlohmann::ordered_json ResultJson(const ChangeReport& report) { return ResultJson(report.plan, report.outcome); }
+
+}  // namespace rocmtune::api

@@ -1,0 +1,61 @@
+// The changing requests — apply, set, unset, revert, reset — from arguments to the result
+// document (rocmtune.result.v1): load the system (rolling back an interrupted transaction
+// first), plan, add drift, refuse or hand the plan to the writer, read its reply.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/result_json.h"
+#include "api/system.h"
+#include "api/writer.h"
+#include "plan/plan.h"
+
+namespace rocmtune::api {
+
+// How a change ended; front ends map it to their exit code or D-Bus error.
+enum class ChangeStatus { kOk, kRefused, kDrift, kNotAuthorized, kFailed };
+
+struct ChangeReport;
+
+struct ChangeOptions {
+  bool check = false;  // plan only
+  bool force = false;  // overwrite drift; apply a profile that does not fit the machine
+  // Called once the plan is complete, before anything is written (a front end shows it then:
+  // regenerating an initramfs can take a minute).
+  std::function<void(const ChangeReport&)> on_planned;
+};
+
+struct ChangeReport {
+  plan::Plan plan;
+  Outcome outcome;
+  ChangeStatus status = ChangeStatus::kOk;
+  // The plan may not run: refused, or drift without --force.
+  bool blocked = false;
+  std::vector<std::string> skipped;  // apply: "ITEM-ID: why it is not applied here"
+};
+
+// Errors are requests that cannot be planned: kNotFound (no such profile or transaction),
+// kInvalidArgument (a malformed key or assignment, an unknown --with item), or a root or
+// journal that cannot be read. A refused plan is a report, not an error.
+Result<ChangeReport> Apply(const sys::Root& root, const std::string& profile, const std::vector<std::string>& with,
+                           const ChangeOptions& options, Writer& writer);
+Result<ChangeReport> Set(const sys::Root& root, const std::vector<std::string>& assignments,
+                         const ChangeOptions& options, Writer& writer);
+Result<ChangeReport> Unset(const sys::Root& root, const std::vector<std::string>& keys, const ChangeOptions& options,
+                           Writer& writer);
+// `id`: a transaction id, "last" or empty (the last one still in effect).
+Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const ChangeOptions& options,
+                            Writer& writer);
+Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, Writer& writer);
+
+nlohmann::ordered_json ResultJson(const ChangeReport& report);
+
+// Drift, decided here for every request: an owned file among the plan's ops that no longer
+// holds what rocmtune last wrote there becomes a conflict.
+void AddDriftConflicts(const System& system, plan::Plan& plan);
+
+}  // namespace rocmtune::api

@@ -1,0 +1,159 @@
+// Planning each changing request: what apply, set, unset, revert and reset mean.
+#include <fmt/format.h>
+
+#include "api/change_internal.h"
+#include "journal/history.h"
+#include "journal/revert.h"
+#include "knobs/knob_key.h"
+#include "plan/planner.h"
+#include "profiles/apply_request.h"
+#include "profiles/desired.h"
+#include "profiles/match.h"
+#include "profiles/profile_store.h"
+
+namespace rocmtune::api {
+namespace {
+
+void Prepend(std::vector<plan::Message>& to, const std::vector<plan::Message>& first) {
+  to.insert(to.begin(), first.begin(), first.end());
+}
+
+// A plan with nothing to do but say why (refused, or nothing left to revert).
+ChangeReport Empty(plan::Intent intent) {
+  ChangeReport report;
+  report.plan.intent = std::move(intent);
+  return report;
+}
+
+Result<ChangeReport> PlanKnobs(const sys::Root& root, const plan::Request& request, plan::Intent intent,
+                               const ChangeOptions& options, Writer& writer) {
+  std::vector<plan::Message> recovery;
+  auto system = PrepareChange(root, options, writer, recovery);
+  if (!system) return tl::unexpected(system.error());
+  ChangeReport report;
+  report.plan = plan::PlanRequest(system->Context(), request);
+  report.plan.intent = std::move(intent);
+  Prepend(report.plan.warnings, recovery);
+  AddDriftConflicts(*system, report.plan);
+  return CarryOut(root, std::move(report), options, writer);
+}
+
+}  // namespace
+
+Result<ChangeReport> Set(const sys::Root& root, const std::vector<std::string>& assignments,
+                         const ChangeOptions& options, Writer& writer) {
+  plan::Request request;
+  for (const std::string& text : assignments) {
+    auto a = knobs::ParseAssignment(text);
+    if (!a) return Fail(ErrorCode::kInvalidArgument, a.error().message);
+    request.set.push_back(std::move(*a));
+  }
+  return PlanKnobs(root, request, {"set", "", assignments, "", {}}, options, writer);
+}
+
+Result<ChangeReport> Unset(const sys::Root& root, const std::vector<std::string>& keys, const ChangeOptions& options,
+                           Writer& writer) {
+  plan::Request request;
+  for (const std::string& text : keys) {
+    auto k = knobs::ParseKnobKey(text);
+    if (!k) return Fail(ErrorCode::kInvalidArgument, k.error().message);
+    request.unset.push_back(std::move(*k));
+  }
+  return PlanKnobs(root, request, {"unset", "", keys, "", {}}, options, writer);
+}
+
+Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, Writer& writer) {
+  std::vector<plan::Message> recovery;
+  auto system = PrepareChange(root, options, writer, recovery);
+  if (!system) return tl::unexpected(system.error());
+  auto kctx = system->Context();
+  ChangeReport report;
+  report.plan = plan::PlanRequest(kctx, plan::ResetRequest(kctx));
+  report.plan.intent = {"reset", "", {}, "", {}};
+  Prepend(report.plan.warnings, recovery);
+  AddDriftConflicts(*system, report.plan);
+  return CarryOut(root, std::move(report), options, writer);
+}
+
+Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const ChangeOptions& options,
+                            Writer& writer) {
+  std::vector<plan::Message> recovery;
+  auto system = PrepareChange(root, options, writer, recovery);
+  if (!system) return tl::unexpected(system.error());
+  const auto& txns = system->journal;
+  const journal::Transaction* txn = nullptr;
+  std::string not_in_effect;
+  if (id.empty() || id == "last") {
+    txn = journal::LastRevertible(txns);
+    // Nothing left to undo is the state the caller wants: like any idempotent request, done.
+    if (!txn) not_in_effect = "no transaction in effect to revert";
+  } else {
+    txn = journal::Find(txns, id);
+    if (!txn) return Fail(ErrorCode::kNotFound, fmt::format("no transaction {} (see rocmtunectl history)", id));
+    if (txn->state != journal::State::kCommitted || journal::IsReverted(txns, *txn))
+      not_in_effect = fmt::format("transaction {} is not in effect ({})", txn->id,
+                                  journal::IsReverted(txns, *txn) ? "already reverted" : journal::StateName(txn->state));
+  }
+  if (!not_in_effect.empty()) {
+    ChangeReport report = Empty({"revert", "", {}, txn ? txn->id : "", {}});
+    report.plan.warnings = recovery;
+    report.plan.warnings.push_back({"", not_in_effect, ""});
+    return CarryOut(root, std::move(report), options, writer);
+  }
+  ChangeReport report;
+  report.plan = journal::RevertPlan(system->root, txns, *txn, options.force);
+  Prepend(report.plan.warnings, recovery);
+  return CarryOut(root, std::move(report), options, writer);
+}
+
+Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const std::vector<std::string>& with,
+                           const ChangeOptions& options, Writer& writer) {
+  std::vector<plan::Message> recovery;
+  auto system = PrepareChange(root, options, writer, recovery);
+  if (!system) return tl::unexpected(system.error());
+  profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
+  if (!store.Find(name)) return Fail(ErrorCode::kNotFound, fmt::format("no profile '{}' (see rocmtunectl profiles)", name));
+  ChangeReport refused = Empty({"apply", name, {}, "", {}});
+  auto resolved = store.Resolve(name);
+  if (!resolved) {
+    // A broken profile (bad TOML, an unknown key, an include cycle) is refused as a whole.
+    refused.plan.refused.push_back({"", resolved.error().message, ""});
+    return CarryOut(root, std::move(refused), options, writer);
+  }
+  if (auto ok = profiles::CheckWithOptional(*resolved, with); !ok)
+    return Fail(ErrorCode::kInvalidArgument, ok.error().message);
+
+  std::vector<plan::Message> warnings = recovery;
+  profiles::MatchResult match = profiles::MatchProfile(*resolved, system->inventory);
+  if (!match.matches) {
+    std::string why = fmt::format("profile {} does not fit this machine: {}", name, match.reason);
+    if (!options.force) {
+      refused.plan.refused.push_back({"", why + " (--force applies it anyway)", ""});
+      return CarryOut(root, std::move(refused), options, writer);
+    }
+    warnings.push_back({"", why + "; applied because of --force", ""});
+  }
+
+  auto desired = profiles::DesiredState(*resolved, system->root, system->inventory, with);
+  if (!desired) return Fail(ErrorCode::kInvalidArgument, desired.error().message);
+  auto kctx = system->Context();
+  profiles::ApplyRequest apply = profiles::BuildApplyRequest(kctx, name, *desired, journal::ActiveApply(system->journal));
+  ChangeReport report;
+  plan::Plan& plan = report.plan;
+  plan = plan::PlanRequest(kctx, apply.request);
+  plan.intent = std::move(apply.intent);
+  plan.intent.with = with;
+  if (!desired->refused.empty()) {
+    plan.refused.insert(plan.refused.end(), desired->refused.begin(), desired->refused.end());
+    plan.ops.clear();
+  }
+  // What the profile replaces travels with the plan's warnings; its notes are the plan's notes.
+  Prepend(plan.warnings, warnings);
+  plan.warnings.insert(plan.warnings.end(), apply.replaced.begin(), apply.replaced.end());
+  plan.notes = desired->notes;
+  report.skipped = desired->skipped;
+  AddDriftConflicts(*system, plan);
+  return CarryOut(root, std::move(report), options, writer);
+}
+
+}  // namespace rocmtune::api

@@ -1,0 +1,36 @@
+#include "api/explain.h"
+
+#include "knobs/registry.h"
+
+namespace rocmtune::api {
+
+Result<ExplainReport> Explain(const System& system, const std::string& key_text) {
+  auto key = knobs::ParseKnobKey(key_text);
+  if (!key) return Fail(ErrorCode::kInvalidArgument, key.error().message);
+  knobs::KnobContext ctx = system.Context();
+  const knobs::Backend* backend = knobs::Registry::Builtin().For(*key);
+  plan::Plan probe;
+  backend->Validate(ctx, *key, std::nullopt, probe);  // unknown names, suggestions
+  if (!probe.refused.empty()) return Fail(ErrorCode::kUnsupported, probe.refused.front().message);
+  return ExplainReport{*key, std::string(backend->Name()), backend->Read(ctx, *key), backend->Describe(ctx, *key)};
+}
+
+nlohmann::ordered_json ExplainJson(const ExplainReport& r) {
+  using json = nlohmann::ordered_json;
+  const knobs::KnobState& s = r.state;
+  return json{
+      {"schema", "rocmtune.explain.v1"},
+      {"key", r.key.Text()},
+      {"backend", r.backend},
+      {"configured", s.configured ? json(*s.configured) : json(nullptr)},
+      {"configured_in", s.configured_in ? json(*s.configured_in) : json(nullptr)},
+      {"running", s.running ? json(*s.running) : json(nullptr)},
+      {"effective", s.effective ? json(*s.effective) : json(nullptr)},
+      {"owner", s.owner},
+      {"pending_reboot", s.pending_reboot},
+      {"notes", s.notes},
+      {"about", r.about},
+  };
+}
+
+}  // namespace rocmtune::api

@@ -1,0 +1,26 @@
+// `status`: what rocmtune knows about this machine — the inventory with every finding, and
+// the state of each configured or watched knob. The CLI's table and its --json, the daemon's
+// Describe() and the snapshot all come from this one report.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "detect/inventory.h"
+#include "knobs/backend.h"
+#include "sys/root.h"
+
+namespace rocmtune::api {
+
+struct StatusReport {
+  detect::Inventory inventory;  // findings include the knobs' (environment, unreadable files)
+  std::vector<knobs::KnobState> knobs;
+};
+
+StatusReport Status(const sys::Root& root);
+
+// The rocmtune.status.v1 document of Status(root).
+nlohmann::ordered_json DescribeSystem(const sys::Root& root);
+
+}  // namespace rocmtune::api

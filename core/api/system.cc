@@ -1,0 +1,18 @@
+#include "api/system.h"
+
+#include <fmt/format.h>
+
+namespace rocmtune::api {
+
+Result<System> LoadSystem(sys::Root root) {
+  detect::Inventory inventory = detect::Detect(root);
+  auto txns = journal::Load(root);
+  if (!txns) {
+    Error e = txns.error();
+    e.message = fmt::format("the journal cannot be read: {}", e.message);
+    return tl::unexpected(std::move(e));
+  }
+  return System{std::move(root), std::move(inventory), std::move(*txns)};
+}
+
+}  // namespace rocmtune::api

@@ -1,0 +1,27 @@
+// What every request reads first: the root, opened once by the front end, its inventory and
+// its journal. The CLI and the daemon load it the same way.
+#pragma once
+
+#include <vector>
+
+#include "detect/inventory.h"
+#include "journal/journal.h"
+#include "knobs/backend.h"
+#include "knowledge/catalog.h"
+#include "sys/root.h"
+#include "util/result.h"
+
+namespace rocmtune::api {
+
+struct System {
+  sys::Root root;
+  detect::Inventory inventory;
+  std::vector<journal::Transaction> journal;
+  knobs::KnobContext Context() const { return {root, inventory, knowledge::Catalog::Builtin()}; }
+};
+
+// Detects the inventory and reads the journal; fails (naming the file and line) when the
+// journal cannot be read.
+Result<System> LoadSystem(sys::Root root);
+
+}  // namespace rocmtune::api
