@@ -19,14 +19,8 @@ namespace rocmtune::helper {
 
 using Status = plan::HelperStatus;
 
-struct Outcome {
-  Status status = Status::kFailed;
-  std::string transaction;             // the journal id when one was begun
-  std::vector<std::string> messages;   // why it was refused / failed, drift found, regenerator output
-  plan::Regen initramfs = plan::Regen::kNo;
-  plan::Regen bootloader = plan::Regen::kNo;
-  std::vector<std::string> recovered;  // interrupted transactions rolled back first
-};
+// What a run ends with: the reply the helper prints (rocmtune.helper.v1).
+using Outcome = plan::HelperReply;
 
 struct Options {
   bool force = false;  // overwrite drift (owned files someone else edited)

@@ -16,8 +16,6 @@
 namespace rocmtune::helper {
 namespace {
 
-constexpr const char* kHelperSchema = "rocmtune.helper.v1";
-
 // Exit codes as rocmtunectl's (DESIGN "Contracts"), so the client can pass them on.
 int ExitCode(Status status) {
   switch (status) {
@@ -32,14 +30,7 @@ int ExitCode(Status status) {
 }
 
 int Report(const Outcome& out) {
-  nlohmann::ordered_json doc = {
-      {"schema", kHelperSchema},
-      {"status", plan::HelperStatusName(out.status)},
-      {"transaction", out.transaction.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(out.transaction)},
-      {"regenerated", {{"initramfs", plan::RegenName(out.initramfs)}, {"bootloader", plan::RegenName(out.bootloader)}}},
-      {"recovered", out.recovered},
-      {"messages", out.messages}};
-  fmt::print("{}\n", api::Serialize(doc, 2));
+  fmt::print("{}\n", api::Serialize(plan::HelperReplyJson(out), 2));
   return ExitCode(out.status);
 }
 
