@@ -69,18 +69,12 @@ void PrintOutcome(const api::ChangeReport& report, const Args& args) {
 template <typename Request>
 int RunChange(const Context& ctx, const Args& args, Request request) {
   auto root = ctx.OpenRoot();
-  if (!root) {
-    PrintError(root.error().message);
-    return kExitFailed;
-  }
+  if (!root) return Failed(ctx, root.error(), kExitFailed);
   LocalWriter writer(ctx);
   api::ChangeOptions options{args.check, args.force, nullptr};
   if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(r, args); };
   Result<api::ChangeReport> report = request(*root, options, writer);
-  if (!report) {
-    PrintError(report.error().message);
-    return ExitFor(report.error());
-  }
+  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (ctx.json) fmt::print("{}\n", api::Serialize(api::ResultJson(*report)));
   else PrintOutcome(*report, args);
   return ExitFor(report->status);

@@ -11,15 +11,9 @@ namespace rocmtune::client {
 
 int RunExplain(const Context& ctx, const Args& args) {
   auto system = ctx.LoadSystem();
-  if (!system) {
-    PrintError(system.error().message);
-    return kExitFailed;
-  }
+  if (!system) return Failed(ctx, system.error(), kExitFailed);
   auto report = api::Explain(*system, args.operands.at(0));
-  if (!report) {
-    PrintError(report.error().message);
-    return ExitFor(report.error());
-  }
+  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (ctx.json) {
     fmt::print("{}\n", api::Serialize(api::ExplainJson(*report)));
     return kExitOk;

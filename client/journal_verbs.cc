@@ -12,10 +12,7 @@ namespace rocmtune::client {
 
 int RunHistory(const Context& ctx, const Args&) {
   auto system = ctx.LoadSystem();
-  if (!system) {
-    PrintError(system.error().message);
-    return kExitFailed;
-  }
+  if (!system) return Failed(ctx, system.error(), kExitFailed);
   api::HistoryReport report = api::History(*system);
   if (ctx.json) {
     fmt::print("{}\n", api::Serialize(api::HistoryJson(report)));
@@ -34,10 +31,7 @@ int RunHistory(const Context& ctx, const Args&) {
 
 int RunVerify(const Context& ctx, const Args&) {
   auto system = ctx.LoadSystem();
-  if (!system) {
-    PrintError(system.error().message);
-    return kExitFailed;
-  }
+  if (!system) return Failed(ctx, system.error(), kExitFailed);
   api::VerifyReport report = api::Verify(*system);
   if (ctx.json) {
     fmt::print("{}\n", api::Serialize(api::VerifyJson(report)));

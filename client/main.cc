@@ -1,6 +1,10 @@
 // rocmtunectl: the unprivileged client. Global options, then one verb of the table
 // (client/verb_table.cc), run after parsing, once --json (which may follow the verb) is known.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "api/error_json.h"
+#include "api/status_json.h"
 
 #include "client/escaped_output.h"
 #include "client/exit_codes.h"
@@ -29,6 +33,33 @@ void AddVerb(CLI::App& app, const Verb& verb, Context& ctx, Args& args) {
   sub->add_flag("--json", ctx.json, std::string(verb.json_help));
 }
 
+std::string VerbList() {
+  std::string out;
+  for (const Verb& verb : Verbs()) out += (out.empty() ? "" : ", ") + std::string(verb.name);
+  return out;
+}
+
+// A command line CLI11 refused. Without a verb (none given, or a word that is not one) the
+// message names the verbs; under --json (wherever it was) the error document follows on stdout.
+int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  bool json = false;
+  for (int i = 1; i < argc; ++i) json |= std::string_view(argv[i]) == "--json";
+  std::string message = e.what();
+  if (app.get_subcommands().empty()) {
+    auto extras = app.remaining();
+    message = extras.empty() ? fmt::format("a verb is needed; verbs: {}", VerbList())
+                             : fmt::format("unknown verb '{}'; verbs: {}", extras.front(), VerbList());
+    fmt::print(stderr, "rocmtunectl: {}\nRun with --help for more information.\n", message);
+  } else {
+    app.exit(e);
+  }
+  if (json) {
+    rocmtune::Error error{rocmtune::ErrorCode::kInvalidArgument, 0, message};
+    fmt::print("{}\n", rocmtune::api::Serialize(rocmtune::api::ErrorJson(error, "see rocmtunectl --help")));
+  }
+  return kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,8 +77,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    return UsageError(app, e, argc, argv);
   }
   EscapedOutput escaped(!ctx.json);
   for (const Verb& verb : Verbs())

@@ -69,10 +69,7 @@ void PrintShow(const profiles::StoreEntry& entry, const profiles::Profile& p, co
 
 int RunProfiles(const Context& ctx, const Args&) {
   auto system = ctx.LoadSystem();
-  if (!system) {
-    PrintError(system.error().message);
-    return kExitFailed;
-  }
+  if (!system) return Failed(ctx, system.error(), kExitFailed);
   api::ProfilesReport report = api::ListProfiles(*system);
   if (ctx.json) {
     fmt::print("{}\n", api::Serialize(api::ProfilesJson(report)));
@@ -95,15 +92,9 @@ int RunProfiles(const Context& ctx, const Args&) {
 
 int RunShow(const Context& ctx, const Args& args) {
   auto system = ctx.LoadSystem();
-  if (!system) {
-    PrintError(system.error().message);
-    return kExitFailed;
-  }
+  if (!system) return Failed(ctx, system.error(), kExitFailed);
   auto report = api::ShowProfile(*system, args.operands.at(0), args.with);
-  if (!report) {
-    PrintError(report.error().message);
-    return ExitFor(report.error());
-  }
+  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (ctx.json) fmt::print("{}\n", api::Serialize(api::ProfileJson(*report)));
   else PrintShow(*report->entry, report->resolved, report->match, report->items);
   return kExitOk;

@@ -10,16 +10,11 @@ namespace rocmtune::client {
 
 int RunSnapshot(const Context& ctx, const Args& args) {
   auto root = ctx.OpenRoot();
-  if (!root) {
-    PrintError(root.error().message);
-    return kExitFailed;
-  }
+  if (!root) return Failed(ctx, root.error(), kExitFailed);
   auto report = api::Snapshot(*root, args.operands.at(0));
-  if (!report) {
-    PrintError(report.error().message);
-    // Only an unusable DIR is the caller's mistake; a path that is missing is not.
-    return report.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed;
-  }
+  // Only an unusable DIR is the caller's mistake; a path that is missing is not.
+  if (!report)
+    return Failed(ctx, report.error(), report.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed);
   if (ctx.json) {
     fmt::print("{}\n", api::Serialize(api::SnapshotJson(*report)));
     return kExitOk;

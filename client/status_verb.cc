@@ -92,13 +92,11 @@ void PrintHuman(const detect::Inventory& inv, const std::vector<knobs::KnobState
 
 int RunStatus(const Context& ctx, const Args&) {
   auto root = ctx.OpenRoot();
-  if (!root) {
-    PrintError(root.error().message);
-    return kExitFailed;
-  }
-  api::StatusReport report = api::Status(*root);
-  if (ctx.json) fmt::print("{}\n", api::Serialize(api::StatusJson(report.inventory, report.knobs)));
-  else PrintHuman(report.inventory, report.knobs);
+  if (!root) return Failed(ctx, root.error(), kExitFailed);
+  auto report = api::Status(*root);
+  if (!report) return Failed(ctx, report.error(), kExitFailed);
+  if (ctx.json) fmt::print("{}\n", api::Serialize(api::StatusJson(report->inventory, report->knobs)));
+  else PrintHuman(report->inventory, report->knobs);
   return kExitOk;
 }
 

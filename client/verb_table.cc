@@ -1,6 +1,8 @@
 // Every verb of rocmtunectl, in the order `--help` lists them.
 #include <fmt/format.h>
 
+#include "api/error_json.h"
+#include "api/status_json.h"
 #include "client/verbs.h"
 
 namespace rocmtune::client {
@@ -43,5 +45,11 @@ constexpr Verb kVerbs[] = {
 std::span<const Verb> Verbs() { return kVerbs; }
 
 void PrintError(std::string_view message) { fmt::print(stderr, "rocmtunectl: {}\n", message); }
+
+int Failed(const Context& ctx, const Error& error, int exit_code) {
+  PrintError(error.message);
+  if (ctx.json) fmt::print("{}\n", api::Serialize(api::ErrorJson(error)));
+  return exit_code;
+}
 
 }  // namespace rocmtune::client

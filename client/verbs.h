@@ -57,5 +57,9 @@ int RunShow(const Context& ctx, const Args& args);
 
 // Prints "rocmtunectl: MESSAGE" on stderr.
 void PrintError(std::string_view message);
+// A request that failed before it had a document: the message on stderr and, under --json,
+// the core's rocmtune.error.v1 document on stdout (a script always gets one document).
+// Returns `exit_code`.
+int Failed(const Context& ctx, const Error& error, int exit_code);
 
 }  // namespace rocmtune::client

@@ -1,5 +1,7 @@
 #include "api/status.h"
 
+#include <fmt/format.h>
+
 #include "api/status_json.h"
 #include "knobs/env_backend.h"
 #include "knobs/file_findings.h"
@@ -7,7 +9,23 @@
 
 namespace rocmtune::api {
 
-StatusReport Status(const sys::Root& root) {
+namespace {
+
+Result<void> CheckReadable(const sys::Root& root) {
+  for (std::string_view dir : {".", "sys", "proc"}) {
+    auto listed = root.ListDir(dir);
+    if (listed || listed.error().code == ErrorCode::kNotFound) continue;
+    return Fail(listed.error().code,
+                fmt::format("cannot read {}; nothing about this machine can be said", listed.error().message),
+                listed.error().errno_value);
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<StatusReport> Status(const sys::Root& root) {
+  if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
   StatusReport report{detect::Detect(root), {}};
   knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
   report.knobs = knobs::ReportKnobs(ctx);
@@ -17,9 +35,10 @@ StatusReport Status(const sys::Root& root) {
   return report;
 }
 
-nlohmann::ordered_json DescribeSystem(const sys::Root& root) {
-  StatusReport report = Status(root);
-  return StatusJson(report.inventory, report.knobs);
+Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root) {
+  auto report = Status(root);
+  if (!report) return tl::unexpected(report.error());
+  return StatusJson(report->inventory, report->knobs);
 }
 
 }  // namespace rocmtune::api

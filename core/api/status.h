@@ -10,6 +10,7 @@
 #include "detect/inventory.h"
 #include "knobs/backend.h"
 #include "sys/root.h"
+#include "util/result.h"
 
 namespace rocmtune::api {
 
@@ -18,9 +19,11 @@ struct StatusReport {
   std::vector<knobs::KnobState> knobs;
 };
 
-StatusReport Status(const sys::Root& root);
+// Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
+// rocmtune cannot see into is not a machine without AMD GPUs.
+Result<StatusReport> Status(const sys::Root& root);
 
 // The rocmtune.status.v1 document of Status(root).
-nlohmann::ordered_json DescribeSystem(const sys::Root& root);
+Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root);
 
 }  // namespace rocmtune::api

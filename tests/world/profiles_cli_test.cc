@@ -161,7 +161,11 @@ TEST(ProfilesCliTest, ShowErrorsAreUsageErrors) {
   CtlRun with = Ctl(World("rx6600"), "show strix-halo --with nope --json");
   EXPECT_EQ(with.exit_code, 2);
   EXPECT_THAT(with.err, HasSubstr("has no item 'nope'"));
-  EXPECT_TRUE(with.out.empty());
+  // Under --json the failure is one rocmtune.error.v1 document (issue 13, item 7).
+  json error = json::parse(with.out);
+  EXPECT_EQ(error["schema"], "rocmtune.error.v1");
+  EXPECT_EQ(error["code"], "invalid-argument");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("has no item 'nope'"));
   CtlRun ok = Ctl(World("rx6600"), "show instinct --with mi-intel-iommu-on");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }

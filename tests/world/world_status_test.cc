@@ -34,7 +34,7 @@ std::string ReadAll(const fs::path& p) {
 std::string StatusText(const std::string& world) {
   auto root = sys::Root::Open(fs::path(ROCMTUNE_WORLDS_DIR) / world);
   EXPECT_TRUE(root) << world;
-  return api::Serialize(api::DescribeSystem(*root)) + "\n";
+  return api::Serialize(*api::DescribeSystem(*root)) + "\n";
 }
 
 class WorldStatusTest : public ::testing::TestWithParam<std::string> {};
@@ -80,7 +80,7 @@ TEST_P(WorldStatusTest, CliEqualsTheCoreWithEnvironmentOverrides) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto root = sys::Root::Open(w.root());
   ASSERT_TRUE(root);
-  json core = api::DescribeSystem(*root);
+  json core = *api::DescribeSystem(*root);
   EXPECT_EQ(r.out, api::Serialize(core) + "\n");
   bool found = false;
   for (const auto& f : core["findings"]) found |= f["id"] == "env.override-other-isa";

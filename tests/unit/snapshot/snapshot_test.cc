@@ -21,7 +21,7 @@ using testing::TestTree;
 std::string Status(const std::string& path) {
   auto root = sys::Root::Open(path);
   EXPECT_TRUE(root) << path;
-  return api::Serialize(api::DescribeSystem(*root));
+  return api::Serialize(*api::DescribeSystem(*root));
 }
 
 // A snapshot must carry everything detection reads: the status of the snapshot is the
