@@ -68,13 +68,17 @@ std::string KnobTable(const std::vector<knobs::KnobState>& states) {
   return table.Render();
 }
 
-void PrintHuman(const detect::Inventory& inv, const std::vector<knobs::KnobState>& knob_states) {
+void PrintHuman(const api::StatusReport& report) {
+  const detect::Inventory& inv = report.inventory;
+  const std::vector<knobs::KnobState>& knob_states = report.knobs;
   const auto& s = inv.system;
   fmt::print("System:  {}\n", SystemLine(s));
   fmt::print("ROCm:    {}\n", Or(s.rocm_version, "not found (/opt/rocm/.info/version)"));
   fmt::print("Boot:    {}\n", BootLine(s));
   fmt::print("IOMMU:   {}\n", IommuLine(s.iommu));
   fmt::print("amdgpu:  {}\n", s.amdgpu.loaded ? "loaded" : "not loaded");
+  fmt::print("Profile: {}\n", report.active_profile.empty() ? "none (rocmtunectl profiles lists them)"
+                                                              : report.active_profile);
   fmt::print("\n");
   if (inv.gpus.empty()) {
     fmt::print("No AMD GPU driven by amdgpu was found.\n");
@@ -95,8 +99,8 @@ int RunStatus(const Context& ctx, const Args&) {
   if (!root) return Failed(ctx, root.error(), kExitFailed);
   auto report = api::Status(*root);
   if (!report) return Failed(ctx, report.error(), kExitFailed);
-  if (ctx.json) fmt::print("{}\n", api::Serialize(api::StatusJson(report->inventory, report->knobs)));
-  else PrintHuman(report->inventory, report->knobs);
+  if (ctx.json) fmt::print("{}\n", api::Serialize(api::StatusJson(*report)));
+  else PrintHuman(*report);
   return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/status_json.h"
+#include "journal/history.h"
 #include "knobs/env_backend.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
@@ -26,19 +27,36 @@ Result<void> CheckReadable(const sys::Root& root) {
 
 Result<StatusReport> Status(const sys::Root& root) {
   if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
-  StatusReport report{detect::Detect(root), {}};
+  StatusReport report{detect::Detect(root), {}, {}};
   knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
   report.knobs = knobs::ReportKnobs(ctx);
   std::vector<detect::Finding> found = knobs::EnvFindings(ctx);
   for (detect::Finding& f : knobs::UnreadableFileFindings(ctx)) found.push_back(std::move(f));
+  // The journal says which profile is active; one that cannot be read is a finding, not a
+  // reason to show nothing else.
+  if (auto txns = journal::Load(root)) {
+    report.active_profile = journal::ActiveProfile(*txns);
+  } else {
+    found.push_back({"journal.unreadable", detect::Severity::kError,
+                     fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are "
+                                 "unknown: {}", txns.error().message),
+                     std::string(journal::kJournalDir)});
+  }
   for (detect::Finding& f : found) report.inventory.findings.push_back(std::move(f));
   return report;
+}
+
+nlohmann::ordered_json StatusJson(const StatusReport& report) {
+  nlohmann::ordered_json doc = StatusJson(report.inventory, report.knobs);
+  doc["profile"] = report.active_profile.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(report.active_profile);
+  return doc;
 }
 
 Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root) {
   auto report = Status(root);
   if (!report) return tl::unexpected(report.error());
-  return StatusJson(report->inventory, report->knobs);
+  return StatusJson(*report);
 }
 
 }  // namespace rocmtune::api

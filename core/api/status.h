@@ -17,11 +17,14 @@ namespace rocmtune::api {
 struct StatusReport {
   detect::Inventory inventory;  // findings include the knobs' (environment, unreadable files)
   std::vector<knobs::KnobState> knobs;
+  std::string active_profile;  // the profile of the apply still in effect; empty when none
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
 // rocmtune cannot see into is not a machine without AMD GPUs.
 Result<StatusReport> Status(const sys::Root& root);
+
+nlohmann::ordered_json StatusJson(const StatusReport& report);
 
 // The rocmtune.status.v1 document of Status(root).
 Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root);
