@@ -7,7 +7,7 @@
 #include "client/knob_context.h"
 #include "client/verbs.h"
 #include "journal/history.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "profiles/apply_request.h"
 #include "profiles/desired.h"
 #include "profiles/match.h"

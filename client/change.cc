@@ -6,13 +6,13 @@
 #include <fmt/format.h>
 
 #include "api/result_json.h"
-#include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/helper_client.h"
 #include "journal/history.h"
-#include "knobs/registry.h"
+#include "plan/owned_paths.h"
 #include "plan/plan_json.h"
 #include "plan/unified_diff.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -89,7 +89,7 @@ std::optional<LoadedSystem> LoadSystemForChange(const Context& ctx, const Change
 void AddDriftConflicts(const sys::Root& root, const std::vector<journal::Transaction>& txns, plan::Plan& plan) {
   for (const plan::Op& op : plan.ops) {
     if (op.kind != plan::OpKind::kWriteFile && op.kind != plan::OpKind::kRemoveFile) continue;
-    if (!knobs::IsOwnedFile(op.path) || !journal::IsDrift(txns, op.path, op.before)) continue;
+    if (!plan::IsOwnedFile(op.path) || !journal::IsDrift(txns, op.path, op.before)) continue;
     plan.conflicts.push_back({"", fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
                                               "--force overwrites it", root.Display(op.path)), ""});
   }
@@ -147,7 +147,7 @@ int RunChange(const Context& ctx, plan::Plan plan, const ChangeOptions& options)
   }
 
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::ResultJson(plan, outcome)));
+    fmt::print("{}\n", JsonText(api::ResultJson(plan, outcome)));
     return rc;
   }
   for (const std::string& e : outcome.errors) fmt::print(stderr, "rocmtunectl: {}\n", e);

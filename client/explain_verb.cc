@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/knob_context.h"
 #include "client/verbs.h"
 #include "knobs/registry.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 
@@ -44,7 +44,7 @@ int RunExplain(const Context& ctx, const std::string& key_text) {
         {"notes", state.notes},
         {"about", lines},
     };
-    fmt::print("{}\n", api::Serialize(doc));
+    fmt::print("{}\n", JsonText(doc));
     return kExitOk;
   }
   fmt::print("{} ({} backend)\n", key->Text(), backend->Name());

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "api/status_json.h"
 #include "plan/plan_json.h"
 #include "sys/unique_fd.h"
 #include "util/json_limits.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -113,7 +113,7 @@ std::string HelperPath() {
 Result<HelperReply> RunHelper(const Context& ctx, const plan::Plan& plan, bool force) {
   std::vector<std::string> args{"apply"};
   if (force) args.push_back("--force");
-  return Run(ctx, std::move(args), api::Serialize(plan::PlanToJson(plan), -1));
+  return Run(ctx, std::move(args), JsonText(plan::PlanToJson(plan), -1));
 }
 
 Result<HelperReply> RunHelperRecover(const Context& ctx) {

@@ -1,7 +1,6 @@
 // `rocmtunectl history`, `revert [ID|last]`, `reset`: the journal's verbs.
 #include <fmt/format.h>
 
-#include "api/status_json.h"
 #include "client/change.h"
 #include "client/exit_codes.h"
 #include "client/knob_context.h"
@@ -9,7 +8,8 @@
 #include "client/verbs.h"
 #include "journal/history.h"
 #include "journal/revert.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -51,7 +51,7 @@ int RunHistory(const Context& ctx) {
     nlohmann::ordered_json doc = {{"schema", "rocmtune.history.v1"},
                                   {"active_profile", journal::ActiveProfile(txns)},
                                   {"transactions", std::move(list)}};
-    fmt::print("{}\n", api::Serialize(doc));
+    fmt::print("{}\n", JsonText(doc));
     return kExitOk;
   }
   if (txns.empty()) {

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include "api/profiles_json.h"
-#include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/knob_context.h"
 #include "client/table.h"
 #include "client/verbs.h"
 #include "profiles/desired.h"
 #include "profiles/profile_store.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -73,7 +73,7 @@ int RunProfiles(const Context& ctx) {
   profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
   std::vector<profiles::Listing> listings = profiles::ListProfiles(store, system->inventory);
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::ProfilesJson(listings, store.errors())));
+    fmt::print("{}\n", JsonText(api::ProfilesJson(listings, store.errors())));
     return kExitOk;
   }
   for (const std::string& e : store.errors()) fmt::print(stderr, "rocmtunectl: warning: {}\n", e);
@@ -117,7 +117,7 @@ int RunShow(const Context& ctx, const std::string& name, const std::vector<std::
     }
   }
   if (ctx.json)
-    fmt::print("{}\n", api::Serialize(api::ProfileJson(*entry, *resolved, match, items)));
+    fmt::print("{}\n", JsonText(api::ProfileJson(*entry, *resolved, match, items)));
   else
     PrintShow(*entry, *resolved, match, items);
   return kExitOk;

@@ -7,7 +7,7 @@
 #include "client/knob_context.h"
 #include "client/verbs.h"
 #include "journal/history.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 
 namespace rocmtune::client {
 

@@ -3,10 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
 #include "snapshot/snapshot.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 
@@ -27,7 +27,7 @@ int RunSnapshot(const Context& ctx, const std::string& out_dir) {
                                   {"files", stats->files},
                                   {"symlinks", stats->symlinks},
                                   {"skipped", stats->skipped}};
-    fmt::print("{}\n", api::Serialize(doc));
+    fmt::print("{}\n", JsonText(doc));
   } else {
     fmt::print("Wrote {} files and {} links to {} ({} unreadable, skipped).\n", stats->files, stats->symlinks,
                out_dir, stats->skipped);

@@ -11,6 +11,7 @@
 #include "knobs/env_backend.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -105,7 +106,7 @@ int RunStatus(const Context& ctx) {
   for (detect::Finding& f : knobs::EnvFindings(kctx)) inv.findings.push_back(std::move(f));
   for (detect::Finding& f : knobs::UnreadableFileFindings(kctx)) inv.findings.push_back(std::move(f));
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::StatusJson(inv, knob_states)));
+    fmt::print("{}\n", JsonText(api::StatusJson(inv, knob_states)));
   } else {
     PrintHuman(inv, knob_states);
   }

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/knob_context.h"
 #include "client/table.h"
@@ -13,7 +12,9 @@
 #include "journal/history.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
+#include "plan/owned_paths.h"
 #include "profiles/apply_request.h"
+#include "util/json_text.h"
 #include "util/text.h"
 
 namespace rocmtune::client {
@@ -43,7 +44,7 @@ void FileDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
   std::vector<std::string> paths;
   for (const auto& t : system.journal)
     for (const auto& op : t.ops)
-      if ((op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile) && knobs::IsOwnedFile(op.path) &&
+      if ((op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile) && plan::IsOwnedFile(op.path) &&
           std::find(paths.begin(), paths.end(), op.path) == paths.end())
         paths.push_back(op.path);
   for (const std::string& p : paths) {
@@ -135,7 +136,7 @@ int RunVerify(const Context& ctx) {
                                   {"active_profile", journal::ActiveProfile(system->journal)},
                                   {"ok", diffs.empty()},
                                   {"differences", std::move(list)}};
-    fmt::print("{}\n", api::Serialize(doc));
+    fmt::print("{}\n", JsonText(doc));
   } else if (diffs.empty()) {
     fmt::print("Verified: everything rocmtune configured is in effect and its files are as it left them.\n");
   } else {

@@ -9,9 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "api/status_json.h"
 #include "helper/executor.h"
 #include "plan/plan_json.h"
+#include "util/json_text.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -39,7 +39,7 @@ int Report(const Outcome& out) {
       {"regenerated", {{"initramfs", plan::RegenName(out.initramfs)}, {"bootloader", plan::RegenName(out.bootloader)}}},
       {"recovered", out.recovered},
       {"messages", out.messages}};
-  fmt::print("{}\n", api::Serialize(doc, 2));
+  fmt::print("{}\n", JsonText(doc, 2));
   return ExitCode(out.status);
 }
 

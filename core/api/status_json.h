@@ -20,8 +20,4 @@ nlohmann::ordered_json GpuJson(const detect::Gpu& gpu);
 // Detection + knob states + the document: what `status --json` and Describe() return.
 nlohmann::ordered_json DescribeSystem(const sys::Root& root);
 
-// The one way rocmtune prints JSON: sysfs and config contents are not guaranteed UTF-8, so
-// invalid sequences become U+FFFD instead of throwing. `indent` < 0: one line.
-std::string Serialize(const nlohmann::ordered_json& doc, int indent = 2);
-
 }  // namespace rocmtune::api

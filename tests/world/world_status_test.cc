@@ -15,6 +15,7 @@
 #include "cli_runner.h"
 #include "detect/inventory.h"
 #include "test_tree.h"
+#include "util/json_text.h"
 #include "world_names.h"
 
 namespace fs = std::filesystem;
@@ -33,7 +34,7 @@ std::string ReadAll(const fs::path& p) {
 std::string StatusText(const std::string& world) {
   auto root = sys::Root::Open(fs::path(ROCMTUNE_WORLDS_DIR) / world);
   EXPECT_TRUE(root) << world;
-  return api::Serialize(api::DescribeSystem(*root)) + "\n";
+  return JsonText(api::DescribeSystem(*root)) + "\n";
 }
 
 class WorldStatusTest : public ::testing::TestWithParam<std::string> {};
