@@ -8,6 +8,7 @@
 #include "client/local_writer.h"
 #include "client/verbs.h"
 #include "plan/unified_diff.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -75,7 +76,7 @@ int RunChange(const Context& ctx, const Args& args, Request request) {
   if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(r, args); };
   Result<api::ChangeReport> report = request(*root, options, writer);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
-  if (ctx.json) fmt::print("{}\n", api::Serialize(api::ResultJson(*report)));
+  if (ctx.json) fmt::print("{}\n", JsonText(api::ResultJson(*report)));
   else PrintOutcome(*report, args);
   return ExitFor(report->status);
 }

@@ -6,6 +6,7 @@
 #include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 
@@ -15,7 +16,7 @@ int RunExplain(const Context& ctx, const Args& args) {
   auto report = api::Explain(*system, args.operands.at(0));
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::ExplainJson(*report)));
+    fmt::print("{}\n", JsonText(api::ExplainJson(*report)));
     return kExitOk;
   }
   const knobs::KnobState& state = report->state;

@@ -7,6 +7,7 @@
 #include "client/exit_codes.h"
 #include "client/table.h"
 #include "client/verbs.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 
@@ -15,7 +16,7 @@ int RunHistory(const Context& ctx, const Args&) {
   if (!system) return Failed(ctx, system.error(), kExitFailed);
   api::HistoryReport report = api::History(*system);
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::HistoryJson(report)));
+    fmt::print("{}\n", JsonText(api::HistoryJson(report)));
     return kExitOk;
   }
   if (report.entries.empty()) {
@@ -34,7 +35,7 @@ int RunVerify(const Context& ctx, const Args&) {
   if (!system) return Failed(ctx, system.error(), kExitFailed);
   api::VerifyReport report = api::Verify(*system);
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::VerifyJson(report)));
+    fmt::print("{}\n", JsonText(api::VerifyJson(report)));
   } else if (report.ok()) {
     fmt::print("Verified: everything rocmtune configured is in effect and its files are as it left them.\n");
   } else {

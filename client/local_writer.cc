@@ -15,6 +15,7 @@
 #include "api/status_json.h"
 #include "plan/plan_json.h"
 #include "sys/unique_fd.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -101,7 +102,7 @@ Result<plan::HelperReply> LocalWriter::Run(std::vector<std::string> args, const 
 Result<plan::HelperReply> LocalWriter::Apply(const plan::Plan& plan, bool force) {
   std::vector<std::string> args{"apply"};
   if (force) args.push_back("--force");
-  return Run(std::move(args), api::Serialize(plan::PlanToJson(plan), -1));
+  return Run(std::move(args), JsonText(plan::PlanToJson(plan), -1));
 }
 
 Result<plan::HelperReply> LocalWriter::Recover() { return Run({"recover"}, ""); }

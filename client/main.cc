@@ -9,6 +9,7 @@
 #include "client/escaped_output.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
+#include "util/json_text.h"
 
 using namespace rocmtune::client;
 
@@ -55,7 +56,7 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   }
   if (json) {
     rocmtune::Error error{rocmtune::ErrorCode::kInvalidArgument, 0, message};
-    fmt::print("{}\n", rocmtune::api::Serialize(rocmtune::api::ErrorJson(error, "see rocmtunectl --help")));
+    fmt::print("{}\n", rocmtune::JsonText(rocmtune::api::ErrorJson(error, "see rocmtunectl --help")));
   }
   return kExitUsage;
 }

@@ -10,6 +10,7 @@
 #include "client/verbs.h"
 #include "profiles/desired.h"
 #include "profiles/profile_store.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -72,7 +73,7 @@ int RunProfiles(const Context& ctx, const Args&) {
   if (!system) return Failed(ctx, system.error(), kExitFailed);
   api::ProfilesReport report = api::ListProfiles(*system);
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::ProfilesJson(report)));
+    fmt::print("{}\n", JsonText(api::ProfilesJson(report)));
     return kExitOk;
   }
   for (const std::string& e : report.store.errors()) PrintError(fmt::format("warning: {}", e));
@@ -95,7 +96,7 @@ int RunShow(const Context& ctx, const Args& args) {
   if (!system) return Failed(ctx, system.error(), kExitFailed);
   auto report = api::ShowProfile(*system, args.operands.at(0), args.with);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
-  if (ctx.json) fmt::print("{}\n", api::Serialize(api::ProfileJson(*report)));
+  if (ctx.json) fmt::print("{}\n", JsonText(api::ProfileJson(*report)));
   else PrintShow(*report->entry, report->resolved, report->match, report->items);
   return kExitOk;
 }

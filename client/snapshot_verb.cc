@@ -5,6 +5,7 @@
 #include "api/status_json.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 
@@ -16,7 +17,7 @@ int RunSnapshot(const Context& ctx, const Args& args) {
   if (!report)
     return Failed(ctx, report.error(), report.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed);
   if (ctx.json) {
-    fmt::print("{}\n", api::Serialize(api::SnapshotJson(*report)));
+    fmt::print("{}\n", JsonText(api::SnapshotJson(*report)));
     return kExitOk;
   }
   fmt::print("Wrote {} files and {} links to {} ({} unreadable, skipped).\n", report->stats.files,

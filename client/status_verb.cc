@@ -8,6 +8,7 @@
 #include "client/exit_codes.h"
 #include "client/table.h"
 #include "client/verbs.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -99,7 +100,7 @@ int RunStatus(const Context& ctx, const Args&) {
   if (!root) return Failed(ctx, root.error(), kExitFailed);
   auto report = api::Status(*root);
   if (!report) return Failed(ctx, report.error(), kExitFailed);
-  if (ctx.json) fmt::print("{}\n", api::Serialize(api::StatusJson(*report)));
+  if (ctx.json) fmt::print("{}\n", JsonText(api::StatusJson(*report)));
   else PrintHuman(*report);
   return kExitOk;
 }

@@ -4,6 +4,7 @@
 #include "api/error_json.h"
 #include "api/status_json.h"
 #include "client/verbs.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -48,7 +49,7 @@ void PrintError(std::string_view message) { fmt::print(stderr, "rocmtunectl: {}\
 
 int Failed(const Context& ctx, const Error& error, int exit_code) {
   PrintError(error.message);
-  if (ctx.json) fmt::print("{}\n", api::Serialize(api::ErrorJson(error)));
+  if (ctx.json) fmt::print("{}\n", JsonText(api::ErrorJson(error)));
   return exit_code;
 }
 

@@ -7,9 +7,8 @@
 
 #include "helper/rules.h"
 #include "knobs/cmdline_backend.h"
-#include "knobs/env_backend.h"
 #include "knobs/grub_config.h"
-#include "knobs/modprobe_backend.h"
+#include "plan/owned_paths.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -56,11 +55,11 @@ struct OwnedFile {
   FileRule rule;
 };
 const std::array<OwnedFile, 5> kOwnedFiles = {{
-    {knobs::kModprobeDropIn, {"modprobe", CheckModprobeDropIn, std::nullopt}},
-    {knobs::kEnvironmentDropIn, {"env", CheckEnvironmentDropIn, std::nullopt}},
-    {knobs::kProfileDropIn, {"env", CheckProfileDropIn, std::nullopt}},
-    {knobs::kGrubDropInPath, {"cmdline", CheckGrubDropIn, std::nullopt}},
-    {knobs::kCmdlineTokensState, {"cmdline", CheckTokensState, std::nullopt}},
+    {plan::kModprobeDropIn, {"modprobe", CheckModprobeDropIn, std::nullopt}},
+    {plan::kEnvironmentDropIn, {"env", CheckEnvironmentDropIn, std::nullopt}},
+    {plan::kProfileDropIn, {"env", CheckProfileDropIn, std::nullopt}},
+    {plan::kGrubDropInPath, {"cmdline", CheckGrubDropIn, std::nullopt}},
+    {plan::kCmdlineTokensState, {"cmdline", CheckTokensState, std::nullopt}},
 }};
 
 // boot/loader/entries/<name>.conf with a plain name (no subdirectory, no dot file), as bootctl,

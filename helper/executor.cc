@@ -15,8 +15,8 @@
 #include "helper/regenerate.h"
 #include "helper/rollback.h"
 #include "journal/history.h"
-#include "knobs/registry.h"
 #include "knobs/sysfs_backend.h"
+#include "plan/owned_paths.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -70,7 +70,7 @@ std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer, 
       conflicts.push_back(fmt::format("{} changed since the plan was made; plan again", root.Display(op.path)));
       continue;
     }
-    if (force || !knobs::IsOwnedFile(op.path)) continue;
+    if (force || !plan::IsOwnedFile(op.path)) continue;
     if (journal::IsDrift(txns, op.path, *current))
       conflicts.push_back(fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
                                       "see the diff with `rocmtunectl verify`, or use --force to overwrite",

@@ -9,9 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "api/status_json.h"
 #include "helper/executor.h"
 #include "plan/plan_json.h"
+#include "util/json_text.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -30,7 +30,7 @@ int ExitCode(Status status) {
 }
 
 int Report(const Outcome& out) {
-  fmt::print("{}\n", api::Serialize(plan::HelperReplyJson(out), 2));
+  fmt::print("{}\n", JsonText(plan::HelperReplyJson(out), 2));
   return ExitCode(out.status);
 }
 

@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "api/status_json.h"
 #include "helper/file_writer.h"
 #include "journal/journal.h"
+#include "util/json_text.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -84,7 +84,7 @@ Result<JournalWriter> JournalWriter::Reopen(const sys::Root& root, StepHook& hoo
 }
 
 Result<void> JournalWriter::Append(const nlohmann::ordered_json& record) {
-  std::string line = api::Serialize(record, -1) + "\n";
+  std::string line = JsonText(record, -1) + "\n";
   if (auto h = hook_->Before(Step::kJournalAppend, file_); !h)
     return JournalError(*root_, "writing", file_, h.error().errno_value);
   off_t start = ::lseek(fd_.get(), 0, SEEK_END);

@@ -6,6 +6,7 @@
 #include "api/change_internal.h"
 #include "journal/history.h"
 #include "knobs/registry.h"
+#include "plan/owned_paths.h"
 
 namespace rocmtune::api {
 namespace {
@@ -101,7 +102,7 @@ ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOp
 void AddDriftConflicts(const System& system, plan::Plan& plan) {
   for (const plan::Op& op : plan.ops) {
     if (op.kind != plan::OpKind::kWriteFile && op.kind != plan::OpKind::kRemoveFile) continue;
-    if (!knobs::IsOwnedFile(op.path) || !journal::IsDrift(system.journal, op.path, op.before)) continue;
+    if (!plan::IsOwnedFile(op.path) || !journal::IsDrift(system.journal, op.path, op.before)) continue;
     plan.conflicts.push_back({"", fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
                                               "--force overwrites it", system.root.Display(op.path)), ""});
   }

@@ -5,7 +5,7 @@
 #include "journal/history.h"
 #include "journal/revert.h"
 #include "knobs/knob_key.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "profiles/apply_request.h"
 #include "profiles/desired.h"
 #include "profiles/match.h"

@@ -58,10 +58,6 @@ json GpuJson(const detect::Gpu& g) {
   };
 }
 
-std::string Serialize(const json& doc, int indent) {
-  return doc.dump(indent, ' ', false, json::error_handler_t::replace);
-}
-
 json StatusJson(const detect::Inventory& inv) {
   json gpus = json::array();
   for (const detect::Gpu& g : inv.gpus) gpus.push_back(GpuJson(g));

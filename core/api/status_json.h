@@ -17,8 +17,5 @@ nlohmann::ordered_json StatusJson(const detect::Inventory& inventory, const std:
 
 nlohmann::ordered_json GpuJson(const detect::Gpu& gpu);
 
-// The one way rocmtune prints JSON: sysfs and config contents are not guaranteed UTF-8, so
-// invalid sequences become U+FFFD instead of throwing. `indent` < 0: one line.
-std::string Serialize(const nlohmann::ordered_json& doc, int indent = 2);
 
 }  // namespace rocmtune::api

@@ -10,6 +10,7 @@
 #include "knobs/registry.h"
 #include "profiles/apply_request.h"
 #include "util/text.h"
+#include "plan/owned_paths.h"
 
 namespace rocmtune::api {
 namespace {
@@ -31,7 +32,7 @@ void FileDifferences(const System& system, std::vector<Difference>& out) {
   std::vector<std::string> paths;
   for (const auto& t : system.journal)
     for (const auto& op : t.ops)
-      if ((op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile) && knobs::IsOwnedFile(op.path) &&
+      if ((op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile) && plan::IsOwnedFile(op.path) &&
           std::find(paths.begin(), paths.end(), op.path) == paths.end())
         paths.push_back(op.path);
   for (const std::string& p : paths) {

@@ -7,6 +7,7 @@
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
 #include "knowledge/kernel_options.h"
+#include "plan/owned_paths.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
@@ -51,7 +52,7 @@ std::vector<std::string> BlsEntries(const sys::Root& root) {
 // Tokens rocmtune added by in-place edits, one per line.
 std::vector<std::string> RecordedTokens(const sys::Root& root) {
   std::vector<std::string> out;
-  if (auto content = ReadOptional(root, kCmdlineTokensState))
+  if (auto content = ReadOptional(root, plan::kCmdlineTokensState))
     for (std::string_view line : text::SplitLines(*content))
       if (!text::Trim(line).empty() && line.front() != '#') out.emplace_back(text::Trim(line));
   return out;
@@ -64,7 +65,7 @@ bool OwnsKey(const std::vector<std::string>& owned, std::string_view key) {
 // Which tokens rocmtune owns now, however the boot setup stores them.
 std::vector<std::string> OwnedTokens(const KnobContext& ctx) {
   if (ctx.inventory.system.boot.kind == "grub-debian") {
-    auto content = ReadOptional(ctx.root, kGrubDropInPath);
+    auto content = ReadOptional(ctx.root, plan::kGrubDropInPath);
     if (!content) return {};
     return RocmtuneDropInTokens(*content, kDefaultVar).value_or(std::vector<std::string>{});
   }
@@ -205,7 +206,7 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
     state.configured = TokenValue(SplitCmdline(*next), key.name);
     if (state.configured) state.owner = OwnsKey(OwnedTokens(ctx), key.name) ? "rocmtune" : "admin";
     if (ctx.inventory.system.boot.kind == "grub-debian" && OwnsKey(OwnedTokens(ctx), key.name))
-      state.configured_in = std::string(kGrubDropInPath);
+      state.configured_in = std::string(plan::kGrubDropInPath);
   } else {
     state.notes.push_back(fmt::format("next boot's command line unknown: {}", why));
   }
@@ -248,14 +249,14 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
   const std::string reason = "kernel command line for the next boot";
   if (kind == "grub-debian") {
     if (desired.empty()) {
-      AddFileOp(ctx, kGrubDropInPath, std::nullopt, reason, plan);
+      AddFileOp(ctx, plan::kGrubDropInPath, std::nullopt, reason, plan);
     } else {
       auto text = RocmtuneDropIn(kDefaultVar, desired);
       if (!text) {
         plan.refused.push_back({"", text.error().message, ""});
         return;
       }
-      AddFileOp(ctx, kGrubDropInPath, *text, reason, plan);
+      AddFileOp(ctx, plan::kGrubDropInPath, *text, reason, plan);
     }
     bool update_grub = ctx.root.Exists("usr/sbin/update-grub");
     AddRegen(plan, update_grub ? "update-grub" : "grub-mkconfig",
@@ -265,7 +266,7 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
   } else if (kind == "grub") {
     EditFile(ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
              reason, plan);
-    AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
+    AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
     AddRegen(plan, "grub-mkconfig", {"grub-mkconfig", "-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub");
@@ -290,13 +291,13 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
     if (ctx.root.Exists(kKernelCmdlinePath))
       EditFile(ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
                "kernel-install uses it for kernels installed later", plan);
-    AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
+    AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
   } else if (kind == "systemd-boot") {
     if (!EditFile(ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
                   reason, plan))
       plan.refused.push_back({"", "/etc/kernel/cmdline is missing: create it from /proc/cmdline first", ""});
-    AddFileOp(ctx, kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
+    AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
     AddRegen(plan, "kernel-install", {"kernel-install", "add-all"},
              "boot entries / UKIs carry the command line and are rebuilt from /etc/kernel/cmdline");

@@ -15,7 +15,6 @@
 
 namespace rocmtune::knobs {
 
-inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdline-tokens";
 // kernel-install's command line (systemd-boot / UKI), and the Boot Loader Specification entries.
 inline constexpr std::string_view kKernelCmdlinePath = "etc/kernel/cmdline";
 inline constexpr std::string_view kBlsEntriesDir = "boot/loader/entries";

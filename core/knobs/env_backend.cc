@@ -6,6 +6,7 @@
 #include "knobs/env_sources.h"
 #include "knowledge/env_vars.h"
 #include "knowledge/gfx_targets.h"
+#include "plan/owned_paths.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
@@ -33,7 +34,7 @@ std::unique_ptr<Backend> MakeEnvBackend() { return std::make_unique<EnvBackend>(
 namespace {
 
 std::map<std::string, std::string> Owned(const sys::Root& root) {
-  auto content = root.ReadFile(kEnvironmentDropIn, 1 << 20);
+  auto content = root.ReadFile(plan::kEnvironmentDropIn, 1 << 20);
   return content ? ParseEnvironmentFile(*content) : std::map<std::string, std::string>{};
 }
 
@@ -120,7 +121,7 @@ std::vector<detect::Finding> EnvFindings(const KnobContext& ctx) {
   std::vector<EnvSetting> settings = ForeignFor(ctx, name);
   auto owned = Owned(ctx.root);
   if (auto it = owned.find(name); it != owned.end())  // set before a check refused it, or edited by hand
-    settings.push_back({std::string(kEnvironmentDropIn), 0, name, it->second});
+    settings.push_back({std::string(plan::kEnvironmentDropIn), 0, name, it->second});
   for (const EnvSetting& s : settings) {
     plan::Plan scratch;
     CheckSetOverride(ctx, name, s, scratch);
@@ -171,7 +172,7 @@ KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   auto owned = Owned(ctx.root);
   if (auto it = owned.find(key.name); it != owned.end()) {
     state.configured = it->second;
-    state.configured_in = std::string(kEnvironmentDropIn);
+    state.configured_in = std::string(plan::kEnvironmentDropIn);
     state.owner = "rocmtune";
   }
   for (const EnvSetting& s : ForeignFor(ctx, key.name)) {
@@ -205,7 +206,7 @@ void EnvBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment>
     env_text += fmt::format("{}={}\n", name, value);
     sh_text += fmt::format("export {}={}\n", name, value);  // values hold no shell metacharacters (checked)
   }
-  for (auto [path, text] : {std::pair{kEnvironmentDropIn, env_text}, std::pair{kProfileDropIn, sh_text}}) {
+  for (auto [path, text] : {std::pair{plan::kEnvironmentDropIn, env_text}, std::pair{plan::kProfileDropIn, sh_text}}) {
     plan::Op op;
     op.backend = "env";
     op.path = std::string(path);

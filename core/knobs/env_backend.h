@@ -13,9 +13,6 @@
 
 namespace rocmtune::knobs {
 
-inline constexpr std::string_view kEnvironmentDropIn = "etc/environment.d/90-rocmtune.conf";
-inline constexpr std::string_view kProfileDropIn = "etc/profile.d/rocmtune.sh";
-
 // The env backend, for the registry (knobs/registry.cc) — the only place that makes backends.
 std::unique_ptr<Backend> MakeEnvBackend();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "knobs/env_backend.h"
+#include "plan/owned_paths.h"
 #include "util/shell_words.h"
 #include "util/text.h"
 
@@ -79,7 +80,7 @@ void AddDirectory(const sys::Root& root, std::string_view dir, std::string_view 
   for (const std::string& name : *names) {
     if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
     std::string rel = sys::JoinPath(dir, name);
-    if (rel != kEnvironmentDropIn && rel != kProfileDropIn) out.push_back({std::move(rel), shell});
+    if (rel != plan::kEnvironmentDropIn && rel != plan::kProfileDropIn) out.push_back({std::move(rel), shell});
   }
 }
 

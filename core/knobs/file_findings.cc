@@ -8,6 +8,7 @@
 #include "knobs/env_sources.h"
 #include "knobs/grub_config.h"
 #include "knobs/registry.h"
+#include "plan/owned_paths.h"
 
 namespace rocmtune::knobs {
 namespace {
@@ -34,7 +35,7 @@ class Checker {
     for (const std::string& name : *names)
       if (name.ends_with(suffix)) {
         std::string rel = sys::JoinPath(dir, name);
-        Check(rel, IsOwnedFile(rel));
+        Check(rel, plan::IsOwnedFile(rel));
       }
   }
 
@@ -49,7 +50,7 @@ class Checker {
 
 std::vector<detect::Finding> UnreadableFileFindings(const KnobContext& ctx) {
   Checker checker(ctx.root);
-  for (std::string_view path : OwnedFiles()) checker.Check(path, true);
+  for (std::string_view path : plan::OwnedFiles()) checker.Check(path, true);
   // What the backends read: libkmod's modprobe.d directories, the environment sources, GRUB's defaults.
   for (std::string_view dir : sys::kModprobeDirs) checker.CheckDirectory(dir, ".conf");
   for (const EnvSource& source : ForeignEnvSources(ctx.root)) checker.Check(source.path, false);

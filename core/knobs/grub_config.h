@@ -17,9 +17,7 @@
 
 namespace rocmtune::knobs {
 
-// rocmtune's drop-in (Debian-style GRUB). "zz-" sorts after the drop-ins distributions and cloud
-// images ship ("40-force-partuuid.cfg", "50-cloudimg-settings.cfg", "init-select.cfg").
-inline constexpr std::string_view kGrubDropInPath = "etc/default/grub.d/zz-rocmtune.cfg";
+// rocmtune's drop-in (Debian-style GRUB) is plan::kGrubDropInPath (plan/owned_paths.h).
 // The file grub-mkconfig sources first, and the two variables 10_linux puts on the command line.
 inline constexpr std::string_view kGrubDefaultsPath = "etc/default/grub";
 inline constexpr std::string_view kGrubCmdlineLinux = "GRUB_CMDLINE_LINUX";
@@ -65,7 +63,7 @@ Result<std::string> SetAssignmentTokens(std::string_view file_content, std::stri
                                         std::span<const std::string> add_tokens,
                                         std::span<const std::string> remove_keys);
 
-// The whole content of kGrubDropInPath appending `tokens` to `var` (GRUB_CMDLINE_LINUX or
+// The whole content of plan::kGrubDropInPath appending `tokens` to `var` (GRUB_CMDLINE_LINUX or
 // GRUB_CMDLINE_LINUX_DEFAULT):
 //   GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt"
 // This form (rather than "${VAR:+$VAR }...") is the simplest one dash, bash and

@@ -6,6 +6,7 @@
 
 #include "knobs/effective.h"
 #include "knobs/initramfs.h"
+#include "plan/owned_paths.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
@@ -65,7 +66,7 @@ std::optional<std::string> Running(const KnobContext& ctx, const KnobKey& key) {
 std::map<std::string, std::map<std::string, std::string>> OwnedOptions(const sys::ModprobeConfig& config) {
   std::map<std::string, std::map<std::string, std::string>> owned;
   for (const sys::ModuleOption& o : config.options)
-    if (o.file == kModprobeDropIn) owned[o.module][o.name] = o.value;
+    if (o.file == plan::kModprobeDropIn) owned[o.module][o.name] = o.value;
   return owned;
 }
 
@@ -153,7 +154,7 @@ KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) cons
     if (auto win = sys::Winning(*config, key.module, key.name)) {
       state.configured = win->value;
       state.configured_in = win->file;
-      state.owner = win->file == kModprobeDropIn ? "rocmtune" : "admin";
+      state.owner = win->file == plan::kModprobeDropIn ? "rocmtune" : "admin";
       for (const sys::ModuleOption& o : config->options)
         if (o.module == key.module && o.name == key.name && o.file != win->file)
           state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}", o.value, o.file, win->file));
@@ -191,10 +192,10 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
   for (auto it = owned.begin(); it != owned.end();) it = it->second.empty() ? owned.erase(it) : std::next(it);
   if (desired == owned) return;
 
-  std::optional<std::string> before_text = ReadOptional(ctx.root, kModprobeDropIn);
+  std::optional<std::string> before_text = ReadOptional(ctx.root, plan::kModprobeDropIn);
   plan::Op op;
   op.backend = "modprobe";
-  op.path = std::string(kModprobeDropIn);
+  op.path = std::string(plan::kModprobeDropIn);
   op.before = before_text;
   if (desired.empty()) {
     op.kind = plan::OpKind::kRemoveFile;
@@ -209,7 +210,7 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
   // Conflicts: another file that sets the same parameter after ours wins at load time.
   for (const Assignment& a : set) {
     for (const sys::ModuleOption& o : config->options) {
-      if (o.module != a.key.module || o.name != a.key.name || o.file == kModprobeDropIn) continue;
+      if (o.module != a.key.module || o.name != a.key.name || o.file == plan::kModprobeDropIn) continue;
       // libkmod reads files sorted by basename; the kernel command line comes last.
       std::string_view base = std::string_view(o.file).substr(o.file.rfind('/') + 1);
       bool theirs_wins = o.file == "proc/cmdline" || base > std::string_view("rocmtune.conf");

@@ -9,8 +9,6 @@
 
 namespace rocmtune::knobs {
 
-inline constexpr std::string_view kModprobeDropIn = "etc/modprobe.d/rocmtune.conf";
-
 // The modprobe backend, for the registry (knobs/registry.cc) — the only place that makes backends.
 std::unique_ptr<Backend> MakeModprobeBackend();
 

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <memory>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -19,11 +18,6 @@ class Registry {
  private:
   std::vector<std::unique_ptr<Backend>> backends_;
 };
-
-// Files only rocmtune writes (its drop-ins and state). Anything else found in one of them is
-// drift; other files rocmtune edits (etc/default/grub ...) are shared with their owners.
-bool IsOwnedFile(std::string_view path);
-std::span<const std::string_view> OwnedFiles();
 
 // Knobs shown by `status` even when nobody set them: the ones every ROCm user asks about.
 std::vector<KnobKey> WatchedKeys();

@@ -1,4 +1,5 @@
-// Data files compiled into the library (see cmake/Embed.cmake).
+// Data files compiled into rocmtune-knowledge (see cmake/Embed.cmake); the built-in profiles are
+// in rocmtune-profiles (profiles/embedded.h).
 #pragma once
 
 #include <string_view>
@@ -10,10 +11,4 @@ extern const std::string_view kGfxTargetsToml;
 extern const std::string_view kCatalogToml;
 extern const std::string_view kKernelOptionsToml;
 extern const std::string_view kEnvVarsToml;
-// Built-in profiles (profiles/*.toml); listed for lookup in profiles/profile_store.cc.
-extern const std::string_view kProfileStockToml;
-extern const std::string_view kProfileRdna1SafeToml;
-extern const std::string_view kProfileRdna2ConsumerCompatToml;
-extern const std::string_view kProfileStrixHaloToml;
-extern const std::string_view kProfileInstinctToml;
 }  // namespace rocmtune::embedded

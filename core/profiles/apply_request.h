@@ -10,7 +10,7 @@
 #include "journal/journal.h"
 #include "knobs/backend.h"
 #include "plan/plan.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "profiles/desired.h"
 
 namespace rocmtune::profiles {

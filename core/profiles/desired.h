@@ -8,7 +8,7 @@
 
 #include "detect/inventory.h"
 #include "plan/plan.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "profiles/profile.h"
 #include "sys/root.h"
 

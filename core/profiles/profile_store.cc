@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/embedded.h"
+#include "profiles/embedded.h"
 
 namespace rocmtune::profiles {
 namespace {

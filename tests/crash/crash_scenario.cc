@@ -19,7 +19,7 @@
 #include "profiles/apply_request.h"
 #include "profiles/profile_store.h"
 #include "plan/plan_json.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "sys/root.h"
 
 namespace fs = std::filesystem;

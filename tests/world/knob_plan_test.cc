@@ -8,7 +8,7 @@
 #include "detect/inventory.h"
 #include "knobs/registry.h"
 #include "knowledge/catalog.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "test_tree.h"
 
 namespace fs = std::filesystem;

@@ -17,6 +17,7 @@
 #include "detect/inventory.h"
 #include "test_tree.h"
 #include "world_names.h"
+#include "util/json_text.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
@@ -34,7 +35,7 @@ std::string ReadAll(const fs::path& p) {
 std::string StatusText(const std::string& world) {
   auto root = sys::Root::Open(fs::path(ROCMTUNE_WORLDS_DIR) / world);
   EXPECT_TRUE(root) << world;
-  return api::Serialize(*api::DescribeSystem(*root)) + "\n";
+  return JsonText(*api::DescribeSystem(*root)) + "\n";
 }
 
 class WorldStatusTest : public ::testing::TestWithParam<std::string> {};
@@ -81,7 +82,7 @@ TEST_P(WorldStatusTest, CliEqualsTheCoreWithEnvironmentOverrides) {
   auto root = sys::Root::Open(w.root());
   ASSERT_TRUE(root);
   json core = *api::DescribeSystem(*root);
-  EXPECT_EQ(r.out, api::Serialize(core) + "\n");
+  EXPECT_EQ(r.out, JsonText(core) + "\n");
   bool found = false;
   for (const auto& f : core["findings"]) found |= f["id"] == "env.override-other-isa";
   EXPECT_EQ(found, gpus) << GetParam() << ": " << r.out;

@@ -12,6 +12,7 @@
 #include "cli_runner.h"
 #include "helper/executor.h"
 #include "helper/step_hook.h"
+#include "util/json_text.h"
 
 namespace fs = std::filesystem;
 
@@ -75,7 +76,7 @@ TEST(ApiChangeTest, SetThroughTheHelperCommitsAndRevertPutsTheWorldBack) {
   ExecutorWriter writer(w.root());
   auto set = api::Set(Open(w), {"amdgpu.noretry=0"}, {}, writer);
   ASSERT_TRUE(set) << set.error().message;
-  EXPECT_EQ(set->status, ChangeStatus::kOk) << api::Serialize(api::ResultJson(*set));
+  EXPECT_EQ(set->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*set));
   EXPECT_TRUE(set->outcome.changed);
   ASSERT_TRUE(set->outcome.transaction);
   EXPECT_NE(w.Read(kConf).find("options amdgpu noretry=0"), std::string::npos);
@@ -83,7 +84,7 @@ TEST(ApiChangeTest, SetThroughTheHelperCommitsAndRevertPutsTheWorldBack) {
 
   auto revert = api::Revert(Open(w), "last", {}, writer);
   ASSERT_TRUE(revert) << revert.error().message;
-  EXPECT_EQ(revert->status, ChangeStatus::kOk) << api::Serialize(api::ResultJson(*revert));
+  EXPECT_EQ(revert->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*revert));
   EXPECT_TRUE(revert->outcome.changed);
   EXPECT_FALSE(w.Exists(kConf));
   // Only the journal (and its lock) stay: the state of the tree is the one before. (This world
@@ -224,14 +225,14 @@ TEST(ApiChangeTest, AnInterruptedTransactionIsRolledBackBeforeTheNextPlan) {
   EXPECT_EQ(writer.recovers, 0);
   bool told = false;
   for (const auto& m : check->plan.warnings) told |= m.message.find("was interrupted") != std::string::npos;
-  EXPECT_TRUE(told) << api::Serialize(api::ResultJson(*check));
+  EXPECT_TRUE(told) << JsonText(api::ResultJson(*check));
 
   auto run = api::Set(Open(w), {"amdgpu.noretry=1"}, {}, writer);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(writer.recovers, 1);
   bool rolled = false;
   for (const auto& m : run->plan.warnings) rolled |= m.message.find("rolled back first") != std::string::npos;
-  EXPECT_TRUE(rolled) << api::Serialize(api::ResultJson(*run));
+  EXPECT_TRUE(rolled) << JsonText(api::ResultJson(*run));
   EXPECT_EQ(run->status, ChangeStatus::kOk);
   EXPECT_NE(w.Read(kConf).find("noretry=1"), std::string::npos);
 }

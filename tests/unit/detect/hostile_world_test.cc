@@ -20,6 +20,7 @@
 #include "api/status_json.h"
 #include "detect/inventory.h"
 #include "test_tree.h"
+#include "util/json_text.h"
 
 namespace rocmtune::detect {
 namespace {
@@ -80,7 +81,7 @@ Inventory DetectTree(const TestTree& t) {
 
 std::string Dump(const Inventory& inv) {
   std::string out;
-  EXPECT_NO_THROW(out = api::Serialize(api::StatusJson(inv), -1));
+  EXPECT_NO_THROW(out = JsonText(api::StatusJson(inv), -1));
   return out;
 }
 
@@ -345,7 +346,7 @@ TEST(HostileWorldTest, InvalidUtf8ProductNameDoesNotBreakTheDump) {
   ASSERT_EQ(inv.gpus.size(), 1u);
   ASSERT_THAT(inv.gpus[0].marketing_name, HasSubstr("\xff"));
   std::string out;
-  EXPECT_NO_THROW(out = api::Serialize(api::StatusJson(inv), -1));
+  EXPECT_NO_THROW(out = JsonText(api::StatusJson(inv), -1));
   EXPECT_THAT(out, HasSubstr("Radeon \xEF\xBF\xBD\xEF\xBF\xBD Pro"));  // U+FFFD each
 }
 
@@ -356,7 +357,7 @@ TEST(HostileWorldTest, InvalidUtf8CmdlineDoesNotBreakTheDump) {
   ASSERT_TRUE(inv.system.cmdline);
   ASSERT_THAT(*inv.system.cmdline, HasSubstr("\xff"));
   std::string out;
-  EXPECT_NO_THROW(out = api::Serialize(api::StatusJson(inv), -1));
+  EXPECT_NO_THROW(out = JsonText(api::StatusJson(inv), -1));
   EXPECT_THAT(out, HasSubstr("ro quiet \xEF\xBF\xBD"));
 }
 

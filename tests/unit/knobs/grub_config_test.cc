@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "plan/owned_paths.h"
 #include "test_tree.h"
 #include "world_names.h"
 
@@ -177,7 +178,7 @@ TEST(GrubEvalTest, CloudImageDropInOverridesDefaultAndOursSortsAfterIt) {
 
   auto dropin = RocmtuneDropIn("GRUB_CMDLINE_LINUX_DEFAULT", Tokens{"iommu=pt"});
   ASSERT_TRUE(dropin);
-  t.Write(kGrubDropInPath, *dropin);
+  t.Write(plan::kGrubDropInPath, *dropin);
   v = Eval(t);
   EXPECT_EQ(v.sourced, (Tokens{"etc/default/grub", "etc/default/grub.d/50-cloudimg-settings.cfg",
                                "etc/default/grub.d/zz-rocmtune.cfg"}));
@@ -320,7 +321,7 @@ TEST(GrubEditTest, DropInTextAndItsTokens) {
 
   // With nothing assigned before it, the value starts with a space the kernel ignores.
   TestTree t;
-  t.Write(kGrubDropInPath, *text);
+  t.Write(plan::kGrubDropInPath, *text);
   EXPECT_EQ(Eval(t).linux_default, " iommu=pt amdgpu.noretry=0");
 
   EXPECT_FALSE(RocmtuneDropIn("GRUB_TIMEOUT", Tokens{"iommu=pt"}));

@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "plan/planner.h"
+#include "planner/planner.h"
 #include "profile_worlds.h"
 #include "profiles/desired.h"
 #include "profiles/match.h"

@@ -10,6 +10,7 @@
 #include "detect/inventory.h"
 #include "test_tree.h"
 #include "world_names.h"
+#include "util/json_text.h"
 
 namespace fs = std::filesystem;
 
@@ -21,7 +22,7 @@ using testing::TestTree;
 std::string Status(const std::string& path) {
   auto root = sys::Root::Open(path);
   EXPECT_TRUE(root) << path;
-  return api::Serialize(*api::DescribeSystem(*root));
+  return JsonText(*api::DescribeSystem(*root));
 }
 
 // A snapshot must carry everything detection reads: the status of the snapshot is the

@@ -1,4 +1,4 @@
-#include "plan/planner.h"
+#include "planner/planner.h"
 
 #include <fmt/format.h>
 

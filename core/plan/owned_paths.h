@@ -1,0 +1,27 @@
+// The files only rocmtune writes: its drop-ins and its state. The backends that render them
+// (knobs), the journal, the helper's allow-list and the client's drift check all ask here, so
+// this sits in the plan-data layer below every one of them. Paths are root-relative.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace rocmtune::plan {
+
+// modprobe backend: amdgpu / ttm / amdttm options (knobs/modprobe_backend).
+inline constexpr std::string_view kModprobeDropIn = "etc/modprobe.d/rocmtune.conf";
+// env backend: systemd user sessions (environment.d(5)) and login shells (knobs/env_backend).
+inline constexpr std::string_view kEnvironmentDropIn = "etc/environment.d/90-rocmtune.conf";
+inline constexpr std::string_view kProfileDropIn = "etc/profile.d/rocmtune.sh";
+// cmdline backend, Debian-style GRUB. "zz-" sorts after the drop-ins distributions and cloud
+// images ship ("40-force-partuuid.cfg", "50-cloudimg-settings.cfg", "init-select.cfg").
+inline constexpr std::string_view kGrubDropInPath = "etc/default/grub.d/zz-rocmtune.cfg";
+// cmdline backend: the tokens rocmtune added to BLS entries / /etc/kernel/cmdline.
+inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdline-tokens";
+
+// Anything else found in one of these is drift; other files rocmtune edits (etc/default/grub ...)
+// are shared with their owners.
+std::span<const std::string_view> OwnedFiles();
+bool IsOwnedFile(std::string_view path);
+
+}  // namespace rocmtune::plan

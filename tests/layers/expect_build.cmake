@@ -1,0 +1,23 @@
+cmake_minimum_required(VERSION 3.25)
+# cmake -DBINDIR=<build dir> -DTARGET=<target> -DEXPECT=build|missing [-DHEADER=<header>] -P expect_build.cmake
+# EXPECT=build: the target must build. EXPECT=missing: the build must fail AND the compiler must
+# say HEADER was not found (gcc: "HEADER: No such file or directory", clang: "'HEADER' file not
+# found"); a failure for any other reason fails the test.
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINDIR} --target ${TARGET}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(EXPECT STREQUAL "build")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${TARGET} must build, but:\n${out}")
+  endif()
+  message(STATUS "${TARGET} builds")
+  return()
+endif()
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${TARGET} built: ${HEADER} is visible where its layer must not be\n${out}")
+endif()
+string(REPLACE "." "\\." header_re "${HEADER}")
+if(NOT out MATCHES "${header_re}: No such file or directory" AND NOT out MATCHES "'${header_re}' file not found")
+  message(FATAL_ERROR "${TARGET} failed, but not because ${HEADER} is out of reach:\n${out}")
+endif()
+string(REGEX MATCH "[^\n]*${header_re}[^\n]*(No such file|file not found)[^\n]*" line "${out}")
+message(STATUS "${TARGET} fails as it must: ${line}")
