@@ -39,7 +39,7 @@ int RunExplain(const Context& ctx, const std::string& key_text) {
         {"configured_in", state.configured_in ? nlohmann::ordered_json(*state.configured_in) : nullptr},
         {"running", state.running ? nlohmann::ordered_json(*state.running) : nullptr},
         {"effective", state.effective ? nlohmann::ordered_json(*state.effective) : nullptr},
-        {"owner", state.owner},
+        {"owner", knobs::Name(state.owner)},
         {"pending_reboot", state.pending_reboot},
         {"notes", state.notes},
         {"about", lines},
@@ -53,7 +53,7 @@ int RunExplain(const Context& ctx, const std::string& key_text) {
              state.configured_in ? fmt::format(" in /{}", *state.configured_in) : "");
   fmt::print("  running:    {}\n", state.running.value_or("unknown"));
   fmt::print("  effective:  {}\n", state.effective.value_or("unknown"));
-  fmt::print("  owner:      {}{}\n", state.owner, state.pending_reboot ? " (pending reboot)" : "");
+  fmt::print("  owner:      {}{}\n", knobs::Name(state.owner), state.pending_reboot ? " (pending reboot)" : "");
   for (const std::string& n : state.notes) fmt::print("  note: {}\n", n);
   return kExitOk;
 }

@@ -29,7 +29,7 @@ struct Difference {
 
 void KnobDifferences(const LoadedSystem& system, std::vector<Difference>& out) {
   for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
-    if (s.owner != "rocmtune" || !s.configured) continue;
+    if (s.owner != knobs::Owner::kRocmtune || !s.configured) continue;
     if (s.pending_reboot)
       out.push_back({"pending-reboot", s.key.Text(), s.configured, s.running,
                      fmt::format("configured {} but the running system has {}: takes effect at the next boot",

@@ -240,7 +240,7 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
           status = {i, "done", ""};
         }
         txn.regen.push_back(status);
-        (op.backend == "initramfs" ? out.initramfs : out.bootloader) =
+        (op.backend == plan::BackendId::kInitramfs ? out.initramfs : out.bootloader) =
             status.status == "done" ? plan::Regen::kDone : plan::Regen::kPending;
         return journal->Append(journal::RegenRecord(status));
       }

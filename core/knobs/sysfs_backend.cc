@@ -112,7 +112,7 @@ void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const st
 KnobState SysfsBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   KnobState state;
   state.key = key;
-  state.owner = "kernel";
+  state.owner = Owner::kKernel;
   std::vector<std::string> values;
   for (const detect::Gpu* gpu : Targets(ctx, key.target)) {
     auto v = Current(ctx, *gpu, key.name);
@@ -143,7 +143,7 @@ void SysfsBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignmen
       const std::string& write = *encoded;
       plan::Op op;
       op.kind = plan::OpKind::kWriteSysfs;
-      op.backend = "sysfs";
+      op.backend = plan::BackendId::kSysfs;
       op.path = fmt::format("{}/{}", *gpu->device_dir, a.key.name);
       op.before = current;
       op.after = write;

