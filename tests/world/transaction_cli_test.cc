@@ -200,6 +200,17 @@ TEST(TransactionCliTest, SetThenRevertOfASysfsAttributePutsItBack) {
     EXPECT_EQ(codec.Current(w.Read(path)), c.value) << "a later read shows the new value:\n" << w.Read(path);
     auto verify = w.Ctl({"verify", "--json"});
     EXPECT_EQ(verify.exit_code, kExitOk) << verify.out;
+    // Someone else selects another value: verify compares what rocmtune wrote with what the
+    // attribute reads, through the codec (a table's active row, not its bytes).
+    const std::string ours = w.Read(path);
+    auto other = codec.Encode(ours, c.attr == "pp_power_profile_mode" ? "VIDEO" : "low");
+    ASSERT_TRUE(other.has_value());
+    w.Write(path, codec.Emulate(ours, *other));
+    auto differs = w.Ctl({"verify", "--json"});
+    EXPECT_EQ(differs.exit_code, kExitVerifyDiffers) << differs.out;
+    EXPECT_EQ(Subjects(differs.Json(), "sysfs"), std::vector<std::string>{"/sys/class/drm/card0/device/" + c.attr})
+        << differs.out;
+    w.Write(path, ours);
 
     auto revert = w.Ctl({"revert", "last", "--json"});
     ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
