@@ -26,7 +26,7 @@ int RunExplain(const Context& ctx, const Args& args) {
              state.configured_in ? fmt::format(" in /{}", *state.configured_in) : "");
   fmt::print("  running:    {}\n", state.running.value_or("unknown"));
   fmt::print("  effective:  {}\n", state.effective.value_or("unknown"));
-  fmt::print("  owner:      {}{}\n", state.owner, state.pending_reboot ? " (pending reboot)" : "");
+  fmt::print("  owner:      {}{}\n", knobs::Name(state.owner), state.pending_reboot ? " (pending reboot)" : "");
   for (const std::string& n : state.notes) fmt::print("  note: {}\n", n);
   return kExitOk;
 }

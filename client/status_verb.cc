@@ -64,7 +64,7 @@ std::string KnobTable(const std::vector<knobs::KnobState>& states) {
   Table table({"KNOB", "CONFIGURED", "RUNNING", "EFFECTIVE", "OWNER", "WHERE"});
   for (const auto& k : states)
     table.AddRow({k.key.Text(), Or(k.configured), Or(k.running), Or(k.effective),
-                  k.owner + (k.pending_reboot ? " (reboot pending)" : ""),
+                  std::string(knobs::Name(k.owner)) + (k.pending_reboot ? " (reboot pending)" : ""),
                   k.configured_in ? "/" + *k.configured_in : "-"});
   return table.Render();
 }

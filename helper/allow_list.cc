@@ -44,7 +44,7 @@ std::string Printable(std::string_view text, size_t max_bytes) {
 }
 
 struct FileRule {
-  std::string_view backend;
+  plan::BackendId backend;
   Result<void> (*grammar)(std::string_view);  // owned files: what the whole content must be
   std::optional<SharedFile> shared;           // shared files: which lines may change
 };
@@ -55,11 +55,11 @@ struct OwnedFile {
   FileRule rule;
 };
 const std::array<OwnedFile, 5> kOwnedFiles = {{
-    {plan::kModprobeDropIn, {"modprobe", CheckModprobeDropIn, std::nullopt}},
-    {plan::kEnvironmentDropIn, {"env", CheckEnvironmentDropIn, std::nullopt}},
-    {plan::kProfileDropIn, {"env", CheckProfileDropIn, std::nullopt}},
-    {plan::kGrubDropInPath, {"cmdline", CheckGrubDropIn, std::nullopt}},
-    {plan::kCmdlineTokensState, {"cmdline", CheckTokensState, std::nullopt}},
+    {plan::kModprobeDropIn, {plan::BackendId::kModprobe, CheckModprobeDropIn, std::nullopt}},
+    {plan::kEnvironmentDropIn, {plan::BackendId::kEnv, CheckEnvironmentDropIn, std::nullopt}},
+    {plan::kProfileDropIn, {plan::BackendId::kEnv, CheckProfileDropIn, std::nullopt}},
+    {plan::kGrubDropInPath, {plan::BackendId::kCmdline, CheckGrubDropIn, std::nullopt}},
+    {plan::kCmdlineTokensState, {plan::BackendId::kCmdline, CheckTokensState, std::nullopt}},
 }};
 
 // boot/loader/entries/<name>.conf with a plain name (no subdirectory, no dot file), as bootctl,
@@ -76,9 +76,9 @@ bool IsBlsEntry(std::string_view path) {
 std::optional<FileRule> FindFileRule(std::string_view path) {
   for (const OwnedFile& f : kOwnedFiles)
     if (path == f.path) return f.rule;
-  if (path == knobs::kGrubDefaultsPath) return FileRule{"cmdline", nullptr, SharedFile::kGrubDefaults};
-  if (path == knobs::kKernelCmdlinePath) return FileRule{"cmdline", nullptr, SharedFile::kKernelCmdline};
-  if (IsBlsEntry(path)) return FileRule{"cmdline", nullptr, SharedFile::kBlsEntry};
+  if (path == knobs::kGrubDefaultsPath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kGrubDefaults};
+  if (path == knobs::kKernelCmdlinePath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
+  if (IsBlsEntry(path)) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kBlsEntry};
   return std::nullopt;
 }
 
@@ -125,7 +125,8 @@ Result<FileRule> CheckFileRule(const plan::Op& op) {
                   "its state) and the command-line lines of /etc/default/grub, /etc/kernel/cmdline and BLS entries");
   if (op.backend != rule->backend)
     return Refuse(rule::kBackendMismatch,
-                  fmt::format("backend '{}' does not own this file (it belongs to '{}')", op.backend, rule->backend));
+                  fmt::format("backend '{}' does not own this file (it belongs to '{}')", plan::Name(op.backend),
+                              plan::Name(rule->backend)));
   return *rule;
 }
 

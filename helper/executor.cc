@@ -15,7 +15,8 @@
 #include "helper/regenerate.h"
 #include "helper/rollback.h"
 #include "journal/history.h"
-#include "knobs/sysfs_backend.h"
+#include "knobs/registry.h"
+#include "knobs/sysfs_attributes.h"
 #include "plan/owned_paths.h"
 
 namespace rocmtune::helper {
@@ -32,15 +33,16 @@ Outcome Failed(Status status, std::string message) {
   return out;
 }
 
-// What to write back to an attribute to undo our write. A world's attribute is a plain file:
-// its bytes. On a live device pp_power_profile_mode reads as a table but takes an index.
+// What to write back to an attribute to undo our write: what its codec says puts back what it
+// reads now, in the form the kernel takes (the same on a world's plain file as on a device).
 Result<std::string> AttributeRestoreValue(const sys::Root& root, FileWriter& writer, const plan::Op& op) {
+  const knobs::SysfsAttribute* attr = knobs::FindSysfsAttributeOfPath(op.path);
+  if (!attr) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a managed attribute", root.Display(op.path)));
   auto raw = writer.ReadAttribute(op.path);
   if (!raw) return tl::unexpected(raw.error());
-  if (!root.IsLive() || !op.path.ends_with("/pp_power_profile_mode")) return *raw;
-  for (const knobs::PowerProfile& p : knobs::ParsePowerProfiles(*raw))
-    if (p.active) return std::to_string(p.index);
-  return Fail(ErrorCode::kInvalidData, fmt::format("{}: no active profile marked", root.Display(op.path)));
+  if (auto restore = attr->codec->Restorable(*raw)) return *restore;
+  return Fail(ErrorCode::kInvalidData, fmt::format("{} reads {}, which rocmtune could not write back; nothing was changed",
+                                                   root.Display(op.path), attr->codec->Current(*raw).value_or("no value it can name")));
 }
 
 // Every `before` must still be true, and a file rocmtune owns must hold what rocmtune last
@@ -239,7 +241,7 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
           status = {i, "done", ""};
         }
         txn.regen.push_back(status);
-        (op.backend == "initramfs" ? out.initramfs : out.bootloader) =
+        (op.backend == plan::BackendId::kInitramfs ? out.initramfs : out.bootloader) =
             status.status == "done" ? plan::Regen::kDone : plan::Regen::kPending;
         return journal->Append(journal::RegenRecord(status));
       }

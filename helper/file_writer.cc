@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "knobs/sysfs_attributes.h"
+
 namespace rocmtune::helper {
 namespace {
 
@@ -278,11 +280,21 @@ Result<void> FileWriter::WriteAttribute(std::string_view path, std::string_view 
   if (!file) return tl::unexpected(file.error());
   struct statfs fs {};
   if (::fstatfs(file->get(), &fs) != 0) return Errno("writing", root_, path, errno);
-  if (fs.f_type != kSysfsMagic && ::ftruncate(file->get(), 0) != 0) return Errno("writing", root_, path, errno);
+  // A world's plain file holds what the kernel would show after the write: its attribute's codec
+  // says what that is (a profile table re-marked, or the value itself).
+  std::string shown(value);
+  if (fs.f_type != kSysfsMagic) {
+    if (const knobs::SysfsAttribute* attr = knobs::FindSysfsAttributeOfPath(path)) {
+      auto raw = ReadAttribute(path);
+      if (!raw) return tl::unexpected(raw.error());
+      shown = attr->codec->Emulate(*raw, value);
+    }
+    if (::ftruncate(file->get(), 0) != 0) return Errno("writing", root_, path, errno);
+  }
   // sysfs takes a value in one write(2).
-  ssize_t n = ::write(file->get(), value.data(), value.size());
+  ssize_t n = ::write(file->get(), shown.data(), shown.size());
   if (n < 0) return Errno("writing", root_, path, errno);
-  if (static_cast<size_t>(n) != value.size()) return Errno("writing", root_, path, EIO);
+  if (static_cast<size_t>(n) != shown.size()) return Errno("writing", root_, path, EIO);
   return {};
 }
 

@@ -1,6 +1,6 @@
 // Regenerators: the only programs the helper runs (as root, without a shell). Each is a bare
-// name from a fixed table, found on the helper's own fixed PATH, and its whole argv must be one
-// of the shapes knobs/cmdline_backend.cc and knobs/initramfs.cc make.
+// name from the fixed table (plan/regenerator.cc), found on the helper's own fixed PATH, and
+// its whole argv must be one of the shapes knobs/cmdline_backend.cc and knobs/initramfs.cc make.
 #include <algorithm>
 #include <span>
 #include <string>
@@ -62,54 +62,53 @@ Result<void> GrubbyArgs(Args args) {
   return {};
 }
 
-struct Regenerator {
-  std::string_view program;  // argv[0]
-  std::string_view backend;
-  std::string_view name;                // op.path: the regenerator as plans and results name it
+// The arguments each regenerator (plan/regenerator.cc) runs with: fixed, or a check's shapes.
+struct ArgsRule {
+  plan::Regenerator id;
   std::vector<std::string_view> fixed;  // the only arguments, unless `check` decides
   Result<void> (*check)(Args) = nullptr;
 };
 
-// update-grub is Debian's `grub-mkconfig -o /boot/grub/grub.cfg`; kernel-install add-all
-// rebuilds every installed kernel's entry/UKI from /etc/kernel/cmdline; the initramfs tools
-// rebuild every image (knobs/initramfs.cc).
-const std::vector<Regenerator>& Regenerators() {
-  static const std::vector<Regenerator> kTable = {
-      {"update-grub", "bootloader", "update-grub", {}},
-      {"grub-mkconfig", "bootloader", "grub-mkconfig", {}, GrubMkconfigArgs},
-      {"grub2-mkconfig", "bootloader", "grub2-mkconfig", {}, GrubMkconfigArgs},
-      {"grubby", "bootloader", "grubby", {}, GrubbyArgs},
-      {"kernel-install", "bootloader", "kernel-install", {"add-all"}},
-      {"update-initramfs", "initramfs", "initramfs-tools", {"-u", "-k", "all"}},
-      {"dracut", "initramfs", "dracut", {"--force", "--regenerate-all"}},
-      {"mkinitcpio", "initramfs", "mkinitcpio", {"-P"}},
-      {"booster", "initramfs", "booster", {"build", "--force"}},
+const std::vector<ArgsRule>& ArgsRules() {
+  using R = plan::Regenerator;
+  static const std::vector<ArgsRule> kTable = {
+      {R::kUpdateGrub, {}},
+      {R::kGrubMkconfig, {}, GrubMkconfigArgs},
+      {R::kGrub2Mkconfig, {}, GrubMkconfigArgs},
+      {R::kGrubby, {}, GrubbyArgs},
+      {R::kKernelInstall, {"add-all"}},
+      {R::kInitramfsTools, {"-u", "-k", "all"}},
+      {R::kDracut, {"--force", "--regenerate-all"}},
+      {R::kMkinitcpio, {"-P"}},
+      {R::kBooster, {"build", "--force"}},
   };
   return kTable;
 }
 
-Result<void> CheckArgs(const Regenerator& r, Args args) {
-  if (r.check) return r.check(args);
-  if (std::equal(args.begin(), args.end(), r.fixed.begin(), r.fixed.end())) return {};
+Result<void> CheckArgs(const plan::RegeneratorRow& r, Args args) {
+  auto rule = std::find_if(ArgsRules().begin(), ArgsRules().end(), [&](const ArgsRule& a) { return a.id == r.id; });
+  if (rule == ArgsRules().end()) return Refuse(rule::kRegenProgram, fmt::format("the helper has no rule for {}", r.name));
+  if (rule->check) return rule->check(args);
+  if (std::equal(args.begin(), args.end(), rule->fixed.begin(), rule->fixed.end())) return {};
   std::string expected;
-  for (std::string_view a : r.fixed) expected += fmt::format(" {}", a);
+  for (std::string_view a : rule->fixed) expected += fmt::format(" {}", a);
   return Refuse(rule::kRegenArgv, fmt::format("{} runs only as `{}{}`", r.program, r.program, expected));
 }
 
 }  // namespace
 
 Result<void> CheckRegenerateOp(const plan::Op& op) {
-  if (op.backend != "bootloader" && op.backend != "initramfs")
+  if (op.backend != plan::BackendId::kBootloader && op.backend != plan::BackendId::kInitramfs)
     return Refuse(rule::kBackendMismatch, "regenerators belong to the bootloader or initramfs backend");
   if (op.before || op.after) return Refuse(rule::kOpShape, "a regenerator has no file content");
   if (op.argv.empty()) return Refuse(rule::kRegenProgram, "no command");
   const std::string& program = op.argv[0];
   if (program.find('/') != std::string::npos)
     return Refuse(rule::kRegenProgram, "argv[0] must be a bare program name (the helper's PATH finds it)");
-  for (const Regenerator& r : Regenerators()) {
+  for (const plan::RegeneratorRow& r : plan::Regenerators()) {
     if (program != r.program) continue;
     if (op.backend != r.backend)
-      return Refuse(rule::kBackendMismatch, fmt::format("{} belongs to the {} backend", r.program, r.backend));
+      return Refuse(rule::kBackendMismatch, fmt::format("{} belongs to the {} backend", r.program, plan::Name(r.backend)));
     if (op.path != r.name) return Refuse(rule::kOpShape, fmt::format("{} is named '{}' in a plan", r.program, r.name));
     return CheckArgs(r, Args(op.argv).subspan(1));
   }

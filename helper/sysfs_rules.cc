@@ -2,13 +2,11 @@
 // backend manages, only values the attribute takes. Never a raw path from a caller
 // (DESIGN.md "Security model"): the write happens as root, and sysfs holds attributes that
 // reset devices, unbind drivers or flash firmware.
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "helper/allow_list.h"
 #include "helper/rules.h"
-#include "knobs/sysfs_backend.h"
+#include "knobs/sysfs_attributes.h"
 #include "util/text.h"
 
 namespace rocmtune::helper {
@@ -38,22 +36,6 @@ Result<void> CheckDriverIsAmdgpu(const sys::Root& root, std::string_view dir) {
   return {};
 }
 
-// pp_power_profile_mode takes the index of a profile the device lists (the backend translates
-// the name). CUSTOM needs parameters after the index and is not managed.
-Result<void> CheckPowerProfileIndex(const sys::Root& root, std::string_view dir, std::string_view value) {
-  bool small_decimal = !value.empty() && value.size() <= 2 &&
-                       std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                       !(value.size() == 2 && value.front() == '0');
-  if (!small_decimal) return Refuse(rule::kSysfsValue, fmt::format("'{}' is not a profile index (0-99)", value));
-  auto table = root.ReadFile(fmt::format("{}/pp_power_profile_mode", dir), 64 * 1024);
-  if (!table)
-    return Refuse(rule::kSysfsValue, fmt::format("cannot read the device's profiles: {}", table.error().message));
-  int index = static_cast<int>(*text::ParseU64(value));
-  for (const knobs::PowerProfile& p : knobs::ParsePowerProfiles(*table))
-    if (p.index == index && p.name != "CUSTOM") return {};
-  return Refuse(rule::kSysfsValue, fmt::format("the device lists no profile {} rocmtune may select", value));
-}
-
 Result<void> CheckSysfsValue(const sys::Root& root, std::string_view dir, const knobs::SysfsAttribute& attr,
                              std::string_view value) {
   // The kernel's store functions mostly strip one trailing newline, but nothing rocmtune
@@ -66,12 +48,17 @@ Result<void> CheckSysfsValue(const sys::Root& root, std::string_view dir, const 
   for (char c : value)
     if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
       return Refuse(rule::kSysfsValue, "whitespace or a control character in the value");
-  if (!attr.values.empty()) {
-    if (std::find(attr.values.begin(), attr.values.end(), value) != attr.values.end()) return {};
-    return Refuse(rule::kSysfsValue, fmt::format("'{}' is not a value of {}", value, attr.name));
+  // The attribute's codec knows what it takes; some attributes take only what the device lists.
+  std::string content;
+  if (attr.codec->ReadsDeviceToCheck()) {
+    auto raw = root.ReadFile(fmt::format("{}/{}", dir, attr.name), 64 * 1024);
+    if (!raw)
+      return Refuse(rule::kSysfsValue, fmt::format("cannot read the device's {}: {}", attr.name, raw.error().message));
+    content = std::move(*raw);
   }
-  if (attr.name == "pp_power_profile_mode") return CheckPowerProfileIndex(root, dir, value);
-  return Refuse(rule::kSysfsValue, fmt::format("the helper has no rule for values of {}", attr.name));
+  if (auto ok = attr.codec->CheckWrite(content, value); !ok)
+    return Refuse(rule::kSysfsValue, fmt::format("{} ({})", ok.error().message, attr.name));
+  return {};
 }
 
 }  // namespace
@@ -85,7 +72,7 @@ Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& invent
 }
 
 Result<void> CheckSysfsTarget(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op) {
-  if (op.backend != "sysfs") return Refuse(rule::kBackendMismatch, "a sysfs write belongs to the sysfs backend");
+  if (op.backend != plan::BackendId::kSysfs) return Refuse(rule::kBackendMismatch, "a sysfs write belongs to the sysfs backend");
   if (auto ok = CheckPathSyntax(op.path); !ok) return ok;
   size_t slash = op.path.rfind('/');
   std::string_view dir = slash == std::string::npos ? std::string_view() : std::string_view(op.path).substr(0, slash);

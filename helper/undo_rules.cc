@@ -9,22 +9,8 @@
 #include "helper/allow_list.h"
 #include "helper/rules.h"
 #include "journal/revert.h"
-#include "knobs/sysfs_backend.h"
 
 namespace rocmtune::helper {
-namespace {
-
-// A world stands in for sysfs with plain files, so the "previous value" of a table-valued
-// attribute is the table as it read (a live device records the selected index instead; see
-// executor.cc). Only on a tree that is not the running system, and only a table the backend
-// itself would parse.
-bool IsWorldTable(const sys::Root& root, const plan::Op& undo) {
-  if (root.IsLive() || !undo.after || !undo.path.ends_with("/pp_power_profile_mode")) return false;
-  if (undo.after->size() > 64 * 1024 || undo.after->find('\0') != std::string::npos) return false;
-  return !knobs::ParsePowerProfiles(*undo.after).empty();
-}
-
-}  // namespace
 
 Result<plan::Op> UndoOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& done,
                         const std::optional<std::string>& current) {
@@ -42,12 +28,9 @@ Result<plan::Op> UndoOp(const sys::Root& root, const detect::Inventory& inventor
     case plan::OpKind::kWriteSysfs:
       if (!done.before) return Refuse(rule::kOpShape, "no recorded value to restore");
       undo.kind = plan::OpKind::kWriteSysfs;
+      // The executor recorded what the attribute's codec says puts it back, in the form the
+      // kernel takes (a profile's index, never the table it reads as): the same rules hold.
       undo.after = done.before;
-      if (IsWorldTable(root, undo)) {
-        if (auto ok = CheckSysfsTarget(root, inventory, undo); !ok)
-          return Fail(ok.error().code, fmt::format("a recorded attribute: {}", ok.error().message));
-        return undo;
-      }
       break;
     case plan::OpKind::kRegenerate:
       undo.kind = plan::OpKind::kRegenerate;

@@ -26,7 +26,7 @@ nlohmann::ordered_json ExplainJson(const ExplainReport& r) {
       {"configured_in", s.configured_in ? json(*s.configured_in) : json(nullptr)},
       {"running", s.running ? json(*s.running) : json(nullptr)},
       {"effective", s.effective ? json(*s.effective) : json(nullptr)},
-      {"owner", s.owner},
+      {"owner", knobs::Name(s.owner)},
       {"pending_reboot", s.pending_reboot},
       {"notes", s.notes},
       {"about", r.about},

@@ -22,7 +22,7 @@ json Messages(const std::vector<plan::Message>& messages) {
 json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
   json changes = json::array();
   for (const plan::Op& op : plan.ops) {
-    json c = {{"backend", op.backend}, {"action", plan::OpKindName(op.kind)}, {"path", op.path}, {"reason", op.reason}};
+    json c = {{"backend", plan::Name(op.backend)}, {"action", plan::OpKindName(op.kind)}, {"path", op.path}, {"reason", op.reason}};
     if (op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile) {
       c["diff"] = plan::UnifiedDiff(op.path, op.before, op.after);
     } else if (op.kind == plan::OpKind::kWriteSysfs) {

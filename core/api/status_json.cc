@@ -89,7 +89,7 @@ json StatusJson(const detect::Inventory& inv, const std::vector<knobs::KnobState
                      {"configured_in", OrNull(k.configured_in)},
                      {"running", OrNull(k.running)},
                      {"effective", OrNull(k.effective)},
-                     {"owner", k.owner},
+                     {"owner", knobs::Name(k.owner)},
                      {"pending_reboot", k.pending_reboot},
                      {"notes", k.notes}});
   }

@@ -8,6 +8,7 @@
 #include "journal/history.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
+#include "knobs/sysfs_attributes.h"
 #include "profiles/apply_request.h"
 #include "util/text.h"
 #include "plan/owned_paths.h"
@@ -17,7 +18,7 @@ namespace {
 
 void KnobDifferences(const System& system, std::vector<Difference>& out) {
   for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
-    if (s.owner != "rocmtune" || !s.configured) continue;
+    if (s.owner != knobs::Owner::kRocmtune || !s.configured) continue;
     if (s.pending_reboot)
       out.push_back({"pending-reboot", s.key.Text(), s.configured, s.running,
                      fmt::format("configured {} but the running system has {}: takes effect at the next boot",
@@ -64,8 +65,9 @@ void SysfsDifferences(const System& system, std::vector<Difference>& out) {
   }
   for (const auto& [path, value] : wanted) {
     auto read = system.root.ReadFile(path, 65536);
-    std::string current = read ? text::Clean(*read) : "unreadable";
-    if (current != value && path.ends_with("/pp_power_profile_mode")) continue;  // a table, checked by status
+    const knobs::SysfsAttribute* attr = knobs::FindSysfsAttributeOfPath(path);
+    if (read && attr && attr->codec->Holds(*read, value)) continue;
+    std::string current = !read ? "unreadable" : attr ? attr->codec->Current(*read).value_or("") : text::Clean(*read);
     if (current != value)
       out.push_back({"sysfs", "/" + path, value, current, fmt::format("rocmtune wrote {}, it reads {}", value, current)});
   }

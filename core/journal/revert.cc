@@ -26,7 +26,7 @@ const Transaction* LaterWriter(const std::vector<Transaction>& txns, const Trans
 }  // namespace
 
 std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv) {
-  if (argv.empty() || argv[0] != "grubby") return argv;
+  if (argv.empty() || argv[0] != plan::Row(plan::Regenerator::kGrubby).program) return argv;
   std::vector<std::string> out;
   for (const std::string& a : argv) {
     if (a.starts_with("--args=")) out.push_back("--remove-args=" + a.substr(7));
@@ -84,7 +84,7 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
     plan::Op op = done;
     op.argv = InverseRegenerator(done.argv);
     op.reason = fmt::format("revert transaction {}: {}", txn.id, done.reason);
-    (done.backend == "initramfs" ? plan.initramfs : plan.bootloader) = plan::Regen::kPending;
+    (done.backend == plan::BackendId::kInitramfs ? plan.initramfs : plan.bootloader) = plan::Regen::kPending;
     plan.ops.push_back(std::move(op));
   }
   for (const plan::Op& op : plan.ops)

@@ -29,13 +29,26 @@ struct KnobContext {
   mutable std::optional<std::vector<EnvSetting>> foreign_env = std::nullopt;
 };
 
+// Who decides a knob's configured value. Status and explain show Name(owner).
+enum class Owner { kKernel, kRocmtune, kAdmin, kUnset };
+
+constexpr std::string_view Name(Owner owner) {
+  switch (owner) {
+    case Owner::kKernel: return "kernel";
+    case Owner::kRocmtune: return "rocmtune";
+    case Owner::kAdmin: return "admin";
+    case Owner::kUnset: return "unset";
+  }
+  return "unknown";
+}
+
 struct KnobState {
   KnobKey key;
   std::optional<std::string> configured;     // what the next module load / boot will use
   std::optional<std::string> configured_in;  // root-relative file (or "proc/cmdline") that decides it
   std::optional<std::string> running;        // what the running kernel / device shows now
   std::optional<std::string> effective;      // what the driver really uses, "auto" resolved for these GPUs
-  std::string owner;                         // "rocmtune", "admin", "kernel" (default), "unknown"
+  Owner owner = Owner::kKernel;
   bool pending_reboot = false;               // configured differs from running until a reboot / reload
   std::vector<std::string> notes;            // conflicts, why effective differs, ...
 };

@@ -75,7 +75,7 @@ std::vector<std::string> OwnedTokens(const KnobContext& ctx) {
 void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
                plan::Plan& plan) {
   plan::Op op;
-  op.backend = "cmdline";
+  op.backend = plan::BackendId::kCmdline;
   op.path = std::string(path);
   op.before = ReadOptional(ctx.root, path);
   op.after = std::move(after);
@@ -85,12 +85,15 @@ void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std:
   plan.ops.push_back(std::move(op));
 }
 
-void AddRegen(plan::Plan& plan, std::string name, std::vector<std::string> argv, std::string reason) {
+// `args` after the program the regenerator's row names.
+void AddRegen(plan::Plan& plan, plan::Regenerator regenerator, std::vector<std::string> args, std::string reason) {
+  const plan::RegeneratorRow& row = plan::Row(regenerator);
   plan::Op op;
   op.kind = plan::OpKind::kRegenerate;
-  op.backend = "bootloader";
-  op.path = std::move(name);
-  op.argv = std::move(argv);
+  op.backend = row.backend;
+  op.path = std::string(row.name);
+  op.argv = {std::string(row.program)};
+  op.argv.insert(op.argv.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
   op.reason = std::move(reason);
   plan.ops.push_back(std::move(op));
   plan.bootloader = plan::Regen::kPending;
@@ -199,12 +202,12 @@ void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
 KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   KnobState state;
   state.key = key;
-  state.owner = "kernel";
+  state.owner = Owner::kKernel;
   if (ctx.inventory.system.cmdline) state.running = TokenValue(SplitCmdline(*ctx.inventory.system.cmdline), key.name);
   std::string why;
   if (auto next = NextBootCmdline(ctx, &why)) {
     state.configured = TokenValue(SplitCmdline(*next), key.name);
-    if (state.configured) state.owner = OwnsKey(OwnedTokens(ctx), key.name) ? "rocmtune" : "admin";
+    if (state.configured) state.owner = OwnsKey(OwnedTokens(ctx), key.name) ? Owner::kRocmtune : Owner::kAdmin;
     if (ctx.inventory.system.boot.kind == "grub-debian" && OwnsKey(OwnedTokens(ctx), key.name))
       state.configured_in = std::string(plan::kGrubDropInPath);
   } else {
@@ -259,28 +262,27 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
       AddFileOp(ctx, plan::kGrubDropInPath, *text, reason, plan);
     }
     bool update_grub = ctx.root.Exists("usr/sbin/update-grub");
-    AddRegen(plan, update_grub ? "update-grub" : "grub-mkconfig",
-             update_grub ? std::vector<std::string>{"update-grub"}
-                         : std::vector<std::string>{"grub-mkconfig", "-o", "/boot/grub/grub.cfg"},
+    AddRegen(plan, update_grub ? plan::Regenerator::kUpdateGrub : plan::Regenerator::kGrubMkconfig,
+             update_grub ? std::vector<std::string>{} : std::vector<std::string>{"-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub and its drop-ins");
   } else if (kind == "grub") {
     EditFile(ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
              reason, plan);
     AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
-    AddRegen(plan, "grub-mkconfig", {"grub-mkconfig", "-o", "/boot/grub/grub.cfg"},
+    AddRegen(plan, plan::Regenerator::kGrubMkconfig, {"-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub");
   } else if (kind == "grub-bls") {
     if (ctx.root.Exists("usr/sbin/grubby") || ctx.root.Exists("usr/bin/grubby")) {
       // grubby owns the entries where it is installed (it also knows $kernelopts / grubenv
       // setups), so it makes the change; the plan says exactly what it will run.
-      std::vector<std::string> argv = {"grubby", "--update-kernel=ALL"};
+      std::vector<std::string> argv = {"--update-kernel=ALL"};
       std::string args, removed;
       for (const auto& t : add) args += (args.empty() ? "" : " ") + t;
       for (const auto& k : remove) removed += (removed.empty() ? "" : " ") + k;
       if (!args.empty()) argv.push_back("--args=" + args);
       if (!removed.empty()) argv.push_back("--remove-args=" + removed);
-      AddRegen(plan, "grubby", std::move(argv), "grubby updates every BLS entry's options");
+      AddRegen(plan, plan::Regenerator::kGrubby, std::move(argv), "grubby updates every BLS entry's options");
     } else {
       for (const std::string& entry : BlsEntries(ctx.root))
         EditFile(ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
@@ -299,7 +301,7 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
       plan.refused.push_back({"", "/etc/kernel/cmdline is missing: create it from /proc/cmdline first", ""});
     AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
-    AddRegen(plan, "kernel-install", {"kernel-install", "add-all"},
+    AddRegen(plan, plan::Regenerator::kKernelInstall, {"add-all"},
              "boot entries / UKIs carry the command line and are rebuilt from /etc/kernel/cmdline");
   } else {
     plan.refused.push_back({"", "unknown boot setup: no kernel command line can be changed", ""});

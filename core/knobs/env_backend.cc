@@ -168,15 +168,15 @@ void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std:
 KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   KnobState state;
   state.key = key;
-  state.owner = "unset";
+  state.owner = Owner::kUnset;
   auto owned = Owned(ctx.root);
   if (auto it = owned.find(key.name); it != owned.end()) {
     state.configured = it->second;
     state.configured_in = std::string(plan::kEnvironmentDropIn);
-    state.owner = "rocmtune";
+    state.owner = Owner::kRocmtune;
   }
   for (const EnvSetting& s : ForeignFor(ctx, key.name)) {
-    if (state.owner == "rocmtune") {
+    if (state.owner == Owner::kRocmtune) {
       if (s.value != state.configured)
         state.notes.push_back(fmt::format("also set to {} by {} (not rocmtune's)", ValueText(s), ctx.root.Display(Where(s))));
       continue;
@@ -185,7 +185,7 @@ KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
       state.notes.push_back(fmt::format("{} sets {}, overridden by a later file", *state.configured_in, *state.configured));
     state.configured = ValueText(s);
     state.configured_in = s.file;
-    state.owner = "admin";
+    state.owner = Owner::kAdmin;
   }
   state.effective = state.configured;
   state.notes.push_back("applies to programs started after the change (new login or user session)");
@@ -208,7 +208,7 @@ void EnvBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment>
   }
   for (auto [path, text] : {std::pair{plan::kEnvironmentDropIn, env_text}, std::pair{plan::kProfileDropIn, sh_text}}) {
     plan::Op op;
-    op.backend = "env";
+    op.backend = plan::BackendId::kEnv;
     op.path = std::string(path);
     op.before = ReadOptional(ctx.root, path);
     op.kind = desired.empty() ? plan::OpKind::kRemoveFile : plan::OpKind::kWriteFile;

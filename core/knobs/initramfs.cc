@@ -22,36 +22,46 @@ bool FileMentions(const sys::Root& root, std::string_view path, std::string_view
 
 std::optional<InitramfsTool> FindInitramfsTool(const KnobContext& ctx) {
   const auto& kind = ctx.inventory.system.boot.initramfs;
-  if (!kind) return std::nullopt;
+  // detect/boot_setup.cc names the tool as the regenerator table does.
+  auto regenerator = kind ? plan::ParseRegenerator(*kind) : std::nullopt;
+  if (!regenerator || plan::Row(*regenerator).backend != plan::BackendId::kInitramfs) return std::nullopt;
   InitramfsTool tool;
-  tool.name = *kind;
-  if (*kind == "initramfs-tools") {
-    tool.argv = {"update-initramfs", "-u", "-k", "all"};
-    // MODULES=most/dep may pull amdgpu in (early KMS, plymouth); only an explicit list is proof.
-    if (FileMentions(ctx.root, "etc/initramfs-tools/modules", "amdgpu")) {
-      tool.has_amdgpu = true;
-      tool.evidence = "etc/initramfs-tools/modules lists amdgpu";
-    }
-  } else if (*kind == "dracut") {
-    tool.argv = {"dracut", "--force", "--regenerate-all"};
-  } else if (*kind == "mkinitcpio") {
-    tool.argv = {"mkinitcpio", "-P"};
-    if (FileMentions(ctx.root, "etc/mkinitcpio.conf", "amdgpu")) {
-      tool.has_amdgpu = true;
-      tool.evidence = "etc/mkinitcpio.conf MODULES has amdgpu";
-    } else if (FileMentions(ctx.root, "etc/mkinitcpio.conf", "kms")) {
-      tool.has_amdgpu = true;
-      tool.evidence = "etc/mkinitcpio.conf HOOKS has kms (GPU drivers in the image)";
-    }
-  } else if (*kind == "booster") {
-    tool.argv = {"booster", "build", "--force"};
+  tool.regenerator = *regenerator;
+  tool.argv = {std::string(plan::Row(*regenerator).program)};
+  switch (*regenerator) {
+    case plan::Regenerator::kInitramfsTools:
+      tool.argv.insert(tool.argv.end(), {"-u", "-k", "all"});
+      // MODULES=most/dep may pull amdgpu in (early KMS, plymouth); only an explicit list is proof.
+      if (FileMentions(ctx.root, "etc/initramfs-tools/modules", "amdgpu")) {
+        tool.has_amdgpu = true;
+        tool.evidence = "etc/initramfs-tools/modules lists amdgpu";
+      }
+      break;
+    case plan::Regenerator::kDracut:
+      tool.argv.insert(tool.argv.end(), {"--force", "--regenerate-all"});
+      break;
+    case plan::Regenerator::kMkinitcpio:
+      tool.argv.push_back("-P");
+      if (FileMentions(ctx.root, "etc/mkinitcpio.conf", "amdgpu")) {
+        tool.has_amdgpu = true;
+        tool.evidence = "etc/mkinitcpio.conf MODULES has amdgpu";
+      } else if (FileMentions(ctx.root, "etc/mkinitcpio.conf", "kms")) {
+        tool.has_amdgpu = true;
+        tool.evidence = "etc/mkinitcpio.conf HOOKS has kms (GPU drivers in the image)";
+      }
+      break;
+    case plan::Regenerator::kBooster:
+      tool.argv.insert(tool.argv.end(), {"build", "--force"});
+      break;
+    default:
+      break;
   }
   return tool;
 }
 
 void AddInitramfsRegeneration(const KnobContext& ctx, plan::Plan& plan) {
   for (const plan::Op& op : plan.ops)
-    if (op.kind == plan::OpKind::kRegenerate && op.backend == "initramfs") return;  // once per plan
+    if (op.kind == plan::OpKind::kRegenerate && op.backend == plan::BackendId::kInitramfs) return;  // once per plan
   auto tool = FindInitramfsTool(ctx);
   if (!tool) {
     plan.warnings.push_back({"", "no initramfs tool found: if amdgpu loads from an initramfs, rebuild it by hand", ""});
@@ -60,8 +70,8 @@ void AddInitramfsRegeneration(const KnobContext& ctx, plan::Plan& plan) {
   if (tool->has_amdgpu == false) return;
   plan::Op op;
   op.kind = plan::OpKind::kRegenerate;
-  op.backend = "initramfs";
-  op.path = tool->name;
+  op.backend = plan::BackendId::kInitramfs;
+  op.path = std::string(plan::Name(tool->regenerator));
   op.argv = tool->argv;
   op.reason = tool->has_amdgpu ? fmt::format("the image carries amdgpu ({})", tool->evidence)
                                : "the image may carry amdgpu and a copy of modprobe.d";

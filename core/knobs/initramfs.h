@@ -13,7 +13,7 @@
 namespace rocmtune::knobs {
 
 struct InitramfsTool {
-  std::string name;                // "initramfs-tools", "dracut", "mkinitcpio", "booster"
+  plan::Regenerator regenerator = plan::Regenerator::kInitramfsTools;
   std::vector<std::string> argv;   // the regeneration command, no shell
   std::optional<bool> has_amdgpu;  // from the tool's configuration; nullopt: cannot tell
   std::string evidence;

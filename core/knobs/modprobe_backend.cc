@@ -148,13 +148,13 @@ void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const
 KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   KnobState state;
   state.key = key;
-  state.owner = "kernel";
+  state.owner = Owner::kKernel;
   state.running = Running(ctx, key);
   if (auto config = ReadConfig(ctx, &state.notes)) {
     if (auto win = sys::Winning(*config, key.module, key.name)) {
       state.configured = win->value;
       state.configured_in = win->file;
-      state.owner = win->file == plan::kModprobeDropIn ? "rocmtune" : "admin";
+      state.owner = win->file == plan::kModprobeDropIn ? Owner::kRocmtune : Owner::kAdmin;
       for (const sys::ModuleOption& o : config->options)
         if (o.module == key.module && o.name == key.name && o.file != win->file)
           state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}", o.value, o.file, win->file));
@@ -194,7 +194,7 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
 
   std::optional<std::string> before_text = ReadOptional(ctx.root, plan::kModprobeDropIn);
   plan::Op op;
-  op.backend = "modprobe";
+  op.backend = plan::BackendId::kModprobe;
   op.path = std::string(plan::kModprobeDropIn);
   op.before = before_text;
   if (desired.empty()) {

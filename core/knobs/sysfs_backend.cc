@@ -1,8 +1,6 @@
 #include "knobs/sysfs_backend.h"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
 
 #include <fmt/format.h>
 
@@ -34,26 +32,6 @@ namespace {
 
 using Attribute = SysfsAttribute;
 
-const std::array<Attribute, 3>& Attributes() {
-  static const std::array<Attribute, 3> kAttributes = {{
-      {"power_dpm_force_performance_level",
-       {"auto", "low", "high", "manual", "profile_standard", "profile_min_sclk", "profile_min_mclk", "profile_peak",
-        "perf_determinism"},
-       "DPM performance level: auto lets the SMU choose; high/profile_peak pin clocks (profile_* also disable clock "
-       "and power gating); manual is needed before pp_dpm_* writes.",
-       "drivers/gpu/drm/amd/pm/amdgpu_pm.c amdgpu_set_power_dpm_force_performance_level(); "
-       "Documentation/gpu/amdgpu/thermal.rst"},
-      {"pp_power_profile_mode", {},
-       "Workload profile the SMU optimises for, by name (BOOTUP_DEFAULT, 3D_FULL_SCREEN, POWER_SAVING, VIDEO, VR, "
-       "COMPUTE); rocmtune writes the index this device lists for the name.",
-       "drivers/gpu/drm/amd/pm/amdgpu_pm.c amdgpu_set_pp_power_profile_mode(); Documentation/gpu/amdgpu/thermal.rst"},
-      {"power_dpm_state", {"battery", "balanced", "performance"},
-       "Legacy DPM state; ignored by SMU-based (Vega and newer) parts.",
-       "drivers/gpu/drm/amd/pm/amdgpu_pm.c amdgpu_set_power_dpm_state()"},
-  }};
-  return kAttributes;
-}
-
 std::vector<const detect::Gpu*> Targets(const KnobContext& ctx, std::string_view target) {
   std::vector<const detect::Gpu*> out;
   for (const detect::Gpu& g : ctx.inventory.gpus)
@@ -73,14 +51,10 @@ std::optional<std::string> ReadAttr(const KnobContext& ctx, const detect::Gpu& g
 }
 
 // The current value as a person names it.
-std::optional<std::string> Current(const KnobContext& ctx, const detect::Gpu& gpu, std::string_view attr) {
-  auto raw = ReadAttr(ctx, gpu, attr);
+std::optional<std::string> Current(const KnobContext& ctx, const detect::Gpu& gpu, std::string_view name) {
+  auto raw = ReadAttr(ctx, gpu, name);
   if (!raw) return std::nullopt;
-  if (attr == "pp_power_profile_mode") {
-    for (const PowerProfile& p : ParsePowerProfiles(*raw))
-      if (p.active) return p.name;
-    return std::nullopt;
-  }
+  if (const Attribute* attr = FindSysfsAttribute(name)) return attr->codec->Current(*raw);
   std::string v = text::Clean(*raw);
   return v.empty() ? std::nullopt : std::optional(v);
 }
@@ -93,46 +67,13 @@ bool RuntimeSuspended(const KnobContext& ctx, const detect::Gpu& gpu) {
 
 }  // namespace
 
-std::span<const SysfsAttribute> SysfsAttributes() { return Attributes(); }
-
-const SysfsAttribute* FindSysfsAttribute(std::string_view name) {
-  for (const SysfsAttribute& a : Attributes())
-    if (a.name == name) return &a;
-  return nullptr;
-}
-
-std::vector<PowerProfile> ParsePowerProfiles(std::string_view content) {
-  std::vector<PowerProfile> out;
-  std::string clean;
-  for (char c : content)
-    if (c != '\0') clean.push_back(c);
-  for (std::string_view line : text::SplitLines(clean)) {
-    line = text::Trim(line);
-    size_t digits = 0;
-    while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
-    size_t colon = line.find(':');
-    if (digits == 0 || colon == std::string_view::npos || colon < digits) continue;
-    std::string_view middle = text::Trim(line.substr(digits, colon - digits));
-    PowerProfile p;
-    p.index = static_cast<int>(*text::ParseU64(line.substr(0, digits)));
-    if (!middle.empty() && middle.back() == '*') {
-      p.active = true;
-      middle = text::Trim(middle.substr(0, middle.size() - 1));
-    }
-    if (middle.empty() || middle.find(' ') != std::string_view::npos) continue;
-    p.name = std::string(middle);
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
 void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                             plan::Plan& plan) const {
   const std::string text = key.Text();
   const Attribute* attr = FindSysfsAttribute(key.name);
   if (!attr) {
     std::string names;
-    for (const Attribute& a : Attributes()) names += (names.empty() ? "" : ", ") + std::string(a.name);
+    for (const Attribute& a : SysfsAttributes()) names += (names.empty() ? "" : ", ") + std::string(a.name);
     plan.refused.push_back({text, fmt::format("{}: rocmtune does not manage the sysfs attribute '{}' (managed: {})", text, key.name, names), ""});
     return;
   }
@@ -142,11 +83,12 @@ void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const st
     return;
   }
   if (!value) return;
-  if (!attr->values.empty() && std::find(attr->values.begin(), attr->values.end(), *value) == attr->values.end()) {
-    std::string accepted;
-    for (auto v : attr->values) accepted += (accepted.empty() ? "" : ", ") + std::string(v);
-    plan.refused.push_back({text, fmt::format("{}: '{}' is not accepted (values: {})", text, *value, accepted), std::string(attr->source)});
-    return;
+  // A value no device takes is refused before any device is read.
+  if (!attr->codec->FixedValues().empty()) {
+    if (auto encoded = attr->codec->Encode("", *value); !encoded) {
+      plan.refused.push_back({text, fmt::format("{}: {}", text, encoded.error().message), std::string(attr->source)});
+      return;
+    }
   }
   for (const detect::Gpu* gpu : gpus) {
     std::string error;
@@ -156,17 +98,13 @@ void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const st
                                                 error.empty() ? " (no sysfs device)" : ": " + error), std::string(attr->source)});
       continue;
     }
-    if (key.name == "pp_power_profile_mode") {
-      auto profiles = ParsePowerProfiles(*raw);
-      bool known = std::any_of(profiles.begin(), profiles.end(), [&](const PowerProfile& p) { return p.name == *value; });
-      if (!known || *value == "CUSTOM") {
-        std::string names;
-        for (const auto& p : profiles)
-          if (p.name != "CUSTOM") names += (names.empty() ? "" : ", ") + p.name;
-        plan.refused.push_back({text, fmt::format("{}: {} offers no profile '{}' (it has: {}; CUSTOM needs parameters "
-                                                  "and is not managed)", text, gpu->id, *value, names),
-                                std::string(attr->source)});
-      }
+    if (auto encoded = attr->codec->Encode(*raw, *value); !encoded) {
+      plan.refused.push_back({text, fmt::format("{}: {} {}", text, gpu->id, encoded.error().message), std::string(attr->source)});
+    } else if (attr->codec->Current(*raw) != *value && !attr->codec->Restorable(*raw)) {
+      // What could not be put back is not changed: `revert` and a rollback write the value read now.
+      plan.refused.push_back({text, fmt::format("{}: {} reads {} for {}, which rocmtune could not write back; not changed",
+                                                text, gpu->id, attr->codec->Current(*raw).value_or("no value it can name"),
+                                                key.name), std::string(attr->source)});
     }
   }
 }
@@ -174,7 +112,7 @@ void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const st
 KnobState SysfsBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   KnobState state;
   state.key = key;
-  state.owner = "kernel";
+  state.owner = Owner::kKernel;
   std::vector<std::string> values;
   for (const detect::Gpu* gpu : Targets(ctx, key.target)) {
     auto v = Current(ctx, *gpu, key.name);
@@ -199,13 +137,13 @@ void SysfsBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignmen
       auto raw = ReadAttr(ctx, *gpu, a.key.name);
       auto current = Current(ctx, *gpu, a.key.name);
       if (!raw || current == a.value) continue;
-      std::string write = a.value;
-      if (a.key.name == "pp_power_profile_mode")
-        for (const PowerProfile& p : ParsePowerProfiles(*raw))
-          if (p.name == a.value) write = std::to_string(p.index);
+      const Attribute* attr = FindSysfsAttribute(a.key.name);
+      auto encoded = attr ? attr->codec->Encode(*raw, a.value) : Result<std::string>(a.value);
+      if (!encoded) continue;  // refused by Validate
+      const std::string& write = *encoded;
       plan::Op op;
       op.kind = plan::OpKind::kWriteSysfs;
-      op.backend = "sysfs";
+      op.backend = plan::BackendId::kSysfs;
       op.path = fmt::format("{}/{}", *gpu->device_dir, a.key.name);
       op.before = current;
       op.after = write;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sys/root_id.h"
@@ -12,10 +14,35 @@ namespace rocmtune::plan {
 
 enum class OpKind { kWriteFile, kRemoveFile, kWriteSysfs, kRegenerate };
 
+// The part of rocmtune an op belongs to; plans and journals spell it Name(backend).
+enum class BackendId { kModprobe, kCmdline, kSysfs, kEnv, kInitramfs, kBootloader };
+
+// The programs that rebuild boot files from the files rocmtune edits, the only ones the helper
+// runs. A regenerate op's path is Name(regenerator); regenerator.cc holds the one table.
+enum class Regenerator {
+  kUpdateGrub, kGrubMkconfig, kGrub2Mkconfig, kGrubby, kKernelInstall,  // bootloader
+  kInitramfsTools, kDracut, kMkinitcpio, kBooster,                       // initramfs
+};
+
+struct RegeneratorRow {
+  Regenerator id;
+  std::string_view name;     // op.path, and what plans and results show
+  std::string_view program;  // argv[0], a bare name
+  BackendId backend;
+};
+
+std::span<const RegeneratorRow> Regenerators();
+const RegeneratorRow& Row(Regenerator regenerator);
+std::string_view Name(Regenerator regenerator);
+std::string_view Name(BackendId backend);
+// nullopt for a name no table has: reading a plan or journal with one is an error.
+std::optional<Regenerator> ParseRegenerator(std::string_view name);
+std::optional<BackendId> ParseBackendId(std::string_view name);
+
 struct Op {
   OpKind kind = OpKind::kWriteFile;
-  std::string backend;                // "modprobe", "cmdline", "sysfs", "env", "initramfs", "bootloader"
-  std::string path;                   // root-relative file or sysfs attribute; regenerator name for kRegenerate
+  BackendId backend = BackendId::kModprobe;
+  std::string path;                   // root-relative file or sysfs attribute; Name(Regenerator) for kRegenerate
   std::optional<std::string> before;  // content expected now (nullopt: must not exist)
   std::optional<std::string> after;   // content to write (nullopt for kRemoveFile / kRegenerate)
   std::vector<std::string> argv;      // kRegenerate: the command, run without a shell

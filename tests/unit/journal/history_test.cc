@@ -11,7 +11,7 @@ constexpr const char* kConf = "etc/modprobe.d/rocmtune.conf";
 plan::Op Write(std::string path, std::optional<std::string> before, std::optional<std::string> after) {
   plan::Op op;
   op.kind = after ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
-  op.backend = "modprobe";
+  op.backend = plan::BackendId::kModprobe;
   op.path = std::move(path);
   op.before = std::move(before);
   op.after = std::move(after);

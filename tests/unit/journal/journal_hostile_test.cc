@@ -23,7 +23,7 @@ Transaction Begun(uint64_t number) {
   t.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
   plan::Op write;
   write.kind = plan::OpKind::kWriteFile;
-  write.backend = "modprobe";
+  write.backend = plan::BackendId::kModprobe;
   write.path = "etc/modprobe.d/rocmtune.conf";
   write.after = "options amdgpu noretry=0\n";
   t.ops = {write};

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "test_tree.h"
@@ -20,13 +21,13 @@ Transaction Begun(uint64_t number, std::string verb = "set") {
   t.intent = {verb, "", {"amdgpu.noretry=0"}, "", {}};
   plan::Op write;
   write.kind = plan::OpKind::kWriteFile;
-  write.backend = "modprobe";
+  write.backend = plan::BackendId::kModprobe;
   write.path = "etc/modprobe.d/rocmtune.conf";
   write.after = "options amdgpu noretry=0\n";
   plan::Op regen;
   regen.kind = plan::OpKind::kRegenerate;
-  regen.backend = "initramfs";
-  regen.path = "update-initramfs";
+  regen.backend = plan::BackendId::kInitramfs;
+  regen.path = "initramfs-tools";
   regen.argv = {"update-initramfs", "-u"};
   t.ops = {write, regen};
   return t;
@@ -184,6 +185,19 @@ TEST(JournalTest, MalformedRecordsAreRefused) {
       {"mkdir without path", Lines({BeginRecord(Begun(3)), {{"record", "mkdir"}}})},
   };
   for (const auto& [name, text] : cases) EXPECT_FALSE(ParseTransaction(text, "f")) << name;
+}
+
+// Backends and regenerators are read into enums: a name no table has is an error that says so.
+TEST(JournalTest, UnknownBackendOrRegeneratorNamesAreErrorsThatNameThem) {
+  json backend = BeginRecord(Begun(3));
+  backend["ops"][0]["backend"] = "systemd";
+  json regenerator = BeginRecord(Begun(3));
+  regenerator["ops"][1]["path"] = "mkinitramfs";
+  for (const auto& [record, name] : {std::pair{backend, "systemd"}, std::pair{regenerator, "mkinitramfs"}}) {
+    auto t = ParseTransaction(Lines({record}), "f");
+    ASSERT_FALSE(t) << name;
+    EXPECT_THAT(t.error().message, ::testing::HasSubstr(name));
+  }
 }
 
 TEST(JournalTest, FileNamesAreZeroPaddedNumbers) {

@@ -18,7 +18,7 @@ constexpr const char* kAttr = "sys/class/drm/card0/device/power_dpm_force_perfor
 plan::Op FileOp(std::string path, std::optional<std::string> before, std::optional<std::string> after) {
   plan::Op op;
   op.kind = after ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
-  op.backend = "cmdline";
+  op.backend = plan::BackendId::kCmdline;
   op.path = std::move(path);
   op.before = std::move(before);
   op.after = std::move(after);
@@ -38,14 +38,14 @@ class RevertPlanTest : public ::testing::Test {
     t.ops.push_back(FileOp(kRemoved, "export HSA_X=1\n", std::nullopt));
     plan::Op attr;
     attr.kind = plan::OpKind::kWriteSysfs;
-    attr.backend = "sysfs";
+    attr.backend = plan::BackendId::kSysfs;
     attr.path = kAttr;
     attr.before = "auto";
     attr.after = "high";
     t.ops.push_back(attr);
     plan::Op regen;
     regen.kind = plan::OpKind::kRegenerate;
-    regen.backend = "bootloader";
+    regen.backend = plan::BackendId::kBootloader;
     regen.path = "grubby";
     regen.argv = {"grubby", "--update-kernel=ALL", "--args=iommu=pt"};
     t.ops.push_back(regen);
@@ -91,7 +91,7 @@ TEST_F(RevertPlanTest, RestoresEveryBeforeInReverseOrder) {
   EXPECT_EQ(p.ops[3].kind, plan::OpKind::kRemoveFile) << "a created file goes";
   EXPECT_EQ(p.ops[3].before, "options amdgpu noretry=0\n");
   EXPECT_FALSE(p.ops[3].after);
-  for (const plan::Op& op : p.ops) EXPECT_EQ(op.backend, op.path == kAttr ? "sysfs" : op.path == "grubby" ? "bootloader" : "cmdline");
+  for (const plan::Op& op : p.ops) EXPECT_EQ(op.backend, op.path == kAttr ? plan::BackendId::kSysfs : op.path == "grubby" ? plan::BackendId::kBootloader : plan::BackendId::kCmdline);
 }
 
 TEST_F(RevertPlanTest, GrubbyIsInvertedAndTheBootloaderPending) {

@@ -16,7 +16,9 @@ using json = nlohmann::ordered_json;
 Op MakeOp(OpKind kind, std::string path, std::optional<std::string> before, std::optional<std::string> after) {
   Op op;
   op.kind = kind;
-  op.backend = kind == OpKind::kWriteSysfs ? "sysfs" : kind == OpKind::kRegenerate ? "initramfs" : "modprobe";
+  op.backend = kind == OpKind::kWriteSysfs    ? BackendId::kSysfs
+               : kind == OpKind::kRegenerate ? BackendId::kInitramfs
+                                             : BackendId::kModprobe;
   op.path = std::move(path);
   op.before = std::move(before);
   op.after = std::move(after);
@@ -46,7 +48,7 @@ Plan FullPlan() {
                          "high"));
   p.ops.push_back(MakeOp(OpKind::kWriteSysfs, "sys/class/drm/card0/device/pp_power_profile_mode", std::nullopt,
                          "5"));
-  p.ops.push_back(MakeOp(OpKind::kRegenerate, "update-initramfs", std::nullopt, std::nullopt));
+  p.ops.push_back(MakeOp(OpKind::kRegenerate, "initramfs-tools", std::nullopt, std::nullopt));
   p.warnings.push_back({"amdgpu.noretry", "a warning", "https://docs.kernel.org/gpu/amdgpu/module-parameters.html"});
   p.refused.push_back({"", "refused text", ""});
   p.conflicts.push_back({"", "drift in /etc/x", ""});
@@ -128,6 +130,24 @@ TEST(PlanJsonTest, MinimalPlanTakesDefaults) {
   EXPECT_TRUE(p->refused.empty());
 }
 
+// Backends and regenerators are enums in memory, named by one table in plans and journals.
+TEST(PlanJsonTest, BackendAndRegeneratorNamesRoundTrip) {
+  for (BackendId b : {BackendId::kModprobe, BackendId::kCmdline, BackendId::kSysfs, BackendId::kEnv,
+                      BackendId::kInitramfs, BackendId::kBootloader})
+    EXPECT_EQ(ParseBackendId(Name(b)), b) << Name(b);
+  EXPECT_EQ(Name(BackendId::kInitramfs), "initramfs");
+  EXPECT_EQ(Regenerators().size(), 9u);
+  for (const RegeneratorRow& r : Regenerators()) {
+    EXPECT_EQ(ParseRegenerator(r.name), r.id) << r.name;
+    EXPECT_EQ(Name(r.id), r.name);
+  }
+  EXPECT_EQ(Name(Regenerator::kInitramfsTools), "initramfs-tools");
+  EXPECT_EQ(Row(Regenerator::kInitramfsTools).program, "update-initramfs");
+  EXPECT_FALSE(ParseRegenerator("update-initramfs")) << "a program, not a regenerator's name";
+  EXPECT_FALSE(ParseBackendId("Modprobe"));
+  EXPECT_FALSE(ParseBackendId(""));
+}
+
 TEST(PlanJsonTest, OpKindAndRegenNamesRoundTrip) {
   for (OpKind k : {OpKind::kWriteFile, OpKind::kRemoveFile, OpKind::kWriteSysfs, OpKind::kRegenerate}) {
     auto parsed = ParseOpKind(OpKindName(k));
@@ -171,6 +191,9 @@ TEST(PlanJsonTest, StrictRefusals) {
       {"op without path", Edited([](json& d) { d["ops"][3].erase("path"); }), "op 3: \"path\" is missing"},
       {"path not a string", Edited([](json& d) { d["ops"][3]["path"] = json::array(); }), "must be a string"},
       {"op without backend", Edited([](json& d) { d["ops"][0].erase("backend"); }), "\"backend\" is missing"},
+      {"unknown backend", Edited([](json& d) { d["ops"][0]["backend"] = "systemd"; }), "op 0: unknown backend \"systemd\""},
+      {"unknown regenerator", Edited([](json& d) { d["ops"][6]["path"] = "update-initramfs"; }),
+       "op 6: \"update-initramfs\" is not a regenerator rocmtune knows"},
       {"argv with a number", Edited([](json& d) { d["ops"][6]["argv"] = json::array({"x", 2}); }), "only strings"},
       {"before a number", Edited([](json& d) { d["ops"][0]["before"] = 5; }), "op 0 before"},
       {"after bad base64", Edited([](json& d) { d["ops"][1]["after"] = {{"base64", "%%%"}}; }), "op 1 after"},
