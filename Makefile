@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check bench clean fuzz asan fuzz-deps
+.PHONY: all deps configure build demo check bench clean fuzz asan fuzz-deps lint lint-deps format
 
 all: build
 
@@ -33,6 +33,24 @@ check: build
 
 bench: build
 	$(BUILD_DIR)/tests/bench/rocmtune_bench --benchmark_min_time=0.2
+
+# Lint (README.md, Development): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
+# .clang-tidy. `make lint` needs a configured build folder (compile_commands.json), not a build; CI runs it
+# after `make check` (.ci/run). It runs every step and fails at the end if any failed.
+lint-deps: deps
+	@scripts/install-deps.sh --lint
+
+lint: lint-deps $(BUILD_DIR)/build.ninja
+	@rc=0; \
+	echo "== format check self-test"; tests/lint/format_check_test.sh || rc=1; \
+	echo "== format check (scripts/format.sh --check)"; scripts/format.sh --check || rc=1; \
+	echo "== clang-tidy (scripts/tidy.sh)"; JOBS=$(JOBS) scripts/tidy.sh $(BUILD_DIR) || rc=1; \
+	exit $$rc
+
+# Reformats every tracked C++ file in place.
+format:
+	@scripts/install-deps.sh --lint
+	@scripts/format.sh
 
 # Fuzzing and sanitizers (README.md, tests/fuzz/README.md). Both need clang's runtimes only
 # here: `make check` stays a gcc build.

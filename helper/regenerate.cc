@@ -41,6 +41,7 @@ Result<RegenResult> RunRegenerator(const std::vector<std::string>& argv) {
   sys::UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
 
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args[0] = program->data();
   args.push_back(nullptr);

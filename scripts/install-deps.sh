@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages rocmtune needs to build and test. Only what is missing is
 # installed, so `make demo` / `make check` stay fast on a machine that already has them.
 # With --fuzz: only what `make fuzz` adds (clang and its sanitizer/libFuzzer runtimes); `make check`
-# never needs clang.
+# never needs clang. With --lint: only what `make lint` / `make format` add (clang-format and clang-tidy 14:
+# pinned, as their output changes between releases).
 set -eu
 
 BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
@@ -13,9 +14,12 @@ TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
+# make lint, make format: scripts/format.sh, scripts/tidy.sh (run-clang-tidy-14 is in clang-tidy-14).
+LINT="clang-format-14 clang-tidy-14"
 
 wanted="$BUILD $TEST"
 [ "${1:-}" = --fuzz ] && wanted="$FUZZ"
+[ "${1:-}" = --lint ] && wanted="$LINT"
 
 missing=""
 for p in $wanted; do

@@ -82,7 +82,7 @@ size_t IntactLength(std::string_view content);
 
 // One journal file's text -> its transaction. Errors name the file and line; kNotFound when
 // the file holds only a torn begin record (no transaction was begun).
-Result<Transaction> ParseTransaction(std::string_view text, std::string_view file);
+Result<Transaction> ParseTransaction(std::string_view content, std::string_view file);
 
 // The number for a new transaction: past every journal file, even an empty one a crash left.
 Result<uint64_t> NextNumber(const sys::Root& root);

@@ -23,7 +23,7 @@ Error Errno(std::string_view what) {
 
 // Entry names come from the source tree and from symlink targets; a component that is empty,
 // "." or ".." (or that would hold a '/') has no place in a path we make.
-bool IsPlainName(std::string_view name) { return !name.empty() && name != "." && name != ".." && name.find('/') == name.npos; }
+bool IsPlainName(std::string_view name) { return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos; }
 
 std::pair<std::string_view, std::string_view> SplitLast(std::string_view rel) {
   size_t slash = rel.rfind('/');

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Runs clang-tidy 14 with the repository's .clang-tidy over the sources of core/, helper/, client/ and
+# daemon/ (not tests/: gtest's macros trip the class-design checks, and they would double the time).
+#   scripts/tidy.sh [BUILD_DIR [REGEX]]    BUILD_DIR (default build) must be configured: it holds
+#                                          compile_commands.json; REGEX narrows the files (e.g. core/knobs/)
+# Exit 1 when any finding is reported: every enabled check is an error (WarningsAsErrors in .clang-tidy).
+# JOBS sets the parallel clang-tidy processes (default: nproc); TIDY_CHECKS adds to .clang-tidy's checks
+# (e.g. TIDY_CHECKS='clang-analyzer-*' for a slower, deeper run).
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build}
+filter=${2:-}
+
+RUN_CLANG_TIDY=${RUN_CLANG_TIDY:-run-clang-tidy-14}
+CLANG_TIDY=${CLANG_TIDY:-clang-tidy-14}
+for tool in "$RUN_CLANG_TIDY" "$CLANG_TIDY"; do
+  command -v "$tool" >/dev/null 2>&1 || {
+    echo "tidy.sh: $tool not found (Debian: apt-get install clang-tidy-14, or scripts/install-deps.sh)" >&2; exit 2; }
+done
+[ -f "$build/compile_commands.json" ] || {
+  echo "tidy.sh: no $build/compile_commands.json: configure first (make configure)" >&2; exit 2; }
+
+# Sources only, by absolute path as compile_commands.json names them: generated files under the build
+# folder (the embedded data) are left out. Headers are checked through the sources that include them.
+files="^$(pwd -P)/(core|helper|client|daemon)/.*${filter}"
+[ -n "$filter" ] && files="^$(pwd -P)/.*${filter}"
+
+# -Wno-error: the build's -Werror is gcc's contract; clang's own warnings are not what this run checks
+# (.clang-tidy disables clang-diagnostic-*), and -Werror would turn them into errors nothing can filter.
+start=$(date +%s)
+set +e
+"$RUN_CLANG_TIDY" -clang-tidy-binary "$(command -v "$CLANG_TIDY")" -p "$build" -j "${JOBS:-$(nproc)}" -quiet \
+  ${TIDY_CHECKS:+-checks="$TIDY_CHECKS"} -extra-arg=-Wno-error "$files" >"$build/clang-tidy.raw" 2>&1
+rc=$?
+sed 's/\x1b\[[0-9;]*m//g' "$build/clang-tidy.raw" >"$build/clang-tidy.log"  # run-clang-tidy forces --use-color
+rm -f "$build/clang-tidy.raw"
+set -e
+# run-clang-tidy prints each command and clang's "N warnings generated" noise: keep the findings.
+grep -v -e '^[^ ]*clang-tidy[^ ]* --use-color' -e '^[0-9]* warnings\? \(and [0-9]* errors\? \)\?generated\.$' \
+  -e '^Suppressed [0-9]* warnings' -e '^Use -header-filter=' -e '^Running clang-tidy for' \
+  "$build/clang-tidy.log" || true
+# A finding in a header is reported once per source including it: count each place once.
+n=$(grep '^/.*: \(warning\|error\): .* \[[a-z0-9.,-]*\]$' "$build/clang-tidy.log" | sort -u | wc -l)
+echo "tidy.sh: $n finding(s) in $(($(date +%s) - start)) s (full log: $build/clang-tidy.log)"
+[ "$rc" = 0 ] && [ "$n" = 0 ]
