@@ -24,7 +24,8 @@ Result<void> WriteAll(int fd, std::string_view text) {
   while (!text.empty()) {
     ssize_t n = ::write(fd, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Fail(ErrorCode::kIo, fmt::format("writing the plan to rocmtune-helper: {}", std::strerror(errno)));
+    if (n < 0)
+      return Fail(ErrorCode::kIo, fmt::format("writing the plan to rocmtune-helper: {}", std::strerror(errno)));
     text.remove_prefix(static_cast<size_t>(n));
   }
   return {};

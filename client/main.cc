@@ -1,11 +1,13 @@
 // rocmtunectl: the unprivileged client. Global options, then one verb of the table
 // (client/verb_table.cc), run after parsing, once --json (which may follow the verb) is known.
+#include <cstdio>
+#include <exception>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "api/error_json.h"
 #include "api/status_json.h"
-
 #include "client/escaped_output.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
@@ -19,7 +21,8 @@ void AddVerb(CLI::App& app, const Verb& verb, Context& ctx, Args& args) {
   CLI::App* sub = app.add_subcommand(std::string(verb.name), std::string(verb.help));
   if (!verb.operand_name.empty()) {
     int max = verb.max_operands == kManyOperands ? CLI::detail::expected_max_vector_size : verb.max_operands;
-    CLI::Option* operands = sub->add_option(std::string(verb.operand_name), args.operands, std::string(verb.operand_help));
+    CLI::Option* operands =
+        sub->add_option(std::string(verb.operand_name), args.operands, std::string(verb.operand_help));
     operands->expected(verb.min_operands, max);
     if (verb.min_operands > 0) operands->required();
   }
@@ -63,7 +66,9 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int Run(int argc, char** argv) {
   CLI::App app{"rocmtunectl - make AMD GPUs work for ROCm compute, truthfully and reversibly"};
   app.set_version_flag("--version", ROCMTUNE_VERSION);
   app.require_subcommand(1);
@@ -85,4 +90,19 @@ int main(int argc, char** argv) {
   for (const Verb& verb : Verbs())
     if (app.got_subcommand(std::string(verb.name))) return verb.run(ctx, args);
   return kExitUsage;
+}
+
+}  // namespace
+
+// The core returns errors as values; what still throws (std::bad_alloc, a library's
+// exception) ends the run with a message and exit 1 rather than std::terminate.
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocmtunectl: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "rocmtunectl: an unknown error\n");
+  }
+  return kExitFailed;
 }

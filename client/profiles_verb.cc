@@ -50,7 +50,9 @@ void PrintShow(const profiles::StoreEntry& entry, const profiles::Profile& p, co
   for (const std::string& i : p.includes) includes += (includes.empty() ? "" : ", ") + i;
   fmt::print("{} ({}{})\n", p.name, entry.origin, entry.overrides_builtin ? ", replaces the built-in" : "");
   PrintField("about:", p.description);
-  PrintField("match:", p.reset ? "every machine" : p.match ? profiles::MatchText(*p.match) : "any machine with an AMD GPU");
+  PrintField("match:", p.reset   ? "every machine"
+                       : p.match ? profiles::MatchText(*p.match)
+                                 : "any machine with an AMD GPU");
   PrintField("here:", fmt::format("{}: {}", match.matches ? "yes" : "no", match.reason));
   PrintField("includes:", includes.empty() ? "-" : includes);
   if (p.reset) PrintField("reset:", "yes: applying it removes everything rocmtune configured");
@@ -84,8 +86,8 @@ int RunProfiles(const Context& ctx, const Args&) {
       table.AddRow({l.entry->name, l.entry->origin, "error", "-", l.resolved.error().message});
       continue;
     }
-    table.AddRow({l.entry->name, l.entry->origin, l.match.matches ? "yes" : "no", Ellipsize(l.resolved->description, 44),
-                  l.match.reason});
+    table.AddRow({l.entry->name, l.entry->origin, l.match.matches ? "yes" : "no",
+                  Ellipsize(l.resolved->description, 44), l.match.reason});
   }
   fmt::print("{}", table.Render());
   return kExitOk;

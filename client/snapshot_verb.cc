@@ -22,9 +22,10 @@ int RunSnapshot(const Context& ctx, const Args& args) {
   }
   fmt::print("Wrote {} files and {} links to {} ({} unreadable, skipped).\n", report->stats.files,
              report->stats.symlinks, report->path, report->stats.skipped);
-  fmt::print("It holds the kernel command line, module parameters, boot configuration and GPU sysfs/KFD\n"
-             "attributes; serial numbers are left out. Check: rocmtunectl --root {} status\n",
-             report->path);
+  fmt::print(
+      "It holds the kernel command line, module parameters, boot configuration and GPU sysfs/KFD\n"
+      "attributes; serial numbers are left out. Check: rocmtunectl --root {} status\n",
+      report->path);
   return kExitOk;
 }
 

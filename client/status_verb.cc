@@ -78,8 +78,8 @@ void PrintHuman(const api::StatusReport& report) {
   fmt::print("Boot:    {}\n", BootLine(s));
   fmt::print("IOMMU:   {}\n", IommuLine(s.iommu));
   fmt::print("amdgpu:  {}\n", s.amdgpu.loaded ? "loaded" : "not loaded");
-  fmt::print("Profile: {}\n", report.active_profile.empty() ? "none (rocmtunectl profiles lists them)"
-                                                              : report.active_profile);
+  fmt::print("Profile: {}\n",
+             report.active_profile.empty() ? "none (rocmtunectl profiles lists them)" : report.active_profile);
   fmt::print("\n");
   if (inv.gpus.empty()) {
     fmt::print("No AMD GPU driven by amdgpu was found.\n");

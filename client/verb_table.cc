@@ -9,8 +9,7 @@
 namespace rocmtune::client {
 namespace {
 
-constexpr std::string_view kChangeForce =
-    "Overwrite rocmtune's files even where someone else edited them (drift)";
+constexpr std::string_view kChangeForce = "Overwrite rocmtune's files even where someone else edited them (drift)";
 
 constexpr Verb kVerbs[] = {
     {"status", "Show GPUs, system facts and rocmtune's state", "", "", 0, 0, 0, "Print rocmtune.status.v1 JSON", "",

@@ -34,10 +34,8 @@ std::string Printable(std::string_view text, size_t max_bytes) {
   std::string out;
   for (char c : text.substr(0, max_bytes)) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f)
-      out += fmt::format("\\x{:02x}", u);
-    else
-      out.push_back(c);
+    if (u < 0x20 || u >= 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out.push_back(c);
   }
   if (text.size() > max_bytes) out += "...";
   return out;
@@ -77,7 +75,8 @@ std::optional<FileRule> FindFileRule(std::string_view path) {
   for (const OwnedFile& f : kOwnedFiles)
     if (path == f.path) return f.rule;
   if (path == knobs::kGrubDefaultsPath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kGrubDefaults};
-  if (path == knobs::kKernelCmdlinePath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
+  if (path == knobs::kKernelCmdlinePath)
+    return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
   if (IsBlsEntry(path)) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kBlsEntry};
   return std::nullopt;
 }
@@ -124,9 +123,8 @@ Result<FileRule> CheckFileRule(const plan::Op& op) {
                   "rocmtune writes only its own files (modprobe.d, environment.d, profile.d, grub.d drop-ins and "
                   "its state) and the command-line lines of /etc/default/grub, /etc/kernel/cmdline and BLS entries");
   if (op.backend != rule->backend)
-    return Refuse(rule::kBackendMismatch,
-                  fmt::format("backend '{}' does not own this file (it belongs to '{}')", plan::Name(op.backend),
-                              plan::Name(rule->backend)));
+    return Refuse(rule::kBackendMismatch, fmt::format("backend '{}' does not own this file (it belongs to '{}')",
+                                                      plan::Name(op.backend), plan::Name(rule->backend)));
   return *rule;
 }
 
@@ -190,15 +188,9 @@ Result<void> CheckOp(const sys::Root& root, const detect::Inventory& inventory, 
   Result<void> verdict;
   switch (op.kind) {
     case plan::OpKind::kWriteFile:
-    case plan::OpKind::kRemoveFile:
-      verdict = CheckFileOp(root, op);
-      break;
-    case plan::OpKind::kWriteSysfs:
-      verdict = CheckSysfsOp(root, inventory, op);
-      break;
-    case plan::OpKind::kRegenerate:
-      verdict = CheckRegenerateOp(op);
-      break;
+    case plan::OpKind::kRemoveFile: verdict = CheckFileOp(root, op); break;
+    case plan::OpKind::kWriteSysfs: verdict = CheckSysfsOp(root, inventory, op); break;
+    case plan::OpKind::kRegenerate: verdict = CheckRegenerateOp(op); break;
     default:  // a value no planner makes (a decoded plan can hold anything)
       verdict = Refuse(rule::kOpShape, "unknown op kind");
   }

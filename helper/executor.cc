@@ -23,7 +23,8 @@ namespace rocmtune::helper {
 namespace {
 
 std::string NowUtc() {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
 }
 
 Outcome Failed(Status status, std::string message) {
@@ -37,18 +38,21 @@ Outcome Failed(Status status, std::string message) {
 // reads now, in the form the kernel takes (the same on a world's plain file as on a device).
 Result<std::string> AttributeRestoreValue(const sys::Root& root, FileWriter& writer, const plan::Op& op) {
   const knobs::SysfsAttribute* attr = knobs::FindSysfsAttributeOfPath(op.path);
-  if (!attr) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a managed attribute", root.Display(op.path)));
+  if (!attr)
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a managed attribute", root.Display(op.path)));
   auto raw = writer.ReadAttribute(op.path);
   if (!raw) return tl::unexpected(raw.error());
   if (auto restore = attr->codec->Restorable(*raw)) return *restore;
-  return Fail(ErrorCode::kInvalidData, fmt::format("{} reads {}, which rocmtune could not write back; nothing was changed",
-                                                   root.Display(op.path), attr->codec->Current(*raw).value_or("no value it can name")));
+  return Fail(ErrorCode::kInvalidData,
+              fmt::format("{} reads {}, which rocmtune could not write back; nothing was changed",
+                          root.Display(op.path), attr->codec->Current(*raw).value_or("no value it can name")));
 }
 
 // Every `before` must still be true, and a file rocmtune owns must hold what rocmtune last
 // wrote there (else it is drift: someone else's edit, not to be overwritten unless forced).
-std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer, const std::vector<journal::Transaction>& txns,
-                                     std::vector<plan::Op>& ops, bool force, std::vector<std::string>& failures) {
+std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer,
+                                     const std::vector<journal::Transaction>& txns, std::vector<plan::Op>& ops,
+                                     bool force, std::vector<std::string>& failures) {
   std::vector<std::string> conflicts;
   std::set<std::string> seen;
   for (plan::Op& op : ops) {
@@ -74,9 +78,10 @@ std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer, 
     }
     if (force || !plan::IsOwnedFile(op.path)) continue;
     if (journal::IsDrift(txns, op.path, *current))
-      conflicts.push_back(fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
-                                      "see the diff with `rocmtunectl verify`, or use --force to overwrite",
-                                      root.Display(op.path)));
+      conflicts.push_back(
+          fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
+                      "see the diff with `rocmtunectl verify`, or use --force to overwrite",
+                      root.Display(op.path)));
   }
   return conflicts;
 }
@@ -84,7 +89,7 @@ std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer, 
 }  // namespace
 
 Result<std::vector<std::string>> Executor::RecoverLocked(std::vector<journal::Transaction>& txns,
-                                                        std::vector<std::string>& notes) {
+                                                         std::vector<std::string>& notes) {
   std::vector<std::string> recovered;
   FileWriter writer(root_, hook_);
   std::optional<detect::Inventory> inventory;
@@ -93,7 +98,8 @@ Result<std::vector<std::string>> Executor::RecoverLocked(std::vector<journal::Tr
     if (!inventory) inventory = detect::Detect(root_);
     auto journal = JournalWriter::Reopen(root_, hook_, txn.file);
     if (!journal) return tl::unexpected(journal.error());
-    RollbackReport report = RollBack(root_, *inventory, writer, *journal, txn, "interrupted; rolled back on the next start");
+    RollbackReport report =
+        RollBack(root_, *inventory, writer, *journal, txn, "interrupted; rolled back on the next start");
     if (!report.failures.empty()) {
       std::string all;
       for (const auto& p : report.failures) all += (all.empty() ? "" : "; ") + p;

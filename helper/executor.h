@@ -39,7 +39,8 @@ class Executor {
  private:
   Outcome RunLocked(const plan::Plan& plan, const Options& options, std::vector<journal::Transaction>& txns);
   // Rolls back every interrupted transaction; `notes` gets the steps refused or left as found.
-  Result<std::vector<std::string>> RecoverLocked(std::vector<journal::Transaction>& txns, std::vector<std::string>& notes);
+  Result<std::vector<std::string>> RecoverLocked(std::vector<journal::Transaction>& txns,
+                                                 std::vector<std::string>& notes);
 
   const sys::Root& root_;
   StepHook& hook_;

@@ -3,8 +3,8 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,7 +45,9 @@ int OpenAt2(int dirfd, std::string_view rel, uint64_t flags, mode_t mode, uint64
 
 tl::unexpected<Error> Errno(std::string_view what, const sys::Root& root, std::string_view path, int err) {
   std::string why = err == ELOOP || err == EXDEV ? "a symlink or \"..\" on the path (refused)" : std::strerror(err);
-  return Fail(err == ENOENT ? ErrorCode::kNotFound : err == EXDEV ? ErrorCode::kEscapesRoot : ErrorCode::kIo,
+  return Fail(err == ENOENT  ? ErrorCode::kNotFound
+              : err == EXDEV ? ErrorCode::kEscapesRoot
+                             : ErrorCode::kIo,
               fmt::format("{} {}: {}", what, root.Display(path), why), err);
 }
 
@@ -99,7 +101,8 @@ Result<sys::UniqueFd> FileWriter::OpenDir(std::string_view dir) const {
 }
 
 Result<void> FileWriter::SyncDir(const sys::UniqueFd& dir, std::string_view path) {
-  if (auto hook = hook_.Before(Step::kDirSync, path); !hook) return Errno("syncing the directory of", root_, path, hook.error().errno_value);
+  if (auto hook = hook_.Before(Step::kDirSync, path); !hook)
+    return Errno("syncing the directory of", root_, path, hook.error().errno_value);
   if (::fsync(dir.get()) != 0) return Errno("syncing the directory of", root_, path, errno);
   return {};
 }
@@ -124,7 +127,8 @@ Result<sys::UniqueFd> FileWriter::OpenAttribute(std::string_view path, int flags
   constexpr std::string_view kSys = "sys/";
   size_t slash = path.rfind('/');
   if (!path.starts_with(kSys) || slash == std::string_view::npos || slash < kSys.size())
-    return Fail(ErrorCode::kEscapesRoot, fmt::format("{} is not an attribute under sys/; not opened", root_.Display(path)));
+    return Fail(ErrorCode::kEscapesRoot,
+                fmt::format("{} is not an attribute under sys/; not opened", root_.Display(path)));
   int sys_fd = OpenAt2(root_.fd(), "sys", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve);
   if (sys_fd < 0) return Errno("opening", root_, path, errno);
   sys::UniqueFd sys_dir(sys_fd);
@@ -139,10 +143,11 @@ Result<sys::UniqueFd> FileWriter::OpenAttribute(std::string_view path, int flags
   struct stat st {};
   if (::fstat(file.get(), &st) != 0) return Errno("opening", root_, path, errno);
   if (!S_ISREG(st.st_mode))
-    return Fail(ErrorCode::kInvalidData, fmt::format("{} is not a regular file; not an attribute", root_.Display(path)));
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("{} is not a regular file; not an attribute", root_.Display(path)));
   if (st.st_nlink != 1)
-    return Fail(ErrorCode::kEscapesRoot,
-                fmt::format("{} has {} hard links; a sysfs attribute has one (refused)", root_.Display(path), st.st_nlink));
+    return Fail(ErrorCode::kEscapesRoot, fmt::format("{} has {} hard links; a sysfs attribute has one (refused)",
+                                                     root_.Display(path), st.st_nlink));
   return file;
 }
 
@@ -171,7 +176,8 @@ Result<std::vector<std::string>> FileWriter::MissingParents(std::string_view pat
 Result<void> FileWriter::Mkdir(std::string_view dir) {
   auto parent = OpenDir(ParentOf(dir));
   if (!parent) return tl::unexpected(parent.error());
-  if (auto hook = hook_.Before(Step::kMkdir, dir); !hook) return Errno("creating directory", root_, dir, hook.error().errno_value);
+  if (auto hook = hook_.Before(Step::kMkdir, dir); !hook)
+    return Errno("creating directory", root_, dir, hook.error().errno_value);
   const std::string name(BaseName(dir));
   if (::mkdirat(parent->get(), name.c_str(), kDirMode) != 0) {
     if (errno != EEXIST) return Errno("creating directory", root_, dir, errno);
@@ -199,7 +205,8 @@ Result<bool> FileWriter::RmdirIfEmpty(std::string_view dir) {
     if (errno == ENOENT) return true;
     return Errno("removing directory", root_, dir, errno);
   }
-  if (auto hook = hook_.Before(Step::kRmdir, dir); !hook) return Errno("removing directory", root_, dir, hook.error().errno_value);
+  if (auto hook = hook_.Before(Step::kRmdir, dir); !hook)
+    return Errno("removing directory", root_, dir, hook.error().errno_value);
   if (::unlinkat(parent->get(), std::string(BaseName(dir)).c_str(), AT_REMOVEDIR) != 0) {
     if (errno == ENOTEMPTY || errno == EEXIST) return false;
     if (errno != ENOENT) return Errno("removing directory", root_, dir, errno);
@@ -218,7 +225,8 @@ Result<void> FileWriter::Replace(std::string_view path, std::string_view content
   if (exists && !S_ISREG(target.st_mode))
     return Fail(ErrorCode::kInvalidData, fmt::format("{} is not a regular file; not replaced", root_.Display(path)));
 
-  if (auto hook = hook_.Before(Step::kTempCreate, path); !hook) return Errno("writing", root_, path, hook.error().errno_value);
+  if (auto hook = hook_.Before(Step::kTempCreate, path); !hook)
+    return Errno("writing", root_, path, hook.error().errno_value);
   if (::unlinkat(dir->get(), tmp.c_str(), 0) != 0 && errno != ENOENT) return Errno("writing", root_, path, errno);
   int fd = ::openat(dir->get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
   if (fd < 0) return Errno("writing", root_, path, errno);
@@ -246,7 +254,8 @@ Result<void> FileWriter::Remove(std::string_view path) {
     if (dir.error().code == ErrorCode::kNotFound) return {};
     return tl::unexpected(dir.error());
   }
-  if (auto hook = hook_.Before(Step::kUnlink, path); !hook) return Errno("removing", root_, path, hook.error().errno_value);
+  if (auto hook = hook_.Before(Step::kUnlink, path); !hook)
+    return Errno("removing", root_, path, hook.error().errno_value);
   if (::unlinkat(dir->get(), std::string(BaseName(path)).c_str(), 0) != 0) {
     if (errno == ENOENT) return {};
     return Errno("removing", root_, path, errno);
@@ -273,7 +282,8 @@ Result<void> FileWriter::RemoveTemporary(std::string_view path) {
 }
 
 Result<void> FileWriter::WriteAttribute(std::string_view path, std::string_view value) {
-  if (auto hook = hook_.Before(Step::kSysfsWrite, path); !hook) return Errno("writing", root_, path, hook.error().errno_value);
+  if (auto hook = hook_.Before(Step::kSysfsWrite, path); !hook)
+    return Errno("writing", root_, path, hook.error().errno_value);
   // Never O_TRUNC at open: the checks look at the file first, and only then is a world's plain
   // file emptied.
   auto file = OpenAttribute(path, O_WRONLY);

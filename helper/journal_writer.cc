@@ -45,7 +45,8 @@ Result<void> EnsureJournalDir(const sys::Root& root, StepHook& hook) {
 Result<JournalWriter> JournalWriter::Create(const sys::Root& root, StepHook& hook, uint64_t number) {
   if (auto dir = EnsureJournalDir(root, hook); !dir) return tl::unexpected(dir.error());
   std::string file = fmt::format("{}/{}", journal::kJournalDir, journal::JournalFileName(number));
-  if (auto h = hook.Before(Step::kJournalCreate, file); !h) return JournalError(root, "creating", file, h.error().errno_value);
+  if (auto h = hook.Before(Step::kJournalCreate, file); !h)
+    return JournalError(root, "creating", file, h.error().errno_value);
   int fd = OpenBeneath(root.fd(), file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return JournalError(root, "creating", file, errno);
   JournalWriter writer(root, hook, file, sys::UniqueFd(fd));

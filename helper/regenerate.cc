@@ -34,10 +34,13 @@ Result<RegenResult> RunRegenerator(const std::vector<std::string>& argv) {
   if (argv.empty() || argv[0].find('/') != std::string::npos)
     return Fail(ErrorCode::kInvalidArgument, "a regenerator is named by its program name only");
   auto program = Locate(argv[0]);
-  if (!program) return Fail(ErrorCode::kNotFound, fmt::format("{} is not installed in /usr/sbin, /usr/bin, /sbin or /bin", argv[0]));
+  if (!program)
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("{} is not installed in /usr/sbin, /usr/bin, /sbin or /bin", argv[0]));
 
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Fail(ErrorCode::kIo, fmt::format("pipe: {}", std::strerror(errno)), errno);
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return Fail(ErrorCode::kIo, fmt::format("pipe: {}", std::strerror(errno)), errno);
   sys::UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
 
   std::vector<char*> args;

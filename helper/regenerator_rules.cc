@@ -87,7 +87,8 @@ const std::vector<ArgsRule>& ArgsRules() {
 
 Result<void> CheckArgs(const plan::RegeneratorRow& r, Args args) {
   auto rule = std::find_if(ArgsRules().begin(), ArgsRules().end(), [&](const ArgsRule& a) { return a.id == r.id; });
-  if (rule == ArgsRules().end()) return Refuse(rule::kRegenProgram, fmt::format("the helper has no rule for {}", r.name));
+  if (rule == ArgsRules().end())
+    return Refuse(rule::kRegenProgram, fmt::format("the helper has no rule for {}", r.name));
   if (rule->check) return rule->check(args);
   if (std::equal(args.begin(), args.end(), rule->fixed.begin(), rule->fixed.end())) return {};
   std::string expected;
@@ -108,7 +109,8 @@ Result<void> CheckRegenerateOp(const plan::Op& op) {
   for (const plan::RegeneratorRow& r : plan::Regenerators()) {
     if (program != r.program) continue;
     if (op.backend != r.backend)
-      return Refuse(rule::kBackendMismatch, fmt::format("{} belongs to the {} backend", r.program, plan::Name(r.backend)));
+      return Refuse(rule::kBackendMismatch,
+                    fmt::format("{} belongs to the {} backend", r.program, plan::Name(r.backend)));
     if (op.path != r.name) return Refuse(rule::kOpShape, fmt::format("{} is named '{}' in a plan", r.program, r.name));
     return CheckArgs(r, Args(op.argv).subspan(1));
   }

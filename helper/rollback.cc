@@ -48,7 +48,8 @@ RollbackReport RollBack(const sys::Root& root, const detect::Inventory& inventor
       }
       if (*current == op.before) continue;
       if (*current != op.after) {
-        report.left.push_back(fmt::format("{} was changed by someone else meanwhile; left as found", root.Display(op.path)));
+        report.left.push_back(
+            fmt::format("{} was changed by someone else meanwhile; left as found", root.Display(op.path)));
         continue;
       }
       auto undo = UndoOp(root, inventory, op, *current);
@@ -61,7 +62,8 @@ RollbackReport RollBack(const sys::Root& root, const detect::Inventory& inventor
     } else if (op.kind == plan::OpKind::kWriteSysfs && op.before) {
       auto undo = UndoOp(root, inventory, op, std::nullopt);
       if (!undo) report.left.push_back(Refused(undo.error()));
-      else if (auto r = writer.WriteAttribute(undo->path, *undo->after); !r) report.failures.push_back(r.error().message);
+      else if (auto r = writer.WriteAttribute(undo->path, *undo->after); !r)
+        report.failures.push_back(r.error().message);
     }
   }
   for (auto it = txn.created_dirs.rbegin(); it != txn.created_dirs.rend(); ++it) {

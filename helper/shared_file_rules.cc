@@ -168,12 +168,9 @@ Result<void> CheckKernelCmdlineEdit(std::string_view before, std::string_view af
 
 Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::string_view after) {
   switch (kind) {
-    case SharedFile::kGrubDefaults:
-      return CheckLinesEdit(before, after, ParseGrubLine);
-    case SharedFile::kBlsEntry:
-      return CheckLinesEdit(before, after, ParseBlsLine);
-    case SharedFile::kKernelCmdline:
-      return CheckKernelCmdlineEdit(before, after);
+    case SharedFile::kGrubDefaults: return CheckLinesEdit(before, after, ParseGrubLine);
+    case SharedFile::kBlsEntry: return CheckLinesEdit(before, after, ParseBlsLine);
+    case SharedFile::kKernelCmdline: return CheckKernelCmdlineEdit(before, after);
   }
   return Refuse(rule::kPathNotAllowed, "not a shared file");
 }

@@ -16,12 +16,12 @@ enum class Step {
   kJournalSync,    // fsync it
   kMkdir,
   kRmdir,
-  kTempCreate,     // the new content's temporary file, beside the target
+  kTempCreate,  // the new content's temporary file, beside the target
   kTempWrite,
   kTempSync,
-  kRename,         // temporary -> target
+  kRename,  // temporary -> target
   kUnlink,
-  kDirSync,        // fsync the directory after rename/unlink/mkdir
+  kDirSync,  // fsync the directory after rename/unlink/mkdir
   kSysfsWrite,
   kRegenerate,
 };

@@ -72,7 +72,8 @@ Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& invent
 }
 
 Result<void> CheckSysfsTarget(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op) {
-  if (op.backend != plan::BackendId::kSysfs) return Refuse(rule::kBackendMismatch, "a sysfs write belongs to the sysfs backend");
+  if (op.backend != plan::BackendId::kSysfs)
+    return Refuse(rule::kBackendMismatch, "a sysfs write belongs to the sysfs backend");
   if (auto ok = CheckPathSyntax(op.path); !ok) return ok;
   size_t slash = op.path.rfind('/');
   std::string_view dir = slash == std::string::npos ? std::string_view() : std::string_view(op.path).substr(0, slash);

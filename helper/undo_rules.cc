@@ -36,8 +36,7 @@ Result<plan::Op> UndoOp(const sys::Root& root, const detect::Inventory& inventor
       undo.kind = plan::OpKind::kRegenerate;
       undo.argv = journal::InverseRegenerator(done.argv);
       break;
-    default:
-      return Refuse(rule::kOpShape, "unknown op kind");
+    default: return Refuse(rule::kOpShape, "unknown op kind");
   }
   if (auto ok = CheckOp(root, inventory, undo); !ok) return tl::unexpected(ok.error());
   return undo;

@@ -67,8 +67,11 @@ Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options
   if (interrupted.empty()) return system;
   if (options.check || !writer.MayWrite(root)) {
     for (const std::string& id : interrupted)
-      notes.push_back({"", fmt::format("transaction {} was interrupted; the next change rolls it back first, and this "
-                                       "plan is made against the half-changed files", id), ""});
+      notes.push_back({"",
+                       fmt::format("transaction {} was interrupted; the next change rolls it back first, and this "
+                                   "plan is made against the half-changed files",
+                                   id),
+                       ""});
     return system;
   }
   auto reply = writer.Recover();
@@ -103,8 +106,11 @@ void AddDriftConflicts(const System& system, plan::Plan& plan) {
   for (const plan::Op& op : plan.ops) {
     if (op.kind != plan::OpKind::kWriteFile && op.kind != plan::OpKind::kRemoveFile) continue;
     if (!plan::IsOwnedFile(op.path) || !journal::IsDrift(system.journal, op.path, op.before)) continue;
-    plan.conflicts.push_back({"", fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
-                                              "--force overwrites it", system.root.Display(op.path)), ""});
+    plan.conflicts.push_back({"",
+                              fmt::format("{} was edited by someone else since rocmtune wrote it (drift); "
+                                          "--force overwrites it",
+                                          system.root.Display(op.path)),
+                              ""});
   }
 }
 

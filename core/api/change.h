@@ -48,8 +48,7 @@ Result<ChangeReport> Set(const sys::Root& root, const std::vector<std::string>& 
 Result<ChangeReport> Unset(const sys::Root& root, const std::vector<std::string>& keys, const ChangeOptions& options,
                            Writer& writer);
 // `id`: a transaction id, "last" or empty (the last one still in effect).
-Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const ChangeOptions& options,
-                            Writer& writer);
+Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const ChangeOptions& options, Writer& writer);
 Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, Writer& writer);
 
 nlohmann::ordered_json ResultJson(const ChangeReport& report);

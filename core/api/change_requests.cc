@@ -91,8 +91,9 @@ Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const 
     txn = journal::Find(txns, id);
     if (!txn) return Fail(ErrorCode::kNotFound, fmt::format("no transaction {} (see rocmtunectl history)", id));
     if (txn->state != journal::State::kCommitted || journal::IsReverted(txns, *txn))
-      not_in_effect = fmt::format("transaction {} is not in effect ({})", txn->id,
-                                  journal::IsReverted(txns, *txn) ? "already reverted" : journal::StateName(txn->state));
+      not_in_effect =
+          fmt::format("transaction {} is not in effect ({})", txn->id,
+                      journal::IsReverted(txns, *txn) ? "already reverted" : journal::StateName(txn->state));
   }
   if (!not_in_effect.empty()) {
     ChangeReport report = Empty({"revert", "", {}, txn ? txn->id : "", {}});
@@ -112,7 +113,8 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   auto system = PrepareChange(root, options, writer, recovery);
   if (!system) return tl::unexpected(system.error());
   profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
-  if (!store.Find(name)) return Fail(ErrorCode::kNotFound, fmt::format("no profile '{}' (see rocmtunectl profiles)", name));
+  if (!store.Find(name))
+    return Fail(ErrorCode::kNotFound, fmt::format("no profile '{}' (see rocmtunectl profiles)", name));
   ChangeReport refused = Empty({"apply", name, {}, "", {}});
   auto resolved = store.Resolve(name);
   if (!resolved) {
@@ -137,7 +139,8 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   auto desired = profiles::DesiredState(*resolved, system->root, system->inventory, with);
   if (!desired) return Fail(ErrorCode::kInvalidArgument, desired.error().message);
   auto kctx = system->Context();
-  profiles::ApplyRequest apply = profiles::BuildApplyRequest(kctx, name, *desired, journal::ActiveApply(system->journal));
+  profiles::ApplyRequest apply =
+      profiles::BuildApplyRequest(kctx, name, *desired, journal::ActiveApply(system->journal));
   ChangeReport report;
   plan::Plan& plan = report.plan;
   plan = plan::PlanRequest(kctx, apply.request);

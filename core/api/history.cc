@@ -29,8 +29,8 @@ HistoryReport History(const System& system) {
   for (const journal::Transaction& t : txns) {
     bool reverted = journal::IsReverted(txns, t);
     std::string state = t.state != journal::State::kCommitted ? std::string(journal::StateName(t.state))
-                        : reverted                           ? "reverted"
-                                                             : "in effect";
+                        : reverted                            ? "reverted"
+                                                              : "in effect";
     report.entries.push_back({&t, What(t), std::move(state), reverted});
   }
   return report;
@@ -53,9 +53,8 @@ json HistoryJson(const HistoryReport& report) {
                     {"reverted", e.reverted},
                     {"changes", std::move(paths)}});
   }
-  return json{{"schema", "rocmtune.history.v1"},
-              {"active_profile", report.active_profile},
-              {"transactions", std::move(list)}};
+  return json{
+      {"schema", "rocmtune.history.v1"}, {"active_profile", report.active_profile}, {"transactions", std::move(list)}};
 }
 
 }  // namespace rocmtune::api

@@ -28,7 +28,8 @@ std::string_view VerdictName(profiles::Verdict verdict) {
   return "skipped";
 }
 
-ordered_json ProfilesJson(const std::vector<profiles::Listing>& listings, const std::vector<std::string>& store_errors) {
+ordered_json ProfilesJson(const std::vector<profiles::Listing>& listings,
+                          const std::vector<std::string>& store_errors) {
   ordered_json rows = ordered_json::array();
   for (const profiles::Listing& l : listings) {
     bool ok = l.resolved.has_value();

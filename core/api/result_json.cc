@@ -22,7 +22,10 @@ json Messages(const std::vector<plan::Message>& messages) {
 json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
   json changes = json::array();
   for (const plan::Op& op : plan.ops) {
-    json c = {{"backend", plan::Name(op.backend)}, {"action", plan::OpKindName(op.kind)}, {"path", op.path}, {"reason", op.reason}};
+    json c = {{"backend", plan::Name(op.backend)},
+              {"action", plan::OpKindName(op.kind)},
+              {"path", op.path},
+              {"reason", op.reason}};
     if (op.kind == plan::OpKind::kWriteFile || op.kind == plan::OpKind::kRemoveFile) {
       c["diff"] = plan::UnifiedDiff(op.path, op.before, op.after);
     } else if (op.kind == plan::OpKind::kWriteSysfs) {
@@ -38,7 +41,8 @@ json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
   bool changed = outcome.check ? !blocked && !plan.ops.empty() : outcome.changed;
   auto regen = [&](const std::optional<plan::Regen>& done, plan::Regen planned) {
     if (done) return plan::RegenName(*done);
-    return blocked || (!outcome.check && !outcome.changed) ? plan::RegenName(plan::Regen::kNo) : plan::RegenName(planned);
+    return blocked || (!outcome.check && !outcome.changed) ? plan::RegenName(plan::Regen::kNo)
+                                                           : plan::RegenName(planned);
   };
   return json{
       {"schema", kResultSchema},
@@ -46,8 +50,9 @@ json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
       {"check", outcome.check},
       {"transaction", outcome.transaction ? json(*outcome.transaction) : json(nullptr)},
       {"reboot_required", changed && plan.reboot_required},
-      {"regenerated", {{"initramfs", regen(outcome.initramfs, plan.initramfs)},
-                       {"bootloader", regen(outcome.bootloader, plan.bootloader)}}},
+      {"regenerated",
+       {{"initramfs", regen(outcome.initramfs, plan.initramfs)},
+        {"bootloader", regen(outcome.bootloader, plan.bootloader)}}},
       {"changes", std::move(changes)},
       {"warnings", Messages(plan.warnings)},
       {"notes", Messages(plan.notes)},

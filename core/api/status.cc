@@ -39,7 +39,8 @@ Result<StatusReport> Status(const sys::Root& root) {
   } else {
     found.push_back({"journal.unreadable", detect::Severity::kError,
                      fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are "
-                                 "unknown: {}", txns.error().message),
+                                 "unknown: {}",
+                                 txns.error().message),
                      std::string(journal::kJournalDir)});
   }
   for (detect::Finding& f : found) report.inventory.findings.push_back(std::move(f));
@@ -48,8 +49,8 @@ Result<StatusReport> Status(const sys::Root& root) {
 
 nlohmann::ordered_json StatusJson(const StatusReport& report) {
   nlohmann::ordered_json doc = StatusJson(report.inventory, report.knobs);
-  doc["profile"] = report.active_profile.empty() ? nlohmann::ordered_json(nullptr)
-                                                 : nlohmann::ordered_json(report.active_profile);
+  doc["profile"] =
+      report.active_profile.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(report.active_profile);
   return doc;
 }
 

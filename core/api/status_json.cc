@@ -1,6 +1,5 @@
 #include "api/status_json.h"
 
-
 namespace rocmtune::api {
 namespace {
 
@@ -21,7 +20,8 @@ json SystemJson(const detect::SystemFacts& s) {
   return json{
       {"kernel", OrNull(s.kernel)},
       {"cmdline", OrNull(s.cmdline)},
-      {"os", {{"id", OrNull(s.os.id)}, {"version_id", OrNull(s.os.version_id)}, {"pretty_name", OrNull(s.os.pretty_name)}}},
+      {"os",
+       {{"id", OrNull(s.os.id)}, {"version_id", OrNull(s.os.version_id)}, {"pretty_name", OrNull(s.os.pretty_name)}}},
       {"rocm_version", OrNull(s.rocm_version)},
       {"boot", OrNull(s.boot.kind)},
       {"boot_evidence", s.boot.evidence},
@@ -68,12 +68,9 @@ json StatusJson(const detect::Inventory& inv) {
                         {"subject", f.subject.empty() ? json(nullptr) : json(f.subject)},
                         {"message", f.message}});
   return json{
-      {"schema", kStatusSchema},
-      {"system", SystemJson(inv.system)},
-      {"gpus", std::move(gpus)},
-      {"profile", nullptr},
-      {"pending_reboot", false},
-      {"knobs", json::array()},
+      {"schema", kStatusSchema},         {"system", SystemJson(inv.system)},
+      {"gpus", std::move(gpus)},         {"profile", nullptr},
+      {"pending_reboot", false},         {"knobs", json::array()},
       {"findings", std::move(findings)},
   };
 }

@@ -11,11 +11,10 @@ namespace rocmtune::api {
 
 inline constexpr const char* kStatusSchema = "rocmtune.status.v1";
 
-nlohmann::ordered_json StatusJson(const detect::Inventory& inventory);
+nlohmann::ordered_json StatusJson(const detect::Inventory& inv);
 // With the knobs section filled (configured, running, effective, owner, pending reboot).
-nlohmann::ordered_json StatusJson(const detect::Inventory& inventory, const std::vector<knobs::KnobState>& knobs);
+nlohmann::ordered_json StatusJson(const detect::Inventory& inv, const std::vector<knobs::KnobState>& knob_states);
 
 nlohmann::ordered_json GpuJson(const detect::Gpu& gpu);
-
 
 }  // namespace rocmtune::api

@@ -9,9 +9,9 @@
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "knobs/sysfs_attributes.h"
+#include "plan/owned_paths.h"
 #include "profiles/apply_request.h"
 #include "util/text.h"
-#include "plan/owned_paths.h"
 
 namespace rocmtune::api {
 namespace {
@@ -69,7 +69,8 @@ void SysfsDifferences(const System& system, std::vector<Difference>& out) {
     if (read && attr && attr->codec->Holds(*read, value)) continue;
     std::string current = !read ? "unreadable" : attr ? attr->codec->Current(*read).value_or("") : text::Clean(*read);
     if (current != value)
-      out.push_back({"sysfs", "/" + path, value, current, fmt::format("rocmtune wrote {}, it reads {}", value, current)});
+      out.push_back(
+          {"sysfs", "/" + path, value, current, fmt::format("rocmtune wrote {}, it reads {}", value, current)});
   }
 }
 

@@ -38,7 +38,8 @@ bool GrubEnablesBls(const sys::Root& root) {
 
 void DetectLoader(const sys::Root& root, BootSetup& setup) {
   // systemd-boot keeps loader.conf on the ESP (/efi, /boot/efi or /boot).
-  if (auto p = FirstExisting(root, {"efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf"})) {
+  if (auto p =
+          FirstExisting(root, {"efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf"})) {
     setup.kind = "systemd-boot";
     setup.evidence.push_back(*p);
     if (root.Exists("etc/kernel/cmdline")) setup.evidence.push_back("etc/kernel/cmdline");

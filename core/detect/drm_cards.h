@@ -13,8 +13,8 @@
 namespace rocmtune::detect {
 
 struct DrmCard {
-  std::string card;         // "card1"
-  std::string device_dir;   // root-relative: "sys/class/drm/card1/device"
+  std::string card;        // "card1"
+  std::string device_dir;  // root-relative: "sys/class/drm/card1/device"
   std::optional<std::string> driver;
   std::optional<PciAddress> address;
   std::optional<uint16_t> vendor_id;
@@ -24,7 +24,7 @@ struct DrmCard {
   std::optional<std::string> render_node;  // "renderD128"
   std::optional<uint64_t> vram_total;
   std::optional<uint64_t> visible_vram_total;  // CPU-visible part (the BAR); equal to vram_total with large BAR
-  std::optional<std::string> gc_ip;        // "11.0.1" from ip_discovery
+  std::optional<std::string> gc_ip;            // "11.0.1" from ip_discovery
   std::optional<std::string> product_name;
 };
 

@@ -18,10 +18,10 @@ inline std::string_view SeverityName(Severity s) {
 }
 
 struct Finding {
-  std::string id;        // stable, dotted: "detect.read-error", "gpu.not-amdgpu"
+  std::string id;  // stable, dotted: "detect.read-error", "gpu.not-amdgpu"
   Severity severity = Severity::kInfo;
-  std::string message;   // one sentence a person can act on
-  std::string subject;   // the GPU id or path it concerns, may be empty
+  std::string message;  // one sentence a person can act on
+  std::string subject;  // the GPU id or path it concerns, may be empty
 };
 
 }  // namespace rocmtune::detect

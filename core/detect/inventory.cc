@@ -193,10 +193,10 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
     if (node_used[i]) continue;
     if (nodes[i].vendor_id && *nodes[i].vendor_id != kAmdVendor) continue;
     if (!nodes[i].domain_reported && nodes[i].address)
-      inv.findings.push_back({"detect.kfd-no-domain", Severity::kInfo,
-                              fmt::format("KFD node {}: this kernel does not report the PCI domain; 0000 assumed",
-                                          nodes[i].node),
-                              nodes[i].address->ToString()});
+      inv.findings.push_back(
+          {"detect.kfd-no-domain", Severity::kInfo,
+           fmt::format("KFD node {}: this kernel does not report the PCI domain; 0000 assumed", nodes[i].node),
+           nodes[i].address->ToString()});
     inv.gpus.push_back(FromParts(nullptr, &nodes[i], system_ids.get()));
   }
 

@@ -32,7 +32,7 @@ struct Gpu {
   std::optional<uint64_t> visible_vram_bytes;  // not in the JSON contract; feeds vm_update_mode
   std::optional<int> kfd_node;
   std::string physical_id;
-  std::string identified_by;  // "kfd", "ip_discovery", "pci_table", "none"
+  std::string identified_by;              // "kfd", "ip_discovery", "pci_table", "none"
   std::optional<std::string> device_dir;  // root-relative sysfs device dir, when there is a DRM card
 };
 

@@ -45,8 +45,8 @@ std::optional<KfdNode> ReadNode(const sys::Root& root, int index, std::vector<Fi
   std::string dir = fmt::format("{}/{}", kNodes, index);
   auto content = root.ReadFile(dir + "/properties", 65536);
   if (!content) {
-    findings.push_back({"detect.read-error", Severity::kWarning,
-                        fmt::format("KFD node {}: {}", index, content.error().message), ""});
+    findings.push_back(
+        {"detect.read-error", Severity::kWarning, fmt::format("KFD node {}: {}", index, content.error().message), ""});
     return std::nullopt;
   }
   Props props = text::ParseKeySpaceValue(text::Clean(*content));

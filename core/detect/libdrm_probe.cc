@@ -2,9 +2,8 @@
 
 #include <fcntl.h>
 
-#include <fmt/format.h>
-
 #include <amdgpu.h>
+#include <fmt/format.h>
 
 #include "sys/unique_fd.h"
 

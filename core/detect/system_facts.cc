@@ -47,10 +47,10 @@ ModuleState ReadModule(const sys::Root& root, std::string_view module, std::vect
     }
   }
   if (unreadable > 0)
-    findings.push_back({"detect.parameters-unreadable", Severity::kInfo,
-                        fmt::format("{} {} parameter(s) could not be read (some are readable by root only)",
-                                    unreadable, module),
-                        std::string(module)});
+    findings.push_back(
+        {"detect.parameters-unreadable", Severity::kInfo,
+         fmt::format("{} {} parameter(s) could not be read (some are readable by root only)", unreadable, module),
+         std::string(module)});
   return state;
 }
 

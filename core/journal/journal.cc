@@ -45,7 +45,8 @@ Result<std::string> OptStringField(const json& record, std::string_view key, std
 Result<bool> OptBoolField(const json& record, std::string_view key, std::string_view where) {
   auto it = record.find(key);
   if (it == record.end()) return false;
-  if (!it->is_boolean()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" must be true or false", where, key));
+  if (!it->is_boolean())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"{}\" must be true or false", where, key));
   return it->get<bool>();
 }
 
@@ -157,8 +158,13 @@ std::string JournalFileName(uint64_t number) { return fmt::format("{:06}.jsonl",
 json BeginRecord(const Transaction& txn) {
   json ops = json::array();
   for (const plan::Op& op : txn.ops) ops.push_back(plan::OpToJson(op));
-  return {{"record", "begin"}, {"format", kJournalFormat}, {"id", txn.id}, {"time", txn.time},
-          {"intent", plan::IntentToJson(txn.intent)}, {"force", txn.force}, {"ops", std::move(ops)}};
+  return {{"record", "begin"},
+          {"format", kJournalFormat},
+          {"id", txn.id},
+          {"time", txn.time},
+          {"intent", plan::IntentToJson(txn.intent)},
+          {"force", txn.force},
+          {"ops", std::move(ops)}};
 }
 json MkdirRecord(std::string_view path) { return {{"record", "mkdir"}, {"path", path}}; }
 json RmdirRecord(std::string_view path) { return {{"record", "rmdir"}, {"path", path}}; }

@@ -49,9 +49,9 @@ struct RegenStatus {
 struct Transaction {
   uint64_t number = 0;
   int format = kJournalFormat;  // as its begin record says
-  std::string id;     // the number as text: what `revert ID` takes
-  std::string time;   // UTC, ISO 8601
-  std::string file;   // root-relative path of its journal file
+  std::string id;               // the number as text: what `revert ID` takes
+  std::string time;             // UTC, ISO 8601
+  std::string file;             // root-relative path of its journal file
   plan::Intent intent;
   std::vector<plan::Op> ops;  // `before` as found when the helper began
   bool force = false;

@@ -1,9 +1,8 @@
 #include "journal/revert.h"
 
-#include "journal/history.h"
-
 #include <fmt/format.h>
 
+#include "journal/history.h"
 
 namespace rocmtune::journal {
 namespace {

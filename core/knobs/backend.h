@@ -49,8 +49,8 @@ struct KnobState {
   std::optional<std::string> running;        // what the running kernel / device shows now
   std::optional<std::string> effective;      // what the driver really uses, "auto" resolved for these GPUs
   Owner owner = Owner::kKernel;
-  bool pending_reboot = false;               // configured differs from running until a reboot / reload
-  std::vector<std::string> notes;            // conflicts, why effective differs, ...
+  bool pending_reboot = false;     // configured differs from running until a reboot / reload
+  std::vector<std::string> notes;  // conflicts, why effective differs, ...
 };
 
 // A file's content for an op's `before`, or nullopt when it cannot be read.

@@ -179,7 +179,9 @@ void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
   if (module == "amdgpu" || module == "ttm" || module == "amdttm") {
     const knowledge::ModuleParam* p = ctx.catalog.Find(module, key.name.substr(dot + 1));
     if (!p) {
-      plan.refused.push_back({text, fmt::format("{}: {} is not a parameter of the {} module", text, key.name.substr(dot + 1), module), ""});
+      plan.refused.push_back(
+          {text, fmt::format("{}: {} is not a parameter of the {} module", text, key.name.substr(dot + 1), module),
+           ""});
       return;
     }
     if (auto v = knowledge::ValidateValue(*p, *value); !v)
@@ -190,13 +192,17 @@ void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
   } else {
     // The helper's allow-list takes only known options: refuse here, with the reason, rather
     // than plan what it will refuse.
-    plan.refused.push_back({text, fmt::format("rocmtune has no record of the kernel option '{}' and writes only options "
-                                              "it knows (the kernel hands unknown ones to init, so a typo is silent)",
-                                              key.name), ""});
+    plan.refused.push_back({text,
+                            fmt::format("rocmtune has no record of the kernel option '{}' and writes only options "
+                                        "it knows (the kernel hands unknown ones to init, so a typo is silent)",
+                                        key.name),
+                            ""});
   }
   if (!ctx.inventory.system.boot.kind)
-    plan.refused.push_back({text, "cannot tell how this system boots (no GRUB, BLS entries or /etc/kernel/cmdline "
-                                  "found), so there is nowhere safe to put a kernel option", ""});
+    plan.refused.push_back({text,
+                            "cannot tell how this system boots (no GRUB, BLS entries or /etc/kernel/cmdline "
+                            "found), so there is nowhere safe to put a kernel option",
+                            ""});
 }
 
 KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
@@ -214,8 +220,7 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
     state.notes.push_back(fmt::format("next boot's command line unknown: {}", why));
   }
   state.effective = state.running;
-  if (state.configured != state.running && (state.configured || state.running) &&
-      ctx.inventory.system.boot.kind)
+  if (state.configured != state.running && (state.configured || state.running) && ctx.inventory.system.boot.kind)
     state.pending_reboot = true;
   return state;
 }
@@ -246,8 +251,11 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
   if (auto next = NextBootCmdline(ctx))
     for (const Assignment& a : set)
       if (auto v = TokenValue(SplitCmdline(*next), a.key.name); v && !OwnsKey(owned, a.key.name) && *v != a.value)
-        plan.warnings.push_back({a.key.Text(), fmt::format("the command line already has {}={}; rocmtune's token "
-                                                           "comes after it and wins", a.key.name, *v), ""});
+        plan.warnings.push_back({a.key.Text(),
+                                 fmt::format("the command line already has {}={}; rocmtune's token "
+                                             "comes after it and wins",
+                                             a.key.name, *v),
+                                 ""});
 
   const std::string reason = "kernel command line for the next boot";
   if (kind == "grub-debian") {
@@ -266,8 +274,9 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
              update_grub ? std::vector<std::string>{} : std::vector<std::string>{"-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub and its drop-ins");
   } else if (kind == "grub") {
-    EditFile(ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
-             reason, plan);
+    EditFile(
+        ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
+        reason, plan);
     AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
     AddRegen(plan, plan::Regenerator::kGrubMkconfig, {"-o", "/boot/grub/grub.cfg"},
@@ -285,19 +294,23 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
       AddRegen(plan, plan::Regenerator::kGrubby, std::move(argv), "grubby updates every BLS entry's options");
     } else {
       for (const std::string& entry : BlsEntries(ctx.root))
-        EditFile(ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
-                 "GRUB reads BLS entries directly: no grub.cfg to regenerate", plan);
+        EditFile(
+            ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
+            "GRUB reads BLS entries directly: no grub.cfg to regenerate", plan);
     }
-    EditFile(ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kLinuxVar, add, remove); },
-             "kernels installed later take their options from here", plan);
+    EditFile(
+        ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kLinuxVar, add, remove); },
+        "kernels installed later take their options from here", plan);
     if (ctx.root.Exists(kKernelCmdlinePath))
-      EditFile(ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
-               "kernel-install uses it for kernels installed later", plan);
+      EditFile(
+          ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
+          "kernel-install uses it for kernels installed later", plan);
     AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
   } else if (kind == "systemd-boot") {
-    if (!EditFile(ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
-                  reason, plan))
+    if (!EditFile(
+            ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); }, reason,
+            plan))
       plan.refused.push_back({"", "/etc/kernel/cmdline is missing: create it from /proc/cmdline first", ""});
     AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
               "what rocmtune added, so it removes only that", plan);
@@ -327,8 +340,8 @@ std::vector<std::string> CmdlineBackend::Describe(const KnobContext& ctx, const 
     lines.push_back(fmt::format("values: {}{}", values, o->list ? " (comma-separated)" : ""));
     lines.push_back(fmt::format("source: {}", o->source));
   }
-  lines.push_back(fmt::format("boot setup: {}; takes effect at the next boot",
-                              ctx.inventory.system.boot.kind.value_or("unknown")));
+  lines.push_back(
+      fmt::format("boot setup: {}; takes effect at the next boot", ctx.inventory.system.boot.kind.value_or("unknown")));
   return lines;
 }
 

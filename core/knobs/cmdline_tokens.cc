@@ -60,8 +60,7 @@ std::string MakeToken(std::string_view key, std::optional<std::string_view> valu
 }
 
 bool IsKeyChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-         c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
 
 // Value ranges of the `options` lines of a BLS entry, and whether "options" has a separator.
@@ -148,8 +147,7 @@ std::optional<std::string> TokenValue(std::span<const std::string> tokens, std::
   return std::nullopt;
 }
 
-bool AddOrReplaceToken(std::vector<std::string>& tokens, std::string_view key,
-                       std::optional<std::string_view> value) {
+bool AddOrReplaceToken(std::vector<std::string>& tokens, std::string_view key, std::optional<std::string_view> value) {
   std::string token = MakeToken(key, value);
   size_t n = KernelTokenCount(tokens);
   for (size_t i = n; i-- > 0;) {
@@ -177,7 +175,8 @@ size_t RemoveToken(std::vector<std::string>& tokens, std::string_view key, std::
 Result<void> ValidateKey(std::string_view key) {
   if (key.empty()) return Fail(ErrorCode::kInvalidArgument, "kernel parameter name is empty");
   if (key.size() > kMaxKeyBytes)
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("kernel parameter name is longer than {} bytes", kMaxKeyBytes));
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("kernel parameter name is longer than {} bytes", kMaxKeyBytes));
   for (char c : key)
     if (!IsKeyChar(c))
       return Fail(ErrorCode::kInvalidArgument,

@@ -34,8 +34,7 @@ std::optional<std::string> TokenValue(std::span<const std::string> tokens, std::
 
 // Replaces the last occurrence of `key` in place, or inserts `key[=value]` at the end (before
 // "--"). nullopt value: a bare flag. Returns whether the tokens changed.
-bool AddOrReplaceToken(std::vector<std::string>& tokens, std::string_view key,
-                       std::optional<std::string_view> value);
+bool AddOrReplaceToken(std::vector<std::string>& tokens, std::string_view key, std::optional<std::string_view> value);
 // Removes every `key` before "--" (with `value`: only tokens carrying exactly that value).
 // Returns how many were removed.
 size_t RemoveToken(std::vector<std::string>& tokens, std::string_view key,

@@ -69,14 +69,13 @@ int NoretryDefault(const GcVersion& gc) {
   return gc >= GcVersion{10, 3, 0} ? 1 : 0;
 }
 
-std::optional<uint64_t> ReadU64(const std::optional<std::string>& s) {
-  return s ? text::ParseU64(*s) : std::nullopt;
-}
+std::optional<uint64_t> ReadU64(const std::optional<std::string>& s) { return s ? text::ParseU64(*s) : std::nullopt; }
 
 // Per GPU results joined: "1" when all agree, "1 on 0000:03:00.0, 0 on 0000:0c:00.0" otherwise.
 std::optional<std::string> Join(const std::vector<std::pair<std::string, std::optional<std::string>>>& per_gpu) {
   if (per_gpu.empty()) return std::nullopt;
-  bool all_same = std::all_of(per_gpu.begin(), per_gpu.end(), [&](const auto& p) { return p.second == per_gpu[0].second; });
+  bool all_same =
+      std::all_of(per_gpu.begin(), per_gpu.end(), [&](const auto& p) { return p.second == per_gpu[0].second; });
   if (all_same) return per_gpu[0].second;
   std::string out;
   for (const auto& [id, v] : per_gpu) {

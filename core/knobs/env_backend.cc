@@ -54,21 +54,26 @@ void CheckOverride(const KnobContext& ctx, const std::string& key, const std::st
     if (!gpu.gfx_target) continue;
     if (*gpu.gfx_target == target) {
       if (!where.empty()) continue;  // a harmless no-op elsewhere is not worth a line
-      plan.warnings.push_back({key, fmt::format("{}: {} already is {}; the override does nothing", key, gpu.id, target), source});
+      plan.warnings.push_back(
+          {key, fmt::format("{}: {} already is {}; the override does nothing", key, gpu.id, target), source});
       continue;
     }
     const auto* own = knowledge::GfxTargetTable::Builtin().ByName(*gpu.gfx_target);
     bool same_family = as && own && as->family && own->family && *as->family == *own->family;
     if (!same_family) {
-      (where.empty() ? plan.refused : plan.warnings).push_back({key, fmt::format("{}{}={}{} {} code on {} ({}, {}): a different ISA; expect "
-                                               "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION or wrong results",
-                                               where.empty() ? "" : ctx.root.Display(where) + " sets ", key, value,
-                                               where.empty() ? " would run" : ", which runs", target, gpu.id, *gpu.gfx_target,
-                                               gpu.family ? std::string(knowledge::FamilyName(*gpu.family)) : "family unknown"),
-                              source});
+      (where.empty() ? plan.refused : plan.warnings)
+          .push_back({key,
+                      fmt::format("{}{}={}{} {} code on {} ({}, {}): a different ISA; expect "
+                                  "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION or wrong results",
+                                  where.empty() ? "" : ctx.root.Display(where) + " sets ", key, value,
+                                  where.empty() ? " would run" : ", which runs", target, gpu.id, *gpu.gfx_target,
+                                  gpu.family ? std::string(knowledge::FamilyName(*gpu.family)) : "family unknown"),
+                      source});
     } else if (where.empty()) {
-      plan.warnings.push_back({key, fmt::format("{}: {} ({}) will load {} code objects: same family, not supported by AMD",
-                                                key, gpu.id, *gpu.gfx_target, target), source});
+      plan.warnings.push_back({key,
+                               fmt::format("{}: {} ({}) will load {} code objects: same family, not supported by AMD",
+                                           key, gpu.id, *gpu.gfx_target, target),
+                               source});
     }
   }
 }
@@ -97,17 +102,22 @@ void CheckSetOverride(const KnobContext& ctx, const std::string& key, const EnvS
 }
 
 // rocmtune edits only its own drop-ins: a setting in another file stays whatever rocmtune does.
-void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value, plan::Plan& plan) {
+void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
+                 plan::Plan& plan) {
   const std::string text = key.Text();
   for (const EnvSetting& s : ForeignFor(ctx, key.name)) {
     const std::string at = ctx.root.Display(Where(s));
     if (!value) {
-      plan.warnings.push_back({text, fmt::format("{} stays set to {} by {}, which rocmtune does not edit: remove it there",
-                                                 text, ValueText(s), at), ""});
+      plan.warnings.push_back({text,
+                               fmt::format("{} stays set to {} by {}, which rocmtune does not edit: remove it there",
+                                           text, ValueText(s), at),
+                               ""});
     } else if (s.value != value) {
-      plan.warnings.push_back({text, fmt::format("{} is also set to {} by {}, which rocmtune does not edit: programs "
-                                                 "see one or the other depending on how they start",
-                                                 text, ValueText(s), at), ""});
+      plan.warnings.push_back({text,
+                               fmt::format("{} is also set to {} by {}, which rocmtune does not edit: programs "
+                                           "see one or the other depending on how they start",
+                                           text, ValueText(s), at),
+                               ""});
     }
     if (key.name == "HSA_OVERRIDE_GFX_VERSION") CheckSetOverride(ctx, text, s, plan);
   }
@@ -154,7 +164,8 @@ void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std:
   if (!var) {
     std::string known;
     for (const auto& v : knowledge::EnvVars::Builtin().vars()) known += (known.empty() ? "" : ", ") + v.name;
-    plan.refused.push_back({text, fmt::format("{}: rocmtune only manages variables it can check ({})", text, known), ""});
+    plan.refused.push_back(
+        {text, fmt::format("{}: rocmtune only manages variables it can check ({})", text, known), ""});
     return;
   }
   if (!value) return;
@@ -178,11 +189,13 @@ KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   for (const EnvSetting& s : ForeignFor(ctx, key.name)) {
     if (state.owner == Owner::kRocmtune) {
       if (s.value != state.configured)
-        state.notes.push_back(fmt::format("also set to {} by {} (not rocmtune's)", ValueText(s), ctx.root.Display(Where(s))));
+        state.notes.push_back(
+            fmt::format("also set to {} by {} (not rocmtune's)", ValueText(s), ctx.root.Display(Where(s))));
       continue;
     }
     if (state.configured)  // an earlier foreign source, overridden by a later one (login-shell order)
-      state.notes.push_back(fmt::format("{} sets {}, overridden by a later file", *state.configured_in, *state.configured));
+      state.notes.push_back(
+          fmt::format("{} sets {}, overridden by a later file", *state.configured_in, *state.configured));
     state.configured = ValueText(s);
     state.configured_in = s.file;
     state.owner = Owner::kAdmin;

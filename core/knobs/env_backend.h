@@ -3,9 +3,8 @@
 // /etc/profile.d/rocmtune.sh (login shells). Running processes keep their environment.
 #pragma once
 
-#include <memory>
-
 #include <map>
+#include <memory>
 #include <string>
 
 #include "detect/finding.h"

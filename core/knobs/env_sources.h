@@ -18,8 +18,8 @@
 namespace rocmtune::knobs {
 
 struct EnvSetting {
-  std::string file;                  // root-relative
-  int line = 0;                      // 1-based
+  std::string file;  // root-relative
+  int line = 0;      // 1-based
   std::string name;
   std::optional<std::string> value;  // nullopt: computed by the shell (quotes with $, `...`)
 };

@@ -16,8 +16,8 @@ namespace {
 // Assigned by grub-mkconfig (2.06, before it sources the files) from grub-probe, or with
 // version-dependent constants: a file that reads them gets a value rocmtune cannot know offline.
 constexpr std::array<std::string_view, 8> kSetByGrubMkconfig = {
-    "GRUB_DEVICE", "GRUB_DEVICE_UUID", "GRUB_DEVICE_PARTUUID", "GRUB_DEVICE_BOOT", "GRUB_DEVICE_BOOT_UUID",
-    "GRUB_FS",     "GRUB_DISABLE_OS_PROBER", "GRUB_EARLY_INITRD_LINUX_STOCK"};
+    "GRUB_DEVICE",           "GRUB_DEVICE_UUID", "GRUB_DEVICE_PARTUUID",   "GRUB_DEVICE_BOOT",
+    "GRUB_DEVICE_BOOT_UUID", "GRUB_FS",          "GRUB_DISABLE_OS_PROBER", "GRUB_EARLY_INITRD_LINUX_STOCK"};
 
 using Vars = std::map<std::string, std::optional<std::string>, std::less<>>;
 

@@ -1,8 +1,7 @@
-#include "knobs/grub_config.h"
-
 #include <fmt/format.h>
 
 #include "knobs/cmdline_tokens.h"
+#include "knobs/grub_config.h"
 #include "util/shell_words.h"
 
 // Edits of /etc/default/grub and rocmtune's grub.d drop-in; the evaluation is in grub_config.cc.
@@ -22,14 +21,15 @@ constexpr std::string_view kDropInHeader =
 Result<std::string> SetAssignmentTokens(std::string_view file_content, std::string_view var,
                                         std::span<const std::string> add_tokens,
                                         std::span<const std::string> remove_keys) {
-  if (!shell::IsName(var)) return Fail(ErrorCode::kInvalidArgument, fmt::format("'{}' is not a shell variable name", var));
+  if (!shell::IsName(var))
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("'{}' is not a shell variable name", var));
   std::vector<shell::Command> commands = shell::ParseScript(file_content);
   const shell::Assignment* last = nullptr;
   for (const shell::Command& cmd : commands) {
     if (!cmd.unsupported.empty())
-      return Fail(ErrorCode::kInvalidData,
-                  fmt::format("line {}: {}; rocmtune only edits files made of simple assignments", cmd.line,
-                              cmd.unsupported));
+      return Fail(
+          ErrorCode::kInvalidData,
+          fmt::format("line {}: {}; rocmtune only edits files made of simple assignments", cmd.line, cmd.unsupported));
     for (const shell::Assignment& a : cmd.assignments)
       if (a.name == var) last = &a;
   }
@@ -67,8 +67,7 @@ Result<std::string> RocmtuneDropIn(std::string_view var, std::span<const std::st
   if (!IsCmdlineVar(var))
     return Fail(ErrorCode::kInvalidArgument,
                 fmt::format("'{}': the drop-in sets GRUB_CMDLINE_LINUX or GRUB_CMDLINE_LINUX_DEFAULT", var));
-  if (tokens.empty())
-    return Fail(ErrorCode::kInvalidArgument, "a drop-in without tokens: remove the file instead");
+  if (tokens.empty()) return Fail(ErrorCode::kInvalidArgument, "a drop-in without tokens: remove the file instead");
   for (const std::string& t : tokens)
     if (auto v = ValidateToken(t); !v) return tl::unexpected(v.error());
   return fmt::format("{}{}=\"${} {}\"\n", kDropInHeader, var, var, JoinCmdline(tokens));

@@ -37,9 +37,7 @@ std::optional<InitramfsTool> FindInitramfsTool(const KnobContext& ctx) {
         tool.evidence = "etc/initramfs-tools/modules lists amdgpu";
       }
       break;
-    case plan::Regenerator::kDracut:
-      tool.argv.insert(tool.argv.end(), {"--force", "--regenerate-all"});
-      break;
+    case plan::Regenerator::kDracut: tool.argv.insert(tool.argv.end(), {"--force", "--regenerate-all"}); break;
     case plan::Regenerator::kMkinitcpio:
       tool.argv.push_back("-P");
       if (FileMentions(ctx.root, "etc/mkinitcpio.conf", "amdgpu")) {
@@ -50,11 +48,8 @@ std::optional<InitramfsTool> FindInitramfsTool(const KnobContext& ctx) {
         tool.evidence = "etc/mkinitcpio.conf HOOKS has kms (GPU drivers in the image)";
       }
       break;
-    case plan::Regenerator::kBooster:
-      tool.argv.insert(tool.argv.end(), {"build", "--force"});
-      break;
-    default:
-      break;
+    case plan::Regenerator::kBooster: tool.argv.insert(tool.argv.end(), {"build", "--force"}); break;
+    default: break;
   }
   return tool;
 }

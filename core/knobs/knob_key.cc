@@ -73,9 +73,10 @@ Result<KnobKey> ParseKnobKey(std::string_view text) {
     key.target = std::string(rest.substr(0, last));
     key.name = std::string(rest.substr(last + 1));
     bool target_ok = key.target == "all" || (key.target.starts_with("card") && ValidName(key.target, false)) ||
-                     (key.target.size() == 12 && key.target[4] == ':' && key.target[7] == ':' && key.target[10] == '.' &&
-                      std::all_of(key.target.begin(), key.target.end(),
-                                  [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; }));
+                     (key.target.size() == 12 && key.target[4] == ':' && key.target[7] == ':' &&
+                      key.target[10] == '.' && std::all_of(key.target.begin(), key.target.end(), [](char c) {
+                        return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.';
+                      }));
     if (!target_ok || !ValidName(key.name, false))
       return Bad(text, "the target is cardN, a PCI slot (0000:03:00.0) or all; the attribute a sysfs name");
     return key;

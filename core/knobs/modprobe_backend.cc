@@ -98,9 +98,11 @@ void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const
   if (!param) {
     std::string hint;
     for (const auto* s : ctx.catalog.Suggest(key.module, key.name))
-      hint += fmt::format("{}{}.{}", hint.empty() ? " Did you mean " : " or ", s->module == "ttm" && key.module == "amdttm" ? "amdttm" : s->module, s->name);
+      hint += fmt::format("{}{}.{}", hint.empty() ? " Did you mean " : " or ",
+                          s->module == "ttm" && key.module == "amdttm" ? "amdttm" : s->module, s->name);
     if (!hint.empty()) hint += "?";
-    plan.refused.push_back({text, fmt::format("{} is not a parameter of the {} module.{}", text, key.module, hint), ""});
+    plan.refused.push_back(
+        {text, fmt::format("{} is not a parameter of the {} module.{}", text, key.module, hint), ""});
     return;
   }
   if (value) {
@@ -125,13 +127,18 @@ void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const
     return;
   }
   if (!module_dir)
-    plan.warnings.push_back({text, fmt::format("cannot check that the kernel has {}: the {} module is not loaded", text, key.module), ""});
+    plan.warnings.push_back(
+        {text, fmt::format("cannot check that the kernel has {}: the {} module is not loaded", text, key.module), ""});
   if (key.module == "ttm" && ctx.root.IsDirectory("sys/module/amdttm"))
-    plan.warnings.push_back({text, fmt::format("amdgpu-dkms is installed: its TTM is amdttm, so set amdttm.{} instead", key.name), ""});
+    plan.warnings.push_back(
+        {text, fmt::format("amdgpu-dkms is installed: its TTM is amdttm, so set amdttm.{} instead", key.name), ""});
   if (param->taints)
-    plan.warnings.push_back({text, fmt::format("{} is an unsafe parameter: setting it taints the kernel (TAINT_USER)", text), param->source});
+    plan.warnings.push_back({text,
+                             fmt::format("{} is an unsafe parameter: setting it taints the kernel (TAINT_USER)", text),
+                             param->source});
   if (param->deprecated_by)
-    plan.warnings.push_back({text, fmt::format("{} is deprecated; use {}", text, *param->deprecated_by), param->source});
+    plan.warnings.push_back(
+        {text, fmt::format("{} is deprecated; use {}", text, *param->deprecated_by), param->source});
   if ((!param->affects_gc.empty() || param->affects_apu_only) && !ctx.inventory.gpus.empty() &&
       AffectedGpus(*param, ctx.inventory).empty()) {
     std::string gpus;
@@ -139,9 +146,10 @@ void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const
       gpus += fmt::format("{}{} ({}, GC {})", gpus.empty() ? "" : ", ", g.id, g.gfx_target.value_or("gfx unknown"),
                           g.gc_ip.value_or("unknown"));
     std::string only = param->affects_apu_only ? "APUs" : fmt::format("GC {}", AffectedList(*param));
-    plan.warnings.push_back({text, fmt::format("{} does nothing on this machine's GPUs ({}): the driver only reads it for {}",
-                                               text, gpus, only),
-                             param->source});
+    plan.warnings.push_back(
+        {text,
+         fmt::format("{} does nothing on this machine's GPUs ({}): the driver only reads it for {}", text, gpus, only),
+         param->source});
   }
 }
 
@@ -181,11 +189,15 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
   }
   auto owned = OwnedOptions(*config);
   auto desired = owned;
-  for (const Assignment& a : set) desired[a.key.module][a.key.name] = *knowledge::ValidateValue(*Lookup(ctx, a.key), a.value);
+  for (const Assignment& a : set)
+    desired[a.key.module][a.key.name] = *knowledge::ValidateValue(*Lookup(ctx, a.key), a.value);
   for (const KnobKey& k : unset) {
     if (!desired[k.module].erase(k.name) && !owned[k.module].count(k.name)) {
       auto win = sys::Winning(*config, k.module, k.name);
-      if (win) plan.warnings.push_back({k.Text(), fmt::format("{} is set in {}, which rocmtune does not own: left as it is", k.Text(), win->file), ""});
+      if (win)
+        plan.warnings.push_back(
+            {k.Text(), fmt::format("{} is set in {}, which rocmtune does not own: left as it is", k.Text(), win->file),
+             ""});
     }
   }
   for (auto it = desired.begin(); it != desired.end();) it = it->second.empty() ? desired.erase(it) : std::next(it);
@@ -214,9 +226,11 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
       // libkmod reads files sorted by basename; the kernel command line comes last.
       std::string_view base = std::string_view(o.file).substr(o.file.rfind('/') + 1);
       bool theirs_wins = o.file == "proc/cmdline" || base > std::string_view("rocmtune.conf");
-      plan.warnings.push_back({a.key.Text(), fmt::format("{} also sets {}={}{}", o.file, o.name, o.value,
-                                                           theirs_wins ? "; it is read later and wins" : "; rocmtune's value is read later and wins"),
-                               ""});
+      plan.warnings.push_back(
+          {a.key.Text(),
+           fmt::format("{} also sets {}={}{}", o.file, o.name, o.value,
+                       theirs_wins ? "; it is read later and wins" : "; rocmtune's value is read later and wins"),
+           ""});
     }
   }
   plan.reboot_required = true;
@@ -268,11 +282,10 @@ std::vector<std::string> ModprobeBackend::Describe(const KnobContext& ctx, const
   for (const detect::Gpu& g : ctx.inventory.gpus) {
     auto affected = AffectedGpus(*p, ctx.inventory);
     bool hit = std::find(affected.begin(), affected.end(), &g) != affected.end();
-    lines.push_back(fmt::format("on {} ({}, GC {}): {}", g.id, g.gfx_target.value_or("gfx unknown"),
-                                g.gc_ip.value_or("unknown"),
-                                hit ? "the driver reads it"
-                                    : fmt::format("no effect (only read for {})",
-                                                  p->affects_apu_only ? "APUs" : "GC " + AffectedList(*p))));
+    lines.push_back(fmt::format(
+        "on {} ({}, GC {}): {}", g.id, g.gfx_target.value_or("gfx unknown"), g.gc_ip.value_or("unknown"),
+        hit ? "the driver reads it"
+            : fmt::format("no effect (only read for {})", p->affects_apu_only ? "APUs" : "GC " + AffectedList(*p))));
   }
   lines.push_back(fmt::format("source: {}", p->source));
   return lines;

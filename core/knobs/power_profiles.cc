@@ -23,7 +23,9 @@ bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 
 std::vector<PowerProfile> ParseLine(std::string_view content, size_t begin, size_t end) {
   std::vector<PowerProfile> out;
   size_t i = begin;
-  auto skip_blank = [&] { while (i < end && Blank(content[i])) ++i; };
+  auto skip_blank = [&] {
+    while (i < end && Blank(content[i])) ++i;
+  };
   skip_blank();
   while (i < end) {
     size_t digits = i;
@@ -36,7 +38,8 @@ std::vector<PowerProfile> ParseLine(std::string_view content, size_t begin, size
     while (i < end && NameChar(content[i])) ++i;
     p.name_end = i;
     std::string_view name = content.substr(p.name_begin, p.name_end - p.name_begin);
-    if (name.empty() || std::none_of(name.begin(), name.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+    if (name.empty() ||
+        std::none_of(name.begin(), name.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
       return {};
     p.name = std::string(name);
     skip_blank();
@@ -98,8 +101,9 @@ class Codec final : public SysfsCodec {
     std::string names;
     for (const PowerProfile& p : profiles)
       if (p.name != kCustom) names += (names.empty() ? "" : ", ") + p.name;
-    return Fail(ErrorCode::kInvalidArgument,
-                fmt::format("offers no profile '{}' (it has: {}; CUSTOM needs parameters and is not managed)", wanted, names));
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("offers no profile '{}' (it has: {}; CUSTOM needs parameters and is not managed)", wanted, names));
   }
   bool ReadsDeviceToCheck() const override { return true; }
   Result<void> CheckWrite(std::string_view raw, std::string_view written) const override {
@@ -107,7 +111,8 @@ class Codec final : public SysfsCodec {
     if (!index) return Fail(ErrorCode::kInvalidArgument, fmt::format("'{}' is not a profile index (0-99)", written));
     for (const PowerProfile& p : ParsePowerProfiles(raw))
       if (p.index == *index && p.name != kCustom) return {};
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("the device lists no profile {} rocmtune may select", written));
+    return Fail(ErrorCode::kInvalidArgument,
+                fmt::format("the device lists no profile {} rocmtune may select", written));
   }
   bool Holds(std::string_view raw, std::string_view written) const override {
     const auto profiles = ParsePowerProfiles(raw);
@@ -138,7 +143,8 @@ std::string MarkPowerProfile(std::string_view content, std::string_view index) {
   if (index.ends_with('\n')) index.remove_suffix(1);
   const auto profiles = ParsePowerProfiles(content);
   auto wanted = ParseIndex(index);
-  auto target = std::find_if(profiles.begin(), profiles.end(), [&](const PowerProfile& p) { return wanted && p.index == *wanted; });
+  auto target = std::find_if(profiles.begin(), profiles.end(),
+                             [&](const PowerProfile& p) { return wanted && p.index == *wanted; });
   if (target == profiles.end()) return std::string(index);
   const PowerProfile* active = Active(profiles);
   if (active == &*target) return std::string(content);

@@ -39,7 +39,8 @@ std::vector<KnobState> ReportKnobs(const KnobContext& ctx) {
   };
   for (const KnobKey& k : WatchedKeys()) {
     // Module parameters only where the module is there to have them.
-    if (k.kind == KnobKind::kModuleParam && !(k.module == "amdgpu" ? ctx.inventory.system.amdgpu : ctx.inventory.system.ttm).loaded)
+    if (k.kind == KnobKind::kModuleParam &&
+        !(k.module == "amdgpu" ? ctx.inventory.system.amdgpu : ctx.inventory.system.ttm).loaded)
       continue;
     add(k);
   }

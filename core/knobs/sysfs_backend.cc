@@ -74,12 +74,16 @@ void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const st
   if (!attr) {
     std::string names;
     for (const Attribute& a : SysfsAttributes()) names += (names.empty() ? "" : ", ") + std::string(a.name);
-    plan.refused.push_back({text, fmt::format("{}: rocmtune does not manage the sysfs attribute '{}' (managed: {})", text, key.name, names), ""});
+    plan.refused.push_back(
+        {text,
+         fmt::format("{}: rocmtune does not manage the sysfs attribute '{}' (managed: {})", text, key.name, names),
+         ""});
     return;
   }
   auto gpus = Targets(ctx, key.target);
   if (gpus.empty()) {
-    plan.refused.push_back({text, fmt::format("{}: no amdgpu GPU is '{}' (use cardN, a PCI slot or all)", text, key.target), ""});
+    plan.refused.push_back(
+        {text, fmt::format("{}: no amdgpu GPU is '{}' (use cardN, a PCI slot or all)", text, key.target), ""});
     return;
   }
   if (!value) return;
@@ -94,17 +98,22 @@ void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const st
     std::string error;
     auto raw = ReadAttr(ctx, *gpu, key.name, &error);
     if (!raw) {
-      plan.refused.push_back({text, fmt::format("{}: {} has no readable {}{}", text, gpu->id, key.name,
-                                                error.empty() ? " (no sysfs device)" : ": " + error), std::string(attr->source)});
+      plan.refused.push_back({text,
+                              fmt::format("{}: {} has no readable {}{}", text, gpu->id, key.name,
+                                          error.empty() ? " (no sysfs device)" : ": " + error),
+                              std::string(attr->source)});
       continue;
     }
     if (auto encoded = attr->codec->Encode(*raw, *value); !encoded) {
-      plan.refused.push_back({text, fmt::format("{}: {} {}", text, gpu->id, encoded.error().message), std::string(attr->source)});
+      plan.refused.push_back(
+          {text, fmt::format("{}: {} {}", text, gpu->id, encoded.error().message), std::string(attr->source)});
     } else if (attr->codec->Current(*raw) != *value && !attr->codec->Restorable(*raw)) {
       // What could not be put back is not changed: `revert` and a rollback write the value read now.
-      plan.refused.push_back({text, fmt::format("{}: {} reads {} for {}, which rocmtune could not write back; not changed",
-                                                text, gpu->id, attr->codec->Current(*raw).value_or("no value it can name"),
-                                                key.name), std::string(attr->source)});
+      plan.refused.push_back(
+          {text,
+           fmt::format("{}: {} reads {} for {}, which rocmtune could not write back; not changed", text, gpu->id,
+                       attr->codec->Current(*raw).value_or("no value it can name"), key.name),
+           std::string(attr->source)});
     }
   }
 }
@@ -154,8 +163,11 @@ void SysfsBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignmen
     }
   }
   for (const KnobKey& k : unset)
-    plan.warnings.push_back({k.Text(), fmt::format("{}: a runtime attribute has no stored setting to remove; it returns "
-                                                   "to the driver's default at the next boot or GPU reset", k.Text()), ""});
+    plan.warnings.push_back({k.Text(),
+                             fmt::format("{}: a runtime attribute has no stored setting to remove; it returns "
+                                         "to the driver's default at the next boot or GPU reset",
+                                         k.Text()),
+                             ""});
 }
 
 std::vector<KnobKey> SysfsBackend::ConfiguredKeys(const KnobContext&) const { return {}; }

@@ -17,20 +17,43 @@ namespace rocmtune::knowledge {
 namespace {
 
 constexpr std::array<std::pair<ParamType, std::string_view>, 9> kTypeNames{{
-    {ParamType::kInt, "int"},       {ParamType::kUint, "uint"}, {ParamType::kUlong, "ulong"},
-    {ParamType::kUllong, "ullong"}, {ParamType::kHexint, "hexint"}, {ParamType::kBool, "bool"},
-    {ParamType::kBint, "bint"},     {ParamType::kCharp, "charp"}, {ParamType::kString, "string"},
+    {ParamType::kInt, "int"},
+    {ParamType::kUint, "uint"},
+    {ParamType::kUlong, "ulong"},
+    {ParamType::kUllong, "ullong"},
+    {ParamType::kHexint, "hexint"},
+    {ParamType::kBool, "bool"},
+    {ParamType::kBint, "bint"},
+    {ParamType::kCharp, "charp"},
+    {ParamType::kString, "string"},
 }};
 
 // Every key a [[param]] may have: a misspelt key is an error, not a silently missing fact.
-const std::set<std::string, std::less<>> kKeys = {
-    "module", "name", "type", "default", "min", "max", "values", "value_names", "runtime_writable", "takes_effect",
-    "since", "removed", "taints", "deprecated_by", "effective_rule", "affects_gc", "affects_apu_only",
-    "config_dependency", "description", "note", "source"};
+const std::set<std::string, std::less<>> kKeys = {"module",
+                                                  "name",
+                                                  "type",
+                                                  "default",
+                                                  "min",
+                                                  "max",
+                                                  "values",
+                                                  "value_names",
+                                                  "runtime_writable",
+                                                  "takes_effect",
+                                                  "since",
+                                                  "removed",
+                                                  "taints",
+                                                  "deprecated_by",
+                                                  "effective_rule",
+                                                  "affects_gc",
+                                                  "affects_apu_only",
+                                                  "config_dependency",
+                                                  "description",
+                                                  "note",
+                                                  "source"};
 
 constexpr size_t kMaxSuggestDistance = 2;
 constexpr size_t kMaxSuggestInput = 64;
-constexpr size_t kMaxValueBytes = 4096;   // beyond any real value; keeps messages and files small
+constexpr size_t kMaxValueBytes = 4096;  // beyond any real value; keeps messages and files small
 // amdgpu.h AMDGPU_MAX_TIMEOUT_PARAM_LENGTH is 256 with the NUL: params.c param_set_copystring()
 // refuses 256 characters for lockup_timeout. charp has no kernel limit; no real value is longer.
 constexpr size_t kMaxStringBytes = 255;
@@ -114,7 +137,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -245,7 +269,10 @@ std::string RejectBytes(std::string_view v) {
 std::string Shown(std::string_view v) { return v.size() <= 40 ? fmt::format("'{}'", v) : "the value"; }
 
 int DigitValue(char c, int base) {
-  int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+  int d = c >= '0' && c <= '9'   ? c - '0'
+          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                 : 99;
   return d < base ? d : -1;
 }
 
@@ -256,7 +283,8 @@ Result<std::string> ValidateInteger(const ModuleParam& p, std::string_view v) {
   std::string_view digits = v;
   bool negative = !digits.empty() && digits[0] == '-';
   if (negative) digits.remove_prefix(1);
-  if (negative && IsUnsigned(p.type)) return refuse("is negative, but the parameter is unsigned (the kernel refuses it)");
+  if (negative && IsUnsigned(p.type))
+    return refuse("is negative, but the parameter is unsigned (the kernel refuses it)");
   int base = 10;
   if (digits.size() >= 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
     if (negative || !IsUnsigned(p.type)) return refuse("is hex, which rocmtune accepts only for unsigned parameters");
@@ -281,8 +309,10 @@ Result<std::string> ValidateInteger(const ModuleParam& p, std::string_view v) {
 
   std::optional<int64_t> number;  // unset only for unsigned values above INT64_MAX
   if (negative) number = -static_cast<int64_t>(magnitude);
-  else if (magnitude <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) number = static_cast<int64_t>(magnitude);
-  if ((p.min && number && *number < *p.min) || (p.max && (!number || *number > *p.max))) return refuse("is out of range");
+  else if (magnitude <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    number = static_cast<int64_t>(magnitude);
+  if ((p.min && number && *number < *p.min) || (p.max && (!number || *number > *p.max)))
+    return refuse("is out of range");
   if (!p.values.empty() && (!number || std::find(p.values.begin(), p.values.end(), *number) == p.values.end()))
     return refuse("is not an accepted value");
 

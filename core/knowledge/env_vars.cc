@@ -79,10 +79,11 @@ std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
     bool inert = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                  std::string_view("._,:+-/=").find(c) != std::string_view::npos;
     if (!inert)
-      return fmt::format("{}: '{}' is not allowed: values may hold only letters, digits and . _ , : + - / = "
-                         "(they are written unquoted into a shell script){}",
-                         var.name, static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c,
-                         c == ';' ? "; in /etc/profile.d a ';' ends the command and runs the rest" : "");
+      return fmt::format(
+          "{}: '{}' is not allowed: values may hold only letters, digits and . _ , : + - / = "
+          "(they are written unquoted into a shell script){}",
+          var.name, static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c,
+          c == ';' ? "; in /etc/profile.d a ';' ends the command and runs the rest" : "");
   }
   if (var.check == "enum") {
     if (std::find(var.values.begin(), var.values.end(), value) != var.values.end()) return "";
@@ -97,9 +98,10 @@ std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
       auto major = text::ParseU64(parts[0]), minor = text::ParseU64(parts[1]), step = text::ParseU64(parts[2]);
       if (major && minor && step && *major <= 63 && *minor <= 255 && *step <= 255) return "";
     }
-    return fmt::format("{}={} is invalid: libhsakmt wants N.N.N (major <= 63, minor and stepping <= 255) and "
-                       "otherwise fails topology init, leaving no GPU usable",
-                       var.name, value);
+    return fmt::format(
+        "{}={} is invalid: libhsakmt wants N.N.N (major <= 63, minor and stepping <= 255) and "
+        "otherwise fails topology init, leaving no GPU usable",
+        var.name, value);
   }
   if (var.check == "id-list") {
     for (std::string_view id : Split(value, ","))
@@ -112,18 +114,20 @@ std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
       if (!IsGfxName(g)) return fmt::format("{}: '{}' is not a gfx target", var.name, g);
     return "";
   }
-  if (var.check == "uint") return AllDigits(value) && value.size() < 10 ? "" : fmt::format("{}: a number is needed", var.name);
+  if (var.check == "uint")
+    return AllDigits(value) && value.size() < 10 ? "" : fmt::format("{}: a number is needed", var.name);
   if (var.check == "alloc-conf") {
-    static const std::vector<std::string_view> kKeys = {"max_split_size_mb", "garbage_collection_threshold",
-                                                        "expandable_segments", "roundup_power2_divisions",
-                                                        "backend", "release_lock_on_hipmalloc"};
+    static const std::vector<std::string_view> kKeys = {
+        "max_split_size_mb", "garbage_collection_threshold", "expandable_segments", "roundup_power2_divisions",
+        "backend",           "release_lock_on_hipmalloc"};
     for (std::string_view item : Split(value, ",")) {
       size_t colon = item.find(':');
       std::string_view key = item.substr(0, colon);
       if (colon == std::string_view::npos || std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-        return fmt::format("{}: '{}' is not a caching-allocator option (PyTorch would say \"Unrecognized "
-                           "CachingAllocator option\")",
-                           var.name, item);
+        return fmt::format(
+            "{}: '{}' is not a caching-allocator option (PyTorch would say \"Unrecognized "
+            "CachingAllocator option\")",
+            var.name, item);
       if (key == "max_split_size_mb") {
         auto n = text::ParseU64(item.substr(colon + 1));
         if (!n || *n <= 20) return fmt::format("{}: max_split_size_mb must be a number > 20", var.name);

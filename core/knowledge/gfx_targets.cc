@@ -27,7 +27,8 @@ Result<GfxTargetTable> GfxTargetTable::Parse(std::string_view toml_text, std::st
     auto version = t ? TomlInt(*t, "gfx_target_version") : std::nullopt;
     auto name = t ? TomlString(*t, "gfx_target") : std::nullopt;
     if (!version || !name || *version <= 0)
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[target]] lacks gfx_target_version or gfx_target", origin));
+      return Fail(ErrorCode::kInvalidData,
+                  fmt::format("{}: a [[target]] lacks gfx_target_version or gfx_target", origin));
     GfxTarget target;
     target.version = static_cast<uint32_t>(*version);
     target.name = *name;

@@ -38,7 +38,8 @@ Result<GpuTable> GpuTable::Parse(std::string_view toml_text, std::string_view or
     if (auto family = TomlString(*t, "family")) {
       model.family = ParseFamily(*family);
       if (!model.family)
-        return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}: unknown family '{}'", origin, model.product, *family));
+        return Fail(ErrorCode::kInvalidData,
+                    fmt::format("{}: {}: unknown family '{}'", origin, model.product, *family));
     }
     model.apu = TomlBool(*t, "apu");
     model.source = TomlString(*t, "source").value_or("");

@@ -40,7 +40,8 @@ Result<KernelOptions> KernelOptions::Parse(std::string_view toml_text, std::stri
 }
 
 const KernelOptions& KernelOptions::Builtin() {
-  static const KernelOptions table = LoadBuiltin<KernelOptions>(embedded::kKernelOptionsToml, "data/kernel_options.toml");
+  static const KernelOptions table =
+      LoadBuiltin<KernelOptions>(embedded::kKernelOptionsToml, "data/kernel_options.toml");
   return table;
 }
 

@@ -12,8 +12,8 @@ namespace rocmtune::knowledge {
 
 struct KernelOption {
   std::string name;
-  std::vector<std::string> values;          // accepted values (words)
-  bool list = false;                        // comma-separated words allowed
+  std::vector<std::string> values;            // accepted values (words)
+  bool list = false;                          // comma-separated words allowed
   std::map<std::string, std::string> refuse;  // value -> why it is wrong
   std::string description;
   std::string source;

@@ -24,8 +24,8 @@ inline constexpr const char* kHelperSchema = "rocmtune.helper.v1";
 
 struct HelperReply {
   HelperStatus status = HelperStatus::kFailed;
-  std::string transaction;             // the journal id when one was begun
-  std::vector<std::string> messages;   // why it was refused / failed, drift found, regenerator output
+  std::string transaction;            // the journal id when one was begun
+  std::vector<std::string> messages;  // why it was refused / failed, drift found, regenerator output
   Regen initramfs = Regen::kNo;
   Regen bootloader = Regen::kNo;
   std::vector<std::string> recovered;  // interrupted transactions rolled back first

@@ -20,8 +20,15 @@ enum class BackendId { kModprobe, kCmdline, kSysfs, kEnv, kInitramfs, kBootloade
 // The programs that rebuild boot files from the files rocmtune edits, the only ones the helper
 // runs. A regenerate op's path is Name(regenerator); regenerator.cc holds the one table.
 enum class Regenerator {
-  kUpdateGrub, kGrubMkconfig, kGrub2Mkconfig, kGrubby, kKernelInstall,  // bootloader
-  kInitramfsTools, kDracut, kMkinitcpio, kBooster,                       // initramfs
+  kUpdateGrub,
+  kGrubMkconfig,
+  kGrub2Mkconfig,
+  kGrubby,
+  kKernelInstall,  // bootloader
+  kInitramfsTools,
+  kDracut,
+  kMkinitcpio,
+  kBooster,  // initramfs
 };
 
 struct RegeneratorRow {
@@ -50,20 +57,20 @@ struct Op {
 };
 
 struct Message {
-  std::string key;      // the knob it concerns, may be empty
+  std::string key;  // the knob it concerns, may be empty
   std::string message;
-  std::string source;   // the citation that makes it true, may be empty
+  std::string source;  // the citation that makes it true, may be empty
 };
 
 enum class Regen { kNo, kPending, kDone };
 
 // What the user asked for, recorded with the transaction (history, active profile, revert).
 struct Intent {
-  std::string verb;                // "apply", "set", "unset", "revert", "reset"
-  std::string profile;             // apply: the profile's name
-  std::vector<std::string> args;   // set/unset: the keys and assignments as typed
-  std::string reverts;             // revert: the transaction id it undoes
-  std::vector<std::string> with;   // apply: optional items asked for with --with
+  std::string verb;               // "apply", "set", "unset", "revert", "reset"
+  std::string profile;            // apply: the profile's name
+  std::vector<std::string> args;  // set/unset: the keys and assignments as typed
+  std::string reverts;            // revert: the transaction id it undoes
+  std::vector<std::string> with;  // apply: optional items asked for with --with
 };
 
 struct Plan {

@@ -82,7 +82,8 @@ Result<std::optional<sys::RootId>> RootIdFromJson(const json& doc) {
   if (it == doc.end() || it->is_null()) return std::optional<sys::RootId>();
   auto dev = it->is_object() ? it->find("dev") : it->end();
   auto ino = it->is_object() ? it->find("ino") : it->end();
-  if (!it->is_object() || dev == it->end() || ino == it->end() || !dev->is_number_unsigned() || !ino->is_number_unsigned())
+  if (!it->is_object() || dev == it->end() || ino == it->end() || !dev->is_number_unsigned() ||
+      !ino->is_number_unsigned())
     return Fail(ErrorCode::kInvalidData, "plan: \"root\" must be {\"dev\": N, \"ino\": N}");
   return std::optional<sys::RootId>(sys::RootId{dev->get<uint64_t>(), ino->get<uint64_t>()});
 }
@@ -142,9 +143,13 @@ Result<Intent> IntentFromJson(const json& j) {
 }
 
 json OpToJson(const Op& op) {
-  return {{"kind", OpKindName(op.kind)}, {"backend", Name(op.backend)}, {"path", op.path},
-          {"before", ContentToJson(op.before)}, {"after", ContentToJson(op.after)},
-          {"argv", op.argv}, {"reason", op.reason}};
+  return {{"kind", OpKindName(op.kind)},
+          {"backend", Name(op.backend)},
+          {"path", op.path},
+          {"before", ContentToJson(op.before)},
+          {"after", ContentToJson(op.after)},
+          {"argv", op.argv},
+          {"reason", op.reason}};
 }
 
 Result<Op> OpFromJson(const json& j, size_t index) {
@@ -206,7 +211,8 @@ json PlanToJson(const Plan& plan) {
 
 Result<Plan> PlanFromJson(std::string_view text) {
   if (text.size() > kMaxPlanBytes)
-    return Fail(ErrorCode::kTooLarge, fmt::format("plan: {} bytes is over the {} byte limit", text.size(), kMaxPlanBytes));
+    return Fail(ErrorCode::kTooLarge,
+                fmt::format("plan: {} bytes is over the {} byte limit", text.size(), kMaxPlanBytes));
   auto parsed = ParseBoundedJson(text, "plan");
   if (!parsed) return tl::unexpected(parsed.error());
   const json& doc = *parsed;

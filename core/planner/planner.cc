@@ -24,7 +24,8 @@ Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request) {
   for (size_t i = 0; i < request.set.size(); ++i)
     for (size_t j = i + 1; j < request.set.size(); ++j)
       if (request.set[i].key == request.set[j].key)
-        plan.refused.push_back({request.set[i].key.Text(), fmt::format("{} is given twice", request.set[i].key.Text()), ""});
+        plan.refused.push_back(
+            {request.set[i].key.Text(), fmt::format("{} is given twice", request.set[i].key.Text()), ""});
   if (!plan.refused.empty()) return plan;
 
   for (const auto& backend : registry.backends()) {

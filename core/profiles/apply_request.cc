@@ -44,7 +44,8 @@ ApplyRequest BuildApplyRequest(const knobs::KnobContext& ctx, const std::string&
     return out;
   }
   out.request = desired.request;
-  for (const knobs::Assignment& a : desired.request.set) out.intent.args.push_back(fmt::format("{}={}", a.key.Text(), a.value));
+  for (const knobs::Assignment& a : desired.request.set)
+    out.intent.args.push_back(fmt::format("{}={}", a.key.Text(), a.value));
   for (const knobs::KnobKey& k : desired.request.unset) out.intent.args.push_back(k.Text());
   if (!previous) return out;
   for (const knobs::Assignment& a : AppliedAssignments(*previous)) {

@@ -70,12 +70,13 @@ Result<void> CheckWithOptional(const Profile& resolved, const std::vector<std::s
       std::string optional;
       for (const Item& i : resolved.items)
         if (i.optional) optional += (optional.empty() ? "" : ", ") + i.id;
-      return Fail(ErrorCode::kInvalidArgument, fmt::format("profile '{}' has no item '{}' (optional items: {})", resolved.name,
-                                                           id, optional.empty() ? "none" : optional));
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("profile '{}' has no item '{}' (optional items: {})",
+                                                           resolved.name, id, optional.empty() ? "none" : optional));
     }
     if (!it->optional)
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("item '{}' of profile '{}' is not optional: it applies without --with", id, resolved.name));
+      return Fail(
+          ErrorCode::kInvalidArgument,
+          fmt::format("item '{}' of profile '{}' is not optional: it applies without --with", id, resolved.name));
   }
   return {};
 }
@@ -99,7 +100,8 @@ Result<Desired> DesiredState(const Profile& resolved, const sys::Root& root, con
     if (p.key && item.key && !(*p.key == *item.key))
       d.notes.push_back({key_text,
                          fmt::format("amdgpu-dkms's amdttm module is present and amdgpu uses it instead of ttm: {} is "
-                                     "set as {}", item.key->Text(), key_text),
+                                     "set as {}",
+                                     item.key->Text(), key_text),
                          std::string(kAmdttmSource)});
     switch (item.action) {
       case Action::kSet: d.request.set.push_back({*p.key, *p.value}); break;

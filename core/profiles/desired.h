@@ -33,7 +33,7 @@ std::vector<ItemPlan> EvaluateItems(const Profile& resolved, const sys::Root& ro
 struct Desired {
   plan::Request request;
   std::vector<plan::Message> notes;
-  std::vector<std::string> skipped;     // "ITEM-ID: why it is not applied here"
+  std::vector<std::string> skipped;  // "ITEM-ID: why it is not applied here"
   // Items that should apply but cannot be computed here (no MemTotal for {gtt_pages}).
   // Like a planner refusal: nothing of the profile may be applied while this is non-empty.
   std::vector<plan::Message> refused;

@@ -52,8 +52,8 @@ Result<std::string> ExpandValue(std::string_view value, const sys::Root& root) {
   if (value != kGttPagesPlaceholder) return std::string(value);
   auto kib = MemTotalKib(root);
   if (!kib)
-    return Fail(ErrorCode::kNotFound, fmt::format("cannot compute {}: no usable MemTotal line in {}", value,
-                                                  root.Display("proc/meminfo")));
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("cannot compute {}: no usable MemTotal line in {}", value, root.Display("proc/meminfo")));
   auto pages = GttPagesFor(*kib);
   if (!pages) return tl::unexpected(pages.error());
   return std::to_string(*pages);

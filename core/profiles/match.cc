@@ -10,8 +10,7 @@ namespace {
 bool GpuMatches(const Match& m, const detect::Gpu& gpu) {
   if (!m.gfx.empty() && (!gpu.gfx_target || std::find(m.gfx.begin(), m.gfx.end(), *gpu.gfx_target) == m.gfx.end()))
     return false;
-  if (!m.family.empty() &&
-      (!gpu.family || std::find(m.family.begin(), m.family.end(), *gpu.family) == m.family.end()))
+  if (!m.family.empty() && (!gpu.family || std::find(m.family.begin(), m.family.end(), *gpu.family) == m.family.end()))
     return false;
   // An unknown APU flag matches neither value: guessing could put dGPU advice on an APU.
   if (m.apu && gpu.apu != m.apu) return false;
@@ -79,7 +78,8 @@ MatchResult MatchInventory(const Match& match, const detect::Inventory& inventor
     all.push_back(&gpu);
   }
   if (match.all) {
-    if (misses.empty()) return {true, fmt::format("every GPU is {}: {} on {}", Wanted(match), Summary(match, all), Ids(all))};
+    if (misses.empty())
+      return {true, fmt::format("every GPU is {}: {} on {}", Wanted(match), Summary(match, all), Ids(all))};
     return {false, fmt::format("not every GPU is {} ({} on {})", Wanted(match), Summary(match, misses), Ids(misses))};
   }
   if (!hits.empty()) return {true, fmt::format("matches {} on {}", Summary(match, hits), Ids(hits))};

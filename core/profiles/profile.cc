@@ -103,7 +103,8 @@ Result<Match> ParseMatch(const toml::node& node, std::string_view where) {
       auto family = knowledge::ParseFamily(s);
       if (!family)
         return Bad(where, fmt::format("'{}' is not a family (GCN3, GCN4, GCN5, RDNA1, RDNA2, RDNA3, RDNA3.5, RDNA4, "
-                                      "CDNA1, CDNA2, CDNA3, CDNA4)", s));
+                                      "CDNA1, CDNA2, CDNA3, CDNA4)",
+                                      s));
       m.family.push_back(*family);
     }
   }
@@ -150,7 +151,8 @@ Result<Item> ParseItem(const toml::table& t, std::string_view where_file, size_t
     if (item.action == Action::kSet && !*value) return Bad(where, "'set' needs a value");
     if (item.action == Action::kUnset && *value) return Bad(where, "'unset' takes no value");
     if (*value && LooksLikePlaceholder(**value))
-      return Bad(where, fmt::format("value '{}' is not a known placeholder (known: {})", **value, kGttPagesPlaceholder));
+      return Bad(where,
+                 fmt::format("value '{}' is not a known placeholder (known: {})", **value, kGttPagesPlaceholder));
     item.value = std::move(*value);
   }
   auto optional = OptBool(t, "optional", where);

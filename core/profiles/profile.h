@@ -21,9 +21,9 @@ inline constexpr size_t kMaxProfileBytes = 256 * 1024;
 // Which GPUs something is for. A GPU satisfies a Match when it meets every criterion given;
 // the machine matches when at least one GPU does (`all`: when every GPU does).
 struct Match {
-  std::vector<std::string> gfx;                 // any of these gfx targets
-  std::vector<knowledge::Family> family;        // any of these families
-  std::optional<bool> apu;                      // APU (true) or dGPU (false)
+  std::vector<std::string> gfx;           // any of these gfx targets
+  std::vector<knowledge::Family> family;  // any of these families
+  std::optional<bool> apu;                // APU (true) or dGPU (false)
   bool all = false;
 
   bool operator==(const Match&) const = default;
@@ -42,7 +42,7 @@ struct Item {
   std::optional<Match> match;         // applies only on machines that match
   std::string why;                    // for a note: the advice itself
   std::string source;
-  std::string from;                   // the profile that defines it (differs once includes are resolved)
+  std::string from;  // the profile that defines it (differs once includes are resolved)
 };
 
 struct Profile {

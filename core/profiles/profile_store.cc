@@ -41,7 +41,8 @@ Result<void> CheckTrusted(const sys::Root& root, std::string_view rel) {
   if (!owner_ok)
     return Fail(ErrorCode::kInvalidData,
                 fmt::format("{}: not used: owned by uid {}, not root (an admin profile is trusted only when root owns "
-                            "it)", root.Display(rel), st.st_uid));
+                            "it)",
+                            root.Display(rel), st.st_uid));
   if (st.st_mode & (S_IWGRP | S_IWOTH))
     return Fail(ErrorCode::kInvalidData,
                 fmt::format("{}: not used: group or others may write it (mode {:04o}); chmod go-w", root.Display(rel),
@@ -85,14 +86,17 @@ ProfileStore ProfileStore::Load(const sys::Root& root, std::span<const BuiltinPr
     std::string rel = fmt::format("{}/{}", kAdminProfileDir, file);
     std::string origin = root.Display(rel);
     auto trusted = dir_trusted ? CheckTrusted(root, rel) : dir_trusted;
-    auto content = trusted ? root.ReadFile(rel, kMaxProfileBytes) : Result<std::string>(tl::unexpected(trusted.error()));
+    auto content =
+        trusted ? root.ReadFile(rel, kMaxProfileBytes) : Result<std::string>(tl::unexpected(trusted.error()));
     StoreEntry entry{name, origin,
                      content ? ParseProfile(name, *content, origin) : Result<Profile>(tl::unexpected(content.error())),
                      false};
     // `reset` and the rocmtune.reset=1 escape hatch promise "back to stock": keep that true.
     if (entry.profile && name == kStockProfile && !entry.profile->reset)
-      entry.profile = Fail(ErrorCode::kInvalidData, fmt::format("{}: the {} profile must keep reset = true", origin, name));
-    auto it = std::find_if(store.entries_.begin(), store.entries_.end(), [&](const StoreEntry& e) { return e.name == name; });
+      entry.profile =
+          Fail(ErrorCode::kInvalidData, fmt::format("{}: the {} profile must keep reset = true", origin, name));
+    auto it =
+        std::find_if(store.entries_.begin(), store.entries_.end(), [&](const StoreEntry& e) { return e.name == name; });
     if (it == store.entries_.end()) {
       store.entries_.push_back(std::move(entry));
     } else {
@@ -116,7 +120,8 @@ Result<ProfileStore::Resolved> ProfileStore::ResolveItems(std::string_view name,
   if (std::find(stack.begin(), stack.end(), name) != stack.end())
     return Fail(ErrorCode::kInvalidData, fmt::format("include cycle: {}", Chain(stack, name)));
   if (stack.size() >= kMaxIncludeDepth)
-    return Fail(ErrorCode::kInvalidData, fmt::format("includes nest deeper than {}: {}", kMaxIncludeDepth, Chain(stack, name)));
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("includes nest deeper than {}: {}", kMaxIncludeDepth, Chain(stack, name)));
   const StoreEntry* entry = Find(name);
   if (!entry) {
     if (stack.empty()) {
@@ -124,7 +129,8 @@ Result<ProfileStore::Resolved> ProfileStore::ResolveItems(std::string_view name,
       for (const StoreEntry& e : entries_) known += (known.empty() ? "" : ", ") + e.name;
       return Fail(ErrorCode::kNotFound, fmt::format("no profile named '{}' (known: {})", name, known));
     }
-    return Fail(ErrorCode::kNotFound, fmt::format("profile '{}' includes '{}', which does not exist", stack.back(), name));
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("profile '{}' includes '{}', which does not exist", stack.back(), name));
   }
   if (!entry->profile) {
     std::string msg = entry->profile.error().message;

@@ -23,7 +23,9 @@ Error Errno(std::string_view what) {
 
 // Entry names come from the source tree and from symlink targets; a component that is empty,
 // "." or ".." (or that would hold a '/') has no place in a path we make.
-bool IsPlainName(std::string_view name) { return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos; }
+bool IsPlainName(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos;
+}
 
 std::pair<std::string_view, std::string_view> SplitLast(std::string_view rel) {
   size_t slash = rel.rfind('/');
@@ -89,7 +91,8 @@ Result<int> OutDir::Dir(std::string_view rel_dir) {
   open_.resize(keep);
   for (size_t i = keep; i < names.size(); ++i) {
     std::string name(names[i]);
-    if (!IsPlainName(name)) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}/{}: not a plain path", path_, rel_dir));
+    if (!IsPlainName(name))
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("{}/{}: not a plain path", path_, rel_dir));
     int parent = i == 0 ? fd_.get() : open_.back().second.get();
     // One component at a time: openat(O_NOFOLLOW) refuses a symlink and mkdirat() does not
     // follow one, so a directory swapped for a symlink stops the write instead of redirecting it.
@@ -112,7 +115,8 @@ Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content) {
   auto dir = Dir(dir_rel);
   if (!dir) return tl::unexpected(dir.error());
   std::string display = fmt::format("{}/{}", path_, rel);
-  sys::UniqueFd fd(::openat(*dir, std::string(name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  sys::UniqueFd fd(
+      ::openat(*dir, std::string(name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (!fd.valid()) return tl::unexpected(Errno(display));
   size_t done = 0;
   while (done < content.size()) {
@@ -133,7 +137,8 @@ Result<bool> OutDir::Symlink(std::string_view rel, std::string_view target) {
   std::string base(name);
   if (::symlinkat(std::string(target).c_str(), *dir, base.c_str()) == 0) return true;
   struct stat st {};
-  if (errno == EEXIST && ::fstatat(*dir, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) return false;
+  if (errno == EEXIST && ::fstatat(*dir, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+    return false;
   return tl::unexpected(Errno(fmt::format("{}/{}", path_, rel)));
 }
 

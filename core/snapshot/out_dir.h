@@ -30,7 +30,8 @@ class OutDir {
   Result<void> Finish();
 
  private:
-  OutDir(std::string path, sys::UniqueFd fd, bool created) : path_(std::move(path)), fd_(std::move(fd)), created_(created) {}
+  OutDir(std::string path, sys::UniqueFd fd, bool created)
+      : path_(std::move(path)), fd_(std::move(fd)), created_(created) {}
   // The directory `rel_dir` beneath the output, made as needed; "" is the output itself.
   Result<int> Dir(std::string_view rel_dir);
 

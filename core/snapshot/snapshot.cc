@@ -18,34 +18,75 @@ namespace fs = std::filesystem;
 // resource* (raw hardware access), reset/remove/rescan (write-only actions), gpu_metrics
 // and pp_table (binary blobs), serial_number and unique_id (identify the owner's board).
 constexpr std::string_view kDeviceFiles[] = {
-    "uevent", "vendor", "device", "subsystem_vendor", "subsystem_device", "class", "revision",
-    "product_name", "product_number", "vbios_version", "boot_vga", "numa_node",
-    "current_link_speed", "current_link_width", "max_link_speed", "max_link_width",
-    "mem_info_vram_total", "mem_info_vis_vram_total", "mem_info_gtt_total", "mem_info_vram_vendor",
-    "power_dpm_force_performance_level", "power_dpm_state", "pp_power_profile_mode", "pp_features",
-    "pp_od_clk_voltage", "pp_dpm_sclk", "pp_dpm_mclk", "pp_dpm_socclk", "pp_dpm_fclk", "pp_dpm_dcefclk",
-    "pp_dpm_pcie", "pp_dpm_vclk", "pp_dpm_dclk", "pp_cur_state", "pp_num_states", "pp_force_state",
-    "power/runtime_status", "power/control",
+    "uevent",
+    "vendor",
+    "device",
+    "subsystem_vendor",
+    "subsystem_device",
+    "class",
+    "revision",
+    "product_name",
+    "product_number",
+    "vbios_version",
+    "boot_vga",
+    "numa_node",
+    "current_link_speed",
+    "current_link_width",
+    "max_link_speed",
+    "max_link_width",
+    "mem_info_vram_total",
+    "mem_info_vis_vram_total",
+    "mem_info_gtt_total",
+    "mem_info_vram_vendor",
+    "power_dpm_force_performance_level",
+    "power_dpm_state",
+    "pp_power_profile_mode",
+    "pp_features",
+    "pp_od_clk_voltage",
+    "pp_dpm_sclk",
+    "pp_dpm_mclk",
+    "pp_dpm_socclk",
+    "pp_dpm_fclk",
+    "pp_dpm_dcefclk",
+    "pp_dpm_pcie",
+    "pp_dpm_vclk",
+    "pp_dpm_dclk",
+    "pp_cur_state",
+    "pp_num_states",
+    "pp_force_state",
+    "power/runtime_status",
+    "power/control",
 };
 
 constexpr std::string_view kSystemFiles[] = {
-    "proc/cmdline", "proc/sys/kernel/osrelease", "etc/os-release", "usr/lib/os-release",
-    "opt/rocm/.info/version", "etc/default/grub", "etc/kernel/cmdline", "etc/kernel/install.conf",
-    "efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf",
-    "etc/initramfs-tools/initramfs.conf", "etc/dracut.conf", "etc/mkinitcpio.conf", "etc/booster.yaml",
+    "proc/cmdline",
+    "proc/sys/kernel/osrelease",
+    "etc/os-release",
+    "usr/lib/os-release",
+    "opt/rocm/.info/version",
+    "etc/default/grub",
+    "etc/kernel/cmdline",
+    "etc/kernel/install.conf",
+    "efi/loader/loader.conf",
+    "boot/efi/loader/loader.conf",
+    "boot/loader/loader.conf",
+    "etc/initramfs-tools/initramfs.conf",
+    "etc/dracut.conf",
+    "etc/mkinitcpio.conf",
+    "etc/booster.yaml",
     "sys/module/amdgpu/initstate",
 };
 
 // Directories whose *.conf / *.cfg files are copied (boot and module configuration).
 constexpr std::string_view kConfigDirs[] = {
-    "etc/default/grub.d", "boot/loader/entries", "etc/modprobe.d", "usr/lib/modprobe.d",
-    "lib/modprobe.d", "run/modprobe.d", "etc/dracut.conf.d",
+    "etc/default/grub.d", "boot/loader/entries", "etc/modprobe.d",    "usr/lib/modprobe.d",
+    "lib/modprobe.d",     "run/modprobe.d",      "etc/dracut.conf.d",
 };
 
 // Tools whose presence is evidence of the boot setup; a marker stands in for the binary.
 constexpr std::string_view kToolMarkers[] = {
     "usr/sbin/update-grub", "usr/sbin/grubby", "usr/sbin/update-initramfs", "usr/bin/dracut",
-    "usr/bin/mkinitcpio", "usr/bin/booster", "usr/bin/kernel-install",
+    "usr/bin/mkinitcpio",   "usr/bin/booster", "usr/bin/kernel-install",
 };
 
 uint64_t Fnv1a(std::string_view s) {
@@ -124,8 +165,8 @@ class Writer {
       if (root_.TypeOf(current) != sys::EntryType::kSymlink) return current;
       auto target = root_.ReadLink(current);
       if (!target) return tl::unexpected(target.error());
-      std::string resolved = target->starts_with("/") ? Normalize(*target)
-                                                      : Normalize(sys::JoinPath(Dirname(current), *target));
+      std::string resolved =
+          target->starts_with("/") ? Normalize(*target) : Normalize(sys::JoinPath(Dirname(current), *target));
       if (auto r = WriteSymlink(current, RelativeTo(Dirname(current), resolved)); !r) return tl::unexpected(r.error());
       current = resolved;
     }
@@ -143,8 +184,7 @@ class Writer {
       auto tokens = text::Tokens(line);
       if (tokens.size() == 2 && tokens[0] == "unique_id" && tokens[1] != "0")
         out += fmt::format("unique_id {}\n", Fnv1a(tokens[1]) >> 1);
-      else
-        out += fmt::format("{}\n", line);
+      else out += fmt::format("{}\n", line);
     }
     return out;
   }
@@ -167,8 +207,7 @@ Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, 
       case sys::EntryType::kFile:
         if (auto r = w.CopyFile(path, scrub && name == "properties"); !r) return r;
         break;
-      default:
-        break;  // symlinks inside these trees are not needed by detection
+      default: break;  // symlinks inside these trees are not needed by detection
     }
   }
   return {};
@@ -185,7 +224,8 @@ Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& cla
     if (auto r = w.CopyFile(sys::JoinPath(*device_dir, f)); !r) return r;
   // ip_discovery: the numbered tree holds every value; named links (GC -> 11) are skipped.
   if (auto r = CopyTree(root, w, sys::JoinPath(*device_dir, "ip_discovery"), 0, false); !r) return r;
-  if (auto group = w.CopyLinkChain(sys::JoinPath(*device_dir, "iommu_group")); group && *group != sys::JoinPath(*device_dir, "iommu_group"))
+  if (auto group = w.CopyLinkChain(sys::JoinPath(*device_dir, "iommu_group"));
+      group && *group != sys::JoinPath(*device_dir, "iommu_group"))
     if (auto r = w.CopyFile(sys::JoinPath(*group, "type")); !r) return r;
   if (auto drm = root.ListDir(sys::JoinPath(*device_dir, "drm")))
     for (const std::string& minor : *drm)

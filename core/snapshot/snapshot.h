@@ -17,8 +17,8 @@ struct SnapshotStats {
 };
 
 // `out_dir` must not exist (it is created) or be an empty directory; nothing is written outside
-// it, whoever can change it or its parent meanwhile (snapshot/out_dir.h). Device serial numbers and KFD unique_id values are
-// replaced by hashes that keep equal values equal (partition grouping still works).
+// it, whoever can change it or its parent meanwhile (snapshot/out_dir.h). Device serial numbers and KFD unique_id
+// values are replaced by hashes that keep equal values equal (partition grouping still works).
 Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir);
 
 }  // namespace rocmtune::snapshot

@@ -153,7 +153,7 @@ std::vector<std::pair<std::string, std::string>> ListConfigFiles(const Root& roo
   for (std::string_view dir : kModprobeDirs) {
     auto fd = root.Open(dir, O_PATH);
     struct stat st {};
-    if (!fd || ::fstat(fd->get(), &st) != 0) continue;  // a missing directory is normal
+    if (!fd || ::fstat(fd->get(), &st) != 0) continue;               // a missing directory is normal
     if (!seen_dirs.insert({st.st_dev, st.st_ino}).second) continue;  // lib -> usr/lib
     if (S_ISREG(st.st_mode)) {  // libkmod reads a configuration path that is a file as one file
       by_name.emplace(std::string(dir.substr(dir.rfind('/') + 1)), std::string(dir));
@@ -242,8 +242,9 @@ std::vector<ModuleOption> BuildOptions(const std::vector<Entry>& entries, const 
       placed.push_back({at->second, arg.offset, std::move(o)});
     }
   }
-  std::stable_sort(placed.begin(), placed.end(),
-                   [](const Placed& a, const Placed& b) { return std::tie(a.entry, a.offset) < std::tie(b.entry, b.offset); });
+  std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+    return std::tie(a.entry, a.offset) < std::tie(b.entry, b.offset);
+  });
   std::vector<ModuleOption> options;
   for (Placed& p : placed) {
     p.option.order = static_cast<int>(options.size());

@@ -49,8 +49,8 @@ struct ModprobeConfig {
 // Searched in this order; the first file of a basename hides later ones (libkmod's
 // default_config_paths, plus usr/lib/modprobe.d that kmod >= 31 reads as DISTCONFDIR; on
 // merged-/usr systems lib/ is usr/lib/ and the directory is read once).
-inline constexpr std::string_view kModprobeDirs[] = {
-    "etc/modprobe.d", "run/modprobe.d", "usr/local/lib/modprobe.d", "usr/lib/modprobe.d", "lib/modprobe.d"};
+inline constexpr std::string_view kModprobeDirs[] = {"etc/modprobe.d", "run/modprobe.d", "usr/local/lib/modprobe.d",
+                                                     "usr/lib/modprobe.d", "lib/modprobe.d"};
 
 // Files are read in basename order from all kModprobeDirs, then the kernel command line.
 // `modules` empty means every module. Fails (kTooLarge) when a file is over

@@ -108,9 +108,7 @@ std::vector<std::pair<std::string, std::string>> KernelCmdlineModuleOptions(std:
         }
         break;
       case '\0':
-      case '\n':
-        more = false;
-        [[fallthrough]];
+      case '\n': more = false; [[fallthrough]];
       case ' ':
         if (quoted && state == State::kValue) {
         } else if (quoted) {
@@ -139,16 +137,14 @@ std::vector<std::pair<std::string, std::string>> KernelCmdlineModuleOptions(std:
           state = State::kIgnore;
         }
         break;
-      default:
-        break;
+      default: break;
     }
     if (state != State::kComplete) continue;
     std::string module(buf.substr(modname, param - 1 - modname));
     std::string option;
     if (quote_start != kNone && value != kNone)
       option = fmt::format("{}\"{}", buf.substr(param, value - param), buf.substr(value, p - value));
-    else
-      option = std::string(buf.substr(param, p - param));
+    else option = std::string(buf.substr(param, p - param));
     // kcmdline_parse_result(): modprobe.blacklist= is a blacklist, not an option.
     if (!(module == "modprobe" && option.starts_with("blacklist="))) {
       std::string raw = module;
@@ -156,8 +152,8 @@ std::vector<std::pair<std::string, std::string>> KernelCmdlineModuleOptions(std:
         std::replace(option.begin(), option.end(), '\t', ' ');
         out.emplace_back(std::move(module), std::move(option));
       } else if (errors) {
-        errors->push_back(fmt::format(
-            "{}: Ignoring bad option on kernel command line while parsing module name: '{}'", kCmdlineFile, raw));
+        errors->push_back(fmt::format("{}: Ignoring bad option on kernel command line while parsing module name: '{}'",
+                                      kCmdlineFile, raw));
       }
     }
     modname = p + 1;

@@ -39,14 +39,10 @@ constexpr uint64_t kResolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
 ErrorCode CodeFor(int err) {
   switch (err) {
     case ENOENT:
-    case ENOTDIR:
-      return ErrorCode::kNotFound;
-    case EXDEV:
-      return ErrorCode::kEscapesRoot;
-    case ENOSYS:
-      return ErrorCode::kUnsupported;
-    default:
-      return ErrorCode::kIo;
+    case ENOTDIR: return ErrorCode::kNotFound;
+    case EXDEV: return ErrorCode::kEscapesRoot;
+    case ENOSYS: return ErrorCode::kUnsupported;
+    default: return ErrorCode::kIo;
   }
 }
 
@@ -75,7 +71,8 @@ std::string JoinPath(std::string_view a, std::string_view b) {
 }
 
 Result<Root> Root::FromFd(UniqueFd fd, std::string path) {
-  struct stat st {}, slash {};
+  struct stat st {
+  }, slash{};
   if (::fstat(fd.get(), &st) != 0) {
     int err = errno;
     return Fail(ErrorCode::kIo, fmt::format("cannot examine root {}: {}", path, Describe(err)), err);
@@ -141,8 +138,7 @@ Result<std::string> Root::ReadFile(std::string_view rel, size_t max_bytes) const
     int err = errno;
     return Fail(ErrorCode::kIo, fmt::format("{}: {}", Display(rel), Describe(err)), err);
   }
-  if (!S_ISREG(st.st_mode))
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a regular file", Display(rel)));
+  if (!S_ISREG(st.st_mode)) return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a regular file", Display(rel)));
 
   std::string out;
   char buf[8192];
@@ -156,8 +152,7 @@ Result<std::string> Root::ReadFile(std::string_view rel, size_t max_bytes) const
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));
     if (out.size() > max_bytes)
-      return Fail(ErrorCode::kTooLarge,
-                  fmt::format("{}: larger than {} bytes, not read", Display(rel), max_bytes));
+      return Fail(ErrorCode::kTooLarge, fmt::format("{}: larger than {} bytes, not read", Display(rel), max_bytes));
   }
   return out;
 }

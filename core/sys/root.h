@@ -19,7 +19,6 @@ namespace rocmtune::sys {
 
 enum class EntryType { kMissing, kFile, kDirectory, kSymlink, kOther };
 
-
 class Root {
  public:
   // sysfs attributes are at most a page; binary blobs (pp_table) a few KiB. 1 MiB bounds

@@ -9,11 +9,11 @@
 namespace rocmtune {
 
 enum class ErrorCode {
-  kIo,            // a system call failed; errno_value says why
-  kNotFound,      // the path or item does not exist
-  kEscapesRoot,   // a path or symlink tried to leave the Root
-  kInvalidData,   // content could not be parsed
-  kTooLarge,      // content over the size we accept
+  kIo,           // a system call failed; errno_value says why
+  kNotFound,     // the path or item does not exist
+  kEscapesRoot,  // a path or symlink tried to leave the Root
+  kInvalidData,  // content could not be parsed
+  kTooLarge,     // content over the size we accept
   kInvalidArgument,
   kUnsupported,
   kNotAuthorized,  // the caller may not do this (not root, polkit said no)

@@ -64,8 +64,8 @@ class Parser {
     return Unsupported(std::move(why));
   }
   void CountLines(size_t from, size_t to) {
-    line_ += static_cast<int>(std::count(s_.begin() + static_cast<std::ptrdiff_t>(from),
-                                         s_.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
+    line_ += static_cast<int>(
+        std::count(s_.begin() + static_cast<std::ptrdiff_t>(from), s_.begin() + static_cast<std::ptrdiff_t>(to), '\n'));
   }
 
   void SkipBlanks() {
@@ -171,8 +171,7 @@ class Parser {
         continue;
       }
       // Tilde expansion happens in assignment values at the start and after ':' (XCU 2.6.1).
-      if (assignment_value && c == '~' && (pos_ == begin || s_[pos_ - 1] == ':'))
-        return Unsupported("tilde expansion");
+      if (assignment_value && c == '~' && (pos_ == begin || s_[pos_ - 1] == ':')) return Unsupported("tilde expansion");
       AddText(segs, s_.substr(pos_, 1));
       ++pos_;
     }
@@ -222,8 +221,9 @@ class Parser {
       size_t close = s_.find('}', pos_ + 2);
       std::string_view inner = s_.substr(pos_ + 2, close == std::string_view::npos ? 0 : close - pos_ - 2);
       if (close == std::string_view::npos || !IsName(inner))
-        return Unsupported(fmt::format("parameter expansion '{}' (only $NAME and ${{NAME}} are modelled)",
-                                       Short(s_.substr(pos_, close == std::string_view::npos ? 20 : close + 1 - pos_))));
+        return Unsupported(
+            fmt::format("parameter expansion '{}' (only $NAME and ${{NAME}} are modelled)",
+                        Short(s_.substr(pos_, close == std::string_view::npos ? 20 : close + 1 - pos_))));
       segs.push_back({Segment::kParam, std::string(inner)});
       pos_ = close + 1;
       return true;

@@ -59,9 +59,7 @@ Result<void> CheckTomlBytes(std::string_view text, std::string_view origin) {
         else if (c == '\'') ctx = Context::kLiteral;
         ++i;
         break;
-      case Context::kComment:
-        ++i;
-        break;
+      case Context::kComment: ++i; break;
       case Context::kBasic:
       case Context::kMultiBasic:
         if (c == '\\' && ctx == Context::kBasic && At(text, i + 1, "\n")) {
@@ -72,9 +70,9 @@ Result<void> CheckTomlBytes(std::string_view text, std::string_view origin) {
           ++i;
           for (; i < text.size() && IsTomlSpace(text[i]); ++i) line += text[i] == '\n';
           if (i < text.size() && static_cast<unsigned char>(text[i]) >= 0x80)
-            return Fail(ErrorCode::kInvalidData,
-                        fmt::format("{}: line {}: a non-ASCII character right after a line-ending backslash", origin,
-                                    line));
+            return Fail(
+                ErrorCode::kInvalidData,
+                fmt::format("{}: line {}: a non-ASCII character right after a line-ending backslash", origin, line));
         } else if (c == '\\') {
           i += 2;  // the escaped character (a quote, a backslash) does not end the string
         } else if (ctx == Context::kMultiBasic && At(text, i, "\"\"\"")) {

@@ -7,7 +7,6 @@
 //
 // The Root is opened once, outside the timed loop (the daemon keeps one); everything
 // Detect reads is read again in every iteration (sysfs is never cached by rocmtune).
-#include <benchmark/benchmark.h>
 #include <stdlib.h>
 
 #include <cstdint>
@@ -22,6 +21,7 @@
 #include <system_error>
 #include <vector>
 
+#include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include "api/status_json.h"
@@ -46,7 +46,8 @@ struct TempWorlds {
   ~TempWorlds() { RemoveAll(); }
   void RemoveAll() {
     if (const char* keep = getenv("ROCMTUNE_BENCH_KEEP"); keep && *keep) {  // for inspecting a world
-      for (const auto& [n, dir] : by_gpus) std::fprintf(stderr, "rocmtune_bench: kept %s (%lld GPUs)\n", dir.c_str(), static_cast<long long>(n));
+      for (const auto& [n, dir] : by_gpus)
+        std::fprintf(stderr, "rocmtune_bench: kept %s (%lld GPUs)\n", dir.c_str(), static_cast<long long>(n));
       by_gpus.clear();
       return;
     }
@@ -121,8 +122,7 @@ void MakeCard(const fs::path& world, int index, const std::string& slot) {
 
   // Class and bus links, relative, as on a real system.
   fs::create_symlink(fmt::format("../../devices/pci0000:00/{}/drm/{}", slot, card), world / "sys/class/drm" / card);
-  fs::create_symlink(fmt::format("../../devices/pci0000:00/{}/drm/{}", slot, render),
-                     world / "sys/class/drm" / render);
+  fs::create_symlink(fmt::format("../../devices/pci0000:00/{}/drm/{}", slot, render), world / "sys/class/drm" / render);
   fs::create_symlink(fmt::format("../../../devices/pci0000:00/{}", slot), world / "sys/bus/pci/devices" / slot);
   fs::create_symlink(fmt::format("../../../../devices/pci0000:00/{}", slot),
                      world / "sys/bus/pci/drivers/amdgpu" / slot);
@@ -218,9 +218,8 @@ void RunOn(benchmark::State& state, const fs::path& world, int64_t expect_gpus) 
     size_t matched = 0;
     for (const auto& gpu : probe.gpus) matched += (gpu.card && gpu.kfd_node) ? 1 : 0;
     if (gpus != expect_gpus || static_cast<int64_t>(matched) != expect_gpus) {
-      state.SkipWithError(fmt::format("generated world: {} GPUs ({} with card+KFD), expected {}", gpus, matched,
-                                      expect_gpus)
-                              .c_str());
+      state.SkipWithError(
+          fmt::format("generated world: {} GPUs ({} with card+KFD), expected {}", gpus, matched, expect_gpus).c_str());
       return;
     }
   }
@@ -249,8 +248,7 @@ BENCHMARK(BM_DetectGenerated)->RangeMultiplier(2)->Range(1, 256)->Complexity(ben
 
 int main(int argc, char** argv) {
   for (const char* world : {"mi300x-cpx", "mi210x8", "phoenix", "rx6900xt"})
-    benchmark::RegisterBenchmark(fmt::format("BM_DetectWorld/{}", world).c_str(), BM_DetectWorld,
-                                 std::string(world));
+    benchmark::RegisterBenchmark(fmt::format("BM_DetectWorld/{}", world).c_str(), BM_DetectWorld, std::string(world));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -16,10 +16,10 @@
 #include "journal/revert.h"
 #include "knobs/knob_key.h"
 #include "knowledge/catalog.h"
-#include "profiles/apply_request.h"
-#include "profiles/profile_store.h"
 #include "plan/plan_json.h"
 #include "planner/planner.h"
+#include "profiles/apply_request.h"
+#include "profiles/profile_store.h"
 #include "sys/root.h"
 
 namespace fs = std::filesystem;
@@ -88,7 +88,8 @@ std::optional<bool> CheckRecovered(const Scenario& s, const std::string& run, co
   bool committed = own && own->state == journal::State::kCommitted;
   EXPECT_EQ(committed, is_after) << (own ? fmt::format("transaction {} is {}", own->id, journal::StateName(own->state))
                                          : std::string("no transaction was begun"))
-                                 << "\n" << recovery.output;
+                                 << "\n"
+                                 << recovery.output;
   if (is_before == is_after) return std::nullopt;
   return is_after;
 }
@@ -280,7 +281,8 @@ Counts RunScenario(const Scenario& s, const std::string& scratch) {
   const std::string run = scratch + "/run";
   FreshCopy(s.base, run, s.in_place);
   RunResult counted;
-  const auto steps = CountSteps(run, {"--root", run, "apply"}, PlanFor(s.plan_json, run), scratch + "/steps.log", counted);
+  const auto steps =
+      CountSteps(run, {"--root", run, "apply"}, PlanFor(s.plan_json, run), scratch + "/steps.log", counted);
   EXPECT_EQ(counted.exit_code, 0) << counted.output;
   EXPECT_EQ(counted.status(), "committed") << counted.output;
   EXPECT_EQ(Difference(s.after, Snapshot(run)), "") << "without a fault the fault build must do what the real one does";

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "helper_run.h"
-#include "tree.h"
 #include "plan/plan.h"
+#include "tree.h"
 
 namespace rocmtune::crash {
 
@@ -20,13 +20,13 @@ inline const std::string kRealHelper = ROCMTUNE_HELPER;
 inline const std::string kFaultHelper = ROCMTUNE_FAULT_HELPER;
 
 struct Scenario {
-  std::string name;                 // "apply mi210x8"
-  std::string base;                 // the "before" tree; every run works on a fresh copy of it
-  std::string plan_json;            // what the helper gets on stdin
+  std::string name;                   // "apply mi210x8"
+  std::string base;                   // the "before" tree; every run works on a fresh copy of it
+  std::string plan_json;              // what the helper gets on stdin
   std::vector<std::string> in_place;  // what runs write in place (see FreshCopy)
-  Tree before, after;               // after: what the real helper leaves
+  Tree before, after;                 // after: what the real helper leaves
   std::set<std::string> expected_steps;
-  uint64_t first_txn = 1;           // the scenario's transaction is the first numbered from here
+  uint64_t first_txn = 1;  // the scenario's transaction is the first numbered from here
   // The plan for a tree already in the "after" state (a follow-up apply on it must work).
   std::function<plan::Plan(const std::string& root)> replan;
 };

@@ -30,7 +30,8 @@ class TotalPrinter : public ::testing::Environment {
     if (g_scenarios == 0) return;
     size_t points = g_total.steps + g_total.recovery_steps * 2 + g_total.injections;
     std::cout << fmt::format(
-                     "crash: total of this process: {} scenarios, {} kill points ({} recovered), {} recovery kill/EIO points, {} "
+                     "crash: total of this process: {} scenarios, {} kill points ({} recovered), {} recovery kill/EIO "
+                     "points, {} "
                      "errno injections ({} left the before state): {} injection points",
                      g_scenarios, g_total.killed, g_total.recovered, g_total.recovery_steps * 2, g_total.injections,
                      g_total.injections_ok, points)
@@ -53,8 +54,8 @@ class CrashTest : public ::testing::Test {
   }
 
   Scenario Apply(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps) {
-    return Apply("apply " + world, world, [set](const std::string& root) { return PlanSet(root, set); },
-                 std::move(steps));
+    return Apply(
+        "apply " + world, world, [set](const std::string& root) { return PlanSet(root, set); }, std::move(steps));
   }
 
   Scenario Apply(const std::string& name, const std::string& world,
@@ -105,9 +106,12 @@ class CrashTest : public ::testing::Test {
     auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << Summary(s, c) << fmt::format(" ({:.1f} s)", seconds) << std::endl;
     ++g_scenarios;
-    for (auto [total, part] : {std::pair{&g_total.steps, c.steps}, {&g_total.killed, c.killed},
-                               {&g_total.recovered, c.recovered}, {&g_total.recovery_steps, c.recovery_steps},
-                               {&g_total.injections, c.injections}, {&g_total.injections_ok, c.injections_ok}})
+    for (auto [total, part] : {std::pair{&g_total.steps, c.steps},
+                               {&g_total.killed, c.killed},
+                               {&g_total.recovered, c.recovered},
+                               {&g_total.recovery_steps, c.recovery_steps},
+                               {&g_total.injections, c.injections},
+                               {&g_total.injections_ok, c.injections_ok}})
       *total += part;
   }
 
@@ -120,26 +124,21 @@ const std::vector<std::string> kKnobsAndSysfs = {"amdgpu.noretry=1", "cmdline.io
 
 // Debian GRUB drop-in, initramfs-tools; modprobe.d, environment.d and profile.d are created.
 // (mi210x8 is KFD-only: no DRM device, so no sysfs knob applies there.)
-TEST_F(CrashTest, ApplyMi210x8) {
-  Run(Apply("mi210x8", kKnobs, Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
-}
+TEST_F(CrashTest, ApplyMi210x8) { Run(Apply("mi210x8", kKnobs, Steps({kJournalSteps, kWriteSteps}, {"mkdir"}))); }
 
 // A built-in profile as `rocmtunectl apply instinct --with mi-intel-iommu-on` plans it.
 TEST_F(CrashTest, ApplyProfileInstinctMi210x8) {
-  Run(Apply("apply instinct mi210x8", "mi210x8",
-            [](const std::string& root) { return PlanProfile(root, "instinct", {"mi-intel-iommu-on"}); },
-            Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+  Run(Apply(
+      "apply instinct mi210x8", "mi210x8",
+      [](const std::string& root) { return PlanProfile(root, "instinct", {"mi-intel-iommu-on"}); },
+      Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
 }
 
 // Every file removed again and the directories rocmtune made with them.
-TEST_F(CrashTest, RevertMi210x8) {
-  Run(Revert("mi210x8", kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"})));
-}
+TEST_F(CrashTest, RevertMi210x8) { Run(Revert("mi210x8", kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"}))); }
 
 // Fedora GRUB + BLS: etc/default/grub edited in place (a shared file), grubby, dracut.
-TEST_F(CrashTest, ApplyRx6600) {
-  Run(Apply("rx6600", kKnobs, Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
-}
+TEST_F(CrashTest, ApplyRx6600) { Run(Apply("rx6600", kKnobs, Steps({kJournalSteps, kWriteSteps}, {"mkdir"}))); }
 
 // systemd-boot: etc/kernel/cmdline edited in place, and a sysfs attribute written.
 TEST_F(CrashTest, ApplyStrixpoint) {

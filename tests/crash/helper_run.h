@@ -25,10 +25,10 @@ inline RunOptions WithEnv(std::string key, std::string value) {
 
 struct RunResult {
   bool killed_by_sigkill = false;
-  int signal = 0;       // the signal that ended it, 0 when it exited
-  int exit_code = -1;   // when it exited
-  std::string output;   // stdout and stderr
-  nlohmann::json doc;   // the JSON result on stdout; discarded when there is none
+  int signal = 0;      // the signal that ended it, 0 when it exited
+  int exit_code = -1;  // when it exited
+  std::string output;  // stdout and stderr
+  nlohmann::json doc;  // the JSON result on stdout; discarded when there is none
 
   std::string status() const;
   std::string messages() const;  // all messages, one per line

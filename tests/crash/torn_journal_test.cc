@@ -42,7 +42,8 @@ class TornJournalTest : public ::testing::Test {
     run_ = scratch_.Path("run");
     FreshCopy(base_, run_, in_place_);
     const std::string log = scratch_.Path("steps.log");
-    RunResult counted = RunHelper(kFaultHelper, {"--root", run_, "apply"}, PlanFor(plan_json_, run_), WithEnv("ROCMTUNE_FAULT_LOG", log));
+    RunResult counted = RunHelper(kFaultHelper, {"--root", run_, "apply"}, PlanFor(plan_json_, run_),
+                                  WithEnv("ROCMTUNE_FAULT_LOG", log));
     ASSERT_EQ(counted.status(), "committed") << counted.output;
     after_ = Snapshot(run_);
     for (const LoggedStep& step : ReadStepLog(log))
@@ -112,7 +113,8 @@ TEST_F(TornJournalTest, ZeroedTailIsCut) {
 
 // Part of the record lost but its newline kept (the last line is not JSON, yet ends in '\n').
 TEST_F(TornJournalTest, TornLineEndingInNewlineIsCut) {
-  std::string file = CrashWithTornRecord(appends_.size() / 2, std::string(R"({"record":"do)") + std::string(6, '\0') + "\n");
+  std::string file =
+      CrashWithTornRecord(appends_.size() / 2, std::string(R"({"record":"do)") + std::string(6, '\0') + "\n");
   ExpectRecovered(file, true);
 }
 

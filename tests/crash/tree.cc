@@ -175,7 +175,8 @@ void FreshCopy(const std::string& from, const std::string& to, const std::vector
 Tree Snapshot(const std::string& root) {
   Tree tree;
   for (auto& [path, entry] : testing::SnapshotTree(root))
-    if (!path.starts_with(kJournalPrefix) && path != kLock) tree.emplace(path, Entry{entry.st_mode, std::move(entry.content)});
+    if (!path.starts_with(kJournalPrefix) && path != kLock)
+      tree.emplace(path, Entry{entry.st_mode, std::move(entry.content)});
   for (std::string_view holder : kHolders) {
     std::string d(holder);
     auto it = tree.find(d);
@@ -192,8 +193,8 @@ std::string Difference(const Tree& expected, const Tree& actual) {
     else if (it->second.mode != entry.mode)
       lines.push_back(fmt::format("mode of {}: {:o}, expected {:o}", path, it->second.mode, entry.mode));
     else if (it->second.data != entry.data)
-      lines.push_back(fmt::format("content of {}: {} bytes, expected {} bytes", path, it->second.data.size(),
-                                  entry.data.size()));
+      lines.push_back(
+          fmt::format("content of {}: {} bytes, expected {} bytes", path, it->second.data.size(), entry.data.size()));
   }
   for (const auto& [path, entry] : actual)
     if (!expected.contains(path)) lines.push_back(fmt::format("unexpected: {}", path));

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "fuzz_support.h"
 #include "detect/inventory.h"
+#include "fuzz_support.h"
 #include "sys/root.h"
 
 using namespace rocmtune;

@@ -12,9 +12,7 @@
 namespace rocmtune::fuzz {
 
 // One input as text (NULs and invalid UTF-8 kept).
-inline std::string_view AsText(const uint8_t* data, size_t size) {
-  return {reinterpret_cast<const char*>(data), size};
-}
+inline std::string_view AsText(const uint8_t* data, size_t size) { return {reinterpret_cast<const char*>(data), size}; }
 
 // Splits on kSeparator into at most `parts` pieces (the last one keeps any further
 // separators); missing pieces are empty. The seed corpora use the same separator.

@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzz_support.h"
 #include "detect/inventory.h"
+#include "fuzz_support.h"
 #include "helper/allow_list.h"
 #include "plan/plan_json.h"
 #include "sys/root.h"

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "fuzz_support.h"
 #include "detect/inventory.h"
+#include "fuzz_support.h"
 #include "profiles/profile.h"
 #include "profiles/profile_store.h"
 #include "sys/root.h"

@@ -15,9 +15,10 @@
 namespace {
 
 int Usage() {
-  std::fputs("usage: grub_eval [--no-dropins] linux|linux_default|effective ROOT\n"
-             "       grub_eval dropin VAR TOKEN...\n",
-             stderr);
+  std::fputs(
+      "usage: grub_eval [--no-dropins] linux|linux_default|effective ROOT\n"
+      "       grub_eval dropin VAR TOKEN...\n",
+      stderr);
   return 2;
 }
 

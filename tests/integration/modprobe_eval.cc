@@ -55,7 +55,8 @@ int FromRoot(const std::string& dir) {
   for (const auto& [module, words] : by_module)
     for (const std::string& w : words) std::cout << "option " << module << " " << w << "\n";
   for (const auto& [module, name] : names)
-    std::cout << "winner " << module << " " << name << " " << rocmtune::sys::Winning(*config, module, name)->file << "\n";
+    std::cout << "winner " << module << " " << name << " " << rocmtune::sys::Winning(*config, module, name)->file
+              << "\n";
   for (const std::string& e : config->errors) std::cout << "error " << e << "\n";
   return 0;
 }
@@ -80,8 +81,8 @@ int FromModprobe(const std::string& file) {
   }
   for (const auto& [module, options] : joined) {
     for (const ModuleArg& arg : rocmtune::sys::SplitModuleArgs(options)) {
-      if (!arg.value && arg.name == "--") break;                  // the kernel stops here
-      if (arg.name.empty() || arg.name[0] == '#') continue;        // ignored as unknown parameters
+      if (!arg.value && arg.name == "--") break;             // the kernel stops here
+      if (arg.name.empty() || arg.name[0] == '#') continue;  // ignored as unknown parameters
       std::cout << "option " << module << " " << Word(Normalised(arg.name), arg.value) << "\n";
     }
   }

@@ -2,11 +2,11 @@
 //   <pci address dddd:bb:dd.f> <vendor:device>     e.g. "0000:64:00.0 1002:15bf"
 // Exit 0 on success (even with zero GPUs), 2 when rsmi_init fails, 3 when a per-device query fails;
 // errors go to stderr with rocm-smi-lib's status string.
-#include <rocm_smi/rocm_smi.h>
-
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+
+#include <rocm_smi/rocm_smi.h>
 
 namespace {
 

@@ -1,12 +1,12 @@
 // status_gpu_ids: reads `rocmtunectl status --json` on stdin and prints one line per GPU,
 //   <gpus[].id> <gpus[].pci_id>      e.g. "0000:64:00.0 1002:15bf"
 // (same format as rsmi_list, so the two lists can be compared with sort/diff). Exit 1 on bad input.
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 int main() {
   try {

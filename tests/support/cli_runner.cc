@@ -43,8 +43,10 @@ std::string ResultDocumentProblems(const nlohmann::ordered_json& doc) {
     problem("a transaction without changed:true");
   const auto& regen = doc.contains("regenerated") ? doc["regenerated"] : nlohmann::ordered_json();
   for (const char* key : {"initramfs", "bootloader"}) {
-    std::string v = regen.is_object() && regen.contains(key) && regen[key].is_string() ? regen[key].get<std::string>() : "";
-    if (v != "done" && v != "pending" && v != "no") problem(std::string("regenerated.") + key + " is not done/pending/no");
+    std::string v =
+        regen.is_object() && regen.contains(key) && regen[key].is_string() ? regen[key].get<std::string>() : "";
+    if (v != "done" && v != "pending" && v != "no")
+      problem(std::string("regenerated.") + key + " is not done/pending/no");
   }
   if (!doc.contains("changes") || !doc["changes"].is_array()) {
     problem("changes is not an array");
@@ -65,7 +67,8 @@ std::string ResultDocumentProblems(const nlohmann::ordered_json& doc) {
       continue;
     }
     for (const auto& m : doc[key])
-      if (!m.is_object() || !m.contains("message") || !m["message"].is_string() || m["message"].get<std::string>().empty())
+      if (!m.is_object() || !m.contains("message") || !m["message"].is_string() ||
+          m["message"].get<std::string>().empty())
         problem(std::string(key) + " entry without a message");
   }
   return problems;

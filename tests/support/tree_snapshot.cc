@@ -25,7 +25,6 @@ bool Ignored(const std::string& path, const std::vector<std::string_view>& ignor
   throw std::runtime_error(std::string(what) + " " + std::string(path) + ": " + std::strerror(errno));
 }
 
-
 // Walks by descriptor (openat, O_NOFOLLOW): fast enough for the crash tests' thousands of
 // snapshots, and never follows a symlink out of the tree. Closes `fd`.
 void SnapshotDir(int fd, const std::string& rel, TreeSnapshot& out) {
@@ -96,7 +95,6 @@ std::vector<std::string> ChangedPaths(const TreeSnapshot& before, const TreeSnap
   std::sort(changed.begin(), changed.end());
   return changed;
 }
-
 
 std::string ReadFdAll(int fd, std::string_view path) {
   std::string out;

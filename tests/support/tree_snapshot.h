@@ -12,10 +12,10 @@
 namespace rocmtune::testing {
 
 struct TreeEntry {
-  char type = '?';      // 'f' file, 'd' directory, 'l' symlink, 'o' other
-  std::string content;  // a file's bytes, a symlink's target
-  unsigned mode = 0;    // permission bits
-  unsigned st_mode = 0; // type and permission bits, as lstat(2) gives them
+  char type = '?';       // 'f' file, 'd' directory, 'l' symlink, 'o' other
+  std::string content;   // a file's bytes, a symlink's target
+  unsigned mode = 0;     // permission bits
+  unsigned st_mode = 0;  // type and permission bits, as lstat(2) gives them
   timespec mtime{};
 };
 

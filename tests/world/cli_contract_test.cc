@@ -60,9 +60,9 @@ TEST(CliContractTest, CheckWritesNothing) {
   // revert/reset --check after a real change write nothing either.
   ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
   auto after_set = w.Snapshot();
-  for (std::vector<std::string> verb : {std::vector<std::string>{"revert", "--check", "--json"},
-                                        std::vector<std::string>{"reset", "--check", "--json"},
-                                        std::vector<std::string>{"unset", "amdgpu.noretry", "--check", "--json"}}) {
+  for (std::vector<std::string> verb :
+       {std::vector<std::string>{"revert", "--check", "--json"}, std::vector<std::string>{"reset", "--check", "--json"},
+        std::vector<std::string>{"unset", "amdgpu.noretry", "--check", "--json"}}) {
     auto r = w.Ctl(verb);
     EXPECT_EQ(r.exit_code, kExitOk) << verb[0] << ": " << r.out << r.err;
     EXPECT_EQ(r.Json()["changed"], true) << verb[0];

@@ -3,7 +3,6 @@
 #include <set>
 
 #include <fmt/format.h>
-
 #include <gtest/gtest.h>
 
 #include "detect/inventory.h"
@@ -41,7 +40,10 @@ TEST(EffectiveRulesTest, EveryRuleInTheCatalogIsCoveredHere) {
 // amdgpu_gmc_noretry_set(): -1 means 1 on GC 9.0.1, 9.4.x, 9.5.0 and >= 10.3.0, else 0.
 TEST(EffectiveRulesTest, NoretryByGc) {
   const auto& noretry = Param("amdgpu", "noretry");
-  struct Case { const char* world; const char* effective; };
+  struct Case {
+    const char* world;
+    const char* effective;
+  };
   for (Case c : {Case{"rx5700xt", "0"}, Case{"rx5500xt", "0"}, Case{"rx6600", "1"}, Case{"rx7900xtx", "1"},
                  Case{"phoenix", "1"}, Case{"vega56", "1"}, Case{"mi210x8", "1"}, Case{"rx9070xt", "1"}})
     EXPECT_EQ(EffectiveValue(noretry, "-1", Load(c.world)), c.effective) << c.world;

@@ -53,8 +53,8 @@ TEST(HostileInputCliTest, ABadJournalIsAMessageNotAnAbort) {
   for (const Case& c : cases) {
     WorldCopy w(kWorld);
     w.Write(kJournal, c.journal);
-    for (const std::vector<std::string>& args : {std::vector<std::string>{"history"}, {"verify"},
-                                                 {"set", "amdgpu.noretry=0", "--check"}}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"history"}, {"verify"}, {"set", "amdgpu.noretry=0", "--check"}}) {
       auto r = w.Ctl(args);
       EXPECT_EQ(r.exit_code, kExitFailed) << c.name << ": " << args[0] << "\n" << r.out << r.err;
       EXPECT_THAT(r.err, HasSubstr(fmt::format("the journal cannot be read: {}", kJournal))) << c.name;

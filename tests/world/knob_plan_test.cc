@@ -155,19 +155,72 @@ TEST(KnobPlanTest, SameValueAsNowPlansNothing) {
 // At least 50 hostile inputs, each refused cleanly (no op, a message), never crashing.
 TEST(KnobPlanTest, HostileValuesAreAllRefused) {
   World w("rx6900xt");
-  const std::vector<std::string> keys = {"amdgpu.noretry", "ttm.pages_limit", "cmdline.iommu",
-                                         "env.HSA_OVERRIDE_GFX_VERSION", "sysfs.all.power_dpm_force_performance_level",
+  const std::vector<std::string> keys = {"amdgpu.noretry",
+                                         "ttm.pages_limit",
+                                         "cmdline.iommu",
+                                         "env.HSA_OVERRIDE_GFX_VERSION",
+                                         "sysfs.all.power_dpm_force_performance_level",
                                          "amdgpu.ppfeaturemask"};
   const std::vector<std::string> values = {
-      "",            "1\n",        "1\nrm -rf /",  "$(id)",       "`id`",        "1;reboot",   "1&&id",
-      "1|id",        "1>/etc/x",   "<1",           "'1'",         "\"1\"",       "1 2",        " 1",
-      "1 ",          "\t1",        std::string("1\0" "2", 3),  "99999999999999999999999", "-99999999999999999999",
-      "0x",          "1e3",        "+-1",          "١",           "１",          "../../etc/passwd", "/etc/shadow",
-      "${HOME}",     "$HOME",      "\\x41",        "%n%n",        std::string(5000, '1'), std::string(300, 'a'),
-      "1#comment",   "# x",        "\r",           "\x7f",        "NaN",         "inf",        "-inf",
-      "0b101",       "1.0.0.0",    "1..0",         "..",          "*",           "?",          "~root",
-      "a=b",         "\x1b[31m",   "\xff\xfe",     "\xc0\xaf",    "null",        "true",       "{}",
-      "[]",          "1,2,3\n",    "--force",      "-h",
+      "",
+      "1\n",
+      "1\nrm -rf /",
+      "$(id)",
+      "`id`",
+      "1;reboot",
+      "1&&id",
+      "1|id",
+      "1>/etc/x",
+      "<1",
+      "'1'",
+      "\"1\"",
+      "1 2",
+      " 1",
+      "1 ",
+      "\t1",
+      std::string("1\0"
+                  "2",
+                  3),
+      "99999999999999999999999",
+      "-99999999999999999999",
+      "0x",
+      "1e3",
+      "+-1",
+      "١",
+      "１",
+      "../../etc/passwd",
+      "/etc/shadow",
+      "${HOME}",
+      "$HOME",
+      "\\x41",
+      "%n%n",
+      std::string(5000, '1'),
+      std::string(300, 'a'),
+      "1#comment",
+      "# x",
+      "\r",
+      "\x7f",
+      "NaN",
+      "inf",
+      "-inf",
+      "0b101",
+      "1.0.0.0",
+      "1..0",
+      "..",
+      "*",
+      "?",
+      "~root",
+      "a=b",
+      "\x1b[31m",
+      "\xff\xfe",
+      "\xc0\xaf",
+      "null",
+      "true",
+      "{}",
+      "[]",
+      "1,2,3\n",
+      "--force",
+      "-h",
   };
   size_t refused = 0;
   for (const std::string& key : keys) {
@@ -215,7 +268,8 @@ std::string SourcedArgs(const fs::path& root) {
       "env -i PATH=/usr/bin:/bin /bin/sh -c 'sysconfdir=\"$1/etc\"; "
       "if test -f ${sysconfdir}/default/grub ; then . ${sysconfdir}/default/grub; fi; "
       "for x in ${sysconfdir}/default/grub.d/*.cfg ; do if [ -e \"${x}\" ]; then . \"${x}\"; fi; done; "
-      "printf \"%s\\n\" \"$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT\"' sh '" + root.string() + "'";
+      "printf \"%s\\n\" \"$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT\"' sh '" +
+      root.string() + "'";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -263,7 +317,8 @@ TEST(KnobPlanTest, IommuDropInSurvivesCloudImageSourcingOrder) {
 TEST(KnobPlanTest, ModprobeSetIsIdempotentAndUnsetRemovesOnlyOurs) {
   rocmtune::testing::TestTree scratch;  // under $TMPDIR
   fs::path copy = scratch.Path("root");
-  fs::copy(fs::path(ROCMTUNE_WORLDS_DIR) / "rx6600", copy, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::copy(fs::path(ROCMTUNE_WORLDS_DIR) / "rx6600", copy,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   fs::create_directories(copy / "etc/modprobe.d");
   std::ofstream(copy / "etc/modprobe.d/admin.conf") << "options amdgpu runpm=0\n";
   auto plan_for = [&](Request r) {

@@ -140,7 +140,8 @@ TEST(ProfileCliTest, Rdna1SafeNamesAHandWrittenOverrideItCannotRemove) {
   EXPECT_THAT(warnings, HasSubstr("stays set to 10.3.0 by"));
   EXPECT_THAT(warnings, HasSubstr("etc/environment:2"));
   EXPECT_THAT(warnings, HasSubstr("runs gfx1030 code on 0000:28:00.0 (gfx1010, RDNA1)"));
-  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{}) << "a file rocmtune does not own is untouched";
+  EXPECT_EQ(LeftOver(original, w.Snapshot()), std::vector<std::string>{})
+      << "a file rocmtune does not own is untouched";
 
   auto status = w.Ctl({"status", "--json"});
   ASSERT_EQ(status.exit_code, kExitOk) << status.err;

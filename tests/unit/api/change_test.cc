@@ -90,8 +90,7 @@ TEST(ApiChangeTest, SetThroughTheHelperCommitsAndRevertPutsTheWorldBack) {
   // Only the journal (and its lock) stay: the state of the tree is the one before. (This world
   // has no var/ of its own: var/lib/rocmtune and its parents are rocmtune's state.)
   ASSERT_FALSE(before.count("var"));
-  EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), false, {"var"}),
-            std::vector<std::string>{});
+  EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), false, {"var"}), std::vector<std::string>{});
 }
 
 TEST(ApiChangeTest, ACheckShowsThePlanAndNeverReachesTheWriter) {
@@ -141,9 +140,9 @@ TEST(ApiChangeTest, WithoutTheRightNothingIsWrittenAndTheStatusSaysSo) {
 
 TEST(ApiChangeTest, EveryHelperStatusMapsToOneChangeStatus) {
   const std::pair<plan::HelperStatus, ChangeStatus> cases[] = {
-      {plan::HelperStatus::kCommitted, ChangeStatus::kOk},     {plan::HelperStatus::kUnchanged, ChangeStatus::kOk},
-      {plan::HelperStatus::kRefused, ChangeStatus::kRefused},  {plan::HelperStatus::kConflict, ChangeStatus::kDrift},
-      {plan::HelperStatus::kBusy, ChangeStatus::kFailed},      {plan::HelperStatus::kFailed, ChangeStatus::kFailed},
+      {plan::HelperStatus::kCommitted, ChangeStatus::kOk},    {plan::HelperStatus::kUnchanged, ChangeStatus::kOk},
+      {plan::HelperStatus::kRefused, ChangeStatus::kRefused}, {plan::HelperStatus::kConflict, ChangeStatus::kDrift},
+      {plan::HelperStatus::kBusy, ChangeStatus::kFailed},     {plan::HelperStatus::kFailed, ChangeStatus::kFailed},
   };
   for (const auto& [helper_status, expected] : cases) {
     testing::WorldCopy w("rx5700xt");

@@ -41,7 +41,8 @@ std::string Uevent(std::string_view driver, std::string_view pci_id, std::string
 std::string AddCard(const TestTree& t, int index, std::string_view slot, std::string_view uevent,
                     std::string_view revision = "0xc1\n") {
   std::string dev = fmt::format("sys/devices/pci0000:00/{}", slot);
-  t.Symlink(fmt::format("sys/class/drm/card{}", index), fmt::format("../../devices/pci0000:00/{}/drm/card{}", slot, index));
+  t.Symlink(fmt::format("sys/class/drm/card{}", index),
+            fmt::format("../../devices/pci0000:00/{}/drm/card{}", slot, index));
   t.Symlink(fmt::format("{}/drm/card{}/device", dev, index), fmt::format("../../../{}", slot));
   t.Write(dev + "/uevent", uevent);
   t.Write(dev + "/revision", revision);
@@ -55,9 +56,10 @@ std::string AddNavi10(const TestTree& t, int index = 0, std::string_view slot = 
 
 // Its KFD node (kfd_topology.c); location_id is bus << 8 | device << 3 | function.
 std::string Navi10Properties(unsigned location_id = 0x300) {
-  return fmt::format("cpu_cores_count 0\nsimd_count 80\ngfx_target_version 100100\nvendor_id 4098\n"
-                     "device_id 29471\nlocation_id {}\ndomain 0\ndrm_render_minor 128\nunique_id 0\nnum_xcc 1\n",
-                     location_id);
+  return fmt::format(
+      "cpu_cores_count 0\nsimd_count 80\ngfx_target_version 100100\nvendor_id 4098\n"
+      "device_id 29471\nlocation_id {}\ndomain 0\ndrm_render_minor 128\nunique_id 0\nnum_xcc 1\n",
+      location_id);
 }
 
 void AddKfdNode(const TestTree& t, std::string_view name, std::string_view properties,
@@ -146,11 +148,13 @@ TEST(HostileWorldTest, UeventWithoutPciIdListsTheGpuAsUnknown) {
 
 TEST(HostileWorldTest, GarbageKfdNumbersStayUnknown) {
   TestTree t;
-  AddKfdNode(t, "1", "simd_count 40\ngfx_target_version 99999999999999999999\nvendor_id 4098\n"
-                     "location_id -5\ndevice_id abc\ndomain 0\n");
+  AddKfdNode(t, "1",
+             "simd_count 40\ngfx_target_version 99999999999999999999\nvendor_id 4098\n"
+             "location_id -5\ndevice_id abc\ndomain 0\n");
   // Fits 64 bits, not the field: must not be truncated into a plausible value.
-  AddKfdNode(t, "2", "simd_count 40\ngfx_target_version 4295067396\nvendor_id 4098\n"
-                     "location_id 4294967296\ndevice_id 95007\ndomain 0\n");
+  AddKfdNode(t, "2",
+             "simd_count 40\ngfx_target_version 4295067396\nvendor_id 4098\n"
+             "location_id 4294967296\ndevice_id 95007\ndomain 0\n");
   Inventory inv = DetectTree(t);
   ASSERT_EQ(inv.gpus.size(), 2u) << Dump(inv);
   for (const Gpu& gpu : inv.gpus) {
@@ -167,7 +171,7 @@ TEST(HostileWorldTest, GarbageKfdNumbersStayUnknown) {
   EXPECT_EQ(inv.gpus[1].kfd_node, 2);
   EXPECT_FALSE(HasFindingPrefix(inv, "detect.kfd-no-domain"));
   std::string json = Dump(inv);
-  EXPECT_THAT(json, Not(HasSubstr("100100")));  // 4295067396 mod 2^32
+  EXPECT_THAT(json, Not(HasSubstr("100100")));     // 4295067396 mod 2^32
   EXPECT_THAT(json, Not(HasSubstr("1002:731f")));  // 95007 mod 2^16 = 0x731f
 }
 
@@ -218,7 +222,8 @@ TEST(HostileWorldTest, UnreadableUeventIsAReadErrorAndOtherGpusRemain) {
   t.Chmod(dev + "/uevent", 0);
   AddNavi10(t, 1, "0000:04:00.0");
   // Root ignores permission bits (CAP_DAC_OVERRIDE): detect as "nobody" in a child.
-  int result = testing::RunAsNobody([](const void* tree) { return CheckUnreadableUevent(*static_cast<const TestTree*>(tree)); }, &t);
+  int result = testing::RunAsNobody(
+      [](const void* tree) { return CheckUnreadableUevent(*static_cast<const TestTree*>(tree)); }, &t);
   if (result == testing::kNoPrivilegeDrop) GTEST_SKIP() << "cannot drop privileges to uid 65534 here";
   EXPECT_EQ(result, kChildOk)
       << "11: no detect.read-error with EACCES for card0, 12: card1 was not the one GPU detected";
@@ -269,8 +274,9 @@ TEST(HostileWorldTest, NonNumericKfdNodeNamesAreIgnored) {
   TestTree t;
   AddKfdNode(t, "1", Navi10Properties());
   for (std::string_view name : {"foo", "-1", "0x2", "1e3", "999999999999"})
-    AddKfdNode(t, name, "simd_count 40\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n"
-                        "location_id 1024\ndomain 0\n");
+    AddKfdNode(t, name,
+               "simd_count 40\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n"
+               "location_id 1024\ndomain 0\n");
   Inventory inv = DetectTree(t);
   ASSERT_EQ(inv.gpus.size(), 1u) << Dump(inv);
   EXPECT_EQ(inv.gpus[0].kfd_node, 1);
@@ -283,8 +289,9 @@ TEST(HostileWorldTest, NonNumericKfdNodeNamesAreIgnored) {
 TEST(HostileWorldTest, NonCanonicalKfdNodeNamesDoNotDuplicateANode) {
   TestTree t;
   AddKfdNode(t, "1", Navi10Properties());
-  AddKfdNode(t, "01", "simd_count 40\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n"
-                      "location_id 1024\ndomain 0\n");
+  AddKfdNode(t, "01",
+             "simd_count 40\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n"
+             "location_id 1024\ndomain 0\n");
   AddKfdNode(t, "1 ", Navi10Properties(0x500));
   Inventory inv = DetectTree(t);
   ASSERT_EQ(inv.gpus.size(), 1u) << Dump(inv);

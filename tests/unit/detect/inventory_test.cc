@@ -14,7 +14,8 @@ using testing::TestTree;
 
 void AddCard(const TestTree& t, int index, const std::string& slot, const std::string& pci_id, int render_minor) {
   std::string dev = "sys/devices/pci0000:00/" + slot;
-  t.Symlink(fmt::format("sys/class/drm/card{}", index), fmt::format("../../devices/pci0000:00/{}/drm/card{}", slot, index));
+  t.Symlink(fmt::format("sys/class/drm/card{}", index),
+            fmt::format("../../devices/pci0000:00/{}/drm/card{}", slot, index));
   t.Symlink(fmt::format("{}/drm/card{}/device", dev, index), "../../../" + slot);
   t.Mkdir(fmt::format("{}/drm/renderD{}", dev, render_minor));
   t.Write(dev + "/uevent", fmt::format("DRIVER=amdgpu\nPCI_ID={}\nPCI_SLOT_NAME={}\n", pci_id, slot));
@@ -35,8 +36,9 @@ TEST(InventoryTest, CardAndKfdNodeMatchByRenderNodeWhenAddressesDiffer) {
   TestTree t;
   AddCard(t, 0, "0000:03:00.0", "1002:744C", 128);
   // A VM may show KFD a different location than the guest PCI slot.
-  AddNode(t, 1, "simd_count 192\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n"
-                "location_id 2048\ndomain 0\ndrm_render_minor 128\n");
+  AddNode(t, 1,
+          "simd_count 192\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n"
+          "location_id 2048\ndomain 0\ndrm_render_minor 128\n");
   Inventory inv = DetectTree(t);
   ASSERT_EQ(inv.gpus.size(), 1u);
   EXPECT_EQ(inv.gpus[0].kfd_node, 1);
@@ -60,9 +62,10 @@ TEST(InventoryTest, PartitionsOfACardShareThePhysicalId) {
   TestTree t;
   AddCard(t, 1, "0000:05:00.0", "1002:74A1", 128);
   for (int p = 0; p < 4; ++p)  // CPX: partition number in the function bits of location_id
-    AddNode(t, 2 + p, fmt::format("simd_count 152\ngfx_target_version 90402\nvendor_id 4098\ndevice_id 29857\n"
-                                  "location_id {}\ndomain 0\ndrm_render_minor {}\nunique_id 77\n",
-                                  1280 + p, 128 + p));
+    AddNode(t, 2 + p,
+            fmt::format("simd_count 152\ngfx_target_version 90402\nvendor_id 4098\ndevice_id 29857\n"
+                        "location_id {}\ndomain 0\ndrm_render_minor {}\nunique_id 77\n",
+                        1280 + p, 128 + p));
   Inventory inv = DetectTree(t);
   ASSERT_EQ(inv.gpus.size(), 4u);
   std::set<std::string> physical;

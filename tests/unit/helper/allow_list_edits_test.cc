@@ -1,10 +1,9 @@
 // The allow-list against hostile edits of shared files, sysfs writes and regenerators, and
 // CheckPlan over whole plans. Each case is one change away from a baseline that passes
 // (allow_list_test.cc BaselineOpsPass) and must be refused by the rule named in its message.
-#include "helper/allow_list.h"
-
 #include <fstream>
 
+#include "helper/allow_list.h"
 #include "helper/allow_list_fixture.h"
 
 using ::testing::HasSubstr;

@@ -174,7 +174,8 @@ TEST_F(ExecutorTest, RecoveryRefusesEveryStepNoPlanMayTake) {
       op(plan::OpKind::kWriteSysfs, "sysfs", "etc/shadow", "root::::\n", "x"),
       op(plan::OpKind::kWriteFile, "cmdline", "etc/default/grub", grub_with_init, grub),
       op(plan::OpKind::kWriteFile, "cmdline", "etc/default/grub.d/../../shadow", std::nullopt, "x"),
-      op(plan::OpKind::kWriteFile, "env", std::string(plan::kEnvironmentDropIn), std::nullopt, "HIP_VISIBLE_DEVICES=0\n"),
+      op(plan::OpKind::kWriteFile, "env", std::string(plan::kEnvironmentDropIn), std::nullopt,
+         "HIP_VISIBLE_DEVICES=0\n"),
   };
   plan::Op regen = op(plan::OpKind::kRegenerate, "initramfs", "initramfs-tools", std::nullopt, std::nullopt);
   regen.argv = {"/bin/sh", "-c", "touch /pwned"};
@@ -311,11 +312,13 @@ TEST_F(ExecutorTest, RecoverRollsBackAnIncompleteTransaction) {
   t.id = "1";
   t.time = "2025-01-01T00:00:00Z";
   t.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
-  plan::Op conf{plan::OpKind::kWriteFile, plan::BackendId::kModprobe, kConf, std::nullopt, "options amdgpu noretry=0\n", {}, "r"};
+  plan::Op conf{
+      plan::OpKind::kWriteFile, plan::BackendId::kModprobe, kConf, std::nullopt, "options amdgpu noretry=0\n", {}, "r"};
   // An edit a plan may make (one token on the command line), so undoing it passes the allow-list.
   std::string grub_after = grub_before;
   grub_after.replace(grub_after.find("quiet splash"), 12, "quiet splash iommu=pt");
-  plan::Op grub{plan::OpKind::kWriteFile, plan::BackendId::kCmdline, "etc/default/grub", grub_before, grub_after, {}, "r"};
+  plan::Op grub{
+      plan::OpKind::kWriteFile, plan::BackendId::kCmdline, "etc/default/grub", grub_before, grub_after, {}, "r"};
   t.ops = {conf, grub};
   {
     auto journal = JournalWriter::Create(root, hooks, 1);
@@ -355,7 +358,13 @@ TEST_F(ExecutorTest, RunRecoversFirstThenNumbersPastTheInterruptedOne) {
   t.number = 1;
   t.id = "1";
   t.intent = {"set", "", {}, "", {}};
-  t.ops = {{plan::OpKind::kWriteFile, plan::BackendId::kModprobe, kConf, std::nullopt, "options amdgpu noretry=1\n", {}, "r"}};
+  t.ops = {{plan::OpKind::kWriteFile,
+            plan::BackendId::kModprobe,
+            kConf,
+            std::nullopt,
+            "options amdgpu noretry=1\n",
+            {},
+            "r"}};
   {
     auto journal = JournalWriter::Create(root, hooks, 1);
     ASSERT_TRUE(journal);

@@ -267,7 +267,8 @@ class AttributeEscapeTest : public FileWriterTest {
 };
 
 TEST_F(AttributeEscapeTest, AHardLinkedAttributeIsRefusedAndNotTruncated) {
-  ASSERT_EQ(::link(tree_.Path("etc/shadow").c_str(), tree_.Path(DevPath("power_dpm_force_performance_level")).c_str()), 0);
+  ASSERT_EQ(::link(tree_.Path("etc/shadow").c_str(), tree_.Path(DevPath("power_dpm_force_performance_level")).c_str()),
+            0);
   auto written = writer_.WriteAttribute(kAttr, "high");
   ASSERT_FALSE(written);
   EXPECT_NE(written.error().message.find("link"), std::string::npos) << written.error().message;
@@ -309,7 +310,8 @@ TEST_F(AttributeEscapeTest, ANonRegularAttributeIsRefused) {
 TEST_F(AttributeEscapeTest, APlainAttributeIsStillWrittenWhole) {
   tree_.Write(DevPath("power_dpm_force_performance_level"), "manual-and-longer\n");
   ASSERT_TRUE(writer_.WriteAttribute(kAttr, "high"));
-  EXPECT_EQ(Slurp(tree_.Path(DevPath("power_dpm_force_performance_level"))), "high") << "a world's file is replaced whole";
+  EXPECT_EQ(Slurp(tree_.Path(DevPath("power_dpm_force_performance_level"))), "high")
+      << "a world's file is replaced whole";
 }
 
 TEST(PathPartsTest, ParentAndBaseName) {

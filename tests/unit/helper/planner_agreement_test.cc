@@ -7,7 +7,6 @@
 #include <set>
 
 #include <fmt/format.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -54,10 +53,8 @@ std::string OpClass(const plan::Op& op) {
     case plan::OpKind::kRemoveFile:
       return fmt::format("{} {}", op.kind == plan::OpKind::kWriteFile ? "write" : "remove",
                          op.path.starts_with("boot/loader/entries/") ? "boot/loader/entries/*" : op.path);
-    case plan::OpKind::kWriteSysfs:
-      return "sysfs " + op.path.substr(op.path.rfind('/') + 1);
-    case plan::OpKind::kRegenerate:
-      return "run " + op.argv.at(0);
+    case plan::OpKind::kWriteSysfs: return "sysfs " + op.path.substr(op.path.rfind('/') + 1);
+    case plan::OpKind::kRegenerate: return "run " + op.argv.at(0);
   }
   return "?";
 }

@@ -16,14 +16,14 @@ namespace {
 
 struct Capture {
   std::string file;
-  std::optional<std::string> active;  // the name marked '*'
+  std::optional<std::string> active;   // the name marked '*'
   std::optional<std::string> restore;  // the index the kernel takes to put it back
   std::map<int, std::string> listed;
 };
 
-const std::map<int, std::string> kSeven = {{0, "BOOTUP_DEFAULT"}, {1, "3D_FULL_SCREEN"}, {2, "POWER_SAVING"},
-                                           {3, "VIDEO"},          {4, "VR"},             {5, "COMPUTE"},
-                                           {6, "CUSTOM"}};
+const std::map<int, std::string> kSeven = {
+    {0, "BOOTUP_DEFAULT"}, {1, "3D_FULL_SCREEN"}, {2, "POWER_SAVING"}, {3, "VIDEO"}, {4, "VR"},
+    {5, "COMPUTE"},        {6, "CUSTOM"}};
 std::map<int, std::string> WithWindow3d() {
   auto m = kSeven;
   m[7] = "WINDOW_3D";
@@ -45,7 +45,9 @@ const std::vector<Capture>& Captures() {
       {"rx7900xtx", "BOOTUP_DEFAULT", "0", WithWindow3d()},
       {"rx9070", "3D_FULL_SCREEN", "1", WithWindow3d()},
       {"rx9070xt", "BOOTUP_DEFAULT", "0", WithWindow3d()},
-      {"vangogh", std::nullopt, std::nullopt,  // none marked: BOOTUP_DEFAULT is not listed there
+      {"vangogh",
+       std::nullopt,
+       std::nullopt,  // none marked: BOOTUP_DEFAULT is not listed there
        {{1, "3D_FULL_SCREEN"}, {3, "VIDEO"}, {4, "VR"}, {5, "COMPUTE"}, {6, "CUSTOM"}, {8, "CAPPED"}, {9, "UNCAPPED"}}},
   };
   return kCaptures;
@@ -68,7 +70,8 @@ const knobs::SysfsCodec& Codec() { return *knobs::FindSysfsAttribute("pp_power_p
 
 TEST(SysfsCodecTest, EveryCaptureInTheDataFolderHasExpectations) {
   std::set<std::string> files, expected;
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(ROCMTUNE_TESTDATA_DIR) / "knobs/sysfs_codec"))
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(ROCMTUNE_TESTDATA_DIR) / "knobs/sysfs_codec"))
     if (e.path().extension() == ".txt") files.insert(e.path().stem().string());
   for (const Capture& c : Captures()) expected.insert(c.file);
   EXPECT_EQ(files, expected);

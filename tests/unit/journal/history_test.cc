@@ -65,14 +65,14 @@ TEST(HistoryTest, FindById) {
 
 TEST(HistoryTest, ACommittedRevertRevertsAndARevertOfItUndoesThat) {
   Journal j;
-  j.Set();          // 1
-  j.Revert("1");    // 2
+  j.Set();        // 1
+  j.Revert("1");  // 2
   EXPECT_TRUE(IsReverted(j.all(), j[1]));
   EXPECT_FALSE(IsReverted(j.all(), j[2]));
-  j.Revert("2");    // 3: revert of the revert puts 1 back in effect
+  j.Revert("2");  // 3: revert of the revert puts 1 back in effect
   EXPECT_FALSE(IsReverted(j.all(), j[1]));
   EXPECT_TRUE(IsReverted(j.all(), j[2]));
-  j.Revert("3");    // 4: and once more
+  j.Revert("3");  // 4: and once more
   EXPECT_TRUE(IsReverted(j.all(), j[1]));
   EXPECT_TRUE(IsReverted(j.all(), j[3]));
   EXPECT_FALSE(IsReverted(j.all(), j[2]));
@@ -91,21 +91,21 @@ TEST(HistoryTest, OnlyCommittedRevertsCount) {
 TEST(HistoryTest, LastRevertibleSkipsRevertsRevertedAndUncommitted) {
   Journal j;
   EXPECT_EQ(LastRevertible(j.all()), nullptr);
-  j.Set();                                 // 1
-  j.Set();                                 // 2
-  j.Revert("2");                           // 3
-  j.Set({}, State::kRolledBack);           // 4
-  j.Set({}, State::kIncomplete);           // 5
+  j.Set();                        // 1
+  j.Set();                        // 2
+  j.Revert("2");                  // 3
+  j.Set({}, State::kRolledBack);  // 4
+  j.Set({}, State::kIncomplete);  // 5
   const Transaction* last = LastRevertible(j.all());
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(last->id, "1");
-  j.Revert("1");                           // 6
+  j.Revert("1");  // 6
   EXPECT_EQ(LastRevertible(j.all()), nullptr) << "everything is reverted";
-  j.Revert("6");                           // 7: 1 is in effect again
+  j.Revert("6");  // 7: 1 is in effect again
   last = LastRevertible(j.all());
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(last->id, "1");
-  j.Add("reset");                          // 8
+  j.Add("reset");  // 8
   ASSERT_NE(LastRevertible(j.all()), nullptr);
   EXPECT_EQ(LastRevertible(j.all())->id, "8") << "a reset is undone like any change";
 }
@@ -166,11 +166,13 @@ TEST(HistoryTest, CreatedDirsLeaveWithTheirRmdir) {
   failed.created_dirs = {"etc/never"};
   Transaction& crashed = j.Set({}, State::kIncomplete);
   crashed.created_dirs = {"etc/crashed"};
-  EXPECT_EQ(CreatedDirs(j.all()), (std::vector<std::string>{"etc/environment.d", "etc/profile.d", "var/lib/rocmtune/x"}));
+  EXPECT_EQ(CreatedDirs(j.all()),
+            (std::vector<std::string>{"etc/environment.d", "etc/profile.d", "var/lib/rocmtune/x"}));
   j.Set().removed_dirs = {"etc/profile.d"};
   EXPECT_EQ(CreatedDirs(j.all()), (std::vector<std::string>{"etc/environment.d", "var/lib/rocmtune/x"}));
   j.Set().created_dirs = {"etc/profile.d"};  // made again later
-  EXPECT_EQ(CreatedDirs(j.all()), (std::vector<std::string>{"etc/environment.d", "var/lib/rocmtune/x", "etc/profile.d"}));
+  EXPECT_EQ(CreatedDirs(j.all()),
+            (std::vector<std::string>{"etc/environment.d", "var/lib/rocmtune/x", "etc/profile.d"}));
   // An uncommitted rmdir does not count.
   j.Set({}, State::kRolledBack).removed_dirs = {"etc/environment.d"};
   EXPECT_EQ(CreatedDirs(j.all()).front(), "etc/environment.d");
@@ -179,24 +181,24 @@ TEST(HistoryTest, CreatedDirsLeaveWithTheirRmdir) {
 TEST(HistoryTest, ActiveProfileFollowsApplyRevertAndReset) {
   Journal j;
   EXPECT_EQ(ActiveProfile(j.all()), "");
-  j.Apply("rdna1-safe");              // 1
+  j.Apply("rdna1-safe");  // 1
   EXPECT_EQ(ActiveProfile(j.all()), "rdna1-safe");
-  j.Set();                            // 2: a set on top keeps the profile
+  j.Set();  // 2: a set on top keeps the profile
   EXPECT_EQ(ActiveProfile(j.all()), "rdna1-safe");
-  j.Apply("mi300-compute");           // 3
+  j.Apply("mi300-compute");  // 3
   EXPECT_EQ(ActiveProfile(j.all()), "mi300-compute");
   j.Apply("broken", State::kRolledBack);  // 4
   EXPECT_EQ(ActiveProfile(j.all()), "mi300-compute");
-  j.Revert("3");                      // 5
+  j.Revert("3");  // 5
   EXPECT_EQ(ActiveProfile(j.all()), "rdna1-safe");
-  j.Add("reset");                     // 6
+  j.Add("reset");  // 6
   EXPECT_EQ(ActiveProfile(j.all()), "");
-  j.Revert("6");                      // 7: undoing the reset brings the profile back
+  j.Revert("6");  // 7: undoing the reset brings the profile back
   EXPECT_EQ(ActiveProfile(j.all()), "rdna1-safe");
-  j.Add("reset");                     // 8
-  j.Apply("apu-compute");             // 9
+  j.Add("reset");          // 8
+  j.Apply("apu-compute");  // 9
   EXPECT_EQ(ActiveProfile(j.all()), "apu-compute");
-  j.Revert("9");                      // 10: the reset before it still holds
+  j.Revert("9");  // 10: the reset before it still holds
   EXPECT_EQ(ActiveProfile(j.all()), "");
 }
 

@@ -46,7 +46,8 @@ TEST(JournalFormatTest, AFormat1JournalIsReadWhole) {
   }
   const Transaction& first = (*txns)[0];
   EXPECT_EQ(first.intent.verb, "set");
-  EXPECT_EQ(first.intent.args, (std::vector<std::string>{"amdgpu.noretry=0", "cmdline.iommu=pt", "env.HIP_VISIBLE_DEVICES=0"}));
+  EXPECT_EQ(first.intent.args,
+            (std::vector<std::string>{"amdgpu.noretry=0", "cmdline.iommu=pt", "env.HIP_VISIBLE_DEVICES=0"}));
   EXPECT_EQ(first.ops.size(), 6u);
   EXPECT_EQ(first.created_dirs, (std::vector<std::string>{"etc/modprobe.d", "etc/environment.d", "etc/profile.d"}));
   EXPECT_EQ((*txns)[1].intent.reverts, "1");
@@ -74,7 +75,8 @@ TEST(JournalFormatTest, ANewerFormatIsRefusedByNameAndBadOnesAreErrors) {
   const std::string begin = R"({"record":"begin",)";
   ASSERT_EQ(text.rfind(begin, 0), 0u);
   auto with = [&](std::string_view format) {
-    return ParseTransaction(std::string(text).insert(begin.size(), fmt::format(R"("format":{},)", format)), "000004.jsonl");
+    return ParseTransaction(std::string(text).insert(begin.size(), fmt::format(R"("format":{},)", format)),
+                            "000004.jsonl");
   };
   auto newer = with(std::to_string(kJournalFormat + 1));
   ASSERT_FALSE(newer);

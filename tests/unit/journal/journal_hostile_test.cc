@@ -2,12 +2,11 @@
 // Each is an error naming the file and line (what `history` and `status` print), never an
 // exception or a crash: before, a wrong-typed optional field threw nlohmann's type_error and
 // every later run aborted (exit 134).
-#include "journal/journal.h"
-
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "journal/journal.h"
 #include "test_tree.h"
 
 namespace rocmtune::journal {
@@ -59,12 +58,15 @@ std::vector<Case> HostileCases() {
   return {
       {"ops a number", Lines({Begin([](json& r) { r["ops"] = 5; })}), "line 1", "\"ops\" must be an array"},
       {"id a number", Lines({Begin([](json& r) { r["id"] = 7; })}), "line 1", "\"id\" must be a string"},
-      {"force a string", Lines({Begin([](json& r) { r["force"] = "yes"; })}), "line 1", "\"force\" must be true or false"},
-      {"intent args a string", Lines({Begin([](json& r) { r["intent"]["args"] = "x"; })}), "line 1", "must be an array"},
+      {"force a string", Lines({Begin([](json& r) { r["force"] = "yes"; })}), "line 1",
+       "\"force\" must be true or false"},
+      {"intent args a string", Lines({Begin([](json& r) { r["intent"]["args"] = "x"; })}), "line 1",
+       "must be an array"},
       {"op path an array", Lines({Begin([](json& r) { r["ops"][0]["path"] = json::array(); })}), "line 1",
        "\"path\" must be a string"},
       {"op after a number", Lines({Begin([](json& r) { r["ops"][0]["after"] = 5; })}), "line 1", "op 0 after"},
-      {"mkdir path an array", Lines({kBegin, R"({"record":"mkdir","path":[]})"}), "line 2", "\"path\" must be a string"},
+      {"mkdir path an array", Lines({kBegin, R"({"record":"mkdir","path":[]})"}), "line 2",
+       "\"path\" must be a string"},
       {"done op a string", Lines({kBegin, R"({"record":"done","op":"x"})"}), "line 2", "\"op\""},
       {"regen message a number", Lines({kBegin, R"({"record":"regen","op":0,"status":"done","message":5})"}), "line 2",
        "\"message\" must be a string"},
@@ -94,10 +96,9 @@ TEST(JournalHostileTest, DeepNestingIsRefusedBeforeParsing) {
   begin["intent"] = "PLACEHOLDER";
   std::string deep_begin = begin.dump();
   deep_begin.replace(deep_begin.find("\"PLACEHOLDER\""), 13, Deep(10000));
-  for (const auto& [text, line] : {std::pair{Lines({deep_begin, kDone}), "line 1"},
-                                   std::pair{Lines({kBegin, Deep(10000), kDone}), "line 2"},
-                                   std::pair{Lines({kBegin, "{\"record\":\"done\",\"op\":" + Deep(5000) + "}", kDone}),
-                                             "line 2"}}) {
+  for (const auto& [text, line] :
+       {std::pair{Lines({deep_begin, kDone}), "line 1"}, std::pair{Lines({kBegin, Deep(10000), kDone}), "line 2"},
+        std::pair{Lines({kBegin, "{\"record\":\"done\",\"op\":" + Deep(5000) + "}", kDone}), "line 2"}}) {
     Result<Transaction> t = tl::unexpected(Error{});
     ASSERT_NO_THROW(t = ParseTransaction(text, "journal/000001.jsonl"));
     ASSERT_FALSE(t);
@@ -118,10 +119,13 @@ TEST(JournalHostileTest, ADeepLastLineIsNotMistakenForATornOne) {
 
 TEST(JournalHostileTest, LoadReportsTheFileInsteadOfAborting) {
   testing::TestTree tree;
-  tree.Write(std::string(kJournalDir) + "/" + JournalFileName(1), Lines({kBegin, DoneRecord(0).dump(),
-                                                                          CommitRecord().dump()}));
-  tree.Write(std::string(kJournalDir) + "/" + JournalFileName(2),
-             Lines({Begin([](json& r) { r["id"] = "2"; r["force"] = "yes"; }), CommitRecord().dump()}));
+  tree.Write(std::string(kJournalDir) + "/" + JournalFileName(1),
+             Lines({kBegin, DoneRecord(0).dump(), CommitRecord().dump()}));
+  tree.Write(std::string(kJournalDir) + "/" + JournalFileName(2), Lines({Begin([](json& r) {
+                                                                           r["id"] = "2";
+                                                                           r["force"] = "yes";
+                                                                         }),
+                                                                         CommitRecord().dump()}));
   auto root = sys::Root::Open(tree.path());
   ASSERT_TRUE(root);
   Result<std::vector<Transaction>> txns = tl::unexpected(Error{});

@@ -149,13 +149,13 @@ TEST(JournalTest, ATransactionStartsWithExactlyOneBegin) {
 
 TEST(JournalTest, OpIndexMustBeAnOpOfTheTransaction) {
   const std::vector<json> bad = {
-      {{"record", "done"}, {"op", 2}},        // two ops: 0 and 1
+      {{"record", "done"}, {"op", 2}},  // two ops: 0 and 1
       {{"record", "done"}, {"op", -1}},
       {{"record", "done"}, {"op", "0"}},
       {{"record", "done"}, {"op", 0.5}},
       {{"record", "done"}},
       {{"record", "regen"}, {"op", 9}, {"status", "done"}},
-      {{"record", "regen"}, {"op", 1}},       // no status
+      {{"record", "regen"}, {"op", 1}},  // no status
   };
   for (const json& r : bad) {
     auto t = ParseTransaction(Lines({BeginRecord(Begun(3)), r}), "f");

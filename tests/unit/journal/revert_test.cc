@@ -10,7 +10,7 @@
 namespace rocmtune::journal {
 namespace {
 
-constexpr const char* kNew = "etc/modprobe.d/rocmtune.conf";  // created by the transaction
+constexpr const char* kNew = "etc/modprobe.d/rocmtune.conf";   // created by the transaction
 constexpr const char* kEdited = "etc/default/grub";            // changed by it
 constexpr const char* kRemoved = "etc/profile.d/rocmtune.sh";  // removed by it
 constexpr const char* kAttr = "sys/class/drm/card0/device/power_dpm_force_performance_level";
@@ -91,7 +91,10 @@ TEST_F(RevertPlanTest, RestoresEveryBeforeInReverseOrder) {
   EXPECT_EQ(p.ops[3].kind, plan::OpKind::kRemoveFile) << "a created file goes";
   EXPECT_EQ(p.ops[3].before, "options amdgpu noretry=0\n");
   EXPECT_FALSE(p.ops[3].after);
-  for (const plan::Op& op : p.ops) EXPECT_EQ(op.backend, op.path == kAttr ? plan::BackendId::kSysfs : op.path == "grubby" ? plan::BackendId::kBootloader : plan::BackendId::kCmdline);
+  for (const plan::Op& op : p.ops)
+    EXPECT_EQ(op.backend, op.path == kAttr      ? plan::BackendId::kSysfs
+                          : op.path == "grubby" ? plan::BackendId::kBootloader
+                                                : plan::BackendId::kCmdline);
 }
 
 TEST_F(RevertPlanTest, GrubbyIsInvertedAndTheBootloaderPending) {
@@ -217,8 +220,7 @@ TEST(InverseRegeneratorTest, SwapsGrubbyArgumentsOnly) {
 TEST(InverseRegeneratorTest, OtherRegeneratorsRunAgainUnchanged) {
   for (const std::vector<std::string>& argv :
        {std::vector<std::string>{"update-initramfs", "-u", "-k", "all"}, std::vector<std::string>{"update-grub"},
-        std::vector<std::string>{"dracut", "--force", "--args=x"},
-        std::vector<std::string>{}})
+        std::vector<std::string>{"dracut", "--force", "--args=x"}, std::vector<std::string>{}})
     EXPECT_EQ(InverseRegenerator(argv), argv);
 }
 

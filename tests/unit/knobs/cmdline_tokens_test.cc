@@ -19,9 +19,9 @@ TEST(CmdlineTokensTest, SplitsLikeTheKernel) {
 TEST(CmdlineTokensTest, ValueIsTheLastOccurrenceBeforeDashDash) {
   Tokens t = SplitCmdline(R"(iommu=off quiet amd-iommu=on foo="a b" iommu=pt -- iommu=soft)");
   EXPECT_EQ(TokenValue(t, "iommu"), "pt");
-  EXPECT_EQ(TokenValue(t, "quiet"), "");            // a flag
-  EXPECT_EQ(TokenValue(t, "amd_iommu"), "on");      // '-' and '_' are one character in names
-  EXPECT_EQ(TokenValue(t, "foo"), "a b");           // quotes removed as the kernel does
+  EXPECT_EQ(TokenValue(t, "quiet"), "");        // a flag
+  EXPECT_EQ(TokenValue(t, "amd_iommu"), "on");  // '-' and '_' are one character in names
+  EXPECT_EQ(TokenValue(t, "foo"), "a b");       // quotes removed as the kernel does
   EXPECT_EQ(TokenValue(t, "splash"), std::nullopt);
   EXPECT_EQ(TokenValue(SplitCmdline(R"("opt=x y")"), "opt"), "x y");
   EXPECT_EQ(TokenKey(R"("opt=x y")"), "opt");
@@ -59,8 +59,8 @@ TEST(CmdlineTokensTest, ValidationRefusesWhatTheShellOrGrubWouldInterpret) {
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
   }
-  for (const char* bad : {"a b", "\"x\"", "'x'", "$(reboot)", "`id`", "a;b", "a&b", "a|b", "a<b", "a>b", "a\\b",
-                          "a\nb", "a\tb"}) {
+  for (const char* bad :
+       {"a b", "\"x\"", "'x'", "$(reboot)", "`id`", "a;b", "a&b", "a|b", "a<b", "a>b", "a\\b", "a\nb", "a\tb"}) {
     auto r = ValidateValue(bad);
     ASSERT_FALSE(r) << bad;
     EXPECT_NE(r.error().message.find("kernel parameter value"), std::string::npos);

@@ -15,7 +15,7 @@ TEST(EnvAssignmentTest, ReadsPlainAndExportedLiterals) {
   EXPECT_EQ(ParseEnvAssignment("  export  HIP_VISIBLE_DEVICES=\"0,1\"  ", true)->value, "0,1");
   EXPECT_EQ(ParseEnvAssignment("export A='x y' # the seeds said so", true)->value, "x y");
   EXPECT_EQ(ParseEnvAssignment("export A=1; echo hi", true)->value, "1");
-  EXPECT_EQ(ParseEnvAssignment("A=1\r", false)->value, "1");            // CRLF file
+  EXPECT_EQ(ParseEnvAssignment("A=1\r", false)->value, "1");                    // CRLF file
   EXPECT_EQ(ParseEnvAssignment(std::string("A=1\0\0", 5), false)->value, "1");  // NUL padding
   EXPECT_EQ(ParseEnvAssignment("A=", false)->value, "");
 }
@@ -25,13 +25,13 @@ TEST(EnvAssignmentTest, ReadsPlainAndExportedLiterals) {
 TEST(EnvAssignmentTest, ShellQuotingAsTheShellReadsIt) {
   const std::pair<const char*, const char*> cases[] = {
       {"export HIP_VISIBLE_DEVICES=\"0 #1\"", "0 #1"},       // '#' inside "..." is text
-      {"export HIP_VISIBLE_DEVICES='0 #1'", "0 #1"},           // and inside '...'
+      {"export HIP_VISIBLE_DEVICES='0 #1'", "0 #1"},         // and inside '...'
       {"export A=\"say \\\"hi\\\"\" # note", "say \"hi\""},  // escaped quotes, then a comment
-      {"export A=\"x y\"#z", "x y#z"},                    // '#' after a quote is in the word
-      {"A=x #y", "x"},                                      // '#' where a word starts: a comment
+      {"export A=\"x y\"#z", "x y#z"},                       // '#' after a quote is in the word
+      {"A=x #y", "x"},                                       // '#' where a word starts: a comment
       {"A=x#y", "x#y"},
-      {"A=\"a\"'b'c", "abc"},                               // one word, three quotings
-      {"A=a\\ b", "a b"},                                   // backslash outside quotes
+      {"A=\"a\"'b'c", "abc"},  // one word, three quotings
+      {"A=a\\ b", "a b"},      // backslash outside quotes
   };
   for (const auto& [line, value] : cases) {
     auto a = ParseEnvAssignment(line, true);
@@ -65,8 +65,8 @@ TEST(EnvAssignmentTest, ShellExpansionsHaveNoKnownValue) {
 }
 
 TEST(EnvAssignmentTest, LinesThatAssignNothing) {
-  for (const char* line : {"", "# A=1", "  #export A=1", "if [ -n \"$A\" ]; then", "echo A=1", "1A=2", "A B=1",
-                           "export", "A =1", "=1"}) {
+  for (const char* line :
+       {"", "# A=1", "  #export A=1", "if [ -n \"$A\" ]; then", "echo A=1", "1A=2", "A B=1", "export", "A =1", "=1"}) {
     EXPECT_FALSE(ParseEnvAssignment(line, true)) << line;
   }
 }
@@ -77,7 +77,7 @@ TEST(ForeignEnvTest, EveryPlaceButRocmtunesOwnInReadingOrder) {
   t.Write("usr/lib/environment.d/10-x.conf", "HIP_VISIBLE_DEVICES=0\n");
   t.Write("etc/environment.d/50-site.conf", "HSA_ENABLE_SDMA=0\n");
   t.Write("etc/environment.d/90-rocmtune.conf", "HSA_OVERRIDE_GFX_VERSION=10.1.0\n");  // ours: not foreign
-  t.Write("etc/environment.d/README", "HSA_OVERRIDE_GFX_VERSION=9.0.0\n");            // not *.conf: unread
+  t.Write("etc/environment.d/README", "HSA_OVERRIDE_GFX_VERSION=9.0.0\n");             // not *.conf: unread
   t.Write("etc/profile.d/rocm.sh", "# from a forum\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
   t.Write("etc/profile.d/rocmtune.sh", "export HSA_OVERRIDE_GFX_VERSION=10.1.0\n");  // ours
   t.Write("etc/bash.bashrc", "export MIOPEN_DEBUG_CONV_WINOGRAD=0\n");
@@ -96,7 +96,7 @@ TEST(ForeignEnvTest, EveryPlaceButRocmtunesOwnInReadingOrder) {
 
 TEST(ForeignEnvTest, UnreadableOrMissingSourcesAreSkipped) {
   testing::TestTree t;
-  t.Mkdir("etc/profile.d/dir.sh");  // a directory named like a script
+  t.Mkdir("etc/profile.d/dir.sh");                        // a directory named like a script
   t.Write("etc/environment", std::string(2 << 20, 'A'));  // over the size bound
   auto root = sys::Root::Open(t.path());
   ASSERT_TRUE(root);

@@ -310,8 +310,8 @@ TEST(GrubEditTest, DropInTextAndItsTokens) {
   auto text = RocmtuneDropIn("GRUB_CMDLINE_LINUX_DEFAULT", Tokens{"iommu=pt", "amdgpu.noretry=0"});
   ASSERT_TRUE(text);
   EXPECT_NE(text->find("# Managed by rocmtune; do not edit."), std::string::npos);
-  EXPECT_TRUE(text->ends_with(
-      "\nGRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt amdgpu.noretry=0\"\n"));
+  EXPECT_TRUE(
+      text->ends_with("\nGRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt amdgpu.noretry=0\"\n"));
   EXPECT_EQ(RocmtuneDropInTokens(*text, "GRUB_CMDLINE_LINUX_DEFAULT"), (Tokens{"iommu=pt", "amdgpu.noretry=0"}));
   EXPECT_EQ(RocmtuneDropInTokens(*text, "GRUB_CMDLINE_LINUX"), std::nullopt);
   // Anything but what RocmtuneDropIn writes is drift.

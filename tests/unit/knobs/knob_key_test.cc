@@ -24,9 +24,9 @@ TEST(KnobKeyTest, ParsesEveryForm) {
 }
 
 TEST(KnobKeyTest, RefusesEverythingElse) {
-  for (const char* bad : {"", "noretry", ".x", "amdgpu.", "amdgpu.a.b", "nvidia.x", "amdgpu.no retry", "env.1X",
-                          "env.A-B", "sysfs.card0", "sysfs..x", "amdgpu.x;rm", "cmdline.a b", "env.$X", "amdgpu.\n",
-                          "sysfs.card0/../..x.y"}) {
+  for (const char* bad :
+       {"", "noretry", ".x", "amdgpu.", "amdgpu.a.b", "nvidia.x", "amdgpu.no retry", "env.1X", "env.A-B", "sysfs.card0",
+        "sysfs..x", "amdgpu.x;rm", "cmdline.a b", "env.$X", "amdgpu.\n", "sysfs.card0/../..x.y"}) {
     auto k = ParseKnobKey(bad);
     EXPECT_FALSE(k) << bad;
     if (!k) {

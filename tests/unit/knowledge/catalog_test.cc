@@ -35,14 +35,35 @@ TEST(CatalogTest, BuiltinParsesAndEveryEntryHasASource) {
 }
 
 TEST(CatalogTest, CuratedParametersCarryAnExplanation) {
-  for (std::string_view key :
-       {"amdgpu.noretry", "amdgpu.mtype_local", "amdgpu.gttsize", "amdgpu.vm_update_mode", "amdgpu.ppfeaturemask",
-        "amdgpu.sg_display", "amdgpu.runpm", "amdgpu.cwsr_enable", "amdgpu.gpu_recovery", "amdgpu.reset_method",
-        "amdgpu.lockup_timeout", "amdgpu.mes", "amdgpu.sched_policy", "amdgpu.hws_max_conc_proc", "amdgpu.aspm",
-        "amdgpu.pcie_gen_cap", "amdgpu.pcie_lane_cap", "amdgpu.user_partt_mode", "amdgpu.dcdebugmask",
-        "amdgpu.dcfeaturemask", "amdgpu.si_support", "amdgpu.cik_support", "amdgpu.gartsize", "amdgpu.vramlimit",
-        "amdgpu.svm_default_granularity", "amdgpu.no_system_mem_limit", "ttm.pages_limit", "ttm.page_pool_size",
-        "ttm.dma32_pages_limit"}) {
+  for (std::string_view key : {"amdgpu.noretry",
+                               "amdgpu.mtype_local",
+                               "amdgpu.gttsize",
+                               "amdgpu.vm_update_mode",
+                               "amdgpu.ppfeaturemask",
+                               "amdgpu.sg_display",
+                               "amdgpu.runpm",
+                               "amdgpu.cwsr_enable",
+                               "amdgpu.gpu_recovery",
+                               "amdgpu.reset_method",
+                               "amdgpu.lockup_timeout",
+                               "amdgpu.mes",
+                               "amdgpu.sched_policy",
+                               "amdgpu.hws_max_conc_proc",
+                               "amdgpu.aspm",
+                               "amdgpu.pcie_gen_cap",
+                               "amdgpu.pcie_lane_cap",
+                               "amdgpu.user_partt_mode",
+                               "amdgpu.dcdebugmask",
+                               "amdgpu.dcfeaturemask",
+                               "amdgpu.si_support",
+                               "amdgpu.cik_support",
+                               "amdgpu.gartsize",
+                               "amdgpu.vramlimit",
+                               "amdgpu.svm_default_granularity",
+                               "amdgpu.no_system_mem_limit",
+                               "ttm.pages_limit",
+                               "ttm.page_pool_size",
+                               "ttm.dma32_pages_limit"}) {
     const ModuleParam& p = Get(key);
     EXPECT_TRUE(p.note && p.note->size() > 40) << key;
     EXPECT_NE(p.source.find("drivers/gpu/drm/"), std::string::npos) << key << ": " << p.source;
@@ -56,7 +77,7 @@ TEST(CatalogTest, DefaultsAreWhatSysfsShows) {
       "amdgpu.user_partt_mode",  // auto (-2) reads 4294967294 and cannot be written back
       "amdgpu.backlight",        // bint: parsed as a bool, so the -1 default cannot be written
       "amdgpu.lockup_timeout",   // empty string
-      "amdgpu.disable_cu", "amdgpu.virtual_display",  // charp unset: "(null)"
+      "amdgpu.disable_cu",      "amdgpu.virtual_display",  // charp unset: "(null)"
   };
   for (const ModuleParam& p : Catalog::Builtin().params()) {
     auto canonical = ValidateValue(p, p.default_value);
@@ -139,7 +160,8 @@ TEST(CatalogParseTest, RefusesBrokenEntries) {
     std::string text, why;
   } cases[] = {
       {ok + ok, "listed twice"},
-      {"[[param]]\nmodule = \"amdgpu\"\nname = \"x\"\ntype = \"int\"\ndefault = \"0\"\ntakes_effect = \"m\"\nsince = \"1\"\n",
+      {"[[param]]\nmodule = \"amdgpu\"\nname = \"x\"\ntype = \"int\"\ndefault = \"0\"\ntakes_effect = \"m\"\nsince = "
+       "\"1\"\n",
        "no source"},
       {ok + "min = 2\nmax = 1\n", "min > max"},
       {ok + "min = 0\nmax = 1\nvalues = [0, 5]\n", "outside min..max"},
@@ -293,7 +315,10 @@ const Hostile kHostile[] = {
     {"amdgpu.noretry", "1,0", "list for a single int"},
     {"amdgpu.noretry", "\xd9\xa1", "Arabic-Indic digit one (U+0661)"},
     {"amdgpu.noretry", "\xef\xbc\x91", "fullwidth digit one (U+FF11)"},
-    {"amdgpu.noretry", "\xe2\x88\x92" "1", "Unicode minus sign (U+2212)"},
+    {"amdgpu.noretry",
+     "\xe2\x88\x92"
+     "1",
+     "Unicode minus sign (U+2212)"},
     {"amdgpu.cwsr_enable", "01", "leading zero: kernel reads octal"},
     {"amdgpu.pcie_gen_cap", "08", "leading zero: invalid octal for the kernel"},
     {"amdgpu.gttsize", "1e3", "scientific notation"},

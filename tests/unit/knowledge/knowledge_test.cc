@@ -5,9 +5,9 @@
 #include "knowledge/amdgpu_ids.h"
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"
-#include "knowledge/kernel_options.h"
 #include "knowledge/gfx_targets.h"
 #include "knowledge/gpu_table.h"
+#include "knowledge/kernel_options.h"
 
 namespace rocmtune::knowledge {
 namespace {
@@ -44,7 +44,7 @@ TEST(GfxTargetTableTest, GcIpDivergesFromIsaName) {
   // GC 9.4.3 maps to three targets by silicon revision: ambiguous without KFD.
   EXPECT_GT(table.ByGcIp("9.4.3").size(), 1u);
   ASSERT_NE(table.ByName("gfx942"), nullptr);
-  EXPECT_FALSE(table.ByName("gfx942")->apu.has_value());  // MI300A and MI300X
+  EXPECT_FALSE(table.ByName("gfx942")->apu.has_value());     // MI300A and MI300X
   EXPECT_FALSE(table.ByName("gfx803")->family.has_value());  // Fiji GCN3, Polaris GCN4
 }
 
@@ -85,9 +85,7 @@ TEST(AmdgpuIdsTest, ParsesLibdrmFormat) {
   EXPECT_EQ(ids->LookupAnyRevision(0x15bf), "AMD Radeon 780M Graphics");
 }
 
-TEST(AmdgpuIdsTest, EmptyInputIsAnError) {
-  EXPECT_FALSE(AmdgpuIds::Parse("# nothing\n1.0.0\n", "test"));
-}
+TEST(AmdgpuIdsTest, EmptyInputIsAnError) { EXPECT_FALSE(AmdgpuIds::Parse("# nothing\n1.0.0\n", "test")); }
 
 TEST(AmdgpuIdsTest, BuiltinIsTheNewTable) {
   // Debian 12's libdrm (2.4.114) has no RDNA3/RDNA4/MI300 names; the bundled copy must.
@@ -100,7 +98,8 @@ TEST(AmdgpuIdsTest, BuiltinIsTheNewTable) {
 TEST(DataParseTest, BrokenTomlIsAnErrorNotACrash) {
   EXPECT_FALSE(GfxTargetTable::Parse("[[target]\n", "t"));
   EXPECT_FALSE(GfxTargetTable::Parse("[[target]]\ngfx_target = \"gfx1\"\n", "t"));
-  EXPECT_FALSE(GfxTargetTable::Parse("[[target]]\ngfx_target_version = 1\ngfx_target = \"x\"\nfamily = \"RDNA9\"\n", "t"));
+  EXPECT_FALSE(
+      GfxTargetTable::Parse("[[target]]\ngfx_target_version = 1\ngfx_target = \"x\"\nfamily = \"RDNA9\"\n", "t"));
   EXPECT_FALSE(GpuTable::Parse("[[gpu]]\nproduct = \"x\"\npci_ids = [\"12345\"]\n", "t"));
   EXPECT_FALSE(GpuTable::Parse("x = 1\n", "t"));
 }

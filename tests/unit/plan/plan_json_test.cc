@@ -1,12 +1,12 @@
 // rocmtune.plan.v1: what the helper reads from stdin. Round trips are exact; anything else is refused.
 #include "plan/plan_json.h"
 
-#include "plan/helper_status.h"
-
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "plan/helper_status.h"
 
 namespace rocmtune::plan {
 namespace {
@@ -16,7 +16,7 @@ using json = nlohmann::ordered_json;
 Op MakeOp(OpKind kind, std::string path, std::optional<std::string> before, std::optional<std::string> after) {
   Op op;
   op.kind = kind;
-  op.backend = kind == OpKind::kWriteSysfs    ? BackendId::kSysfs
+  op.backend = kind == OpKind::kWriteSysfs   ? BackendId::kSysfs
                : kind == OpKind::kRegenerate ? BackendId::kInitramfs
                                              : BackendId::kModprobe;
   op.path = std::move(path);
@@ -40,14 +40,14 @@ void ExpectSameOp(const Op& a, const Op& b) {
 Plan FullPlan() {
   Plan p;
   p.intent = {"set", "", {"amdgpu.noretry=0", "cmdline.iommu=pt"}, "", {}};
-  p.ops.push_back(MakeOp(OpKind::kWriteFile, "etc/modprobe.d/rocmtune.conf", std::nullopt, "options amdgpu noretry=0\n"));
+  p.ops.push_back(
+      MakeOp(OpKind::kWriteFile, "etc/modprobe.d/rocmtune.conf", std::nullopt, "options amdgpu noretry=0\n"));
   p.ops.push_back(MakeOp(OpKind::kWriteFile, "etc/default/grub", std::string("A\xff\0B", 4), "GRUB=1\n"));
   p.ops.push_back(MakeOp(OpKind::kRemoveFile, "etc/profile.d/rocmtune.sh", "export X=1\n", std::nullopt));
   p.ops.push_back(MakeOp(OpKind::kRemoveFile, "etc/environment.d/90-rocmtune.conf", std::nullopt, std::nullopt));
-  p.ops.push_back(MakeOp(OpKind::kWriteSysfs, "sys/class/drm/card0/device/power_dpm_force_performance_level", "auto",
-                         "high"));
-  p.ops.push_back(MakeOp(OpKind::kWriteSysfs, "sys/class/drm/card0/device/pp_power_profile_mode", std::nullopt,
-                         "5"));
+  p.ops.push_back(
+      MakeOp(OpKind::kWriteSysfs, "sys/class/drm/card0/device/power_dpm_force_performance_level", "auto", "high"));
+  p.ops.push_back(MakeOp(OpKind::kWriteSysfs, "sys/class/drm/card0/device/pp_power_profile_mode", std::nullopt, "5"));
   p.ops.push_back(MakeOp(OpKind::kRegenerate, "initramfs-tools", std::nullopt, std::nullopt));
   p.warnings.push_back({"amdgpu.noretry", "a warning", "https://docs.kernel.org/gpu/amdgpu/module-parameters.html"});
   p.refused.push_back({"", "refused text", ""});
@@ -106,9 +106,10 @@ TEST(PlanJsonTest, NullBeforeAndAfterStayNullNotEmpty) {
 }
 
 TEST(PlanJsonTest, EveryIntentVerbRoundTrips) {
-  for (const Intent& intent : {Intent{"apply", "rdna1-safe", {}, "", {}}, Intent{"unset", "", {"amdgpu.noretry"}, "", {}},
-                               Intent{"revert", "", {}, "12", {}}, Intent{"reset", "", {}, "", {}},
-                               Intent{"apply", "instinct", {"cmdline.iommu=pt"}, "", {"mi-intel-iommu-on"}}}) {
+  for (const Intent& intent :
+       {Intent{"apply", "rdna1-safe", {}, "", {}}, Intent{"unset", "", {"amdgpu.noretry"}, "", {}},
+        Intent{"revert", "", {}, "12", {}}, Intent{"reset", "", {}, "", {}},
+        Intent{"apply", "instinct", {"cmdline.iommu=pt"}, "", {"mi-intel-iommu-on"}}}) {
     auto back = IntentFromJson(IntentToJson(intent));
     ASSERT_TRUE(back) << intent.verb;
     EXPECT_EQ(back->verb, intent.verb);
@@ -191,18 +192,26 @@ TEST(PlanJsonTest, StrictRefusals) {
       {"op without path", Edited([](json& d) { d["ops"][3].erase("path"); }), "op 3: \"path\" is missing"},
       {"path not a string", Edited([](json& d) { d["ops"][3]["path"] = json::array(); }), "must be a string"},
       {"op without backend", Edited([](json& d) { d["ops"][0].erase("backend"); }), "\"backend\" is missing"},
-      {"unknown backend", Edited([](json& d) { d["ops"][0]["backend"] = "systemd"; }), "op 0: unknown backend \"systemd\""},
+      {"unknown backend", Edited([](json& d) { d["ops"][0]["backend"] = "systemd"; }),
+       "op 0: unknown backend \"systemd\""},
       {"unknown regenerator", Edited([](json& d) { d["ops"][6]["path"] = "update-initramfs"; }),
        "op 6: \"update-initramfs\" is not a regenerator rocmtune knows"},
-      {"argv with a number", Edited([](json& d) { d["ops"][6]["argv"] = json::array({"x", 2}); }), "only strings"},
+      {"argv with a number", Edited([](json& d) {
+         d["ops"][6]["argv"] = json::array({"x", 2});
+       }),
+       "only strings"},
       {"before a number", Edited([](json& d) { d["ops"][0]["before"] = 5; }), "op 0 before"},
-      {"after bad base64", Edited([](json& d) { d["ops"][1]["after"] = {{"base64", "%%%"}}; }), "op 1 after"},
+      {"after bad base64", Edited([](json& d) {
+         d["ops"][1]["after"] = {{"base64", "%%%"}};
+       }),
+       "op 1 after"},
       {"reboot_required a string", Edited([](json& d) { d["reboot_required"] = "yes"; }), "reboot_required"},
       {"unknown initramfs state", Edited([](json& d) { d["initramfs"] = "maybe"; }), "maybe"},
       {"bootloader not a string", Edited([](json& d) { d["bootloader"] = true; }), "must be a string"},
       {"warnings not an array", Edited([](json& d) { d["warnings"] = "w"; }), "\"warnings\" must be an array"},
       {"refused entry not an object", Edited([](json& d) { d["refused"] = json::array({"no"}); }), "objects"},
-      {"conflict without message", Edited([](json& d) { d["conflicts"][0].erase("message"); }), "\"message\" is missing"},
+      {"conflict without message", Edited([](json& d) { d["conflicts"][0].erase("message"); }),
+       "\"message\" is missing"},
   };
   for (const Refusal& c : cases) {
     auto p = PlanFromJson(c.text);

@@ -106,7 +106,8 @@ TEST(BuiltinProfilesTest, EverySettingPassesThePlannerWhereItApplies) {
     plan::Plan plan = plan::PlanRequest(w.Context(), d->request);
     EXPECT_TRUE(plan.refused.empty()) << Messages(plan.refused);
     for (const ItemPlan& ip : EvaluateItems(*p, w.root, w.inventory, all_optional))
-      if (ip.item->action == Action::kSet && ip.verdict == Verdict::kApplies) checked.insert(c.profile + "/" + ip.item->id);
+      if (ip.item->action == Action::kSet && ip.verdict == Verdict::kApplies)
+        checked.insert(c.profile + "/" + ip.item->id);
   }
   TestTree t;
   ProfileStore store = ProfileStore::Load(*sys::Root::Open(t.path()));
@@ -137,7 +138,8 @@ key = "cmdline.amd_iommu"
 value = "on"
 why = "w"
 source = "s"
-)", "bad.toml");
+)",
+                        "bad.toml");
   ASSERT_TRUE(p) << p.error().message;
   auto d = DesiredState(*p, w.root, w.inventory, {});
   ASSERT_TRUE(d);

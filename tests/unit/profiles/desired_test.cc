@@ -120,7 +120,8 @@ TEST(DesiredTest, Rdna2OverrideOnlyWhereItHelps) {
   ASSERT_TRUE(d);
   EXPECT_THAT(SetTexts(*d), ElementsAre("env.HSA_OVERRIDE_GFX_VERSION=10.3.0"));
   EXPECT_TRUE(UnsetTexts(*d).empty());
-  EXPECT_THAT(Joined(d->skipped), HasSubstr("rdna2-no-override-on-gfx1030: not every GPU is gfx1030 (gfx1032 on 0000:12:00.0)"));
+  EXPECT_THAT(Joined(d->skipped),
+              HasSubstr("rdna2-no-override-on-gfx1030: not every GPU is gfx1030 (gfx1032 on 0000:12:00.0)"));
   EXPECT_THAT(NoteText(*d), HasSubstr("MEC firmware is >= 92"));  // a dGPU: the atomics note applies
 
   // gfx1030 is native: the later unset wins over the override.

@@ -27,8 +27,8 @@ Profile Builtin(std::string_view name) {
   return *p;
 }
 
-Match M(std::vector<std::string> gfx, std::vector<knowledge::Family> family = {}, std::optional<bool> apu = std::nullopt,
-        bool all = false) {
+Match M(std::vector<std::string> gfx, std::vector<knowledge::Family> family = {},
+        std::optional<bool> apu = std::nullopt, bool all = false) {
   Match m;
   m.gfx = std::move(gfx);
   m.family = std::move(family);

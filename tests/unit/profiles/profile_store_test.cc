@@ -7,7 +7,6 @@
 #include <array>
 
 #include <fmt/format.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -23,7 +22,8 @@ std::string ProfileText(std::string_view description, std::string_view extra = "
   return fmt::format("schema_version = 1\ndescription = \"{}\"\n{}", description, extra);
 }
 
-std::string ItemText(std::string_view id, std::string_view action, std::string_view key = "", std::string_view value = "") {
+std::string ItemText(std::string_view id, std::string_view action, std::string_view key = "",
+                     std::string_view value = "") {
   std::string out = fmt::format("[[items]]\nid = \"{}\"\naction = \"{}\"\n", id, action);
   if (!key.empty()) out += fmt::format("key = \"{}\"\n", key);
   if (!value.empty()) out += fmt::format("value = \"{}\"\n", value);
@@ -54,7 +54,8 @@ TEST(ProfileStoreTest, BuiltinsAloneParseAndAreSorted) {
     EXPECT_FALSE(e.overrides_builtin) << e.name;
     EXPECT_TRUE(e.profile) << e.profile.error().message;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"instinct", "rdna1-safe", "rdna2-consumer-compat", "stock", "strix-halo"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"instinct", "rdna1-safe", "rdna2-consumer-compat", "stock", "strix-halo"}));
   EXPECT_TRUE(store.errors().empty());
 }
 
@@ -194,8 +195,10 @@ TEST(ProfileStoreTest, UnknownNameListsTheKnownOnes) {
 // id (replaces a by key). top includes mid and side: its own item last.
 std::array<BuiltinProfile, 4> IncludeTexts(std::vector<std::string>& keep) {
   keep = {
-      ProfileText("base", ItemText("a", "set", "amdgpu.noretry", "1") + ItemText("b", "note") + ItemText("c", "unset", "env.HIP_VISIBLE_DEVICES")),
-      ProfileText("mid", "include = [\"base\"]\n" + ItemText("b", "note") + ItemText("a2", "set", "amdgpu.noretry", "0")),
+      ProfileText("base", ItemText("a", "set", "amdgpu.noretry", "1") + ItemText("b", "note") +
+                              ItemText("c", "unset", "env.HIP_VISIBLE_DEVICES")),
+      ProfileText("mid",
+                  "include = [\"base\"]\n" + ItemText("b", "note") + ItemText("a2", "set", "amdgpu.noretry", "0")),
       ProfileText("side", ItemText("s", "set", "cmdline.iommu", "pt")),
       ProfileText("top", "include = [\"mid\", \"side\"]\n" + ItemText("t", "note")),
   };
@@ -253,7 +256,8 @@ TEST(ProfileStoreTest, IncludeErrors) {
 
 TEST(ProfileStoreTest, DeepIncludeChainIsBounded) {
   Fixture f;
-  for (int i = 0; i < 20; ++i) f.Admin(fmt::format("p{}.toml", i), ProfileText("x", fmt::format("include = [\"p{}\"]\n", i + 1)));
+  for (int i = 0; i < 20; ++i)
+    f.Admin(fmt::format("p{}.toml", i), ProfileText("x", fmt::format("include = [\"p{}\"]\n", i + 1)));
   f.Admin("p20.toml", ProfileText("end"));
   auto r = ProfileStore::Load(f.Root()).Resolve("p0");
   ASSERT_FALSE(r);
@@ -271,7 +275,8 @@ class IncludeFanOutTest : public ::testing::Test {
   // Profile p<i> with one note item i<i>, including `includes` (a TOML list's inside).
   void WriteProfile(int i, const std::string& includes) const {
     std::string text = includes.empty() ? "" : fmt::format("include = [{}]\n", includes);
-    f.Admin(fmt::format("p{}.toml", i), ProfileText(fmt::format("p{}", i), text + ItemText(fmt::format("i{}", i), "note")));
+    f.Admin(fmt::format("p{}.toml", i),
+            ProfileText(fmt::format("p{}", i), text + ItemText(fmt::format("i{}", i), "note")));
   }
   Fixture f;
 };
@@ -308,9 +313,11 @@ TEST_F(IncludeFanOutTest, ADiamondOfDistinctIncludesKeepsEachItemOnce) {
 TEST_F(IncludeFanOutTest, AReusedProfileStillCountsTowardTheDepthBound) {
   // "top" reaches "d0" at depth 1 first (fits), then at depth 6 through b -> c1 .. c4, where
   // d0's own 10 levels reach the bound of 16: the reuse must not hide that.
-  for (int i = 0; i < 10; ++i) f.Admin(fmt::format("d{}.toml", i), ProfileText("d", fmt::format("include = [\"d{}\"]\n", i + 1)));
+  for (int i = 0; i < 10; ++i)
+    f.Admin(fmt::format("d{}.toml", i), ProfileText("d", fmt::format("include = [\"d{}\"]\n", i + 1)));
   f.Admin("d10.toml", ProfileText("end"));
-  for (int i = 1; i < 4; ++i) f.Admin(fmt::format("c{}.toml", i), ProfileText("c", fmt::format("include = [\"c{}\"]\n", i + 1)));
+  for (int i = 1; i < 4; ++i)
+    f.Admin(fmt::format("c{}.toml", i), ProfileText("c", fmt::format("include = [\"c{}\"]\n", i + 1)));
   f.Admin("c4.toml", ProfileText("c", "include = [\"d0\"]\n"));
   f.Admin("b.toml", ProfileText("b", "include = [\"c1\"]\n"));
   f.Admin("top.toml", ProfileText("top", "include = [\"d0\", \"b\"]\n"));

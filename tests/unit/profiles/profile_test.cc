@@ -13,12 +13,11 @@ using ::testing::HasSubstr;
 
 constexpr std::string_view kHead = "schema_version = 1\ndescription = \"d\"\n";
 
-std::string WithItem(std::string_view item_body) {
-  return std::string(kHead) + "[[items]]\n" + std::string(item_body);
-}
+std::string WithItem(std::string_view item_body) { return std::string(kHead) + "[[items]]\n" + std::string(item_body); }
 
-constexpr std::string_view kGoodItem = "id = \"a\"\naction = \"set\"\nkey = \"amdgpu.noretry\"\nvalue = \"1\"\n"
-                                       "why = \"w\"\nsource = \"s\"\n";
+constexpr std::string_view kGoodItem =
+    "id = \"a\"\naction = \"set\"\nkey = \"amdgpu.noretry\"\nvalue = \"1\"\n"
+    "why = \"w\"\nsource = \"s\"\n";
 
 TEST(ProfileTest, ParsesEveryField) {
   auto p = ParseProfile("demo", std::string(kHead) + R"(include = ["base", "more"]
@@ -47,7 +46,8 @@ id = "three"
 action = "note"
 why = "advice"
 source = "s3"
-)", "test.toml");
+)",
+                        "test.toml");
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->name, "demo");
   EXPECT_EQ(p->origin, "test.toml");
@@ -91,8 +91,10 @@ TEST(ProfileTest, ResetProfileWithoutItems) {
 }
 
 TEST(ProfileTest, PlaceholderValueIsKept) {
-  auto p = ParseProfile("x", WithItem("id = \"a\"\naction = \"set\"\nkey = \"ttm.pages_limit\"\n"
-                                      "value = \"{gtt_pages}\"\nwhy = \"w\"\nsource = \"s\"\n"), "x.toml");
+  auto p = ParseProfile("x",
+                        WithItem("id = \"a\"\naction = \"set\"\nkey = \"ttm.pages_limit\"\n"
+                                 "value = \"{gtt_pages}\"\nwhy = \"w\"\nsource = \"s\"\n"),
+                        "x.toml");
   ASSERT_TRUE(p) << p.error().message;
   EXPECT_EQ(p->items[0].value, "{gtt_pages}");
 }
@@ -114,7 +116,8 @@ std::vector<BadCase> BadCases() {
       {"unknown_top_key", std::string(kHead) + "reboot = true\n", "unknown key 'reboot'"},
       {"include_string", std::string(kHead) + "include = \"base\"\n", "'include' must be an array of strings"},
       {"include_ints", std::string(kHead) + "include = [1]\n", "'include' must hold strings, not an integer"},
-      {"include_bad_name", std::string(kHead) + "include = [\"../etc/x\"]\n", "include '../etc/x' is not a profile name"},
+      {"include_bad_name", std::string(kHead) + "include = [\"../etc/x\"]\n",
+       "include '../etc/x' is not a profile name"},
       {"include_self", std::string(kHead) + "include = [\"p\"]\n", "cannot include itself"},
       {"reset_string", std::string(kHead) + "reset = \"yes\"\n", "'reset' must be true or false, not a string"},
       {"match_not_table", std::string(kHead) + "match = \"gfx1030\"\n", "'match' must be a table"},
@@ -129,35 +132,44 @@ std::vector<BadCase> BadCases() {
       {"item_bad_id", WithItem("id = \"A B\"\naction = \"note\"\nwhy = \"w\"\nsource = \"s\"\n"), "id 'A B' must be"},
       {"item_unknown_key", WithItem(good + "kind = \"env\"\n"), "item 'a': unknown key 'kind'"},
       {"item_no_action", WithItem("id = \"a\"\nwhy = \"w\"\nsource = \"s\"\n"), "item 'a': 'action' is missing"},
-      {"item_bad_action", WithItem("id = \"a\"\naction = \"remove\"\nkey = \"amdgpu.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
+      {"item_bad_action",
+       WithItem("id = \"a\"\naction = \"remove\"\nkey = \"amdgpu.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
        "unknown action 'remove'"},
       {"item_no_why", WithItem("id = \"a\"\naction = \"note\"\nsource = \"s\"\n"), "item 'a': 'why' is missing"},
       {"item_no_source", WithItem("id = \"a\"\naction = \"note\"\nwhy = \"w\"\n"), "item 'a': 'source' is missing"},
       {"item_empty_why", WithItem("id = \"a\"\naction = \"note\"\nwhy = \"\"\nsource = \"s\"\n"), "'why' is empty"},
-      {"item_bad_key", WithItem("id = \"a\"\naction = \"unset\"\nkey = \"radeon.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
+      {"item_bad_key",
+       WithItem("id = \"a\"\naction = \"unset\"\nkey = \"radeon.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
        "unknown prefix 'radeon'"},
       {"item_set_no_key", WithItem("id = \"a\"\naction = \"set\"\nvalue = \"1\"\nwhy = \"w\"\nsource = \"s\"\n"),
        "'set' needs a key"},
-      {"item_set_no_value", WithItem("id = \"a\"\naction = \"set\"\nkey = \"amdgpu.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
+      {"item_set_no_value",
+       WithItem("id = \"a\"\naction = \"set\"\nkey = \"amdgpu.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
        "'set' needs a value"},
-      {"item_value_int", WithItem("id = \"a\"\naction = \"set\"\nkey = \"amdgpu.noretry\"\nvalue = 1\nwhy = \"w\"\nsource = \"s\"\n"),
+      {"item_value_int",
+       WithItem("id = \"a\"\naction = \"set\"\nkey = \"amdgpu.noretry\"\nvalue = 1\nwhy = \"w\"\nsource = \"s\"\n"),
        "'value' must be a string, not an integer"},
       {"item_unset_value",
-       WithItem("id = \"a\"\naction = \"unset\"\nkey = \"amdgpu.noretry\"\nvalue = \"1\"\nwhy = \"w\"\nsource = \"s\"\n"),
+       WithItem(
+           "id = \"a\"\naction = \"unset\"\nkey = \"amdgpu.noretry\"\nvalue = \"1\"\nwhy = \"w\"\nsource = \"s\"\n"),
        "'unset' takes no value"},
-      {"item_note_key", WithItem("id = \"a\"\naction = \"note\"\nkey = \"amdgpu.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
+      {"item_note_key",
+       WithItem("id = \"a\"\naction = \"note\"\nkey = \"amdgpu.noretry\"\nwhy = \"w\"\nsource = \"s\"\n"),
        "a note takes no key or value"},
       {"item_note_optional", WithItem("id = \"a\"\naction = \"note\"\noptional = true\nwhy = \"w\"\nsource = \"s\"\n"),
        "a note cannot be optional"},
       {"item_optional_string", WithItem(good + "optional = \"yes\"\n"), "'optional' must be true or false"},
       {"item_bad_placeholder",
-       WithItem("id = \"a\"\naction = \"set\"\nkey = \"ttm.pages_limit\"\nvalue = \"{gtt_page}\"\nwhy = \"w\"\nsource = \"s\"\n"),
+       WithItem("id = \"a\"\naction = \"set\"\nkey = \"ttm.pages_limit\"\nvalue = \"{gtt_page}\"\nwhy = \"w\"\nsource "
+                "= \"s\"\n"),
        "'{gtt_page}' is not a known placeholder"},
       {"item_match_bad", WithItem(good + "match = { gfx = [] }\n"), "'match.gfx' is empty"},
       {"duplicate_id", WithItem(good) + "[[items]]\n" + good, "item id 'a' is used twice"},
       {"reset_with_set", std::string(kHead) + "reset = true\n[[items]]\n" + good, "a reset profile carries only notes"},
-      {"reset_with_include", std::string(kHead) + "reset = true\ninclude = [\"base\"]\n", "a reset profile cannot include"},
-      {"reset_with_match", std::string(kHead) + "reset = true\n[match]\napu = true\n", "a reset profile matches every machine"},
+      {"reset_with_include", std::string(kHead) + "reset = true\ninclude = [\"base\"]\n",
+       "a reset profile cannot include"},
+      {"reset_with_match", std::string(kHead) + "reset = true\n[match]\napu = true\n",
+       "a reset profile matches every machine"},
       {"syntax", std::string(kHead) + "[[items]\n", "test.toml"},
       {"nul_byte", std::string(kHead) + std::string("# \0\n", 4), "contains a NUL byte"},
       {"huge", std::string(kHead) + "# " + std::string(kMaxProfileBytes, 'x') + "\n", "larger than"},
@@ -187,10 +199,11 @@ TEST(ProfileTest, BadProfileNameIsRefused) {
 // Bytes no editor would write must give an error, never a crash or an exception.
 TEST(ProfileTest, HostileBytesAreErrors) {
   const std::vector<std::string> hostile = {
-      "schema_version = 1\ndescription = \"\xff\xfe\"\n",                     // invalid UTF-8 in a string
-      std::string(kHead) + "[[items]]\nid = \"a\"\naction = \"note\"\nwhy = \"\xc3\"\nsource = \"s\"\n",  // truncated UTF-8
-      std::string("\xef\xbb\xbf\xc3\x28 = 1\n"),                            // BOM + invalid UTF-8 key
-      std::string(kHead) + "x = " + std::string(5000, '[') + "\n",          // nesting far past any limit
+      "schema_version = 1\ndescription = \"\xff\xfe\"\n",  // invalid UTF-8 in a string
+      std::string(kHead) +
+          "[[items]]\nid = \"a\"\naction = \"note\"\nwhy = \"\xc3\"\nsource = \"s\"\n",  // truncated UTF-8
+      std::string("\xef\xbb\xbf\xc3\x28 = 1\n"),                                         // BOM + invalid UTF-8 key
+      std::string(kHead) + "x = " + std::string(5000, '[') + "\n",                       // nesting far past any limit
       std::string(kHead) + "[[items]]\n" + std::string(kGoodItem) + "[items.x]\n",
       std::string(kHead) + "items = 1979-05-27T07:32:00Z\n",
       std::string(kHead) + "[match]\ngfx = [[\"gfx1030\"]]\n",

@@ -63,7 +63,7 @@ enum class Target { kSubdirectory, kOutItself };
       else
         for (const char* sub : {"etc", "proc", "usr", "sys"}) candidates.push_back(out + "/" + sub);
       for (const std::string& path : candidates) {
-        struct stat st{};
+        struct stat st {};
         if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
         std::string aside = fmt::format("{}.moved{}", path, moved++);
         if (::rename(path.c_str(), aside.c_str()) == 0) (void)!::symlink(victim.c_str(), path.c_str());

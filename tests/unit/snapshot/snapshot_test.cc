@@ -9,8 +9,8 @@
 #include "api/status_json.h"
 #include "detect/inventory.h"
 #include "test_tree.h"
-#include "world_names.h"
 #include "util/json_text.h"
+#include "world_names.h"
 
 namespace fs = std::filesystem;
 
@@ -61,7 +61,8 @@ TEST(SnapshotTest, LeavesOutPrivateAndSideEffectingFiles) {
   ASSERT_TRUE(WriteSnapshot(*root, dir));
   EXPECT_TRUE(fs::exists(dir + "/" + dev + "uevent"));
   EXPECT_TRUE(fs::is_symlink(dir + "/sys/class/drm/card0"));
-  for (const char* f : {"serial_number", "unique_id", "rom", "config"}) EXPECT_FALSE(fs::exists(dir + "/" + dev + f)) << f;
+  for (const char* f : {"serial_number", "unique_id", "rom", "config"})
+    EXPECT_FALSE(fs::exists(dir + "/" + dev + f)) << f;
   EXPECT_FALSE(fs::exists(dir + "/etc/machine-id"));
   EXPECT_FALSE(fs::exists(dir + "/etc/shadow"));
   std::ifstream props(dir + "/sys/class/kfd/kfd/topology/nodes/1/properties");

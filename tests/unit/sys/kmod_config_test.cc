@@ -1,17 +1,16 @@
 #include "sys/kmod_config.h"
 
-#include <libkmod.h>
-
 #include <algorithm>
 #include <fstream>
-#include <map>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <libkmod.h>
 
 #include "sys/unique_fd.h"
 #include "test_tree.h"
@@ -45,7 +44,8 @@ ModprobeConfig Read(const TestTree& t, std::span<const std::string_view> modules
 std::vector<std::string> Describe(const ModprobeConfig& c) {
   std::vector<std::string> out;
   for (const ModuleOption& o : c.options)
-    out.push_back(o.module + " " + o.name + (o.bare ? "" : "=" + o.value) + "@" + o.file + ":" + std::to_string(o.line));
+    out.push_back(o.module + " " + o.name + (o.bare ? "" : "=" + o.value) + "@" + o.file + ":" +
+                  std::to_string(o.line));
   return out;
 }
 
@@ -86,8 +86,8 @@ TEST(KmodConfigTest, TrailingHashIsNotAComment) {
   t.Write("etc/modprobe.d/a.conf", "options amdgpu noretry=0 # comment\n# a real comment\n");
   ModprobeConfig c = Read(t);
   // The kernel ignores '#' as an unknown parameter and still gets "comment".
-  EXPECT_THAT(Describe(c), ElementsAre("amdgpu noretry=0@etc/modprobe.d/a.conf:1",
-                                       "amdgpu comment@etc/modprobe.d/a.conf:1"));
+  EXPECT_THAT(Describe(c),
+              ElementsAre("amdgpu noretry=0@etc/modprobe.d/a.conf:1", "amdgpu comment@etc/modprobe.d/a.conf:1"));
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_THAT(c.errors[0], HasSubstr("etc/modprobe.d/a.conf line 1: amdgpu: '#' is not a comment"));
   EXPECT_EQ(Winning(c, "amdgpu", "noretry")->value, "0");
@@ -113,13 +113,12 @@ TEST(KmodConfigTest, QuotedValuesBareNamesTabsAndCrlf) {
           "options\tamdgpu\tppfeaturemask=0xfff7bfff\tno-retry=1\r\n"
           "options amdgpu empty= quoted=\"\"\n");
   ModprobeConfig c = Read(t);
-  EXPECT_THAT(Describe(c), ElementsAre("amdgpu lockup_timeout=1000,2000@etc/modprobe.d/a.conf:1",
-                                       "amdgpu name=a b@etc/modprobe.d/a.conf:1",
-                                       "amdgpu flag@etc/modprobe.d/a.conf:1",
-                                       "amdgpu ppfeaturemask=0xfff7bfff@etc/modprobe.d/a.conf:2",
-                                       "amdgpu no_retry=1@etc/modprobe.d/a.conf:2",  // \r is kernel whitespace
-                                       "amdgpu empty=@etc/modprobe.d/a.conf:3",
-                                       "amdgpu quoted=@etc/modprobe.d/a.conf:3"));
+  EXPECT_THAT(
+      Describe(c),
+      ElementsAre("amdgpu lockup_timeout=1000,2000@etc/modprobe.d/a.conf:1", "amdgpu name=a b@etc/modprobe.d/a.conf:1",
+                  "amdgpu flag@etc/modprobe.d/a.conf:1", "amdgpu ppfeaturemask=0xfff7bfff@etc/modprobe.d/a.conf:2",
+                  "amdgpu no_retry=1@etc/modprobe.d/a.conf:2",  // \r is kernel whitespace
+                  "amdgpu empty=@etc/modprobe.d/a.conf:3", "amdgpu quoted=@etc/modprobe.d/a.conf:3"));
   EXPECT_TRUE(c.options[2].bare);
   EXPECT_FALSE(c.options[5].bare);
   EXPECT_EQ(Winning(c, "amdgpu", "no_retry")->value, "1");
@@ -129,11 +128,11 @@ TEST(KmodConfigTest, QuotedValuesBareNamesTabsAndCrlf) {
 TEST(KmodConfigTest, BadLinesAreReportedInLibkmodsWordsAndStderrStaysQuiet) {
   TestTree t;
   t.Write("etc/modprobe.d/a.conf",
-          "option amdgpu noretry=1\n"   // typo: not a command
-          "options amdgpu\n"            // no options
-          "options amdgpu\t\n"          // libkmod: still no options
-          "options a]b x=1\n"           // bad module name
-          "  # indented comment\n"      // only column 0 starts a comment
+          "option amdgpu noretry=1\n"  // typo: not a command
+          "options amdgpu\n"           // no options
+          "options amdgpu\t\n"         // libkmod: still no options
+          "options a]b x=1\n"          // bad module name
+          "  # indented comment\n"     // only column 0 starts a comment
           "include /etc/foo.conf\n"
           "blacklist radeon\n"
           "options amdgpu noretry=0\n");
@@ -175,12 +174,10 @@ TEST(KmodConfigTest, RootCommandLineComesLastAndWins) {
           "BOOT_IMAGE=/vmlinuz-6.1.0 root=/dev/sda1 ro amdgpu.noretry=1 amdgpu.lockup_timeout=\"1000,2000\" "
           "\"amdgpu.sched_policy=a b\" amd-gpu.x=1 ttm.pages_limit=5 modprobe.blacklist=radeon quiet\n");
   ModprobeConfig c = Read(t);
-  EXPECT_THAT(Describe(c), ElementsAre("amdgpu noretry=0@etc/modprobe.d/a.conf:1",
-                                       "amdgpu noretry=0@usr/lib/modprobe.d/zz.conf:1",
-                                       "amdgpu noretry=1@proc/cmdline:0",
-                                       "amdgpu lockup_timeout=1000,2000@proc/cmdline:0",
-                                       "amdgpu sched_policy=a b@proc/cmdline:0",
-                                       "ttm pages_limit=5@proc/cmdline:0"));
+  EXPECT_THAT(Describe(c),
+              ElementsAre("amdgpu noretry=0@etc/modprobe.d/a.conf:1", "amdgpu noretry=0@usr/lib/modprobe.d/zz.conf:1",
+                          "amdgpu noretry=1@proc/cmdline:0", "amdgpu lockup_timeout=1000,2000@proc/cmdline:0",
+                          "amdgpu sched_policy=a b@proc/cmdline:0", "ttm pages_limit=5@proc/cmdline:0"));
   auto win = Winning(c, "amdgpu", "noretry");
   ASSERT_TRUE(win);
   EXPECT_EQ(win->value, "1");
@@ -280,7 +277,8 @@ TEST(KmodConfigTest, CommandLineMatchesLibkmodOnThisHost) {
   ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(KernelCmdlineModuleOptions(host), theirs);
   std::vector<std::string> ours, expected;
-  for (const ModuleOption& o : Read(t, {}).options) ours.push_back(o.module + " " + o.name + (o.bare ? "" : "=" + o.value));
+  for (const ModuleOption& o : Read(t, {}).options)
+    ours.push_back(o.module + " " + o.name + (o.bare ? "" : "=" + o.value));
   for (const auto& [module, params] : Params(theirs))
     for (const std::string& p : params) expected.push_back(module + " " + p);
   std::sort(ours.begin(), ours.end());
@@ -292,7 +290,7 @@ TEST(KmodConfigTest, SymlinkOutOfTheRootIsNotReadButStillHidesItsName) {
   TestTree outside;
   outside.Write("evil.conf", "options amdgpu evil=1\n");
   TestTree t;
-  t.Symlink("etc/modprobe.d/evil.conf", outside.Path("evil.conf"));                       // absolute
+  t.Symlink("etc/modprobe.d/evil.conf", outside.Path("evil.conf"));  // absolute
   t.Symlink("etc/modprobe.d/evil2.conf", "../../../../../../../../../../" + outside.Path("evil.conf"));
   t.Write("usr/lib/modprobe.d/evil.conf", "options amdgpu vendor=1\n");
   t.Write("usr/share/rocm/inside.conf", "options amdgpu inside=1\n");
@@ -403,9 +401,9 @@ TEST(KernelCmdlineTest, MatchesKmod30) {
       &errors);
   std::vector<std::string> flat;
   for (const auto& [m, o] : got) flat.push_back(m + " " + o);
-  EXPECT_THAT(flat, ElementsAre("amdgpu noretry=1", "amd_gpu x=2", "amdgpu lockup_timeout=\"1000,2000\"",
-                                "amdgpu a=\"b c\"", "amdgpu s=\"x y\"", "amdgpu flag", "amdgpu e=", "ttm pages_limit=5",
-                                "amdgpu after=1"));
+  EXPECT_THAT(flat,
+              ElementsAre("amdgpu noretry=1", "amd_gpu x=2", "amdgpu lockup_timeout=\"1000,2000\"", "amdgpu a=\"b c\"",
+                          "amdgpu s=\"x y\"", "amdgpu flag", "amdgpu e=", "ttm pages_limit=5", "amdgpu after=1"));
   EXPECT_THAT(errors, ElementsAre(HasSubstr("while parsing module name: 'a]b'")));
 }
 

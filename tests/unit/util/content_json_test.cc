@@ -106,8 +106,8 @@ TEST(ContentJsonTest, Base64RoundTripsLengthsZeroToTen) {
 }
 
 TEST(ContentJsonTest, Base64RefusesMalformedText) {
-  for (const char* bad : {"Z", "Zg", "Zg=", "Zm9vY", "Zg=a", "Z===", "====", "=Zg=", "Zm9v====", "Zg==Zg==",
-                          "Zm9!", "Zm 9", "Zm9\n", "Zm9-", "Zm9_"})
+  for (const char* bad : {"Z", "Zg", "Zg=", "Zm9vY", "Zg=a", "Z===", "====", "=Zg=", "Zm9v====", "Zg==Zg==", "Zm9!",
+                          "Zm 9", "Zm9\n", "Zm9-", "Zm9_"})
     EXPECT_FALSE(Base64Decode(bad)) << bad;
 }
 
@@ -141,10 +141,10 @@ TEST(ContentJsonTest, RoundTripsAreByteExactThroughSerializedText) {
       std::string(4096, '\0'),
       Bytes({0xc3, 0xa9}) + "t" + Bytes({0xc3, 0xa9}) + "\n",
       Bytes({0xf0, 0x9f, 0x98, 0x80}),
-      Bytes({0xc0, 0xaf}),                       // overlong
-      Bytes({0xed, 0xa0, 0x80}),                 // surrogate
-      "# caf" + Bytes({0xe9}) + "\n",            // Latin-1
-      "x" + Bytes({0xe2, 0x82}),                 // truncated at the end
+      Bytes({0xc0, 0xaf}),             // overlong
+      Bytes({0xed, 0xa0, 0x80}),       // surrogate
+      "# caf" + Bytes({0xe9}) + "\n",  // Latin-1
+      "x" + Bytes({0xe2, 0x82}),       // truncated at the end
       all,
       "\"quotes\" \\backslash\\ \t\r\n\x01\x1f\x7f",
   };

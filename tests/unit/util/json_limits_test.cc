@@ -20,9 +20,9 @@ TEST(JsonLimitsTest, DepthCountsBracketsOutsideStrings) {
   EXPECT_EQ(JsonDepth("{}"), 1u);
   EXPECT_EQ(JsonDepth(R"({"a": [1, {"b": []}], "c": {}})"), 4u);
   EXPECT_EQ(JsonDepth(R"(["[[[[", "{{{{"])"), 1u);
-  EXPECT_EQ(JsonDepth(R"(["\"[[[[", "x\\"])"), 1u);       // an escaped quote does not end the string
-  EXPECT_EQ(JsonDepth(R"(["x\\", [[ ]] ])"), 3u);          // an escaped backslash does
-  EXPECT_EQ(JsonDepth("]]]]{"), 1u);                       // stray closers do not go below zero
+  EXPECT_EQ(JsonDepth(R"(["\"[[[[", "x\\"])"), 1u);  // an escaped quote does not end the string
+  EXPECT_EQ(JsonDepth(R"(["x\\", [[ ]] ])"), 3u);    // an escaped backslash does
+  EXPECT_EQ(JsonDepth("]]]]{"), 1u);                 // stray closers do not go below zero
   EXPECT_EQ(JsonDepth(Deep(5, "{\"a\":", "}")), 5u);
 }
 

@@ -3,10 +3,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace rocmtune::shell {
 namespace {
@@ -44,11 +44,31 @@ std::optional<std::string> LexedValue(const std::string& word) {
 TEST(ShellWordsTest, LiteralValuesAgreeWithBinSh) {
   if (::access("/bin/sh", X_OK) != 0) GTEST_SKIP() << "no /bin/sh to compare with";
   const char* words[] = {
-      "plain",        "\"a b\"",         "'a b'",          "\"a \\\"q\\\" b\"", "\"back\\\\slash\"",
-      "\"keep \\n\"", "a\\ b",           "\"a\"'b'c",      "\"x #y\"",          "x#y",
-      "'x #y'",       "\"multi\nline\"", "\"con\\\ntinued\"", "con\\\ntinued", "'it'\\''s'",
-      "\"\\$HOME\"",  "\"a$\"",          "''",             "\"tab\there\"",     "a=b=c",
-      "\"%s\"",       "\\#x",            "\"\\`\"",        "'\\\\'",            "a\\\\b",
+      "plain",
+      "\"a b\"",
+      "'a b'",
+      "\"a \\\"q\\\" b\"",
+      "\"back\\\\slash\"",
+      "\"keep \\n\"",
+      "a\\ b",
+      "\"a\"'b'c",
+      "\"x #y\"",
+      "x#y",
+      "'x #y'",
+      "\"multi\nline\"",
+      "\"con\\\ntinued\"",
+      "con\\\ntinued",
+      "'it'\\''s'",
+      "\"\\$HOME\"",
+      "\"a$\"",
+      "''",
+      "\"tab\there\"",
+      "a=b=c",
+      "\"%s\"",
+      "\\#x",
+      "\"\\`\"",
+      "'\\\\'",
+      "a\\\\b",
   };
   for (const char* word : words) {
     auto expected = ShellValue(word);
@@ -96,11 +116,11 @@ TEST(ShellWordsTest, WhatIsNotModelledIsReportedWithWhereItStopped) {
     size_t assignments;
     bool last_complete;
   } cases[] = {
-      {"A=${B:-x}\n", 1, false},        // the value needs the shell
-      {"A=1 true\n", 1, true},          // an assignment for one command only
+      {"A=${B:-x}\n", 1, false},  // the value needs the shell
+      {"A=1 true\n", 1, true},    // an assignment for one command only
       {"if true; then A=1; fi\n", 0, true},
       {"A=$((1+1))\n", 1, false},
-      {"A=~/x\n", 1, false},            // tilde expansion
+      {"A=~/x\n", 1, false},  // tilde expansion
       {"echo A=1\n", 0, true},
   };
   for (const Case& c : cases) {

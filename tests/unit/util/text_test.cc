@@ -60,20 +60,27 @@ namespace {
 TEST(EscapeControlTest, EscapesTerminalSequencesAndKeepsPrintableUtf8) {
   // Seen in a /etc/default/grub comment: set the window title, then clear the screen.
   EXPECT_EQ(EscapeControl("quiet\x1b]0;owned\x07\x1b[2J splash"), "quiet\\x1b]0;owned\\x07\\x1b[2J splash");
-  EXPECT_EQ(EscapeControl("a\x7f" "b"), "a\\x7fb");
-  EXPECT_EQ(EscapeControl("GRUB \xe2\x80\x93 5 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80"), "GRUB \xe2\x80\x93 5 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80");
+  EXPECT_EQ(EscapeControl("a\x7f"
+                          "b"),
+            "a\\x7fb");
+  EXPECT_EQ(EscapeControl("GRUB \xe2\x80\x93 5 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80"),
+            "GRUB \xe2\x80\x93 5 \xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80");
   EXPECT_EQ(EscapeControl("line\r\n\tx"), "line\\x0d\\x0a\\x09x");
   EXPECT_EQ(EscapeControl("line\r\n\tx", true), "line\\x0d\n\tx");
   EXPECT_EQ(EscapeControl(std::string("nul\0!", 5)), "nul\\x00!");
 }
 
 TEST(EscapeControlTest, EscapesC1ControlsAndInvalidUtf8ByteByByte) {
-  EXPECT_EQ(EscapeControl("\xc2\x9b" "2J"), "\\xc2\\x9b2J");  // U+009B CSI
-  EXPECT_EQ(EscapeControl("\xc2\xa0"), "\xc2\xa0");            // U+00A0 is printable
-  EXPECT_EQ(EscapeControl("\x9b" "2J"), "\\x9b2J");             // a bare 8-bit CSI
-  EXPECT_EQ(EscapeControl("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
-  EXPECT_EQ(EscapeControl("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
-  EXPECT_EQ(EscapeControl("end\xe2\x80"), "end\\xe2\\x80");     // cut short
+  EXPECT_EQ(EscapeControl("\xc2\x9b"
+                          "2J"),
+            "\\xc2\\x9b2J");                         // U+009B CSI
+  EXPECT_EQ(EscapeControl("\xc2\xa0"), "\xc2\xa0");  // U+00A0 is printable
+  EXPECT_EQ(EscapeControl("\x9b"
+                          "2J"),
+            "\\x9b2J");                                                  // a bare 8-bit CSI
+  EXPECT_EQ(EscapeControl("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(EscapeControl("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a UTF-16 surrogate
+  EXPECT_EQ(EscapeControl("end\xe2\x80"), "end\\xe2\\x80");              // cut short
   EXPECT_EQ(EscapeControl("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
 }
 

@@ -50,19 +50,19 @@ TEST(TomlGuardTest, NonAsciiRightAfterALineEndingBackslashIsRefused) {
 
 TEST(TomlGuardTest, NonAsciiOutsideStringsIsRefusedWhereverItStands) {
   for (std::string_view text : {
-           "\xc3\xa9t\xc3\xa9 = 1",            // a bare key
-           "[t\xc3\xa9]\n",                     // a table header
-           "a = \xcf\xbb",                      // a value
-           "a = [1, \xcf\xbb]",                 // inside an array
-           "a = { b = \xcf\xbb }",              // inside an inline table
-           "a = \"x\" \xcf\xbb",                // after a string closes
-           "a = \"x\\\\\" \xcf\xbb",            // after an escaped backslash closes it
-           "a = 'x\\' \xcf\xbb",                // a literal string has no escapes
-           "a = \"\"\"x\"\"\"\" \xcf\xbb",      // """x"""" closes after four quotes
-           "a = '''x''''' \xcf\xbb",            // '''x''''' after five
-           "a = \"x\n\xcf\xbb = 1",             // a one-line string ends at the newline
-           "a = \"x\\\n\xcf\xbb = 1",           // even after a backslash
-           "# c\n\xcf\xbb",                     // a comment ends at the newline
+           "\xc3\xa9t\xc3\xa9 = 1",         // a bare key
+           "[t\xc3\xa9]\n",                 // a table header
+           "a = \xcf\xbb",                  // a value
+           "a = [1, \xcf\xbb]",             // inside an array
+           "a = { b = \xcf\xbb }",          // inside an inline table
+           "a = \"x\" \xcf\xbb",            // after a string closes
+           "a = \"x\\\\\" \xcf\xbb",        // after an escaped backslash closes it
+           "a = 'x\\' \xcf\xbb",            // a literal string has no escapes
+           "a = \"\"\"x\"\"\"\" \xcf\xbb",  // """x"""" closes after four quotes
+           "a = '''x''''' \xcf\xbb",        // '''x''''' after five
+           "a = \"x\n\xcf\xbb = 1",         // a one-line string ends at the newline
+           "a = \"x\\\n\xcf\xbb = 1",       // even after a backslash
+           "# c\n\xcf\xbb",                 // a comment ends at the newline
        }) {
     auto ok = CheckTomlBytes(text, "x.toml");
     EXPECT_FALSE(ok) << text;
