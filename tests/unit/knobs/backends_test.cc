@@ -118,14 +118,14 @@ TEST_P(BackendTest, SetReadSetAgainUnset) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryBackend, BackendTest,
-    ::testing::Values(
-        Case{"modprobe", "rx5700xt", "amdgpu.noretry=0", "etc/modprobe.d/rocmtune.conf", "options amdgpu noretry=0",
-             true},
-        Case{"cmdline_grub", "rx5700xt", "cmdline.iommu=pt", "etc/default/grub.d/zz-rocmtune.cfg", "iommu=pt", true},
-        Case{"env", "rx5700xt", "env.HIP_VISIBLE_DEVICES=0", "etc/environment.d/90-rocmtune.conf",
-             "HIP_VISIBLE_DEVICES=0", true},
-        Case{"sysfs", "rx6900xt", "sysfs.card0.power_dpm_force_performance_level=high",
-             "sys/class/drm/card0/device/power_dpm_force_performance_level", "high", false}),
+    ::testing::Values(Case{"modprobe", "rx5700xt", "amdgpu.noretry=0", "etc/modprobe.d/rocmtune.conf",
+                           "options amdgpu noretry=0", true},
+                      Case{"cmdline_grub", "rx5700xt", "cmdline.iommu=pt", "etc/default/grub.d/zz-rocmtune.cfg",
+                           "iommu=pt", true},
+                      Case{"env", "rx5700xt", "env.HIP_VISIBLE_DEVICES=0", "etc/environment.d/90-rocmtune.conf",
+                           "HIP_VISIBLE_DEVICES=0", true},
+                      Case{"sysfs", "rx6900xt", "sysfs.card0.power_dpm_force_performance_level=high",
+                           "sys/class/drm/card0/device/power_dpm_force_performance_level", "high", false}),
     [](const ::testing::TestParamInfo<Case>& p) { return std::string(p.param.name); });
 
 }  // namespace
