@@ -41,7 +41,7 @@ struct ChangeReport {
 // Errors are requests that cannot be planned: kNotFound (no such profile or transaction),
 // kInvalidArgument (a malformed key or assignment, an unknown --with item), or a root or
 // journal that cannot be read. A refused plan is a report, not an error.
-Result<ChangeReport> Apply(const sys::Root& root, const std::string& profile, const std::vector<std::string>& with,
+Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const std::vector<std::string>& with,
                            const ChangeOptions& options, Writer& writer);
 Result<ChangeReport> Set(const sys::Root& root, const std::vector<std::string>& assignments,
                          const ChangeOptions& options, Writer& writer);
