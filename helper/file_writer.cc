@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "knobs/sysfs_attributes.h"
+#include "plan/owned_paths.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -88,11 +89,7 @@ std::string_view BaseName(std::string_view path) {
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-std::string FileWriter::TemporaryName(std::string_view path) {
-  std::string_view parent = ParentOf(path);
-  std::string name = fmt::format(".{}.rocmtune-new", BaseName(path));
-  return parent.empty() ? name : fmt::format("{}/{}", parent, name);
-}
+std::string FileWriter::TemporaryName(std::string_view path) { return plan::TemporaryName(path); }
 
 Result<sys::UniqueFd> FileWriter::OpenDir(std::string_view dir) const {
   int fd = OpenAt2(root_.fd(), dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/status_json.h"
+#include "journal/attention.h"
 #include "journal/history.h"
 #include "knobs/env_backend.h"
 #include "knobs/file_findings.h"
@@ -36,6 +37,12 @@ Result<StatusReport> Status(const sys::Root& root) {
   // reason to show nothing else.
   if (auto txns = journal::Load(root)) {
     report.active_profile = journal::ActiveProfile(*txns);
+    // What `verify` reports from the journal is worth seeing in `status` too.
+    std::vector<journal::Attention> attention = journal::Interrupted(*txns);
+    for (journal::Attention& a : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(a));
+    for (journal::Attention& a : journal::LeftoverTemporaries(root, *txns)) attention.push_back(std::move(a));
+    for (journal::Attention& a : attention)
+      found.push_back({"journal." + a.kind, detect::Severity::kWarning, std::move(a.message), std::move(a.subject)});
   } else {
     found.push_back({"journal.unreadable", detect::Severity::kError,
                      fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are "

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "journal/attention.h"
 #include "journal/history.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
@@ -18,6 +19,11 @@ namespace {
 
 void KnobDifferences(const System& system, std::vector<Difference>& out) {
   for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
+    if (s.overridden)
+      out.push_back({"overridden", s.key.Text(), s.overridden, s.running,
+                     fmt::format("rocmtune configures {} but {} overrides it: rocmtune's value never takes effect "
+                                 "while that is there",
+                                 *s.overridden, s.overridden_by)});
     if (s.owner != knobs::Owner::kRocmtune || !s.configured) continue;
     if (s.pending_reboot)
       out.push_back({"pending-reboot", s.key.Text(), s.configured, s.running,
@@ -30,6 +36,12 @@ void KnobDifferences(const System& system, std::vector<Difference>& out) {
 }
 
 void FileDifferences(const System& system, std::vector<Difference>& out) {
+  // An interrupted transaction's files are half-changed by rocmtune itself, not by someone
+  // else: JournalDifferences reports it, and no drift is claimed for them.
+  std::vector<std::string> interrupted;
+  for (const auto& t : system.journal)
+    if (t.state == journal::State::kIncomplete)
+      for (const auto& op : t.ops) interrupted.push_back(op.path);
   std::vector<std::string> paths;
   for (const auto& t : system.journal)
     for (const auto& op : t.ops)
@@ -37,6 +49,7 @@ void FileDifferences(const System& system, std::vector<Difference>& out) {
           std::find(paths.begin(), paths.end(), op.path) == paths.end())
         paths.push_back(op.path);
   for (const std::string& p : paths) {
+    if (std::find(interrupted.begin(), interrupted.end(), p) != interrupted.end()) continue;
     auto read = system.root.ReadFile(p);
     // Unreadable is not removed: UnreadableDifferences reports it with the reason.
     if (!read && read.error().code != ErrorCode::kNotFound) continue;
@@ -45,6 +58,16 @@ void FileDifferences(const System& system, std::vector<Difference>& out) {
       out.push_back({"drift", "/" + p, std::nullopt, std::nullopt,
                      current ? "edited by someone else since rocmtune wrote it" : "removed by someone else"});
   }
+}
+
+// Interrupted transactions, regenerations not run, temporaries a cut-short write left.
+void JournalDifferences(const System& system, std::vector<Difference>& out) {
+  std::vector<journal::Attention> found = journal::Interrupted(system.journal);
+  for (journal::Attention& a : journal::PendingRegenerations(system.root, system.journal))
+    found.push_back(std::move(a));
+  for (journal::Attention& a : journal::LeftoverTemporaries(system.root, system.journal)) found.push_back(std::move(a));
+  for (journal::Attention& a : found)
+    out.push_back({std::move(a.kind), std::move(a.subject), std::nullopt, std::nullopt, std::move(a.message)});
 }
 
 // Files that decide what rocmtune reports but cannot be read: nothing about them is verified.
@@ -109,6 +132,7 @@ void ProfileDifferences(const System& system, std::vector<Difference>& out) {
 
 VerifyReport Verify(const System& system) {
   VerifyReport report{journal::ActiveProfile(system.journal), {}};
+  JournalDifferences(system, report.differences);
   KnobDifferences(system, report.differences);
   FileDifferences(system, report.differences);
   UnreadableDifferences(system, report.differences);

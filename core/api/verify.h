@@ -13,7 +13,9 @@
 namespace rocmtune::api {
 
 struct Difference {
-  std::string kind;  // "pending-reboot", "not-running", "drift", "unreadable", "sysfs", "profile"
+  // "pending-reboot", "not-running", "drift", "unreadable", "sysfs", "profile", "overridden",
+  // "interrupted", "pending-regeneration", "leftover-temporary" (README "verify")
+  std::string kind;
   std::string subject;
   std::optional<std::string> configured, running;
   std::string message;

@@ -148,9 +148,9 @@ std::string_view StateName(State state) {
   switch (state) {
     case State::kCommitted: return "committed";
     case State::kRolledBack: return "rolled-back";
-    case State::kIncomplete: return "incomplete";
+    case State::kIncomplete: return "interrupted";
   }
-  return "incomplete";
+  return "interrupted";
 }
 
 std::string JournalFileName(uint64_t number) { return fmt::format("{:06}.jsonl", number); }

@@ -49,7 +49,11 @@ struct KnobState {
   std::optional<std::string> running;        // what the running kernel / device shows now
   std::optional<std::string> effective;      // what the driver really uses, "auto" resolved for these GPUs
   Owner owner = Owner::kKernel;
-  bool pending_reboot = false;     // configured differs from running until a reboot / reload
+  bool pending_reboot = false;  // configured differs from running until a reboot / reload
+  // rocmtune's value that can never take effect: another source read after its drop-in (the
+  // kernel command line, a later modprobe.d file) sets the option to something else.
+  std::optional<std::string> overridden;
+  std::string overridden_by;       // "/proc/cmdline", "the next boot's command line", a file
   std::vector<std::string> notes;  // conflicts, why effective differs, ...
 };
 

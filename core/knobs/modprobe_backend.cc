@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "knobs/cmdline_backend.h"
+#include "knobs/cmdline_tokens.h"
 #include "knobs/effective.h"
 #include "knobs/initramfs.h"
 #include "plan/owned_paths.h"
@@ -46,6 +48,14 @@ const sys::ModprobeConfig* ReadConfig(const KnobContext& ctx, std::vector<std::s
     return nullptr;
   }
   return &**ctx.modprobe_config;
+}
+
+// `module.name=` on the command line the boot configuration gives the next boot; nullopt when
+// absent or unknown.
+std::optional<std::string> BootCmdlineValue(const KnobContext& ctx, const KnobKey& key) {
+  auto next = NextBootCmdline(ctx);
+  if (!next) return std::nullopt;
+  return TokenValue(SplitCmdline(*next), fmt::format("{}.{}", key.module, key.name));
 }
 
 const detect::ModuleState& ModuleStateFor(const KnobContext& ctx, std::string_view module) {
@@ -163,9 +173,23 @@ KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) cons
       state.configured = win->value;
       state.configured_in = win->file;
       state.owner = win->file == plan::kModprobeDropIn ? Owner::kRocmtune : Owner::kAdmin;
-      for (const sys::ModuleOption& o : config->options)
-        if (o.module == key.module && o.name == key.name && o.file != win->file)
-          state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}", o.value, o.file, win->file));
+      for (const sys::ModuleOption& o : config->options) {
+        if (o.module != key.module || o.name != key.name || o.file == win->file) continue;
+        state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}", o.value, o.file, win->file));
+        if (o.file == plan::kModprobeDropIn && o.value != win->value) {
+          state.overridden = o.value;
+          state.overridden_by = win->file == "proc/cmdline"
+                                    ? fmt::format("/proc/cmdline ({}.{}={})", key.module, key.name, win->value)
+                                    : fmt::format("/{} ({}={})", win->file, key.name, win->value);
+        }
+      }
+      // The boot configuration's command line overrides modprobe.d from the next boot on.
+      auto next = BootCmdlineValue(ctx, key);
+      if (win->file == plan::kModprobeDropIn && next && *next != win->value) {
+        state.overridden = win->value;
+        state.overridden_by =
+            fmt::format("the next boot's kernel command line ({}.{}={})", key.module, key.name, *next);
+      }
     }
   }
   const knowledge::ModuleParam* param = Lookup(ctx, key);
@@ -226,12 +250,31 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
       // libkmod reads files sorted by basename; the kernel command line comes last.
       std::string_view base = std::string_view(o.file).substr(o.file.rfind('/') + 1);
       bool theirs_wins = o.file == "proc/cmdline" || base > std::string_view("rocmtune.conf");
+      if (o.file == "proc/cmdline") {
+        plan.warnings.push_back(
+            {a.key.Text(),
+             fmt::format("the kernel command line (/proc/cmdline) sets {}.{}={}, and it overrides modprobe.d: {} "
+                         "never takes effect while the boot configuration passes it; remove it there",
+                         o.module, o.name, o.value, a.key.Text()),
+             ""});
+        continue;
+      }
       plan.warnings.push_back(
           {a.key.Text(),
            fmt::format("{} also sets {}={}{}", o.file, o.name, o.value,
                        theirs_wins ? "; it is read later and wins" : "; rocmtune's value is read later and wins"),
            ""});
     }
+  }
+  for (const Assignment& a : set) {
+    auto next = BootCmdlineValue(ctx, a.key);
+    if (next && *next != desired[a.key.module][a.key.name])
+      plan.warnings.push_back(
+          {a.key.Text(),
+           fmt::format("the boot configuration gives the next boot's kernel command line {}.{}={}, which overrides "
+                       "modprobe.d: {} will not take effect while it does; remove it there",
+                       a.key.module, a.key.name, *next, a.key.Text()),
+           ""});
   }
   plan.reboot_required = true;
   AddInitramfsRegeneration(ctx, plan);

@@ -15,4 +15,11 @@ bool IsOwnedFile(std::string_view path) {
   return std::find(owned.begin(), owned.end(), path) != owned.end();
 }
 
+std::string TemporaryName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  std::string_view parent = slash == std::string_view::npos ? std::string_view() : path.substr(0, slash + 1);
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return std::string(parent) + "." + std::string(base) + std::string(kTemporarySuffix);
+}
+
 }  // namespace rocmtune::plan

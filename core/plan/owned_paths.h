@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace rocmtune::plan {
@@ -23,5 +24,11 @@ inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdlin
 // are shared with their owners.
 std::span<const std::string_view> OwnedFiles();
 bool IsOwnedFile(std::string_view path);
+
+// The helper replaces a file by writing this temporary beside it ("etc/modprobe.d/x.conf" ->
+// "etc/modprobe.d/.x.conf.rocmtune-new"), then renaming it over the file: one still there means
+// a write was cut short. The helper names it and `verify`/`status` look for it, both here.
+inline constexpr std::string_view kTemporarySuffix = ".rocmtune-new";
+std::string TemporaryName(std::string_view path);
 
 }  // namespace rocmtune::plan

@@ -36,6 +36,9 @@ struct RegeneratorRow {
   std::string_view name;     // op.path, and what plans and results show
   std::string_view program;  // argv[0], a bare name
   BackendId backend;
+  // The files it (re)writes, "dir/prefix*suffix" (at most one '*', in the last component):
+  // verify's evidence that a pending run was made by hand (journal/attention.h).
+  std::string_view artifacts;
 };
 
 std::span<const RegeneratorRow> Regenerators();

@@ -9,17 +9,21 @@ namespace {
 
 // update-grub is Debian's `grub-mkconfig -o /boot/grub/grub.cfg`; kernel-install add-all
 // rebuilds every installed kernel's entry/UKI; the initramfs tools rebuild every image
-// (knobs/initramfs.cc). The initramfs rows are named as detect/boot_setup.cc names the tool.
+// (knobs/initramfs.cc). The artifacts: grub.cfg as update-grub/grub(2)-mkconfig -o write it, the
+// BLS entries grubby edits and kernel-install adds, each tool's default image names (initrd.img-V
+// for initramfs-tools, initramfs-V.img for dracut and mkinitcpio, booster-V.img). The initramfs rows are named as
+// detect/boot_setup.cc names the tool.
 constexpr std::array<RegeneratorRow, 9> kRegenerators = {{
-    {Regenerator::kUpdateGrub, "update-grub", "update-grub", BackendId::kBootloader},
-    {Regenerator::kGrubMkconfig, "grub-mkconfig", "grub-mkconfig", BackendId::kBootloader},
-    {Regenerator::kGrub2Mkconfig, "grub2-mkconfig", "grub2-mkconfig", BackendId::kBootloader},
-    {Regenerator::kGrubby, "grubby", "grubby", BackendId::kBootloader},
-    {Regenerator::kKernelInstall, "kernel-install", "kernel-install", BackendId::kBootloader},
-    {Regenerator::kInitramfsTools, "initramfs-tools", "update-initramfs", BackendId::kInitramfs},
-    {Regenerator::kDracut, "dracut", "dracut", BackendId::kInitramfs},
-    {Regenerator::kMkinitcpio, "mkinitcpio", "mkinitcpio", BackendId::kInitramfs},
-    {Regenerator::kBooster, "booster", "booster", BackendId::kInitramfs},
+    {Regenerator::kUpdateGrub, "update-grub", "update-grub", BackendId::kBootloader, "boot/grub/grub.cfg"},
+    {Regenerator::kGrubMkconfig, "grub-mkconfig", "grub-mkconfig", BackendId::kBootloader, "boot/grub/grub.cfg"},
+    {Regenerator::kGrub2Mkconfig, "grub2-mkconfig", "grub2-mkconfig", BackendId::kBootloader, "boot/grub2/grub.cfg"},
+    {Regenerator::kGrubby, "grubby", "grubby", BackendId::kBootloader, "boot/loader/entries/*.conf"},
+    {Regenerator::kKernelInstall, "kernel-install", "kernel-install", BackendId::kBootloader,
+     "boot/loader/entries/*.conf"},
+    {Regenerator::kInitramfsTools, "initramfs-tools", "update-initramfs", BackendId::kInitramfs, "boot/initrd.img-*"},
+    {Regenerator::kDracut, "dracut", "dracut", BackendId::kInitramfs, "boot/initramfs-*.img"},
+    {Regenerator::kMkinitcpio, "mkinitcpio", "mkinitcpio", BackendId::kInitramfs, "boot/initramfs-*.img"},
+    {Regenerator::kBooster, "booster", "booster", BackendId::kInitramfs, "boot/booster-*.img"},
 }};
 
 constexpr std::array<std::pair<BackendId, std::string_view>, 6> kBackends = {{

@@ -50,7 +50,7 @@ std::optional<std::vector<journal::Transaction>> LoadJournal(const std::string& 
     return std::nullopt;
   }
   for (const journal::Transaction& t : *txns)
-    EXPECT_NE(journal::StateName(t.state), "incomplete") << "transaction " << t.id;
+    EXPECT_NE(journal::StateName(t.state), "interrupted") << "transaction " << t.id;
   return std::move(*txns);
 }
 

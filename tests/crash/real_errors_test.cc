@@ -104,7 +104,7 @@ class RealErrorTest : public ::testing::Test {
     ASSERT_TRUE(root);
     auto txns = journal::Load(*root);
     ASSERT_TRUE(txns) << txns.error().message;
-    for (const journal::Transaction& t : *txns) EXPECT_NE(journal::StateName(t.state), "incomplete") << t.id;
+    for (const journal::Transaction& t : *txns) EXPECT_NE(journal::StateName(t.state), "interrupted") << t.id;
   }
 
   ScratchDir scratch_;

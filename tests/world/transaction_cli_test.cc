@@ -363,12 +363,12 @@ TEST(TransactionCliTest, AnInterruptedTransactionIsRolledBackBeforeTheNextChange
   EXPECT_EQ(killed.exit_code, kExitFailed) << killed.out;
   json h = w.Ctl({"history", "--json"}).Json();
   ASSERT_EQ(h["transactions"].size(), 1u) << h.dump();
-  ASSERT_EQ(h["transactions"][0]["state"], "incomplete") << "kill:16 must land inside the transaction";
+  ASSERT_EQ(h["transactions"][0]["state"], "interrupted") << "kill:16 must land inside the transaction";
 
   auto check = w.Ctl({"set", "amdgpu.noretry=0", "--check", "--json"});
   EXPECT_EQ(check.exit_code, kExitOk) << check.out;
   EXPECT_THAT(check.Json()["warnings"].dump(), HasSubstr("transaction 1 was interrupted"));
-  EXPECT_EQ(w.Ctl({"history", "--json"}).Json()["transactions"][0]["state"], "incomplete") << "--check runs nothing";
+  EXPECT_EQ(w.Ctl({"history", "--json"}).Json()["transactions"][0]["state"], "interrupted") << "--check runs nothing";
 
   auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
