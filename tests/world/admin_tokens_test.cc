@@ -175,6 +175,20 @@ TEST_P(AdminTokens, OtherValueIsPutBackByteForByte) {
   }
 }
 
+// Setting the admin's own value again after a replace: the admin's token is back, nothing is ours.
+TEST_P(AdminTokens, SettingTheAdminsValueAgainGivesItBack) {
+  if (!GetParam().replaces || GetParam().grubby) GTEST_SKIP() << "no replace on this setup";
+  WorldCopy w(GetParam().world);
+  auto files = Prepare(w, "iommu=nopt");
+  ASSERT_EQ(w.Ctl({"set", "cmdline.iommu=pt"}).exit_code, kExitOk);
+  ASSERT_NE(Current(w, files), files);
+  auto back = w.Ctl({"set", "cmdline.iommu=nopt"});
+  ASSERT_EQ(back.exit_code, kExitOk) << back.out << back.err;
+  EXPECT_EQ(Current(w, files), files);
+  ExpectNothingOfOurs(w);
+  EXPECT_EQ(Owner(w, "cmdline.iommu"), "admin");
+}
+
 // One token rocmtune adds next to the admin's: the admin's stays after unset.
 TEST_P(AdminTokens, AddedTokenLeavesTheAdminsAlone) {
   WorldCopy w(GetParam().world);
