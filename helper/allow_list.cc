@@ -81,6 +81,15 @@ std::optional<FileRule> FindFileRule(std::string_view path) {
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<SharedFile> SharedFileOf(std::string_view path) {
+  auto rule = FindFileRule(path);
+  return rule ? rule->shared : std::nullopt;
+}
+
+namespace {
+
 // The writer opens with RESOLVE_NO_SYMLINKS anyway; a symlink (or a file where a directory
 // belongs) on the way to a file rocmtune writes means someone else arranged it: refuse early,
 // with a message that says so, rather than fail half-way through a transaction.
@@ -212,6 +221,8 @@ std::vector<Error> CheckPlan(const sys::Root& root, const detect::Inventory& inv
   }
   for (const plan::Op& op : plan.ops)
     if (auto ok = CheckOp(root, inventory, op); !ok) violations.push_back(ok.error());
+  if (violations.empty())
+    if (auto ok = CheckAdminTokens(root, plan); !ok) violations.push_back(ok.error());
   return violations;
 }
 

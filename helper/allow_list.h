@@ -53,6 +53,7 @@ inline constexpr std::string_view kShellSafe = "shell-safe";               // a 
 inline constexpr std::string_view kGrubDropInShape = "grub-dropin-shape";  // not what the backend renders
 inline constexpr std::string_view kKernelToken = "kernel-token";           // added token not a valid option
 inline constexpr std::string_view kRemovedToken = "removed-token";         // removed token rocmtune never adds
+inline constexpr std::string_view kAdminToken = "admin-token";             // removes the admin's token unremembered
 inline constexpr std::string_view kSharedBefore = "shared-before";         // `before` absent or not on disk
 inline constexpr std::string_view kSharedOtherLine = "shared-other-line";  // edit outside the cmdline line
 inline constexpr std::string_view kSysfsDevice = "sysfs-device";           // not a GPU of the inventory

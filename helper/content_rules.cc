@@ -8,6 +8,7 @@
 
 #include "helper/allow_list.h"
 #include "helper/rules.h"
+#include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"
@@ -192,9 +193,18 @@ Result<void> CheckTokensState(std::string_view content) {
   for (size_t i = 0; i < lines->size(); ++i) {
     std::string_view line = (*lines)[i];
     if (IsCommentOrBlank(line)) continue;
-    if (text::Tokens(line).size() != 1 || text::Trim(line) != line)
-      return Refuse(rule::kOwnedGrammar, fmt::format("line {}: one token per line", i + 1));
-    if (auto ok = CheckAddedToken(line); !ok) return ok;
+    // "TOKEN", or "TOKEN replaced ORIGINAL": ORIGINAL is the admin's token that TOKEN took the
+    // place of, and that an unset writes back, so it is held to the same rule as TOKEN.
+    std::vector<std::string_view> words = text::Tokens(line);
+    bool replaced = words.size() == 3 && words[1] == "replaced";
+    if ((words.size() != 1 && !replaced) || text::Trim(line) != line)
+      return Refuse(rule::kOwnedGrammar, fmt::format("line {}: one token per line, or TOKEN replaced ORIGINAL", i + 1));
+    if (auto ok = CheckAddedToken(words[0]); !ok) return ok;
+    if (!replaced) continue;
+    if (!knobs::SameKey(knobs::TokenKey(words[0]), knobs::TokenKey(words[2])) || words[0] == words[2])
+      return Refuse(rule::kOwnedGrammar,
+                    fmt::format("line {}: a token replaces another value of the same option", i + 1));
+    if (auto ok = CheckAddedToken(words[2]); !ok) return ok;
   }
   return {};
 }

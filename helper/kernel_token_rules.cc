@@ -73,7 +73,8 @@ Result<void> CheckRemovedToken(std::string_view token) {
                                                  token));
 }
 
-Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view after_cmdline) {
+Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view after_cmdline,
+                              std::vector<std::string>* removed) {
   // Multisets: a token present twice before and once after was removed once.
   std::map<std::string, int> balance;
   for (std::string& t : knobs::SplitCmdline(before_cmdline)) ++balance[std::move(t)];
@@ -81,8 +82,10 @@ Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view 
   for (const auto& [token, n] : balance) {
     if (n < 0)
       if (auto ok = CheckAddedToken(token); !ok) return ok;
-    if (n > 0)
+    if (n > 0) {
       if (auto ok = CheckRemovedToken(token); !ok) return ok;
+      if (removed) removed->insert(removed->end(), static_cast<size_t>(n), token);
+    }
   }
   return {};
 }

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "detect/inventory.h"
 #include "plan/plan.h"
@@ -44,11 +46,21 @@ Result<void> CheckAddedToken(std::string_view token);
 // A token rocmtune may take off: one whose key it could have added (never root=, ro, ...).
 Result<void> CheckRemovedToken(std::string_view token);
 // Every token that `after` has and `before` lacks is added, every one it lost is removed.
-Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view after_cmdline);
+// `removed` (when given) gets each removed token, once per removal.
+Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view after_cmdline,
+                              std::vector<std::string>* removed = nullptr);
+// admin_token_rules.cc
+// Every token a plan's shared-file edits remove is rocmtune's (a token the state file recorded
+// before the plan) or the admin's token that the state file after the plan remembers as
+// replaced: the admin's tokens are never dropped or overwritten unremembered.
+Result<void> CheckAdminTokens(const sys::Root& root, const plan::Plan& plan);
 
 // shared_file_rules.cc
 enum class SharedFile { kGrubDefaults, kKernelCmdline, kBlsEntry };
-Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::string_view after);
+Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::string_view after,
+                             std::vector<std::string>* removed = nullptr);
+// allow_list.cc: which shared file `path` is, if one.
+std::optional<SharedFile> SharedFileOf(std::string_view path);
 
 // sysfs_rules.cc
 Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op);

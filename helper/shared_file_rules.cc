@@ -104,7 +104,8 @@ std::optional<CmdlineLine> ParseBlsLine(std::string_view line) {
 
 // The same line with other tokens. Its frame may change only as the backend changes it: a bare
 // GRUB value that gains a space gets "..." around it, a bare `options` gets a blank after it.
-Result<void> CheckLineEdit(const CmdlineLine& before, const CmdlineLine& after, size_t number) {
+Result<void> CheckLineEdit(const CmdlineLine& before, const CmdlineLine& after, size_t number,
+                           std::vector<std::string>* removed) {
   bool same_frame =
       before.key == after.key && before.head == after.head && before.tail == after.tail && before.quote == after.quote;
   bool quoted_now = before.key == after.key && before.quote == '\0' && after.quote == '"' &&
@@ -114,7 +115,7 @@ Result<void> CheckLineEdit(const CmdlineLine& before, const CmdlineLine& after, 
   if (!same_frame && !quoted_now && !separated_now)
     return Refuse(rule::kSharedOtherLine,
                   fmt::format("line {}: only the tokens inside the value of {} may change", number, before.key));
-  return CheckTokenChange(before.value, after.value);
+  return CheckTokenChange(before.value, after.value, removed);
 }
 
 // The backend appends `VAR="tokens"` / `options tokens` to a file that has no such line
@@ -141,7 +142,8 @@ Result<void> CheckAppendedLine(std::string_view before, std::string_view after, 
   return CheckTokenChange("", line->value);
 }
 
-Result<void> CheckLinesEdit(std::string_view before, std::string_view after, LineParser parse) {
+Result<void> CheckLinesEdit(std::string_view before, std::string_view after, LineParser parse,
+                            std::vector<std::string>* removed) {
   std::vector<std::string_view> b = ExactLines(before), a = ExactLines(after);
   if (b.size() != a.size()) return CheckAppendedLine(before, after, parse);
   for (size_t i = 0; i < b.size(); ++i) {
@@ -150,27 +152,29 @@ Result<void> CheckLinesEdit(std::string_view before, std::string_view after, Lin
     if (!old_line || !new_line)
       return Refuse(rule::kSharedOtherLine,
                     fmt::format("line {} changed and it does not carry the kernel command line", i + 1));
-    if (auto ok = CheckLineEdit(*old_line, *new_line, i + 1); !ok) return ok;
+    if (auto ok = CheckLineEdit(*old_line, *new_line, i + 1, removed); !ok) return ok;
   }
   return {};
 }
 
 // /etc/kernel/cmdline is one command line (kernel-install reads every word of it), so every byte
 // is a token or the space between them.
-Result<void> CheckKernelCmdlineEdit(std::string_view before, std::string_view after) {
+Result<void> CheckKernelCmdlineEdit(std::string_view before, std::string_view after,
+                                    std::vector<std::string>* removed) {
   for (char c : after)
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
       return Refuse(rule::kSharedOtherLine, "a control character in the command line");
-  return CheckTokenChange(before, after);
+  return CheckTokenChange(before, after, removed);
 }
 
 }  // namespace
 
-Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::string_view after) {
+Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::string_view after,
+                             std::vector<std::string>* removed) {
   switch (kind) {
-    case SharedFile::kGrubDefaults: return CheckLinesEdit(before, after, ParseGrubLine);
-    case SharedFile::kBlsEntry: return CheckLinesEdit(before, after, ParseBlsLine);
-    case SharedFile::kKernelCmdline: return CheckKernelCmdlineEdit(before, after);
+    case SharedFile::kGrubDefaults: return CheckLinesEdit(before, after, ParseGrubLine, removed);
+    case SharedFile::kBlsEntry: return CheckLinesEdit(before, after, ParseBlsLine, removed);
+    case SharedFile::kKernelCmdline: return CheckKernelCmdlineEdit(before, after, removed);
   }
   return Refuse(rule::kPathNotAllowed, "not a shared file");
 }

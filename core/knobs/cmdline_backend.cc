@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "knobs/cmdline_owned.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
 #include "knowledge/kernel_options.h"
@@ -49,27 +50,22 @@ std::vector<std::string> BlsEntries(const sys::Root& root) {
   return out;
 }
 
-// Tokens rocmtune added by in-place edits, one per line.
-std::vector<std::string> RecordedTokens(const sys::Root& root) {
-  std::vector<std::string> out;
-  if (auto content = ReadOptional(root, plan::kCmdlineTokensState))
-    for (std::string_view line : text::SplitLines(*content))
-      if (!text::Trim(line).empty() && line.front() != '#') out.emplace_back(text::Trim(line));
-  return out;
+bool OwnsKey(const std::vector<OwnedToken>& owned, std::string_view key) {
+  return std::any_of(owned.begin(), owned.end(), [&](const OwnedToken& t) { return SameKey(TokenKey(t.token), key); });
 }
 
-bool OwnsKey(const std::vector<std::string>& owned, std::string_view key) {
-  return std::any_of(owned.begin(), owned.end(), [&](const std::string& t) { return SameKey(TokenKey(t), key); });
-}
-
-// Which tokens rocmtune owns now, however the boot setup stores them.
-std::vector<std::string> OwnedTokens(const KnobContext& ctx) {
+// What rocmtune owns now, however the boot setup stores it (cmdline_owned.h).
+std::vector<OwnedToken> OwnedTokens(const KnobContext& ctx) {
+  std::vector<OwnedToken> out;
   if (ctx.inventory.system.boot.kind == "grub-debian") {
     auto content = ReadOptional(ctx.root, plan::kGrubDropInPath);
     if (!content) return {};
-    return RocmtuneDropInTokens(*content, kDefaultVar).value_or(std::vector<std::string>{});
+    for (std::string& t : RocmtuneDropInTokens(*content, kDefaultVar).value_or(std::vector<std::string>{}))
+      out.push_back({std::move(t), std::nullopt});
+    return out;
   }
-  return RecordedTokens(ctx.root);
+  if (auto content = ReadOptional(ctx.root, plan::kCmdlineTokensState)) return ParseTokensState(*content);
+  return out;
 }
 
 void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
@@ -110,12 +106,6 @@ bool EditFile(const KnobContext& ctx, std::string_view path, Edit edit, const st
   }
   AddFileOp(ctx, path, *after, reason, plan);
   return true;
-}
-
-std::string StateText(const std::vector<std::string>& tokens) {
-  std::string out = "# Kernel command-line tokens rocmtune added (it removes only these).\n";
-  for (const auto& t : tokens) out += t + "\n";
-  return out;
 }
 
 }  // namespace
@@ -228,41 +218,72 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
 void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set,
                                  std::span<const KnobKey> unset, plan::Plan& plan) const {
   const std::string kind = ctx.inventory.system.boot.kind.value_or("");
-  std::vector<std::string> owned = OwnedTokens(ctx);
-  std::vector<std::string> desired = owned;
+  const bool in_place = kind != "grub-debian";
+  std::vector<OwnedToken> owned = OwnedTokens(ctx);
+  std::vector<OwnedToken> desired = owned;
+  // `add` holds rocmtune's tokens and the admin's being put back; each replaces the last token
+  // of its key where it stands, or goes at the end.
   std::vector<std::string> add, remove;
+  std::optional<std::string> next = NextBootCmdline(ctx);
+  const std::vector<std::string> next_tokens = next ? SplitCmdline(*next) : std::vector<std::string>{};
+  auto find = [&](std::string_view key) {
+    return std::find_if(desired.begin(), desired.end(),
+                        [&](const OwnedToken& t) { return SameKey(TokenKey(t.token), key); });
+  };
   for (const Assignment& a : set) {
-    AddOrReplaceToken(desired, a.key.name, a.value.empty() ? std::nullopt : std::optional<std::string_view>(a.value));
-    add.push_back(Token(a.key, a.value));
+    std::string token = Token(a.key, a.value);
+    if (auto it = find(a.key.name); it != desired.end()) {
+      // Ours already; what it replaced stays remembered, and the admin's own value is theirs again.
+      if (it->replaced == token) desired.erase(it);
+      else it->token = token;
+      add.push_back(std::move(token));
+      continue;
+    }
+    std::optional<std::string> admin = TokenValue(next_tokens, a.key.name);
+    // The admin's already, with this value: nothing to write, and it stays the admin's.
+    if (admin && *admin == a.value) continue;
+    OwnedToken record{token, std::nullopt};
+    if (admin && in_place) {
+      auto replaced = ReplacedAdminToken(ctx, kind, a.key.name);
+      if (!replaced) {
+        plan.refused.push_back({a.key.Text(), replaced.error().message, ""});
+        continue;
+      }
+      record.replaced = *replaced;
+    }
+    if (admin)
+      plan.warnings.push_back(
+          {a.key.Text(),
+           record.replaced ? fmt::format("the command line has the admin's {}; rocmtune's token takes its place and "
+                                         "unset, revert or reset put it back",
+                                         *record.replaced)
+                           : fmt::format("the command line already has {}={}; rocmtune's token comes after it and wins",
+                                         a.key.name, *admin),
+           ""});
+    desired.push_back(std::move(record));
+    add.push_back(std::move(token));
   }
   for (const KnobKey& k : unset) {
-    if (!OwnsKey(owned, k.name)) {
+    auto it = find(k.name);
+    if (it == desired.end()) {
       plan.warnings.push_back({k.Text(), fmt::format("{} was not added by rocmtune: left as it is", k.Text()), ""});
       continue;
     }
-    RemoveToken(desired, k.name);
-    remove.push_back(k.name);
+    if (it->replaced) add.push_back(*it->replaced);
+    else remove.push_back(k.name);
+    desired.erase(it);
   }
-  if (desired == owned && add.empty()) return;
-  // Already on the next boot's command line with these values, and ours: nothing to do.
-  if (remove.empty() && desired == owned) return;
-
-  // Report options the admin already sets: both tokens reach the kernel, the later one wins.
-  if (auto next = NextBootCmdline(ctx))
-    for (const Assignment& a : set)
-      if (auto v = TokenValue(SplitCmdline(*next), a.key.name); v && !OwnsKey(owned, a.key.name) && *v != a.value)
-        plan.warnings.push_back({a.key.Text(),
-                                 fmt::format("the command line already has {}={}; rocmtune's token "
-                                             "comes after it and wins",
-                                             a.key.name, *v),
-                                 ""});
+  if (desired == owned) return;  // nothing of rocmtune's changes
+  std::vector<std::string> desired_tokens;
+  for (const OwnedToken& t : desired) desired_tokens.push_back(t.token);
+  const std::optional<std::string> state = desired.empty() ? std::nullopt : std::optional(TokensStateText(desired));
 
   const std::string reason = "kernel command line for the next boot";
   if (kind == "grub-debian") {
     if (desired.empty()) {
       AddFileOp(ctx, plan::kGrubDropInPath, std::nullopt, reason, plan);
     } else {
-      auto text = RocmtuneDropIn(kDefaultVar, desired);
+      auto text = RocmtuneDropIn(kDefaultVar, desired_tokens);
       if (!text) {
         plan.refused.push_back({"", text.error().message, ""});
         return;
@@ -277,8 +298,7 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
     EditFile(
         ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
         reason, plan);
-    AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
-              "what rocmtune added, so it removes only that", plan);
+    AddFileOp(ctx, plan::kCmdlineTokensState, state, "what rocmtune added or replaced, so it undoes only that", plan);
     AddRegen(plan, plan::Regenerator::kGrubMkconfig, {"-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub");
   } else if (kind == "grub-bls") {
@@ -305,15 +325,13 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
       EditFile(
           ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
           "kernel-install uses it for kernels installed later", plan);
-    AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
-              "what rocmtune added, so it removes only that", plan);
+    AddFileOp(ctx, plan::kCmdlineTokensState, state, "what rocmtune added or replaced, so it undoes only that", plan);
   } else if (kind == "systemd-boot") {
     if (!EditFile(
             ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); }, reason,
             plan))
       plan.refused.push_back({"", "/etc/kernel/cmdline is missing: create it from /proc/cmdline first", ""});
-    AddFileOp(ctx, plan::kCmdlineTokensState, desired.empty() ? std::nullopt : std::optional(StateText(desired)),
-              "what rocmtune added, so it removes only that", plan);
+    AddFileOp(ctx, plan::kCmdlineTokensState, state, "what rocmtune added or replaced, so it undoes only that", plan);
     AddRegen(plan, plan::Regenerator::kKernelInstall, {"add-all"},
              "boot entries / UKIs carry the command line and are rebuilt from /etc/kernel/cmdline");
   } else {
@@ -325,7 +343,8 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
 
 std::vector<KnobKey> CmdlineBackend::ConfiguredKeys(const KnobContext& ctx) const {
   std::vector<KnobKey> keys;
-  for (const std::string& t : OwnedTokens(ctx)) keys.push_back({KnobKind::kCmdline, "", "", std::string(TokenKey(t))});
+  for (const OwnedToken& t : OwnedTokens(ctx))
+    keys.push_back({KnobKind::kCmdline, "", "", std::string(TokenKey(t.token))});
   return keys;
 }
 

@@ -5,8 +5,9 @@
 //   grub-bls      grubby --update-kernel=ALL where installed, else the options line of every BLS
 //                 entry; GRUB_CMDLINE_LINUX for kernels installed later
 //   systemd-boot  /etc/kernel/cmdline; kernel-install
-// Token edits keep every other token and its order and only remove what rocmtune added
-// (recorded in var/lib/rocmtune/cmdline-tokens).
+// Token edits keep every other token and its order. A token the next boot already has with the
+// wanted value is the admin's and is not written; one with another value is replaced in place and
+// remembered, so unset/reset put it back (cmdline_owned.h, var/lib/rocmtune/cmdline-tokens).
 #pragma once
 
 #include <memory>

@@ -249,6 +249,12 @@ value = "0"
 why = "test: a profile that sets a module parameter"
 source = "tests/world/roundtrip_test.cc"
 )");
+  // Without the admin's own iommu=pt (mi210x8 has it, and then instinct writes no drop-in).
+  std::string grub = w.Read("etc/default/grub");
+  const std::string admin_iommu = "GRUB_CMDLINE_LINUX=\"iommu=pt\"";
+  ASSERT_NE(grub.find(admin_iommu), std::string::npos) << grub;
+  grub.replace(grub.find(admin_iommu), admin_iommu.size(), "GRUB_CMDLINE_LINUX=\"\"");
+  w.Write("etc/default/grub", grub);
   ASSERT_EQ(w.Ctl({"apply", "instinct"}).exit_code, kExitOk);
   ASSERT_TRUE(w.Exists("etc/default/grub.d/zz-rocmtune.cfg"));
 

@@ -5,6 +5,7 @@
 
 #include "helper/allow_list.h"
 #include "helper/allow_list_fixture.h"
+#include "plan/owned_paths.h"
 
 using ::testing::HasSubstr;
 
@@ -234,6 +235,64 @@ TEST_F(AllowListTest, CheckPlanReportsEveryViolation) {
   violations = CheckPlan(*root_, inventory_, huge);
   ASSERT_EQ(violations.size(), 1u);
   EXPECT_THAT(violations[0].message, HasSubstr("plan-size"));
+}
+
+}  // namespace
+}  // namespace rocmtune::helper
+
+namespace rocmtune::helper {
+namespace {
+
+// The admin's tokens (README "Kernel command line"): a plan may take a token off a shared file
+// only when the state file recorded it as rocmtune's, or remembers it as the admin's token that
+// rocmtune's replaced.
+TEST_F(AllowListTest, AdminTokensAreTakenOffOnlyRemembered) {
+  const std::string state_path(plan::kCmdlineTokensState);
+  tree_.Write("root/etc/default/grub", Replace(Disk(knobs::kGrubDefaultsPath), "loglevel=3 quiet",
+                                               "loglevel=3 iommu=nopt pci=realloc=off quiet"));
+  auto plan_of = [](std::vector<Op> ops) {
+    plan::Plan p;
+    p.ops = std::move(ops);
+    return p;
+  };
+  auto refused_as_admin = [&](const plan::Plan& p, std::string_view what) {
+    std::vector<Error> violations = CheckPlan(*root_, inventory_, p);
+    ASSERT_EQ(violations.size(), 1u) << what;
+    EXPECT_THAT(violations[0].message, HasSubstr(": admin-token: ")) << what;
+  };
+  Op replace = GrubEdit(GrubWith({"iommu=pt"}));
+  ASSERT_NE(replace.after->find("loglevel=3 iommu=pt pci=realloc=off quiet"), std::string::npos) << *replace.after;
+  refused_as_admin(plan_of({replace}), "replaced without a record");
+  refused_as_admin(plan_of({replace, File(state_path, "cmdline", "iommu=pt\n")}), "recorded as added");
+  refused_as_admin(plan_of({GrubEdit(GrubWith({}, {"pci"}))}), "the admin's pci=realloc=off removed");
+  EXPECT_THAT(
+      CheckPlan(*root_, inventory_, plan_of({replace, File(state_path, "cmdline", "iommu=pt replaced iommu=nopt\n")})),
+      ::testing::IsEmpty());
+
+  // After the replace: putting the admin's back, and taking rocmtune's own token off.
+  tree_.Write("root/etc/default/grub", *replace.after);
+  tree_.Write("root/" + state_path, "iommu=pt replaced iommu=nopt\n");
+  Op put_back = GrubEdit(GrubWith({"iommu=nopt"}));
+  EXPECT_THAT(
+      CheckPlan(*root_, inventory_,
+                plan_of({put_back, File(state_path, "cmdline", std::nullopt, "iommu=pt replaced iommu=nopt\n")})),
+      ::testing::IsEmpty());
+  EXPECT_THAT(CheckPlan(*root_, inventory_, plan_of({put_back})), ::testing::IsEmpty()) << "the state on disk";
+  refused_as_admin(plan_of({GrubEdit(GrubWith({}, {"pci"}))}), "the admin's pci=realloc=off, after a replace");
+}
+
+TEST_F(AllowListTest, ReplacedRecordsAreChecked) {
+  auto state = [](std::string c) { return File("var/lib/rocmtune/cmdline-tokens", "cmdline", std::move(c)); };
+  EXPECT_TRUE(Check(state("# tokens\niommu=pt replaced iommu=nopt\npci=realloc=off replaced pci=realloc=on\n")));
+  const std::vector<Hostile> cases = {
+      {"another option replaced", state("iommu=pt replaced amd_iommu=off\n"), rule::kOwnedGrammar},
+      {"itself replaced", state("iommu=pt replaced iommu=pt\n"), rule::kOwnedGrammar},
+      {"another word", state("iommu=pt replaces iommu=nopt\n"), rule::kOwnedGrammar},
+      {"four words", state("iommu=pt replaced iommu=nopt quiet\n"), rule::kOwnedGrammar},
+      {"an original rocmtune may not write", state("iommu=pt replaced iommu=bogus\n"), rule::kKernelToken},
+      {"init= as the original", state("iommu=pt replaced init=/bin/sh\n"), rule::kOwnedGrammar},
+  };
+  for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
 }
 
 }  // namespace

@@ -1,0 +1,139 @@
+#include "knobs/cmdline_owned.h"
+
+#include <fmt/format.h>
+
+#include "knobs/cmdline_backend.h"
+#include "knobs/cmdline_tokens.h"
+#include "knobs/grub_config.h"
+#include "knowledge/kernel_options.h"
+#include "util/text.h"
+
+namespace rocmtune::knobs {
+namespace {
+
+constexpr std::string_view kStateHeader =
+    "# Kernel command-line tokens rocmtune added (it removes only these). \"TOKEN replaced ORIGINAL\":\n"
+    "# TOKEN took the place of the admin's ORIGINAL, which unset/reset put back.\n";
+
+// The values of a BLS entry's `options` lines, as one command line.
+std::string BlsOptions(std::string_view entry) {
+  std::string out;
+  for (std::string_view line : text::SplitLines(entry)) {
+    line = text::Trim(line);
+    if (!line.starts_with("options") || (line.size() > 7 && line[7] != ' ' && line[7] != '\t')) continue;
+    out += ' ';
+    out += text::Trim(line.substr(7));
+  }
+  return out;
+}
+
+// Each command line the in-place edit of this boot setup touches, with the file it is in.
+std::vector<std::pair<std::string, std::string>> EditedCmdlines(const KnobContext& ctx, std::string_view kind) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto grub_var = [&](bool linux_default) {
+    auto vars = EvaluateGrubDefaults(ctx.root, false);
+    if (!vars) return;
+    const auto& value = linux_default ? vars->linux_default : vars->linux;
+    if (value) out.emplace_back(std::string(kGrubDefaultsPath), *value);
+  };
+  if (kind == "grub") grub_var(true);
+  if (kind == "grub-bls") {
+    if (auto names = ctx.root.ListDir(kBlsEntriesDir))
+      for (const std::string& n : *names)
+        if (n.ends_with(".conf"))
+          if (auto content = ReadOptional(ctx.root, sys::JoinPath(kBlsEntriesDir, n)))
+            out.emplace_back(sys::JoinPath(kBlsEntriesDir, n), BlsOptions(*content));
+    if (ctx.root.Exists(kGrubDefaultsPath)) grub_var(false);
+  }
+  if (kind == "systemd-boot" || (kind == "grub-bls" && ctx.root.Exists(kKernelCmdlinePath)))
+    if (auto content = ReadOptional(ctx.root, kKernelCmdlinePath))
+      out.emplace_back(std::string(kKernelCmdlinePath), *content);
+  return out;
+}
+
+std::string Underscored(std::string_view key) {
+  std::string out(key);
+  for (char& c : out)
+    if (c == '-') c = '_';
+  return out;
+}
+
+// What the helper's CheckAddedToken asks of a token it writes: a known option, a valid value.
+bool Writable(const KnobContext& ctx, std::string_view token) {
+  if (!ValidateToken(token)) return false;
+  std::string key = Underscored(TokenKey(token));
+  size_t eq = token.find('=');
+  std::string_view value = eq == std::string_view::npos ? std::string_view() : token.substr(eq + 1);
+  size_t dot = key.find('.');
+  std::string module = dot == std::string::npos ? "" : key.substr(0, dot);
+  if (module == "amdgpu" || module == "ttm" || module == "amdttm") {
+    const knowledge::ModuleParam* p = ctx.catalog.Find(module, key.substr(dot + 1));
+    return p && knowledge::ValidateValue(*p, value).has_value();
+  }
+  const auto* option = knowledge::KernelOptions::Builtin().Find(key);
+  return option && knowledge::CheckKernelOptionValue(*option, value).empty();
+}
+
+}  // namespace
+
+std::vector<OwnedToken> ParseTokensState(std::string_view content) {
+  std::vector<OwnedToken> out;
+  for (std::string_view line : text::SplitLines(content)) {
+    line = text::Trim(line);
+    if (line.empty() || line.front() == '#') continue;
+    std::vector<std::string> words = SplitCmdline(line);
+    if (words.size() == 3 && words[1] == kReplacedWord) out.push_back({words[0], words[2]});
+    else out.push_back({std::string(line), std::nullopt});
+  }
+  return out;
+}
+
+std::string TokensStateText(std::span<const OwnedToken> tokens) {
+  std::string out(kStateHeader);
+  for (const OwnedToken& t : tokens)
+    out += t.replaced ? fmt::format("{} {} {}\n", t.token, kReplacedWord, *t.replaced) : t.token + "\n";
+  return out;
+}
+
+std::optional<std::string> LastToken(std::span<const std::string> tokens, std::string_view key) {
+  std::optional<std::string> last;
+  for (const std::string& t : tokens) {
+    if (t == "--") break;
+    if (SameKey(TokenKey(t), key)) last = t;
+  }
+  return last;
+}
+
+Result<std::optional<std::string>> ReplacedAdminToken(const KnobContext& ctx, std::string_view kind,
+                                                      std::string_view key) {
+  std::optional<std::string> spelling;
+  std::string files;
+  bool disagree = false, absent = false;
+  for (const auto& [file, cmdline] : EditedCmdlines(ctx, kind)) {
+    files += (files.empty() ? "/" : ", /") + file;
+    std::optional<std::string> last = LastToken(SplitCmdline(cmdline), key);
+    if (!last) absent = true;
+    else if (spelling && *spelling != *last) disagree = true;
+    else spelling = last;
+  }
+  if (!spelling) return std::optional<std::string>();
+  if (absent || disagree)
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("the admin's {} is not the same in every file rocmtune would edit ({}): rocmtune could "
+                            "not put each back exactly, so it leaves them; make them agree or set it by hand",
+                            key, files));
+  if (kind == "grub-bls" && (ctx.root.Exists("usr/sbin/grubby") || ctx.root.Exists("usr/bin/grubby")))
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("the BLS entries have the admin's {}; grubby edits them, and undoing a grubby change "
+                            "(revert, rollback) removes the option instead of putting {} back, so rocmtune leaves "
+                            "it: change it with grubby yourself",
+                            *spelling, *spelling));
+  if (!Writable(ctx, *spelling))
+    return Fail(ErrorCode::kUnsupported,
+                fmt::format("the command line has the admin's {}, which is not a token rocmtune may write, so it "
+                            "could not put it back: change it by hand",
+                            *spelling));
+  return spelling;
+}
+
+}  // namespace rocmtune::knobs
