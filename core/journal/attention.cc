@@ -52,8 +52,9 @@ std::optional<int64_t> NewestArtifact(const sys::Root& root, std::string_view pa
   std::optional<int64_t> newest;
   for (const std::string& name : *names) {
     if (name.size() < prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix)) continue;
-    if (root.ResolvedTypeOf(dir + "/" + name) != sys::EntryType::kFile) continue;
-    auto t = ModifiedAt(root, dir + "/" + name);
+    const std::string path = sys::JoinPath(dir, name);
+    if (root.ResolvedTypeOf(path) != sys::EntryType::kFile) continue;
+    auto t = ModifiedAt(root, path);
     if (t && (!newest || *t > *newest)) newest = t;
   }
   return newest;

@@ -275,6 +275,7 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
   }
   if (desired == owned) return;  // nothing of rocmtune's changes
   std::vector<std::string> desired_tokens;
+  desired_tokens.reserve(desired.size());
   for (const OwnedToken& t : desired) desired_tokens.push_back(t.token);
   const std::optional<std::string> state = desired.empty() ? std::nullopt : std::optional(TokensStateText(desired));
 
