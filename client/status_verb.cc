@@ -89,7 +89,12 @@ void PrintHuman(const api::StatusReport& report) {
   if (!knob_states.empty()) fmt::print("\n{}", KnobTable(knob_states));
   if (!inv.findings.empty()) {
     fmt::print("\nFindings:\n");
-    for (const auto& f : inv.findings) fmt::print("  {:<7} {}\n", detect::SeverityName(f.severity), f.message);
+    for (const auto& f : inv.findings) {
+      fmt::print("  {:<7} {}\n", detect::SeverityName(f.severity), f.message);
+      if (!f.file.empty()) fmt::print("          in /{}{}\n", f.file, f.line > 0 ? fmt::format(":{}", f.line) : "");
+      if (!f.hint.empty()) fmt::print("          do: {}\n", f.hint);
+      if (!f.source.empty()) fmt::print("          source: {}\n", f.source);
+    }
   }
 }
 

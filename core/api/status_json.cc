@@ -66,7 +66,11 @@ json StatusJson(const detect::Inventory& inv) {
     findings.push_back({{"id", f.id},
                         {"severity", detect::SeverityName(f.severity)},
                         {"subject", f.subject.empty() ? json(nullptr) : json(f.subject)},
-                        {"message", f.message}});
+                        {"message", f.message},
+                        {"file", f.file.empty() ? json(nullptr) : json(f.file)},
+                        {"line", f.line > 0 ? json(f.line) : json(nullptr)},
+                        {"hint", f.hint.empty() ? json(nullptr) : json(f.hint)},
+                        {"source", f.source.empty() ? json(nullptr) : json(f.source)}});
   return json{
       {"schema", kStatusSchema},         {"system", SystemJson(inv.system)},
       {"gpus", std::move(gpus)},         {"profile", nullptr},

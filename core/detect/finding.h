@@ -22,6 +22,12 @@ struct Finding {
   Severity severity = Severity::kInfo;
   std::string message;  // one sentence a person can act on
   std::string subject;  // the GPU id or path it concerns, may be empty
+  // Where a setting that causes it is written (root-relative file, 1-based line); empty / 0
+  // when the finding is not about a line of a file.
+  std::string file = {};
+  int line = 0;
+  std::string hint = {};    // what to do about it, may be empty
+  std::string source = {};  // the public citation that makes it true, may be empty
 };
 
 }  // namespace rocmtune::detect
