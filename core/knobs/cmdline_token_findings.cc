@@ -1,0 +1,7 @@
+#include "knobs/setting_findings.h"
+
+namespace rocmtune::knobs {
+
+std::vector<detect::Finding> CmdlineTokenFindings(const KnobContext&) { return {}; }
+
+}  // namespace rocmtune::knobs
