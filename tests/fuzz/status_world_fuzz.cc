@@ -1,0 +1,36 @@
+// `status` on a world whose configuration files are the input: split (fuzz::kSeparator) into
+// a modprobe.d file, /etc/environment, a profile.d script, /etc/default/grub, /proc/cmdline
+// and rocmtune's record of the command-line tokens it owns, written into a copy of the
+// rx6900xt world. api::Status reads them all: every knob's state and every finding on the
+// settings already there (knobs/setting_findings.h), whoever wrote them.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "api/status.h"
+#include "fuzz_support.h"
+#include "plan/owned_paths.h"
+#include "sys/root.h"
+#include "util/json_text.h"
+
+using namespace rocmtune;
+
+namespace {
+
+constexpr std::string_view kFiles[] = {
+    "etc/modprobe.d/fuzz.conf", "etc/environment", "etc/profile.d/fuzz.sh",
+    "etc/default/grub",         "proc/cmdline",    plan::kCmdlineTokensState,
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const fuzz::ScratchRoot world("rx6900xt");
+  static const sys::Root root = *sys::Root::Open(world.path());
+
+  auto parts = fuzz::SplitInput(fuzz::AsText(data, size), std::size(kFiles));
+  for (size_t i = 0; i < std::size(kFiles); ++i) world.Write(kFiles[i], parts[i]);
+  auto report = api::Status(root);
+  if (report) (void)JsonText(api::StatusJson(*report));
+  return 0;
+}
