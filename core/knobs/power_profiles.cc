@@ -146,14 +146,18 @@ std::string MarkPowerProfile(std::string_view content, std::string_view index) {
   auto target = std::find_if(profiles.begin(), profiles.end(),
                              [&](const PowerProfile& p) { return wanted && p.index == *wanted; });
   if (target == profiles.end()) return std::string(index);
-  const PowerProfile* active = Active(profiles);
-  if (active == &*target) return std::string(content);
+  // The kernel marks one row; a copy marked twice (a hand edit, a fuzzer) keeps only the target's.
+  std::vector<const PowerProfile*> marked;
+  for (const PowerProfile& p : profiles)
+    if (p.active) marked.push_back(&p);
+  if (marked.size() == 1 && marked.front() == &*target) return std::string(content);
+  const PowerProfile* active = marked.empty() ? nullptr : marked.front();
   // The style is learned from the marked row: how far its '*' sits from its anchor, and whether
   // an unmarked row has blanks there (the mark takes a blank's place) or not (it is inserted).
   size_t gap = active ? active->mark - Anchor(*active) : 0;
   bool in_place = true;
   for (const PowerProfile& p : profiles)
-    if (&p != active && p.row_of_many == target->row_of_many) {
+    if (!p.active && p.row_of_many == target->row_of_many) {
       in_place = BlankUpTo(content, p, Anchor(p) + gap);
       break;
     }
@@ -162,13 +166,16 @@ std::string MarkPowerProfile(std::string_view content, std::string_view index) {
     std::string insert;
   };
   std::vector<Edit> edits;
-  if (active) {
-    if (in_place) edits.push_back({active->mark, 1, " "});
-    else edits.push_back({active->name_end, active->mark + 1 - active->name_end, ""});
+  for (const PowerProfile* m : marked) {
+    if (m == &*target) continue;
+    if (in_place) edits.push_back({m->mark, 1, " "});
+    else edits.push_back({m->name_end, m->mark + 1 - m->name_end, ""});
   }
-  size_t slot = Anchor(*target) + gap;
-  if (in_place && BlankUpTo(content, *target, slot)) edits.push_back({slot, 1, "*"});
-  else edits.push_back({target->name_end, 0, std::string(gap, ' ') + "*"});
+  if (!target->active) {
+    size_t slot = Anchor(*target) + gap;
+    if (in_place && BlankUpTo(content, *target, slot)) edits.push_back({slot, 1, "*"});
+    else edits.push_back({target->name_end, 0, std::string(gap, ' ') + "*"});
+  }
   std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.at > b.at; });
   std::string out(content);
   for (const Edit& e : edits) out.replace(e.at, e.erase, e.insert);

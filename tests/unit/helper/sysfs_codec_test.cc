@@ -1,6 +1,7 @@
 // pp_power_profile_mode's codec on every real capture (tests/unit/knobs/sysfs_codec/): what it
 // reads as, what puts it back, what the helper's rules let through, and a world's emulation of
 // the kernel's store. The expectations were read off the captures by hand.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -139,6 +140,32 @@ TEST(SysfsCodecTest, AWorldsWriteMovesTheMarkAndTheRestoreValueMovesItBack) {
         EXPECT_EQ(Codec().Emulate(written, *c.restore), raw) << "back from " << name;
         EXPECT_EQ(Codec().Holds(written, *c.restore), *c.restore == std::to_string(index));
       }
+    }
+  }
+}
+
+// A copy with two rows marked (a hand edit; found by the sysfs_values fuzz target): after a
+// write only the written row is marked, as the kernel would show it.
+TEST(SysfsCodecTest, AWriteToACopyMarkedTwiceLeavesOnlyTheWrittenRowMarked) {
+  for (const Capture& c : Captures()) {
+    SCOPED_TRACE(c.file);
+    std::string raw = CaptureText(c);
+    auto profiles = knobs::ParsePowerProfiles(raw);
+    auto active = std::find_if(profiles.begin(), profiles.end(), [](const auto& p) { return p.active; });
+    if (active == profiles.end() || active->row_of_many) continue;
+    auto other =
+        std::find_if(profiles.begin(), profiles.end(), [](const auto& p) { return !p.active && p.name != "CUSTOM"; });
+    ASSERT_NE(other, profiles.end());
+    // Mark `other` too, in the marked row's own style.
+    std::string twice = raw;
+    twice.insert(other->name_end, raw.substr(active->name_end, active->mark + 1 - active->name_end));
+    auto marked = knobs::ParsePowerProfiles(twice);
+    ASSERT_EQ(std::count_if(marked.begin(), marked.end(), [](const auto& p) { return p.active; }), 2);
+    for (int index : {active->index, other->index}) {
+      std::string written = Codec().Emulate(twice, std::to_string(index));
+      auto after = knobs::ParsePowerProfiles(written);
+      EXPECT_EQ(std::count_if(after.begin(), after.end(), [](const auto& p) { return p.active; }), 1) << index;
+      EXPECT_TRUE(Codec().Holds(written, std::to_string(index))) << index;
     }
   }
 }
