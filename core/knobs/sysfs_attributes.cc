@@ -16,8 +16,9 @@ std::string_view WithoutPadding(std::string_view raw) {
   return raw;
 }
 
-// An attribute that reads back one word from a fixed list and takes the same word. What it read
-// (with its newline, as `echo` writes it; without a captured file's NUL padding) puts it back.
+// An attribute that reads back one word from a fixed list and takes the same word. The word it
+// read, with a newline as `echo` writes it, puts it back (never the raw bytes: a read with a
+// stray '\r' or blanks would be a value the helper refuses, and the revert would be stuck).
 class WordCodec final : public SysfsCodec {
  public:
   explicit WordCodec(std::vector<std::string_view> values) : values_(std::move(values)) {}
@@ -27,9 +28,9 @@ class WordCodec final : public SysfsCodec {
     return v.empty() ? std::nullopt : std::optional(v);
   }
   std::optional<std::string> Restorable(std::string_view raw) const override {
-    std::string_view shown = WithoutPadding(raw);
-    if (!Listed(text::Clean(shown))) return std::nullopt;
-    return std::string(shown);
+    std::string word = text::Clean(WithoutPadding(raw));
+    if (!Listed(word)) return std::nullopt;
+    return word + "\n";
   }
   std::span<const std::string_view> FixedValues() const override { return values_; }
   Result<std::string> Encode(std::string_view, std::string_view wanted) const override {

@@ -175,6 +175,11 @@ TEST(SysfsCodecTest, AWordAttributeReadsItsWordAndRestoresWhatItRead) {
   EXPECT_EQ(level.Current("auto\n"), "auto");
   EXPECT_EQ(level.Restorable("auto\n"), "auto\n");
   EXPECT_EQ(level.Restorable("unknown\n"), std::nullopt) << "not a value the store takes";
+  // A read with a stray carriage return and NUL padding (found by the sysfs_values fuzz target)
+  // restores the word, which the helper's rule takes; the raw bytes it would refuse.
+  std::string odd("auto\n\r\0\0\0", 9);
+  ASSERT_EQ(level.Restorable(odd), "auto\n");
+  EXPECT_TRUE(level.CheckWrite(odd, "auto"));
   EXPECT_TRUE(level.Holds("high\n", "high"));
   EXPECT_FALSE(level.Holds("auto\n", "high"));
   EXPECT_EQ(level.Emulate("auto\n", "high"), "high");
