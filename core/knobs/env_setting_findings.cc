@@ -8,6 +8,8 @@
 // variables (rocclr's flags.hpp alone declares over a hundred), "rocmtune does not check this"
 // is nothing to act on, and a line for each would bury the findings that are. PATH, LANG and
 // the like are never looked at.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "knobs/env_backend.h"
@@ -78,8 +80,17 @@ std::vector<detect::Finding> EnvSettingFindings(const KnobContext& ctx) {
   if (!ctx.foreign_env) ctx.foreign_env = ForeignEnvSettings(ctx.root);
   EnvChecker checker(ctx);
   for (const EnvSetting& s : *ctx.foreign_env) checker.Check(s, false);
-  for (const EnvSource& source : OwnedEnvSources())
-    for (const EnvSetting& s : ReadEnvSource(ctx.root, source)) checker.Check(s, true);
+  // rocmtune writes the same assignments to both drop-ins: the profile.d copy is reported only
+  // where it says something else (edited by hand), so one `set` gives one finding.
+  std::vector<EnvSetting> written;
+  for (const EnvSource& source : OwnedEnvSources()) {
+    for (const EnvSetting& s : ReadEnvSource(ctx.root, source)) {
+      bool mirror = std::any_of(written.begin(), written.end(),
+                                [&](const EnvSetting& w) { return w.name == s.name && w.value == s.value; });
+      if (!mirror) checker.Check(s, true);
+      if (!source.shell) written.push_back(s);
+    }
+  }
   return checker.Take();
 }
 

@@ -108,6 +108,12 @@ TEST(EnvFindingsTest, SetRefusesWhatPyTorchRejectsAndWarnsAboutDebugSwitches) {
   auto found = EnvFindings(Status(w));
   EXPECT_EQ(found.count({"env.debug-switch", "HSA_ENABLE_SDMA", "etc/environment.d/90-rocmtune.conf", 2}), 1u)
       << "rocmtune's own drop-in is checked too";
+  EXPECT_EQ(found.size(), 1u) << "the profile.d copy of the same assignment is not a second finding";
+  w.Write("etc/profile.d/rocmtune.sh", w.Read("etc/profile.d/rocmtune.sh") + "export AMD_LOG_LEVEL=4\n");
+  found = EnvFindings(Status(w));
+  EXPECT_EQ(found.count({"env.debug-switch", "AMD_LOG_LEVEL", "etc/profile.d/rocmtune.sh", 3}), 1u)
+      << "a hand edit of rocmtune's profile.d file is checked";
+  EXPECT_EQ(found.size(), 2u);
 }
 
 TEST(EnvFindingsTest, ASnapshotShowsTheSameEnvFindingsWithoutOtherValues) {
