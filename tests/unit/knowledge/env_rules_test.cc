@@ -91,6 +91,17 @@ TEST(AllocConfTest, SetRefusesShellCharactersTheGrammarAccepts) {
   EXPECT_EQ(CheckEnvValue(*var, "garbage_collection_threshold:0.8"), "");
 }
 
+// Every name PyTorch reads its allocator options from is held to the same grammar.
+TEST(AllocConfTest, EveryAllocatorVariableHasTheGrammar) {
+  for (const char* name : {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"}) {
+    const EnvVar* var = EnvVars::Builtin().Find(name);
+    ASSERT_NE(var, nullptr) << name;
+    EXPECT_EQ(var->on_invalid, "fails") << name;
+    EXPECT_EQ(CheckEnvGrammar(*var, "expandable_segments:True"), "") << name;
+    EXPECT_THAT(CheckEnvGrammar(*var, "expandable_segments:maybe"), HasSubstr(name));
+  }
+}
+
 TEST(EnvTablesTest, NotReadAndDebugVariables) {
   const EnvVars& vars = EnvVars::Builtin();
   const NotReadVar* split = vars.FindNotRead("PYTORCH_MAX_SPLIT_SIZE_MB");
