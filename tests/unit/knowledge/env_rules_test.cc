@@ -126,6 +126,10 @@ TEST(EnvTablesTest, NotReadAndDebugVariables) {
        {"AMD_SERIALIZE_COPY", "AMD_LOG_LEVEL", "HSAKMT_DEBUG_LEVEL", "HSA_DISABLE_FRAGMENT_ALLOCATOR"})
     EXPECT_NE(vars.FindDebug(name), nullptr) << name;
   EXPECT_EQ(vars.FindDebug("HIP_VISIBLE_DEVICES"), nullptr);
+  const DebugVar* winograd = vars.FindDebug("MIOPEN_DEBUG_CONV_WINOGRAD");
+  ASSERT_NE(winograd, nullptr);
+  EXPECT_TRUE(DebugSwitchOn(*winograd, "0"));
+  EXPECT_FALSE(DebugSwitchOn(*winograd, "1")) << "1 leaves the solvers on: the default";
   for (const DebugVar& d : vars.debug()) {
     EXPECT_FALSE(d.cost.empty()) << d.name;
     EXPECT_FALSE(d.hint.empty()) << d.name;
