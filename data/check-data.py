@@ -167,11 +167,40 @@ if version_line != "1.0.0":
     err(f"amdgpu.ids: table version line is {version_line!r}, expected '1.0.0'")
 not_named = sorted(p for p in pci_owner if p not in ids_devs)
 
+# ------------------------------------------------------------------ env_vars.toml
+# [[var]] (what `set env.X` manages), [[not_read]] (names nothing reads) and [[debug]]
+# (debugging switches): one table per name, every user-facing field present, public sources.
+env = load("env_vars.toml")
+ENV_FIELDS = {"var": {"name", "check", "source"}, "not_read": {"name", "why", "hint", "source"},
+              "debug": {"name", "cost", "hint", "source"}}
+env_names = {}
+for table, required in ENV_FIELDS.items():
+    for e in env.get(table, []):
+        missing = required - e.keys()
+        if missing:
+            err(f"env_vars.toml [[{table}]] {e.get('name')}: lacks {sorted(missing)}")
+        name = e.get("name", "")
+        if table != "debug" and name in env_names:
+            err(f"env_vars.toml: {name} is in [[{env_names[name]}]] and [[{table}]]")
+        env_names.setdefault(name, table)
+        for note in ("shared/", "research/", "seeds/", ".md"):
+            if note in e.get("source", ""):
+                err(f"env_vars.toml {name}: source cites development notes ({note})")
+        if table == "var" and e.get("on_invalid", "ignored") not in ("ignored", "fails"):
+            err(f"env_vars.toml {name}: on_invalid must be ignored or fails")
+        if table == "debug" and e.get("on") and e.get("off"):
+            err(f"env_vars.toml {name}: [[debug]] takes `on` or `off`, not both")
+for e in env.get("debug", []):
+    if env_names.get(e["name"]) == "not_read":
+        err(f"env_vars.toml {e['name']}: a variable nothing reads cannot be a debugging switch")
+
 # ------------------------------------------------------------------ summary
 print(f"gfx_targets.toml: {len(targets)} targets")
 print(f"gpus.toml: {len(gpus)} entries, {len(pci_owner)} PCI ids "
       f"({sum('gfx_target_version' in g for g in gpus)} with a gfx target)")
 print(f"amdgpu.ids: {len(ids_devs)} device ids, table version {version_line}")
+print(f"env_vars.toml: {len(env.get('var', []))} variables, {len(env.get('not_read', []))} not read, "
+      f"{len(env.get('debug', []))} debugging switches")
 print(f"note: gpus.toml PCI ids without an amdgpu.ids name: {' '.join(not_named) or 'none'}")
 if errors:
     print(f"{len(errors)} problem(s)")

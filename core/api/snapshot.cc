@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "knobs/env_redact.h"
+
 namespace rocmtune::api {
 
 Result<SnapshotReport> Snapshot(const sys::Root& root, const std::string& out_dir) {
-  auto stats = snapshot::WriteSnapshot(root, out_dir);
+  // The environment files, redacted: `status` on the snapshot shows the same env findings.
+  std::vector<snapshot::ExtraFile> extra;
+  for (knobs::RedactedFile& f : knobs::RedactedEnvFiles(root)) extra.push_back({f.path, std::move(f.content)});
+  auto stats = snapshot::WriteSnapshot(root, out_dir, extra);
   if (!stats) {
     Error e = stats.error();
     e.message = fmt::format("snapshot: {}", e.message);

@@ -5,7 +5,6 @@
 #include "api/status_json.h"
 #include "journal/attention.h"
 #include "journal/history.h"
-#include "knobs/env_backend.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "knobs/setting_findings.h"
@@ -32,8 +31,7 @@ Result<StatusReport> Status(const sys::Root& root) {
   StatusReport report{detect::Detect(root), {}, {}};
   knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
   report.knobs = knobs::ReportKnobs(ctx);
-  std::vector<detect::Finding> found = knobs::EnvFindings(ctx);
-  for (detect::Finding& f : knobs::SettingFindings(ctx)) found.push_back(std::move(f));
+  std::vector<detect::Finding> found = knobs::SettingFindings(ctx);
   for (detect::Finding& f : knobs::UnreadableFileFindings(ctx)) found.push_back(std::move(f));
   // The journal says which profile is active; one that cannot be read is a finding, not a
   // reason to show nothing else.

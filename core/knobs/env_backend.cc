@@ -125,20 +125,11 @@ void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional
 
 }  // namespace
 
-std::vector<detect::Finding> EnvFindings(const KnobContext& ctx) {
-  std::vector<detect::Finding> out;
-  const std::string name = "HSA_OVERRIDE_GFX_VERSION";
-  std::vector<EnvSetting> settings = ForeignFor(ctx, name);
-  auto owned = Owned(ctx.root);
-  if (auto it = owned.find(name); it != owned.end())  // set before a check refused it, or edited by hand
-    settings.push_back({std::string(plan::kEnvironmentDropIn), 0, name, it->second});
-  for (const EnvSetting& s : settings) {
-    plan::Plan scratch;
-    CheckSetOverride(ctx, name, s, scratch);
-    for (const plan::Message& m : scratch.warnings)
-      out.push_back({"env.override-other-isa", detect::Severity::kWarning, m.message, s.file});
-  }
-  return out;
+std::vector<plan::Message> OverrideProblems(const KnobContext& ctx, const EnvSetting& setting) {
+  if (setting.name != "HSA_OVERRIDE_GFX_VERSION") return {};
+  plan::Plan scratch;
+  CheckSetOverride(ctx, setting.name, setting, scratch);
+  return scratch.warnings;
 }
 
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view content) {
@@ -162,6 +153,10 @@ void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std:
   if (!var && !value && Owned(ctx.root).count(key.name)) return;
   if (var) WarnForeign(ctx, key, value, plan);
   if (!var) {
+    if (const knowledge::NotReadVar* nobody = knowledge::EnvVars::Builtin().FindNotRead(key.name)) {
+      plan.refused.push_back({text, fmt::format("{}: {}; {}", text, nobody->why, nobody->hint), nobody->source});
+      return;
+    }
     std::string known;
     for (const auto& v : knowledge::EnvVars::Builtin().vars()) known += (known.empty() ? "" : ", ") + v.name;
     plan.refused.push_back(
@@ -174,6 +169,12 @@ void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std:
     return;
   }
   if (key.name == "HSA_OVERRIDE_GFX_VERSION") CheckOverride(ctx, text, *value, plan);
+  // A debugging switch may be set (a user chasing a fault), with what it costs: `status` keeps
+  // reporting it while it stays on.
+  if (const knowledge::DebugVar* debug = knowledge::EnvVars::Builtin().FindDebug(key.name);
+      debug && knowledge::DebugSwitchOn(*debug, *value))
+    plan.warnings.push_back(
+        {text, fmt::format("{}={} is a debugging switch: {}", key.name, *value, debug->cost), debug->source});
 }
 
 KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {

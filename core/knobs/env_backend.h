@@ -7,17 +7,19 @@
 #include <memory>
 #include <string>
 
-#include "detect/finding.h"
 #include "knobs/backend.h"
+#include "knobs/env_sources.h"
+#include "plan/plan.h"
 
 namespace rocmtune::knobs {
 
 // The env backend, for the registry (knobs/registry.cc) — the only place that makes backends.
 std::unique_ptr<Backend> MakeEnvBackend();
 
-// Status findings: an HSA_OVERRIDE_GFX_VERSION, in any file, that makes a GPU here run code of
-// another ISA family (the RDNA1 + 10.3.0 crash of the seeds).
-std::vector<detect::Finding> EnvFindings(const KnobContext& ctx);
+// What an HSA_OVERRIDE_GFX_VERSION written in a file (any file, rocmtune's own included) does to
+// the GPUs here when it makes one run code of another ISA family (the RDNA1 + 10.3.0 crash):
+// one message per GPU, naming the file and line. Nothing for another variable or an invalid value.
+std::vector<plan::Message> OverrideProblems(const KnobContext& ctx, const EnvSetting& setting);
 
 // name -> value from rocmtune's environment.d file content.
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view content);

@@ -51,15 +51,15 @@ std::vector<EnvSetting> ScriptSettings(std::string_view content) {
   return out;
 }
 
-void ReadSource(const sys::Root& root, const EnvSource& source, std::vector<EnvSetting>& out) {
-  auto content = root.ReadFile(source.path, kMaxSourceBytes);
-  if (!content) return;  // missing, or unreadable: a status finding (UnreadableFileFindings)
+}  // namespace
+
+std::vector<EnvSetting> ParseEnvSource(std::string_view content, bool shell) {
   std::vector<EnvSetting> settings;
-  if (source.shell) {
-    settings = ScriptSettings(*content);
+  if (shell) {
+    settings = ScriptSettings(content);
   } else {
     int number = 0;
-    for (std::string_view line : text::SplitLines(*content)) {
+    for (std::string_view line : text::SplitLines(content)) {
       ++number;
       if (auto s = ParseEnvAssignment(line, false)) {
         s->line = number;
@@ -67,10 +67,21 @@ void ReadSource(const sys::Root& root, const EnvSource& source, std::vector<EnvS
       }
     }
   }
-  for (EnvSetting& s : settings) {
-    s.file = source.path;
-    out.push_back(std::move(s));
-  }
+  return settings;
+}
+
+std::vector<EnvSetting> ReadEnvSource(const sys::Root& root, const EnvSource& source) {
+  auto content = root.ReadFile(source.path, kMaxSourceBytes);
+  if (!content) return {};  // missing, or unreadable: a status finding (UnreadableFileFindings)
+  std::vector<EnvSetting> settings = ParseEnvSource(*content, source.shell);
+  for (EnvSetting& s : settings) s.file = source.path;
+  return settings;
+}
+
+namespace {
+
+void ReadSource(const sys::Root& root, const EnvSource& source, std::vector<EnvSetting>& out) {
+  for (EnvSetting& s : ReadEnvSource(root, source)) out.push_back(std::move(s));
 }
 
 void AddDirectory(const sys::Root& root, std::string_view dir, std::string_view suffix, bool shell,
@@ -116,6 +127,10 @@ std::vector<EnvSource> ForeignEnvSources(const sys::Root& root) {
   AddDirectory(root, "etc/profile.d", ".sh", true, out);
   out.push_back({"etc/bash.bashrc", true});
   return out;
+}
+
+std::vector<EnvSource> OwnedEnvSources() {
+  return {{std::string(plan::kEnvironmentDropIn), false}, {std::string(plan::kProfileDropIn), true}};
 }
 
 std::vector<EnvSetting> ForeignEnvSettings(const sys::Root& root) {

@@ -37,6 +37,14 @@ std::vector<EnvSource> ForeignEnvSources(const sys::Root& root);
 // sources are read (later entries of one source win).
 std::vector<EnvSetting> ForeignEnvSettings(const sys::Root& root);
 
+// The assignments in one source's content (file left empty), with their line numbers.
+std::vector<EnvSetting> ParseEnvSource(std::string_view content, bool shell);
+// The assignments in one source, read beneath `root`; none when it is missing or unreadable.
+std::vector<EnvSetting> ReadEnvSource(const sys::Root& root, const EnvSource& source);
+
+// rocmtune's own drop-ins, as sources: /etc/environment.d/90-rocmtune.conf, /etc/profile.d/rocmtune.sh.
+std::vector<EnvSource> OwnedEnvSources();
+
 // One line of an environment file or a shell script, or nullopt when it assigns nothing (a
 // script line assigning several names: the first).
 std::optional<EnvSetting> ParseEnvAssignment(std::string_view line, bool shell);

@@ -37,6 +37,48 @@ bool IsGfxName(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+std::vector<std::string> TomlStrings(const toml::table& t, std::string_view key) {
+  std::vector<std::string> out;
+  if (const toml::array* values = t[key].as_array())
+    for (const toml::node& x : *values)
+      if (auto s = x.value<std::string>()) out.push_back(*s);
+  return out;
+}
+
+// The optional [[not_read]] and [[debug]] tables: every field a user is shown is required.
+Result<void> ParseFlagged(const toml::table& doc, std::string_view origin, std::vector<NotReadVar>& not_read,
+                          std::vector<DebugVar>& debug) {
+  if (const toml::array* entries = doc["not_read"].as_array()) {
+    for (const toml::node& node : *entries) {
+      const toml::table* t = node.as_table();
+      auto name = t ? TomlString(*t, "name") : std::nullopt;
+      auto why = t ? TomlString(*t, "why") : std::nullopt;
+      auto hint = t ? TomlString(*t, "hint") : std::nullopt;
+      auto source = t ? TomlString(*t, "source") : std::nullopt;
+      if (!name || !why || !hint || !source)
+        return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[not_read]] lacks name, why, hint or source", origin));
+      not_read.push_back({*name, *why, *hint, *source});
+    }
+  }
+  if (const toml::array* entries = doc["debug"].as_array()) {
+    for (const toml::node& node : *entries) {
+      const toml::table* t = node.as_table();
+      auto name = t ? TomlString(*t, "name") : std::nullopt;
+      auto cost = t ? TomlString(*t, "cost") : std::nullopt;
+      auto hint = t ? TomlString(*t, "hint") : std::nullopt;
+      auto source = t ? TomlString(*t, "source") : std::nullopt;
+      if (!name || !cost || !hint || !source)
+        return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[debug]] lacks name, cost, hint or source", origin));
+      debug.push_back({*name, TomlStrings(*t, "on"), TomlStrings(*t, "off"), *cost, *hint, *source});
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<EnvVars> EnvVars::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
@@ -51,12 +93,17 @@ Result<EnvVars> EnvVars::Parse(std::string_view toml_text, std::string_view orig
     auto source = t ? TomlString(*t, "source") : std::nullopt;
     if (!name || !check || !source)
       return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[var]] lacks name, check or source", origin));
-    EnvVar v{*name, *check, {}, TomlString(*t, "description").value_or(""), *source};
-    if (const toml::array* values = (*t)["values"].as_array())
-      for (const toml::node& x : *values)
-        if (auto s = x.value<std::string>()) v.values.push_back(*s);
+    EnvVar v{*name,
+             *check,
+             TomlStrings(*t, "values"),
+             TomlString(*t, "description").value_or(""),
+             *source,
+             TomlString(*t, "on_invalid").value_or("ignored")};
+    if (v.on_invalid != "ignored" && v.on_invalid != "fails")
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}: on_invalid is ignored or fails", origin, v.name));
     out.vars_.push_back(std::move(v));
   }
+  if (auto ok = ParseFlagged(doc, origin, out.not_read_, out.debug_); !ok) return tl::unexpected(ok.error());
   return out;
 }
 
@@ -69,6 +116,23 @@ const EnvVar* EnvVars::Find(std::string_view name) const {
   for (const EnvVar& v : vars_)
     if (v.name == name) return &v;
   return nullptr;
+}
+
+const NotReadVar* EnvVars::FindNotRead(std::string_view name) const {
+  for (const NotReadVar& v : not_read_)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+const DebugVar* EnvVars::FindDebug(std::string_view name) const {
+  for (const DebugVar& v : debug_)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+bool DebugSwitchOn(const DebugVar& var, std::string_view value) {
+  if (!var.on.empty()) return std::find(var.on.begin(), var.on.end(), value) != var.on.end();
+  return std::find(var.off.begin(), var.off.end(), value) == var.off.end();
 }
 
 std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
@@ -85,6 +149,10 @@ std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
           var.name, static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c,
           c == ';' ? "; in /etc/profile.d a ';' ends the command and runs the rest" : "");
   }
+  return CheckEnvGrammar(var, value);
+}
+
+std::string CheckEnvGrammar(const EnvVar& var, std::string_view value) {
   if (var.check == "enum") {
     if (std::find(var.values.begin(), var.values.end(), value) != var.values.end()) return "";
     std::string accepted;
@@ -116,25 +184,7 @@ std::string CheckEnvValue(const EnvVar& var, std::string_view value) {
   }
   if (var.check == "uint")
     return AllDigits(value) && value.size() < 10 ? "" : fmt::format("{}: a number is needed", var.name);
-  if (var.check == "alloc-conf") {
-    static const std::vector<std::string_view> kKeys = {
-        "max_split_size_mb", "garbage_collection_threshold", "expandable_segments", "roundup_power2_divisions",
-        "backend",           "release_lock_on_hipmalloc"};
-    for (std::string_view item : Split(value, ",")) {
-      size_t colon = item.find(':');
-      std::string_view key = item.substr(0, colon);
-      if (colon == std::string_view::npos || std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-        return fmt::format(
-            "{}: '{}' is not a caching-allocator option (PyTorch would say \"Unrecognized "
-            "CachingAllocator option\")",
-            var.name, item);
-      if (key == "max_split_size_mb") {
-        auto n = text::ParseU64(item.substr(colon + 1));
-        if (!n || *n <= 20) return fmt::format("{}: max_split_size_mb must be a number > 20", var.name);
-      }
-    }
-    return "";
-  }
+  if (var.check == "alloc-conf") return CheckAllocConf(var.name, value);
   return fmt::format("{}: unknown check '{}'", var.name, var.check);
 }
 

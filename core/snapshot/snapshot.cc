@@ -236,7 +236,8 @@ Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& cla
 
 }  // namespace
 
-Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir) {
+Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir,
+                                    std::span<const ExtraFile> extra) {
   auto out = OutDir::Open(out_dir);
   if (!out) return tl::unexpected(out.error());
   Writer w(root, *out);
@@ -249,6 +250,8 @@ Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& ou
       if (name.ends_with(".conf") || name.ends_with(".cfg"))
         if (auto r = w.CopyFile(sys::JoinPath(dir, name)); !r) return tl::unexpected(r.error());
   }
+  for (const ExtraFile& f : extra)
+    if (auto r = w.WriteFile(f.path, f.content); !r) return tl::unexpected(r.error());
   for (std::string_view tool : kToolMarkers)
     if (root.Exists(tool))
       if (auto r = w.WriteFile(tool, "# rocmtune snapshot: this tool is installed on the source system\n"); !r)

@@ -3,6 +3,7 @@
 // `rocmtunectl --root <snapshot> status` then shows what rocmtune saw on their machine.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "sys/root.h"
@@ -19,6 +20,13 @@ struct SnapshotStats {
 // `out_dir` must not exist (it is created) or be an empty directory; nothing is written outside
 // it, whoever can change it or its parent meanwhile (snapshot/out_dir.h). Device serial numbers and KFD unique_id
 // values are replaced by hashes that keep equal values equal (partition grouping still works).
-Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir);
+// `extra` are written as given (root-relative path, content): what a layer above prepares, such
+// as the environment files with other variables' values redacted (api::Snapshot, knobs/env_redact.h).
+struct ExtraFile {
+  std::string path;
+  std::string content;
+};
+Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir,
+                                    std::span<const ExtraFile> extra = {});
 
 }  // namespace rocmtune::snapshot

@@ -115,6 +115,8 @@ namespace {
 TEST(KnowledgeSourcesTest, NoSourceCitesTheDevelopmentNotes) {
   std::vector<std::pair<std::string, std::string>> sources;
   for (const auto& v : EnvVars::Builtin().vars()) sources.emplace_back(v.name, v.source);
+  for (const auto& v : EnvVars::Builtin().not_read()) sources.emplace_back(v.name, v.source);
+  for (const auto& v : EnvVars::Builtin().debug()) sources.emplace_back(v.name, v.source);
   for (const auto& p : Catalog::Builtin().params()) sources.emplace_back(p.module + "." + p.name, p.source);
   for (const auto& o : KernelOptions::Builtin().options()) sources.emplace_back(o.name, o.source);
   ASSERT_GT(sources.size(), 100u);
