@@ -21,6 +21,38 @@ namespace {
 
 Manager& Self(void* userdata) { return *static_cast<Manager*>(userdata); }
 
+// No exception may unwind through sd-bus's C frames: a handler that throws (out of memory, a
+// bug) answers org.rocmtune1.Error.Failed and the daemon goes on serving.
+int Internal(sd_bus_error* ret, const char* what) {
+  sd_bus_error_setf(ret, "org.rocmtune1.Error.Failed", "internal error: %s", what);
+  return -EIO;
+}
+
+using MethodFn = int (*)(sd_bus_message*, Manager&, sd_bus_error*);
+template <MethodFn Fn>
+int Method(sd_bus_message* call, void* userdata, sd_bus_error* ret) noexcept {
+  try {
+    return Fn(call, Self(userdata), ret);
+  } catch (const std::exception& e) {
+    return Internal(ret, e.what());
+  } catch (...) {
+    return Internal(ret, "an unknown exception");
+  }
+}
+
+using GetterFn = int (*)(sd_bus_message*, Manager&, sd_bus_error*);
+template <GetterFn Fn>
+int Getter(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+           sd_bus_error* ret) noexcept {
+  try {
+    return Fn(reply, Self(userdata), ret);
+  } catch (const std::exception& e) {
+    return Internal(ret, e.what());
+  } catch (...) {
+    return Internal(ret, "an unknown exception");
+  }
+}
+
 int ReplyText(sd_bus_message* call, const std::string& text) {
   return sd_bus_reply_method_return(call, "s", text.c_str());
 }
@@ -31,14 +63,14 @@ Result<api::System> Load(const Manager& manager) {
   return api::LoadSystem(std::move(*root));
 }
 
-int Describe(sd_bus_message* call, void* userdata, sd_bus_error* ret) {
-  auto doc = api::DescribeSystem(Self(userdata).root());
+int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto doc = api::DescribeSystem(self.root());
   if (!doc) return SetError(ret, doc.error());
   return ReplyText(call, JsonText(*doc));
 }
 
-int ListProfiles(sd_bus_message* call, void* userdata, sd_bus_error* ret) {
-  auto system = Load(Self(userdata));
+int ListProfiles(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto system = Load(self);
   if (!system) return SetError(ret, system.error());
   api::ProfilesReport report = api::ListProfiles(*system);
   sd_bus_message* reply_raw = nullptr;
@@ -54,8 +86,8 @@ int ListProfiles(sd_bus_message* call, void* userdata, sd_bus_error* ret) {
   return sd_bus_send(nullptr, reply.get(), nullptr);
 }
 
-int History(sd_bus_message* call, void* userdata, sd_bus_error* ret) {
-  auto system = Load(Self(userdata));
+int History(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto system = Load(self);
   if (!system) return SetError(ret, system.error());
   return ReplyText(call, JsonText(api::HistoryJson(api::History(*system))));
 }
@@ -72,39 +104,37 @@ class NoWriter final : public api::Writer {
   Result<plan::HelperReply> Recover() override { return Fail(ErrorCode::kNotAuthorized, "a plan writes nothing"); }
 };
 
-int Plan(sd_bus_message* call, void* userdata, sd_bus_error* ret) {
+int Plan(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* profile = nullptr;
   if (int r = sd_bus_message_read(call, "s", &profile); r < 0) return r;
   auto options = ReadOptions(call, {kOptionWith, kOptionForce});
   if (!options) return SetError(ret, options.error());
   NoWriter writer;
   api::ChangeOptions change{.check = true, .force = options->force, .on_planned = {}};
-  auto report = api::Apply(Self(userdata).root(), profile, options->with, change, writer);
+  auto report = api::Apply(self.root(), profile, options->with, change, writer);
   if (!report) return SetError(ret, report.error());
   return ReplyText(call, JsonText(api::ResultJson(*report)));
 }
 
 // Changes reach the helper through its socket with polkit's answer first (issue 14); until
 // then a client runs `sudo rocmtunectl`, which runs the helper itself.
-int NotYet(sd_bus_message*, void*, sd_bus_error* ret) {
+int NotYet(sd_bus_message*, Manager&, sd_bus_error* ret) {
   return SetError(ret, Error{ErrorCode::kUnsupported, 0,
                              "this rocmtuned does not change the system yet: run the request with `sudo rocmtunectl`"});
 }
 
-int GetVersion(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void*, sd_bus_error*) {
+int GetVersion(sd_bus_message* reply, Manager&, sd_bus_error*) {
   return sd_bus_message_append(reply, "s", ROCMTUNE_VERSION);
 }
 
-int GetActiveProfile(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
-                     sd_bus_error* ret) {
-  auto txns = journal::Load(Self(userdata).root());
+int GetActiveProfile(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
+  auto txns = journal::Load(self.root());
   if (!txns) return SetError(ret, txns.error());
   return sd_bus_message_append(reply, "s", journal::ActiveProfile(*txns).c_str());
 }
 
-int GetPendingReboot(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
-                     sd_bus_error* ret) {
-  auto report = api::Status(Self(userdata).root());
+int GetPendingReboot(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
+  auto report = api::Status(self.root());
   if (!report) return SetError(ret, report.error());
   int pending = 0;
   for (const knobs::KnobState& k : report->knobs) pending |= k.pending_reboot ? 1 : 0;
@@ -114,23 +144,25 @@ int GetPendingReboot(sd_bus*, const char*, const char*, const char*, sd_bus_mess
 // Names match dbus/org.rocmtune1.Manager.xml (DaemonBusTest.IntrospectionMatchesTheContract).
 const sd_bus_vtable kVTable[] = {
     SD_BUS_VTABLE_START(0),
-    SD_BUS_METHOD_WITH_NAMES("Describe", "", , "s", SD_BUS_PARAM(status_json), Describe, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("ListProfiles", "", , "a(ss)", SD_BUS_PARAM(profiles), ListProfiles,
+    SD_BUS_METHOD_WITH_NAMES("Describe", "", , "s", SD_BUS_PARAM(status_json), Method<Describe>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ListProfiles", "", , "a(ss)", SD_BUS_PARAM(profiles), Method<ListProfiles>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Plan", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
-                             SD_BUS_PARAM(plan_json), Plan, SD_BUS_VTABLE_UNPRIVILEGED),
+                             SD_BUS_PARAM(plan_json), Method<Plan>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Apply", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
-                             SD_BUS_PARAM(result_json), NotYet, SD_BUS_VTABLE_UNPRIVILEGED),
+                             SD_BUS_PARAM(result_json), Method<NotYet>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Set", "a{ss}a{sv}", SD_BUS_PARAM(knobs) SD_BUS_PARAM(options), "s",
-                             SD_BUS_PARAM(result_json), NotYet, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("Revert", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result_json), NotYet,
+                             SD_BUS_PARAM(result_json), Method<NotYet>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Revert", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result_json), Method<NotYet>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("Reset", "", , "s", SD_BUS_PARAM(result_json), NotYet, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("History", "", , "s", SD_BUS_PARAM(history_json), History, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Reset", "", , "s", SD_BUS_PARAM(result_json), Method<NotYet>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("History", "", , "s", SD_BUS_PARAM(history_json), Method<History>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("TransactionCommitted", "s", SD_BUS_PARAM(id), 0),
-    SD_BUS_PROPERTY("Version", "s", GetVersion, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-    SD_BUS_PROPERTY("ActiveProfile", "s", GetActiveProfile, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("PendingReboot", "b", GetPendingReboot, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Version", "s", Getter<GetVersion>, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("ActiveProfile", "s", Getter<GetActiveProfile>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("PendingReboot", "b", Getter<GetPendingReboot>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_VTABLE_END,
 };
 

@@ -19,8 +19,11 @@ class Manager {
  public:
   // `root`: the tree served ("/" in production, a world in tests).
   explicit Manager(sys::Root root) : root_(std::move(root)) {}
+  ~Manager() = default;
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
+  Manager(Manager&&) = delete;
+  Manager& operator=(Manager&&) = delete;
 
   // Adds the object to `bus` (the vtable lives as long as this Manager).
   Result<void> Attach(sd_bus* bus);
