@@ -12,6 +12,7 @@ int Run(int argc, char** argv) {
   CLI::App app{"rocmtuned: rocmtune on the system bus (org.rocmtune1); started by D-Bus activation"};
   app.set_version_flag("--version", ROCMTUNE_VERSION);
   app.add_option("--root", options.root, "the tree to serve instead of / (tests, image builds)");
+  app.add_option("--helper-socket", options.helper_socket, "where rocmtune-helper.socket listens");
   double idle_seconds = 30;
   app.add_option("--idle-timeout", idle_seconds, "exit after this many idle seconds (0: never)")
       ->check(CLI::Range(0.0, 86400.0));

@@ -13,6 +13,7 @@
 #include "api/system.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
+#include "daemon/change_methods.h"
 #include "journal/history.h"
 #include "util/json_text.h"
 
@@ -92,35 +93,16 @@ int History(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   return ReplyText(call, JsonText(api::HistoryJson(api::History(*system))));
 }
 
-// A writer for plans that must never reach one: Plan() is a check.
-class NoWriter final : public api::Writer {
- public:
-  Result<void> MayWrite(const sys::Root&) const override {
-    return Fail(ErrorCode::kNotAuthorized, "a plan writes nothing");
-  }
-  Result<plan::HelperReply> Apply(const plan::Plan&, bool) override {
-    return Fail(ErrorCode::kNotAuthorized, "a plan writes nothing");
-  }
-  Result<plan::HelperReply> Recover() override { return Fail(ErrorCode::kNotAuthorized, "a plan writes nothing"); }
-};
-
 int Plan(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* profile = nullptr;
   if (int r = sd_bus_message_read(call, "s", &profile); r < 0) return r;
   auto options = ReadOptions(call, {kOptionWith, kOptionForce});
   if (!options) return SetError(ret, options.error());
-  NoWriter writer;
+  CheckOnlyWriter writer;
   api::ChangeOptions change{.check = true, .force = options->force, .on_planned = {}};
   auto report = api::Apply(self.root(), profile, options->with, change, writer);
   if (!report) return SetError(ret, report.error());
   return ReplyText(call, JsonText(api::ResultJson(*report)));
-}
-
-// Changes reach the helper through its socket with polkit's answer first (issue 14); until
-// then a client runs `sudo rocmtunectl`, which runs the helper itself.
-int NotYet(sd_bus_message*, Manager&, sd_bus_error* ret) {
-  return SetError(ret, Error{ErrorCode::kUnsupported, 0,
-                             "this rocmtuned does not change the system yet: run the request with `sudo rocmtunectl`"});
 }
 
 int GetVersion(sd_bus_message* reply, Manager&, sd_bus_error*) {
@@ -151,12 +133,15 @@ const sd_bus_vtable kVTable[] = {
     SD_BUS_METHOD_WITH_NAMES("Plan", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
                              SD_BUS_PARAM(plan_json), Method<Plan>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Apply", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
-                             SD_BUS_PARAM(result_json), Method<NotYet>, SD_BUS_VTABLE_UNPRIVILEGED),
+                             SD_BUS_PARAM(result_json), Method<ApplyMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Set", "a{ss}a{sv}", SD_BUS_PARAM(knobs) SD_BUS_PARAM(options), "s",
-                             SD_BUS_PARAM(result_json), Method<NotYet>, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("Revert", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result_json), Method<NotYet>,
+                             SD_BUS_PARAM(result_json), Method<SetMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Unset", "asa{sv}", SD_BUS_PARAM(keys) SD_BUS_PARAM(options), "s",
+                             SD_BUS_PARAM(result_json), Method<UnsetMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Revert", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result_json), Method<RevertMethod>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("Reset", "", , "s", SD_BUS_PARAM(result_json), Method<NotYet>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Reset", "", , "s", SD_BUS_PARAM(result_json), Method<ResetMethod>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("History", "", , "s", SD_BUS_PARAM(history_json), Method<History>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("TransactionCommitted", "s", SD_BUS_PARAM(id), 0),
@@ -168,7 +153,9 @@ const sd_bus_vtable kVTable[] = {
 
 }  // namespace
 
-Result<void> Manager::Attach(sd_bus* bus) {
+Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
+  if (auto attached = worker_.Attach(event); !attached) return attached;
+  bus_ = bus;
   sd_bus_slot* slot = nullptr;
   if (int r = sd_bus_add_object_vtable(bus, &slot, kObjectPath, kInterface, kVTable, this); r < 0)
     return Fail(ErrorCode::kIo, fmt::format("cannot add {} to the bus", kObjectPath), -r);

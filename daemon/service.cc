@@ -25,7 +25,7 @@ int RunService(const ServiceOptions& options) {
     fmt::print(stderr, "rocmtuned: {}\n", root.error().message);
     return 1;
   }
-  Manager manager(std::move(*root));
+  Manager manager(std::move(*root), options.helper_socket);
 
   sd_event* event_raw = nullptr;
   if (int r = sd_event_default(&event_raw); r < 0) return Failed("cannot create the event loop", r);
@@ -46,7 +46,7 @@ int RunService(const ServiceOptions& options) {
   BusPtr bus(bus_raw);
   if (int r = sd_bus_attach_event(bus.get(), event.get(), SD_EVENT_PRIORITY_NORMAL); r < 0)
     return Failed("cannot attach the bus", r);
-  if (auto attached = manager.Attach(bus.get()); !attached)
+  if (auto attached = manager.Attach(bus.get(), event.get()); !attached)
     return Failed(attached.error().message, -attached.error().errno_value);
   if (int r = sd_bus_request_name(bus.get(), kBusName, 0); r < 0)
     return Failed(fmt::format("cannot own {}", kBusName), r);
@@ -57,7 +57,8 @@ int RunService(const ServiceOptions& options) {
     if (r < 0) return Failed("event loop", r);
     int state = sd_event_get_state(event.get());
     if (state == SD_EVENT_FINISHED) break;
-    if (r == 0 && options.idle_usec > 0) break;  // nothing happened for idle_usec
+    // Nothing happened for idle_usec and no change is running (its reply is still to come).
+    if (r == 0 && options.idle_usec > 0 && !manager.Busy()) break;
   }
   // Give the name back first: a request sent to it from now on starts a new instance. What was
   // already queued for this one is still answered before the connection closes.

@@ -8,8 +8,9 @@
 namespace rocmtune::daemon {
 
 struct ServiceOptions {
-  std::string root = "/";           // the tree served; a world in tests
-  uint64_t idle_usec = 30'000'000;  // 0: never exit when idle
+  std::string root = "/";                                   // the tree served; a world in tests
+  std::string helper_socket = "/run/rocmtune/helper.sock";  // where rocmtune-helper.socket listens
+  uint64_t idle_usec = 30'000'000;                          // 0: never exit when idle
 };
 
 // Returns the process exit status: 0 after an idle exit or SIGTERM, 1 when the bus or the name

@@ -7,48 +7,12 @@
 # Exit 77 (skip) with a reason when it cannot run here.
 set -u
 DAEMON=$1 CTL=$2 SRC=$3
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
-command -v dbus-daemon >/dev/null || skip "dbus-daemon is not installed (package dbus)"
-command -v busctl >/dev/null || skip "busctl is not installed (package systemd)"
-[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is needed to compare the introspection"
-[ "$(id -u)" = 0 ] || skip "needs root: the bus policy lets only root own org.rocmtune1"
-id nobody >/dev/null 2>&1 || skip "no user 'nobody' to call as an unprivileged user"
-command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to call as 'nobody'"
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-bus-XXXXXX")
-chmod 755 "$WORK"
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
-
-mkdir -p "$WORK/policy"
-cp "$SRC/dbus/org.rocmtune1.conf" "$WORK/policy/"
-sed -e "s|@SOCKET@|$WORK/bus.sock|" -e "s|@POLICY_DIR@|$WORK/policy|" "$SRC/tests/daemon/private-bus.conf.in" \
-  > "$WORK/bus.conf"
-dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile >"$WORK/bus.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do [ -S "$WORK/bus.sock" ] && break; sleep 0.05; done
-[ -S "$WORK/bus.sock" ] || fail "the private bus did not start: $(cat "$WORK/bus.log")"
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$WORK/bus.sock"
-BUS=(busctl --system --no-pager)
-chmod 666 "$WORK/bus.sock"
+. "$SRC/tests/daemon/bus_fixture.sh"
+start_bus
 
 W=$WORK/world
 cp -a "$SRC/tests/worlds/rx5700xt" "$W"
 printf 'HSA_OVERRIDE_GFX_VERSION=10.3.0\n' >>"$W/etc/environment"
-
-wait_name() {  # wait_name present|absent
-  for _ in $(seq 100); do
-    if "${BUS[@]}" status org.rocmtune1 >/dev/null 2>&1; then [ "$1" = present ] && return 0
-    else [ "$1" = absent ] && return 0; fi
-    sleep 0.05
-  done
-  return 1
-}
-call() { "${BUS[@]}" --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager "$@"; }
-# The one string a method returns, from busctl's JSON.
-str() { /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])'; }
 
 "$DAEMON" --root "$W" --idle-timeout 0 >"$WORK/daemon.log" 2>&1 &
 DPID=$!
@@ -105,7 +69,12 @@ cases = [
      "org.rocmtune1.Error.InvalidArgument", "'with' must be a list of strings"),
     ("unknown --with item", lambda: m.Plan("rdna1-safe", {"with": dbus.Array(["no-such-item"], signature="s")}),
      "org.rocmtune1.Error.InvalidArgument", "no-such-item"),
-    ("a change", lambda: m.Reset(), "org.rocmtune1.Error.NotSupported", "sudo rocmtunectl"),
+    ("Set with a key holding '='", lambda: m.Set({"a=b": "1"}, dbus.Dictionary({}, signature="sv")),
+     "org.rocmtune1.Error.InvalidArgument", "has no '='"),
+    ("Set of nothing", lambda: m.Set(dbus.Dictionary({}, signature="ss"), dbus.Dictionary({}, signature="sv")),
+     "org.rocmtune1.Error.InvalidArgument", "no knobs"),
+    ("Apply with 'with' of the wrong type", lambda: m.Apply("rdna1-safe", {"with": dbus.Boolean(True)}),
+     "org.rocmtune1.Error.InvalidArgument", "'with' must be a list of strings"),
 ]
 bad = 0
 for what, call, name, text in cases:
@@ -122,7 +91,6 @@ out=$(call Plan 's' rdna1-safe 2>&1) && fail "Plan without its options succeeded
 call Describe >/dev/null || fail "the daemon stopped serving after bad arguments"
 
 # Anyone may call; only root may own the name.
-NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 "${NOBODY[@]}" "${BUS[@]}" --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Describe | str \
   >"$WORK/describe-nobody.json" || fail "an unprivileged user cannot call Describe"
 cmp "$WORK/describe.json" "$WORK/describe-nobody.json" || fail "an unprivileged user got another answer"

@@ -3,9 +3,9 @@
 # `systemd-analyze verify` prints nothing for each unit, rocmtuned.service's exposure
 # (`systemd-analyze security --offline=true`) is at most 1.5 and is printed, the activation file
 # names the unit and the bus name, and the polkit actions parse with the defaults promised.
-# usage: units_test.sh SOURCE_DIR ROCMTUNED
+# usage: units_test.sh SOURCE_DIR ROCMTUNED ROCMTUNE_HELPER
 set -u
-SRC=$1 DAEMON=$2
+SRC=$1 DAEMON=$(readlink -f "$2") HELPER=$(readlink -f "$3")
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed (package systemd)"
@@ -16,7 +16,8 @@ trap 'rm -rf "$WORK"' EXIT
 # The units name installed paths; point them at the build so verify can check the command.
 for unit in "$SRC"/systemd/*.service "$SRC"/systemd/*.socket; do
   [ -e "$unit" ] || continue
-  sed "s|/usr/libexec/rocmtune/rocmtuned|$DAEMON|" "$unit" >"$WORK/$(basename "$unit")"
+  sed -e "s|/usr/libexec/rocmtune/rocmtuned|$DAEMON|" -e "s|/usr/libexec/rocmtune/rocmtune-helper|$HELPER|" \
+    "$unit" >"$WORK/$(basename "$unit")"
 done
 ls "$WORK"/*.service >/dev/null 2>&1 || fail "no units under systemd/"
 for unit in "$WORK"/*; do
