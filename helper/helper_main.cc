@@ -1,5 +1,6 @@
 #include "helper/helper_main.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -48,6 +49,37 @@ Result<std::string> ReadStdin() {
   return text;
 }
 
+// `socket` mode: stdin and stdout are one connection accepted by rocmtune-helper.socket
+// (Accept=yes, root-only). Only a root peer may ask (the daemon); the socket's mode is the first
+// fence, this the second.
+Result<void> CheckRootPeer() {
+  struct ucred peer {};
+  socklen_t len = sizeof(peer);
+  if (::getsockopt(STDIN_FILENO, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0)
+    return Fail(ErrorCode::kNotAuthorized, "socket mode: stdin is not a connected socket", errno);
+  if (peer.uid != 0)
+    return Fail(ErrorCode::kNotAuthorized, fmt::format("socket mode: the peer (uid {}) is not root", peer.uid));
+  return {};
+}
+
+// The request line before the plan: "apply", "apply --force" or "recover".
+struct SocketRequest {
+  bool apply = false;
+  bool force = false;
+  std::string plan;
+};
+
+Result<SocketRequest> ParseSocketRequest(std::string_view input) {
+  size_t eol = input.find('\n');
+  std::string_view line = input.substr(0, eol);
+  std::string_view rest = eol == std::string_view::npos ? std::string_view() : input.substr(eol + 1);
+  if (line == "recover" && rest.empty()) return SocketRequest{};
+  if (line == "apply" || line == "apply --force") return SocketRequest{true, line.size() > 5, std::string(rest)};
+  return Fail(ErrorCode::kInvalidArgument,
+              "socket mode: the first line must be 'apply', 'apply --force' or 'recover' (and only 'apply' is "
+              "followed by a plan)");
+}
+
 }  // namespace
 
 int HelperMain(int argc, char** argv, StepHook& hook) {
@@ -65,6 +97,10 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   CLI::App* apply = app.add_subcommand("apply", "Run the plan (rocmtune.plan.v1 JSON) read from stdin");
   apply->add_flag("--force", options.force, "Overwrite owned files that someone else edited (drift)");
   app.add_subcommand("recover", "Roll back an interrupted transaction, if any");
+  CLI::App* socket =
+      app.add_subcommand("socket",
+                         "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply', "
+                         "'apply --force' or 'recover', then the plan; the peer must be root");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -82,6 +118,21 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     return 4;
   }
   Executor executor(*root, hook);
+  if (socket->parsed()) {
+    if (auto peer = CheckRootPeer(); !peer) {
+      fmt::print(stderr, "rocmtune-helper: {}\n", peer.error().message);
+      return 4;
+    }
+    auto text = ReadStdin();
+    if (!text) return Report({Status::kFailed, "", {text.error().message}, {}, {}, {}});
+    auto request = ParseSocketRequest(*text);
+    if (!request) return Report({Status::kRefused, "", {request.error().message}, {}, {}, {}});
+    options.force = request->force;
+    if (!request->apply) return Report(executor.Recover(options));
+    auto plan = plan::PlanFromJson(request->plan);
+    if (!plan) return Report({Status::kRefused, "", {plan.error().message}, {}, {}, {}});
+    return Report(executor.Run(*plan, options));
+  }
   if (apply->parsed()) {
     auto text = ReadStdin();
     if (!text) return Report({Status::kFailed, "", {text.error().message}, {}, {}, {}});

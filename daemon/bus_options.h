@@ -1,0 +1,30 @@
+// The `a{sv}` options of Plan/Apply/Set: untrusted input. Each key has one type; an unknown key
+// or a wrong type is an InvalidArgument naming it, never ignored (a typo must not turn a check
+// into a real change).
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace rocmtune::daemon {
+
+inline constexpr std::string_view kOptionWith = "with";    // as: optional profile items
+inline constexpr std::string_view kOptionForce = "force";  // b: overwrite drift, apply a non-fitting profile
+inline constexpr std::string_view kOptionCheck = "check";  // b: plan only
+
+struct BusOptions {
+  std::vector<std::string> with;
+  bool force = false;
+  bool check = false;
+};
+
+// Reads the next argument of `call`, an a{sv}, accepting only the keys in `allowed`.
+Result<BusOptions> ReadOptions(sd_bus_message* call, std::initializer_list<std::string_view> allowed);
+
+}  // namespace rocmtune::daemon

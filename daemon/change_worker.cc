@@ -1,0 +1,74 @@
+#include "daemon/change_worker.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace rocmtune::daemon {
+
+ChangeWorker::~ChangeWorker() {
+  if (thread_.joinable()) thread_.join();
+}
+
+Result<void> ChangeWorker::Attach(sd_event* event) {
+  eventfd_ = sys::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (eventfd_.get() < 0) return Fail(ErrorCode::kIo, fmt::format("eventfd: {}", std::strerror(errno)), errno);
+  sd_event_source* source = nullptr;
+  if (int r = sd_event_add_io(event, &source, eventfd_.get(), EPOLLIN, OnDone, this); r < 0)
+    return Fail(ErrorCode::kIo, "cannot watch the change worker", -r);
+  source_.reset(source);
+  return {};
+}
+
+bool ChangeWorker::Start(std::function<JobResult()> job, std::function<void(JobResult)> done) {
+  if (busy_) return false;
+  if (thread_.joinable()) thread_.join();
+  busy_ = true;
+  done_ = std::move(done);
+  thread_ = std::thread([this, job = std::move(job)] {
+    JobResult result;
+    try {
+      result = job();
+    } catch (const std::exception& e) {
+      result = {"org.rocmtune1.Error.Failed", fmt::format("internal error: {}", e.what()), ""};
+    } catch (...) {
+      result = {"org.rocmtune1.Error.Failed", "internal error", ""};
+    }
+    {
+      std::lock_guard lock(mutex_);
+      result_ = std::move(result);
+    }
+    uint64_t one = 1;
+    while (::write(eventfd_.get(), &one, sizeof(one)) < 0 && errno == EINTR) {}
+  });
+  return true;
+}
+
+int ChangeWorker::OnDone(sd_event_source*, int fd, uint32_t, void* userdata) {
+  auto& self = *static_cast<ChangeWorker*>(userdata);
+  uint64_t count = 0;
+  while (::read(fd, &count, sizeof(count)) < 0 && errno == EINTR) {}
+  std::optional<JobResult> result;
+  {
+    std::lock_guard lock(self.mutex_);
+    result.swap(self.result_);
+  }
+  if (!result) return 0;
+  if (self.thread_.joinable()) self.thread_.join();
+  self.busy_ = false;
+  auto done = std::move(self.done_);
+  self.done_ = nullptr;
+  try {
+    if (done) done(std::move(*result));
+  } catch (...) {
+    // The reply could not be sent; the caller's call times out. Nothing to undo here.
+  }
+  return 0;
+}
+
+}  // namespace rocmtune::daemon

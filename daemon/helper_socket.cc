@@ -1,0 +1,77 @@
+#include "daemon/helper_socket.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "plan/helper_status.h"
+#include "plan/plan_json.h"
+#include "sys/unique_fd.h"
+#include "util/json_text.h"
+
+namespace rocmtune::daemon {
+namespace {
+
+// A reply is a few KiB; anything near this is not a helper talking.
+constexpr size_t kMaxReplyBytes = 4 << 20;
+
+Result<void> SendAll(int fd, std::string_view text) {
+  while (!text.empty()) {
+    ssize_t n = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(ErrorCode::kIo, fmt::format("sending to rocmtune-helper: {}", std::strerror(errno)), errno);
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<void> HelperSocketWriter::MayWrite(const sys::Root&) const { return authorize_(); }
+
+Result<plan::HelperReply> HelperSocketWriter::Exchange(const std::string& request) const {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path_.size() >= sizeof(addr.sun_path))
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("helper socket path too long: {}", socket_path_));
+  std::memcpy(addr.sun_path, socket_path_.c_str(), socket_path_.size() + 1);
+  sys::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) return Fail(ErrorCode::kIo, fmt::format("socket: {}", std::strerror(errno)), errno);
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0)
+    return Fail(ErrorCode::kIo,
+                fmt::format("cannot reach rocmtune-helper at {}: {} (is rocmtune-helper.socket running?)", socket_path_,
+                            std::strerror(errno)),
+                errno);
+  auto sent = SendAll(fd.get(), request);
+  ::shutdown(fd.get(), SHUT_WR);
+  std::string reply;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reply.append(buf, static_cast<size_t>(n));
+    if (reply.size() > kMaxReplyBytes) return Fail(ErrorCode::kTooLarge, "rocmtune-helper's reply is too large");
+  }
+  auto parsed = plan::ParseHelperReply(reply);
+  if (!parsed) {
+    if (!sent) return tl::unexpected(sent.error());
+    return Fail(ErrorCode::kInvalidData,
+                reply.empty() ? std::string("rocmtune-helper closed the connection without a result (see its journal)")
+                              : fmt::format("rocmtune-helper's reply cannot be read: {}", parsed.error().message));
+  }
+  return parsed;
+}
+
+Result<plan::HelperReply> HelperSocketWriter::Apply(const plan::Plan& plan, bool force) {
+  return Exchange(fmt::format("{}\n{}", force ? "apply --force" : "apply", JsonText(plan::PlanToJson(plan), -1)));
+}
+
+Result<plan::HelperReply> HelperSocketWriter::Recover() { return Exchange("recover\n"); }
+
+}  // namespace rocmtune::daemon

@@ -1,0 +1,32 @@
+// The daemon's api::Writer: every write goes to rocmtune-helper through its socket
+// (rocmtune-helper.socket, Accept=yes, root-only; one helper instance per connection). The
+// request is a line ("apply", "apply --force", "recover"), then the plan JSON; the daemon shuts its
+// side for writing and reads the helper's reply (plan::HelperReply) to the end. The daemon
+// itself never writes. MayWrite asks `authorize` (polkit), so a change that turns out to
+// change nothing never asks.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "api/writer.h"
+
+namespace rocmtune::daemon {
+
+class HelperSocketWriter final : public api::Writer {
+ public:
+  using Authorize = std::function<Result<void>()>;
+  HelperSocketWriter(std::string socket_path, Authorize authorize)
+      : socket_path_(std::move(socket_path)), authorize_(std::move(authorize)) {}
+
+  Result<void> MayWrite(const sys::Root& root) const override;
+  Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) override;
+  Result<plan::HelperReply> Recover() override;
+
+ private:
+  Result<plan::HelperReply> Exchange(const std::string& request) const;
+  std::string socket_path_;
+  Authorize authorize_;
+};
+
+}  // namespace rocmtune::daemon

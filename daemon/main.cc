@@ -1,0 +1,35 @@
+// rocmtuned: rocmtune on the system bus (README.md "Daemon", dbus/org.rocmtune1.Manager.xml).
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "daemon/service.h"
+
+namespace {
+
+int Run(int argc, char** argv) {
+  rocmtune::daemon::ServiceOptions options;
+  CLI::App app{"rocmtuned: rocmtune on the system bus (org.rocmtune1); started by D-Bus activation"};
+  app.set_version_flag("--version", ROCMTUNE_VERSION);
+  app.add_option("--root", options.root, "the tree to serve instead of / (tests, image builds)");
+  app.add_option("--helper-socket", options.helper_socket, "where rocmtune-helper.socket listens");
+  double idle_seconds = 30;
+  app.add_option("--idle-timeout", idle_seconds, "exit after this many idle seconds (0: never)")
+      ->check(CLI::Range(0.0, 86400.0));
+  CLI11_PARSE(app, argc, argv);
+  options.idle_usec = static_cast<uint64_t>(idle_seconds * 1e6);
+  return rocmtune::daemon::RunService(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocmtuned: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "rocmtuned: an unknown error\n");
+  }
+  return 1;
+}

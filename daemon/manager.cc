@@ -1,0 +1,166 @@
+#include "daemon/manager.h"
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "api/change.h"
+#include "api/history.h"
+#include "api/profiles.h"
+#include "api/status.h"
+#include "api/system.h"
+#include "daemon/bus_errors.h"
+#include "daemon/bus_options.h"
+#include "daemon/change_methods.h"
+#include "journal/history.h"
+#include "util/json_text.h"
+
+namespace rocmtune::daemon {
+namespace {
+
+Manager& Self(void* userdata) { return *static_cast<Manager*>(userdata); }
+
+// No exception may unwind through sd-bus's C frames: a handler that throws (out of memory, a
+// bug) answers org.rocmtune1.Error.Failed and the daemon goes on serving.
+int Internal(sd_bus_error* ret, const char* what) {
+  sd_bus_error_setf(ret, "org.rocmtune1.Error.Failed", "internal error: %s", what);
+  return -EIO;
+}
+
+using MethodFn = int (*)(sd_bus_message*, Manager&, sd_bus_error*);
+template <MethodFn Fn>
+int Method(sd_bus_message* call, void* userdata, sd_bus_error* ret) noexcept {
+  try {
+    return Fn(call, Self(userdata), ret);
+  } catch (const std::exception& e) {
+    return Internal(ret, e.what());
+  } catch (...) {
+    return Internal(ret, "an unknown exception");
+  }
+}
+
+using GetterFn = int (*)(sd_bus_message*, Manager&, sd_bus_error*);
+template <GetterFn Fn>
+int Getter(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+           sd_bus_error* ret) noexcept {
+  try {
+    return Fn(reply, Self(userdata), ret);
+  } catch (const std::exception& e) {
+    return Internal(ret, e.what());
+  } catch (...) {
+    return Internal(ret, "an unknown exception");
+  }
+}
+
+int ReplyText(sd_bus_message* call, const std::string& text) {
+  return sd_bus_reply_method_return(call, "s", text.c_str());
+}
+
+Result<api::System> Load(const Manager& manager) {
+  auto root = manager.root().Duplicate();
+  if (!root) return tl::unexpected(root.error());
+  return api::LoadSystem(std::move(*root));
+}
+
+int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto doc = api::DescribeSystem(self.root());
+  if (!doc) return SetError(ret, doc.error());
+  return ReplyText(call, JsonText(*doc));
+}
+
+int ListProfiles(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto system = Load(self);
+  if (!system) return SetError(ret, system.error());
+  api::ProfilesReport report = api::ListProfiles(*system);
+  sd_bus_message* reply_raw = nullptr;
+  if (int r = sd_bus_message_new_method_return(call, &reply_raw); r < 0) return r;
+  MessagePtr reply(reply_raw);
+  if (int r = sd_bus_message_open_container(reply.get(), 'a', "(ss)"); r < 0) return r;
+  for (const profiles::Listing& listing : report.listings) {
+    const std::string description = listing.resolved ? listing.resolved->description : std::string();
+    if (int r = sd_bus_message_append(reply.get(), "(ss)", listing.entry->name.c_str(), description.c_str()); r < 0)
+      return r;
+  }
+  if (int r = sd_bus_message_close_container(reply.get()); r < 0) return r;
+  return sd_bus_send(nullptr, reply.get(), nullptr);
+}
+
+int History(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto system = Load(self);
+  if (!system) return SetError(ret, system.error());
+  return ReplyText(call, JsonText(api::HistoryJson(api::History(*system))));
+}
+
+int Plan(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  const char* profile = nullptr;
+  if (int r = sd_bus_message_read(call, "s", &profile); r < 0) return r;
+  auto options = ReadOptions(call, {kOptionWith, kOptionForce});
+  if (!options) return SetError(ret, options.error());
+  CheckOnlyWriter writer;
+  api::ChangeOptions change{.check = true, .force = options->force, .on_planned = {}};
+  auto report = api::Apply(self.root(), profile, options->with, change, writer);
+  if (!report) return SetError(ret, report.error());
+  return ReplyText(call, JsonText(api::ResultJson(*report)));
+}
+
+int GetVersion(sd_bus_message* reply, Manager&, sd_bus_error*) {
+  return sd_bus_message_append(reply, "s", ROCMTUNE_VERSION);
+}
+
+int GetActiveProfile(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
+  auto txns = journal::Load(self.root());
+  if (!txns) return SetError(ret, txns.error());
+  return sd_bus_message_append(reply, "s", journal::ActiveProfile(*txns).c_str());
+}
+
+int GetPendingReboot(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
+  auto report = api::Status(self.root());
+  if (!report) return SetError(ret, report.error());
+  int pending = 0;
+  for (const knobs::KnobState& k : report->knobs) pending |= k.pending_reboot ? 1 : 0;
+  return sd_bus_message_append(reply, "b", pending);
+}
+
+// Names match dbus/org.rocmtune1.Manager.xml (DaemonBusTest.IntrospectionMatchesTheContract).
+const sd_bus_vtable kVTable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_METHOD_WITH_NAMES("Describe", "", , "s", SD_BUS_PARAM(status_json), Method<Describe>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ListProfiles", "", , "a(ss)", SD_BUS_PARAM(profiles), Method<ListProfiles>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Plan", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
+                             SD_BUS_PARAM(plan_json), Method<Plan>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Apply", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
+                             SD_BUS_PARAM(result_json), Method<ApplyMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Set", "a{ss}a{sv}", SD_BUS_PARAM(knobs) SD_BUS_PARAM(options), "s",
+                             SD_BUS_PARAM(result_json), Method<SetMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Unset", "asa{sv}", SD_BUS_PARAM(keys) SD_BUS_PARAM(options), "s",
+                             SD_BUS_PARAM(result_json), Method<UnsetMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Revert", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result_json), Method<RevertMethod>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Reset", "", , "s", SD_BUS_PARAM(result_json), Method<ResetMethod>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("History", "", , "s", SD_BUS_PARAM(history_json), Method<History>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL_WITH_NAMES("TransactionCommitted", "s", SD_BUS_PARAM(id), 0),
+    SD_BUS_PROPERTY("Version", "s", Getter<GetVersion>, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("ActiveProfile", "s", Getter<GetActiveProfile>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("PendingReboot", "b", Getter<GetPendingReboot>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_VTABLE_END,
+};
+
+}  // namespace
+
+Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
+  if (auto attached = worker_.Attach(event); !attached) return attached;
+  bus_ = bus;
+  sd_bus_slot* slot = nullptr;
+  if (int r = sd_bus_add_object_vtable(bus, &slot, kObjectPath, kInterface, kVTable, this); r < 0)
+    return Fail(ErrorCode::kIo, fmt::format("cannot add {} to the bus", kObjectPath), -r);
+  slot_.reset(slot);
+  return {};
+}
+
+}  // namespace rocmtune::daemon

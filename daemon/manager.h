@@ -1,0 +1,52 @@
+// The object /org/rocmtune1 with the interface org.rocmtune1.Manager, as
+// dbus/org.rocmtune1.Manager.xml declares it (a test compares that file with Introspect).
+// Every method is one call into core/api; reads need no authorization, changes run on the
+// change worker and are authorized by polkit there.
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include <string>
+
+#include "daemon/change_worker.h"
+#include "daemon/sd_handles.h"
+#include "sys/root.h"
+#include "util/result.h"
+
+namespace rocmtune::daemon {
+
+inline constexpr const char* kBusName = "org.rocmtune1";
+inline constexpr const char* kObjectPath = "/org/rocmtune1";
+inline constexpr const char* kInterface = "org.rocmtune1.Manager";
+
+class Manager {
+ public:
+  // `root`: the tree served ("/" in production, a world in tests); `helper_socket`: where
+  // rocmtune-helper.socket listens.
+  Manager(sys::Root root, std::string helper_socket)
+      : root_(std::move(root)), helper_socket_(std::move(helper_socket)) {}
+  ~Manager() = default;
+  Manager(const Manager&) = delete;
+  Manager& operator=(const Manager&) = delete;
+  Manager(Manager&&) = delete;
+  Manager& operator=(Manager&&) = delete;
+
+  // Adds the object to `bus` and the change worker to `event` (both live as long as this Manager).
+  Result<void> Attach(sd_bus* bus, sd_event* event);
+
+  const sys::Root& root() const { return root_; }
+  const std::string& helper_socket() const { return helper_socket_; }
+  ChangeWorker& worker() { return worker_; }
+  sd_bus* bus() const { return bus_; }
+  // A change is running: the daemon must not exit for being idle.
+  bool Busy() const { return worker_.Busy(); }
+
+ private:
+  sys::Root root_;
+  std::string helper_socket_;
+  ChangeWorker worker_;
+  sd_bus* bus_ = nullptr;
+  SlotPtr slot_;
+};
+
+}  // namespace rocmtune::daemon

@@ -1,0 +1,39 @@
+// RAII for the sd-bus / sd-event handles the daemon holds (STYLE.md: every C handle has an owner).
+#pragma once
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include <memory>
+
+namespace rocmtune::daemon {
+
+template <typename T, T* (*Unref)(T*)>
+struct SdUnref {
+  void operator()(T* p) const noexcept {
+    if (p) Unref(p);
+  }
+};
+
+// A bus is flushed before it is closed: replies queued by the last handler still go out.
+using BusPtr = std::unique_ptr<sd_bus, SdUnref<sd_bus, sd_bus_flush_close_unref>>;
+using EventPtr = std::unique_ptr<sd_event, SdUnref<sd_event, sd_event_unref>>;
+using MessagePtr = std::unique_ptr<sd_bus_message, SdUnref<sd_bus_message, sd_bus_message_unref>>;
+using SlotPtr = std::unique_ptr<sd_bus_slot, SdUnref<sd_bus_slot, sd_bus_slot_unref>>;
+
+// An sd_bus_error that frees what it holds.
+class BusError {
+ public:
+  BusError() = default;
+  ~BusError() { sd_bus_error_free(&error_); }
+  BusError(const BusError&) = delete;
+  BusError& operator=(const BusError&) = delete;
+  sd_bus_error* get() { return &error_; }
+  const char* name() const { return error_.name; }
+  const char* message() const { return error_.message; }
+
+ private:
+  sd_bus_error error_ = SD_BUS_ERROR_NULL;
+};
+
+}  // namespace rocmtune::daemon

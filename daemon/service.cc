@@ -1,0 +1,71 @@
+#include "daemon/service.h"
+
+#include <systemd/sd-daemon.h>
+
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "daemon/manager.h"
+#include "daemon/sd_handles.h"
+
+namespace rocmtune::daemon {
+namespace {
+
+int Failed(std::string_view what, int r) {
+  fmt::print(stderr, "rocmtuned: {}: {}\n", what, strerror(-r));
+  return 1;
+}
+
+}  // namespace
+
+int RunService(const ServiceOptions& options) {
+  auto root = sys::Root::Open(options.root);
+  if (!root) {
+    fmt::print(stderr, "rocmtuned: {}\n", root.error().message);
+    return 1;
+  }
+  Manager manager(std::move(*root), options.helper_socket);
+
+  sd_event* event_raw = nullptr;
+  if (int r = sd_event_default(&event_raw); r < 0) return Failed("cannot create the event loop", r);
+  EventPtr event(event_raw);
+  // SIGTERM and SIGINT end the loop between requests (sd-event wants them blocked first).
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigprocmask(SIG_BLOCK, &mask, nullptr);
+  for (int sig : {SIGTERM, SIGINT})
+    if (int r = sd_event_add_signal(event.get(), nullptr, sig, nullptr, nullptr); r < 0)
+      return Failed("cannot watch signals", r);
+
+  // The system bus, or the one DBUS_SYSTEM_BUS_ADDRESS names (tests run a private one).
+  sd_bus* bus_raw = nullptr;
+  if (int r = sd_bus_open_system(&bus_raw); r < 0) return Failed("cannot connect to the system bus", r);
+  BusPtr bus(bus_raw);
+  if (int r = sd_bus_attach_event(bus.get(), event.get(), SD_EVENT_PRIORITY_NORMAL); r < 0)
+    return Failed("cannot attach the bus", r);
+  if (auto attached = manager.Attach(bus.get(), event.get()); !attached)
+    return Failed(attached.error().message, -attached.error().errno_value);
+  if (int r = sd_bus_request_name(bus.get(), kBusName, 0); r < 0)
+    return Failed(fmt::format("cannot own {}", kBusName), r);
+  (void)sd_notify(0, "READY=1");
+
+  for (;;) {
+    int r = sd_event_run(event.get(), options.idle_usec > 0 ? options.idle_usec : UINT64_MAX);
+    if (r < 0) return Failed("event loop", r);
+    int state = sd_event_get_state(event.get());
+    if (state == SD_EVENT_FINISHED) break;
+    // Nothing happened for idle_usec and no change is running (its reply is still to come).
+    if (r == 0 && options.idle_usec > 0 && !manager.Busy()) break;
+  }
+  // Give the name back first: a request sent to it from now on starts a new instance. What was
+  // already queued for this one is still answered before the connection closes.
+  (void)sd_notify(0, "STOPPING=1");
+  (void)sd_bus_release_name(bus.get(), kBusName);
+  while (sd_bus_process(bus.get(), nullptr) > 0) {}
+  return 0;
+}
+
+}  // namespace rocmtune::daemon

@@ -1,0 +1,65 @@
+# Sourced by the daemon tests: a private system bus (a real dbus-daemon), optionally a real
+# polkitd on it, rocmtuned serving a world. Needs: DAEMON, SRC set; defines skip/fail, WORK, W.
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+command -v dbus-daemon >/dev/null || skip "dbus-daemon is not installed (package dbus)"
+command -v busctl >/dev/null || skip "busctl is not installed (package systemd)"
+/usr/bin/python3 -c 'import dbus' 2>/dev/null || skip "python3-dbus is needed to call with typed arguments"
+[ "$(id -u)" = 0 ] || skip "needs root: the bus policy lets only root own org.rocmtune1"
+id nobody >/dev/null 2>&1 || skip "no user 'nobody' to call as an unprivileged user"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to call as 'nobody'"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-bus-XXXXXX")
+chmod 755 "$WORK"
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+BUS=(busctl --system --no-pager)
+
+# start_bus [DIR...]: the bus with rocmtune's policy and the given policy directories.
+start_bus() {
+  mkdir -p "$WORK/policy"
+  cp "$SRC/dbus/org.rocmtune1.conf" "$WORK/policy/"
+  local extra=""
+  for d in "$@"; do extra="$extra<includedir>$d</includedir>"; done
+  sed -e "s|@SOCKET@|$WORK/bus.sock|" -e "s|@POLICY_DIR@|$WORK/policy|" -e "s|<!-- @EXTRA@ -->|$extra|" \
+    "$SRC/tests/daemon/private-bus.conf.in" >"$WORK/bus.conf"
+  dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile >"$WORK/bus.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do [ -S "$WORK/bus.sock" ] && break; sleep 0.05; done
+  [ -S "$WORK/bus.sock" ] || fail "the private bus did not start: $(cat "$WORK/bus.log")"
+  chmod 666 "$WORK/bus.sock"
+  export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$WORK/bus.sock"
+}
+
+# wait_for NAME present|absent
+wait_for() {
+  for _ in $(seq 100); do
+    if "${BUS[@]}" status "$1" >/dev/null 2>&1; then [ "$2" = present ] && return 0
+    else [ "$2" = absent ] && return 0; fi
+    sleep 0.05
+  done
+  return 1
+}
+wait_name() { wait_for org.rocmtune1 "$1"; }
+
+# start_polkitd RULES_FILE: the real polkitd on the private bus, with rocmtune's actions and one
+# rules file bind-mounted over the compiled-in directories in a private mount namespace.
+start_polkitd() {
+  [ -x /usr/lib/polkit-1/polkitd ] || return 1
+  command -v unshare >/dev/null || return 1
+  mkdir -p "$WORK/pk/actions" "$WORK/pk/rules.d"
+  cp "$SRC/polkit/org.rocmtune1.policy" "$WORK/pk/actions/"
+  [ -n "${1:-}" ] && cp "$1" "$WORK/pk/rules.d/"
+  chown -R polkitd "$WORK/pk/rules.d" 2>/dev/null; chmod 700 "$WORK/pk/rules.d"
+  unshare -m --propagation private bash -c "mount --bind '$WORK/pk/actions' /usr/share/polkit-1/actions &&
+    mount --bind '$WORK/pk/rules.d' /etc/polkit-1/rules.d && exec /usr/lib/polkit-1/polkitd --no-debug" \
+    >"$WORK/polkitd.log" 2>&1 &
+  PIDS+=($!)
+  wait_for org.freedesktop.PolicyKit1 present
+}
+
+call() { "${BUS[@]}" --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager "$@"; }
+# The one string a method returns, from busctl's JSON.
+str() { /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])'; }
