@@ -42,6 +42,7 @@ const std::set<std::string, std::less<>> kKeys = {"module",
                                                   "since",
                                                   "removed",
                                                   "taints",
+                                                  "taints_since",
                                                   "deprecated_by",
                                                   "effective_rule",
                                                   "affects_gc",
@@ -109,6 +110,7 @@ std::string ReadParam(const toml::table& t, ModuleParam& p) {
   p.config_dependency = TomlString(t, "config_dependency");
   p.note = TomlString(t, "note");
   p.taints = TomlBool(t, "taints").value_or(false);
+  p.taints_since = TomlString(t, "taints_since");
   p.affects_gc = StringArray(t, "affects_gc");
   p.affects_apu_only = TomlBool(t, "affects_apu_only").value_or(false);
   p.description = TomlString(t, "description").value_or("");
