@@ -70,6 +70,8 @@ CURATED = {
     ),
     "gttsize": dict(
         deprecated_by="ttm.pages_limit",
+        # amdgpu_device_check_arguments(): "Configuring gttsize via module parameter is deprecated" (6.15).
+        deprecated_since="6.15",
         effective_rule="gttsize-follows-ttm",
         note=("Size of the GTT domain (system memory the GPU can map) in MiB. Since 6.5 the default follows "
               "ttm.pages_limit (half of RAM unless set); before: 6.1-6.4 half of RAM, <= 6.0 "
@@ -294,7 +296,7 @@ CURATED = {
 }
 
 KEY_ORDER = ["module", "name", "type", "default", "min", "max", "values", "value_names", "runtime_writable",
-             "takes_effect", "since", "removed", "taints", "taints_since", "deprecated_by", "effective_rule", "affects_gc",
+             "takes_effect", "since", "removed", "taints", "taints_since", "deprecated_by", "deprecated_since", "effective_rule", "affects_gc",
              "affects_apu_only", "config_dependency", "description", "note", "source"]
 
 
@@ -447,6 +449,7 @@ HEADER = """\
 #   takes_effect      "module-load": modprobe.d / kernel command line, then reload or reboot
 #   since, removed    kernel versions (drm-kmod tags; post-6.11 versions are approximate)
 #   taints            module_param_*_unsafe in current kernels: setting it taints (TAINT_USER)
+#   deprecated_since  the first kernel (major.minor) that warns the parameter is deprecated
 #   taints_since      the first kernel (major.minor) with the _unsafe marking, where verified; before
 #                     it the parameter did not taint. Omitted: unknown since when (treated as tainting)
 #   effective_rule    id of the code that computes the effective value of a default (-1/0)

@@ -155,9 +155,15 @@ std::vector<SettingIssue> CheckModuleParam(const KnobContext& ctx, const KnobKey
                                      text, param->taints_since.value_or("?"), kernel),
                    "", param->source});
   }
+  // Before the kernel that deprecates it, the replacement is still the better setting: say when.
+  const auto deprecated_from = param->deprecated_since ? KernelVersion(*param->deprecated_since) : std::nullopt;
+  const auto running = KernelVersion(ctx.inventory.system.kernel);
+  const bool not_yet = deprecated_from && running && *running < *deprecated_from;
   if (param->deprecated_by)
     out.push_back({"deprecated", IssueLevel::kWarn,
-                   fmt::format("{} is deprecated; use {}", text, *param->deprecated_by),
+                   not_yet ? fmt::format("{} is deprecated from kernel {} on (this kernel: {}); use {}", text,
+                                         *param->deprecated_since, kernel, *param->deprecated_by)
+                           : fmt::format("{} is deprecated; use {}", text, *param->deprecated_by),
                    fmt::format("use {} instead", *param->deprecated_by), param->source});
   return out;
 }

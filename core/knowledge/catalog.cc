@@ -44,6 +44,7 @@ const std::set<std::string, std::less<>> kKeys = {"module",
                                                   "taints",
                                                   "taints_since",
                                                   "deprecated_by",
+                                                  "deprecated_since",
                                                   "effective_rule",
                                                   "affects_gc",
                                                   "affects_apu_only",
@@ -106,6 +107,7 @@ std::string ReadParam(const toml::table& t, ModuleParam& p) {
   p.since = TomlString(t, "since").value_or("");
   p.removed = TomlString(t, "removed");
   p.deprecated_by = TomlString(t, "deprecated_by");
+  p.deprecated_since = TomlString(t, "deprecated_since");
   p.effective_rule = TomlString(t, "effective_rule");
   p.config_dependency = TomlString(t, "config_dependency");
   p.note = TomlString(t, "note");

@@ -154,6 +154,12 @@ TEST(SettingFindingsTest, VangoghBootsWithDeprecatedGttsize) {
   const json* f = Find(status, "module.deprecated", "amdgpu.gttsize", "proc/cmdline");
   ASSERT_NE(f, nullptr) << status["findings"];
   EXPECT_EQ((*f)["line"], 1);
+  // Its kernel (6.5) predates the deprecation (6.15): the message says so.
+  EXPECT_THAT((*f)["message"].get<std::string>(), HasSubstr("deprecated from kernel 6.15 on"));
+  // The boot configuration that gives it to the next boot, too.
+  const json* boot = Find(status, "module.deprecated", "amdgpu.gttsize", "etc/default/grub");
+  ASSERT_NE(boot, nullptr) << status["findings"];
+  EXPECT_EQ((*boot)["line"], 6);
 }
 
 // mtype_local does nothing on RDNA and, since 6.14, taints the kernel: refused unless --force.
