@@ -9,7 +9,9 @@
 namespace rocmtune::client {
 namespace {
 
-constexpr std::string_view kChangeForce = "Overwrite rocmtune's files even where someone else edited them (drift)";
+constexpr std::string_view kChangeForce =
+    "Overwrite rocmtune's files even where someone else edited them (drift); set a parameter that does nothing on "
+    "this machine's GPUs and taints the kernel";
 
 constexpr Verb kVerbs[] = {
     {"status", "Show GPUs, system facts and rocmtune's state", "", "", 0, 0, 0, "Print rocmtune.status.v1 JSON", "",
@@ -20,7 +22,8 @@ constexpr Verb kVerbs[] = {
      "PROFILE (see `rocmtunectl profiles`)", 1, 1, kVerbWith, "Print rocmtune.profile.v1 JSON", "", RunShow},
     {"apply", "Apply a profile (replacing the active one): plan, journal, change", "profile",
      "PROFILE (see `rocmtunectl profiles`)", 1, 1, kVerbChanges | kVerbWith, "Print rocmtune.result.v1 JSON",
-     "Apply a profile that does not fit this machine, and overwrite rocmtune's files someone else edited (drift)",
+     "Apply a profile that does not fit this machine, overwrite rocmtune's files someone else edited (drift), and "
+     "set parameters that do nothing here and taint the kernel",
      RunApply},
     {"set", "Set knobs: amdgpu.P=V, ttm.P=V, cmdline.O=V, sysfs.T.A=V, env.V=X", "assignments", "KEY=VALUE", 1,
      kManyOperands, kVerbChanges, "Print rocmtune.result.v1 JSON", kChangeForce, RunSet},

@@ -55,6 +55,9 @@ CURATED = {
         value_names={"-1": "ASIC dependent (2026+ kernels)", "0": "MTYPE_RW", "1": "MTYPE_NC", "2": "MTYPE_CC"},
         effective_rule="mtype-local-by-gc",
         affects_gc=["9.4.3", "9.4.4", "9.5.0", "12.1.0"],
+        # module_param_named() before: drm/amdgpu "Mark debug KFD module params as unsafe" (f2935a3019ea,
+        # amd-drm-next-6.14-2025-01-17).
+        taints_since="6.14",
         note=("Memory type for local memory, read only on GC 9.4.3/9.4.4 (gfx942: MI300A, MI300X, MI308X, "
               "MI325X), GC 9.5.0 (gfx950: MI350X/MI355X) and, from 2026 kernels, GC 12.1.0 (gfx1250). It has "
               "no effect on RDNA, Vega, MI100 or MI200, and shader code cannot request an MTYPE. Declared "
@@ -67,6 +70,8 @@ CURATED = {
     ),
     "gttsize": dict(
         deprecated_by="ttm.pages_limit",
+        # amdgpu_device_check_arguments(): "Configuring gttsize via module parameter is deprecated" (6.15).
+        deprecated_since="6.15",
         effective_rule="gttsize-follows-ttm",
         note=("Size of the GTT domain (system memory the GPU can map) in MiB. Since 6.5 the default follows "
               "ttm.pages_limit (half of RAM unless set); before: 6.1-6.4 half of RAM, <= 6.0 "
@@ -291,7 +296,7 @@ CURATED = {
 }
 
 KEY_ORDER = ["module", "name", "type", "default", "min", "max", "values", "value_names", "runtime_writable",
-             "takes_effect", "since", "removed", "taints", "deprecated_by", "effective_rule", "affects_gc",
+             "takes_effect", "since", "removed", "taints", "taints_since", "deprecated_by", "deprecated_since", "effective_rule", "affects_gc",
              "affects_apu_only", "config_dependency", "description", "note", "source"]
 
 
@@ -444,6 +449,9 @@ HEADER = """\
 #   takes_effect      "module-load": modprobe.d / kernel command line, then reload or reboot
 #   since, removed    kernel versions (drm-kmod tags; post-6.11 versions are approximate)
 #   taints            module_param_*_unsafe in current kernels: setting it taints (TAINT_USER)
+#   deprecated_since  the first kernel (major.minor) that warns the parameter is deprecated
+#   taints_since      the first kernel (major.minor) with the _unsafe marking, where verified; before
+#                     it the parameter did not taint. Omitted: unknown since when (treated as tainting)
 #   effective_rule    id of the code that computes the effective value of a default (-1/0)
 #   affects_gc        GC IP versions the driver reads it on (omitted: all)
 #   description       the kernel's MODULE_PARM_DESC

@@ -94,6 +94,10 @@ ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOp
   plan::Plan& plan = report.plan;
   if (!plan.root) plan.root = root.id();
   report.outcome.check = options.check;
+  // Refusals --force overrides: refusals without it (nothing is written), warnings with it.
+  for (plan::Message& m : plan.needs_force) (options.force ? plan.warnings : plan.refused).push_back(std::move(m));
+  if (!plan.needs_force.empty() && !options.force) plan.ops.clear();
+  plan.needs_force.clear();
   report.blocked = !plan.refused.empty() || (!plan.conflicts.empty() && !options.force);
   if (!plan.refused.empty()) report.status = ChangeStatus::kRefused;
   else if (report.blocked) report.status = ChangeStatus::kDrift;

@@ -5,6 +5,7 @@
 #include "journal/history.h"
 #include "journal/revert.h"
 #include "knobs/knob_key.h"
+#include "knobs/setting_findings.h"
 #include "planner/planner.h"
 #include "profiles/apply_request.h"
 #include "profiles/desired.h"
@@ -154,6 +155,14 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   Prepend(plan.warnings, warnings);
   plan.warnings.insert(plan.warnings.end(), apply.replaced.begin(), apply.replaced.end());
   plan.notes = desired->notes;
+  // Settings of others that the rules of `set` find wrong stay where they are, and may undo what
+  // the profile means to do: name the files that hold them (issue 13 item 4).
+  for (const detect::Finding& f : knobs::SettingFindings(kctx))
+    if (!f.file.empty())
+      plan.notes.push_back({f.subject,
+                            fmt::format("{}:{} still sets {}: {}; rocmtune does not edit it ({})", f.file, f.line,
+                                        f.subject, f.message, f.hint),
+                            f.source});
   report.skipped = desired->skipped;
   AddDriftConflicts(*system, plan);
   return CarryOut(root, std::move(report), options, writer);

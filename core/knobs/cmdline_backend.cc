@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "knobs/cmdline_owned.h"
+#include "knobs/cmdline_scan.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
 #include "knowledge/kernel_options.h"
@@ -210,6 +211,13 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
     state.notes.push_back(fmt::format("next boot's command line unknown: {}", why));
   }
   state.effective = state.running;
+  // A value the kernel does not accept is ignored (amd_iommu=on: "Unknown option"), never in effect.
+  if (state.running)
+    if (const auto* option = knowledge::KernelOptions::Builtin().Find(key.name))
+      if (std::string rejected = knowledge::CheckKernelOptionValue(*option, *state.running); !rejected.empty()) {
+        state.effective = "ignored";
+        state.notes.push_back(rejected);
+      }
   if (state.configured != state.running && (state.configured || state.running) && ctx.inventory.system.boot.kind)
     state.pending_reboot = true;
   return state;
@@ -344,12 +352,23 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
 
 std::vector<KnobKey> CmdlineBackend::ConfiguredKeys(const KnobContext& ctx) const {
   std::vector<KnobKey> keys;
-  for (const OwnedToken& t : OwnedTokens(ctx))
-    keys.push_back({KnobKind::kCmdline, "", "", std::string(TokenKey(t.token))});
+  auto add = [&](std::string_view name) {
+    KnobKey k{KnobKind::kCmdline, "", "", std::string(name)};
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
+  };
+  for (const OwnedToken& t : OwnedTokens(ctx)) add(TokenKey(t.token));
+  for (const std::string& name : KnownOptionsInUse(ctx)) add(name);
   return keys;
 }
 
-std::vector<KnobKey> CmdlineBackend::OwnedKeys(const KnobContext& ctx) const { return ConfiguredKeys(ctx); }
+std::vector<KnobKey> CmdlineBackend::OwnedKeys(const KnobContext& ctx) const {
+  std::vector<KnobKey> keys;
+  for (const OwnedToken& t : OwnedTokens(ctx)) {
+    KnobKey k{KnobKind::kCmdline, "", "", std::string(TokenKey(t.token))};
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
+  }
+  return keys;
+}
 
 std::vector<std::string> CmdlineBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
   std::vector<std::string> lines;

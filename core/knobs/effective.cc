@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "knobs/kernel_rules.h"
 #include "knowledge/gfx_targets.h"
 #include "util/text.h"
 
@@ -61,14 +62,6 @@ std::optional<std::pair<int, int>> KernelVersion(const std::optional<std::string
 
 namespace {
 
-// amdgpu_gmc.c amdgpu_gmc_noretry_set(): with noretry=-1, retry faults are disabled on
-// GC 9.0.1, 9.4.0-9.4.4, 9.5.0 and GC >= 10.3.0; enabled (0) elsewhere.
-int NoretryDefault(const GcVersion& gc) {
-  static const GcVersion kList[] = {{9, 0, 1}, {9, 4, 0}, {9, 4, 1}, {9, 4, 2}, {9, 4, 3}, {9, 4, 4}, {9, 5, 0}};
-  if (std::find(std::begin(kList), std::end(kList), gc) != std::end(kList)) return 1;
-  return gc >= GcVersion{10, 3, 0} ? 1 : 0;
-}
-
 std::optional<uint64_t> ReadU64(const std::optional<std::string>& s) { return s ? text::ParseU64(*s) : std::nullopt; }
 
 // Per GPU results joined: "1" when all agree, "1 on 0000:03:00.0, 0 on 0000:0c:00.0" otherwise.
@@ -111,16 +104,27 @@ std::optional<std::string> EffectiveValue(const knowledge::ModuleParam& param, c
   auto number = text::ParseI64(value);
   if (rule == "noretry-by-gc") {
     if (number != -1) return value;
+    // The default per GC changed across kernels (kernel_rules.cc): outside the verified
+    // ranges it is unknown for this kernel, said so rather than guessed.
+    const auto kernel = KernelVersion(inv.system.kernel);
+    const std::string unknown =
+        kernel ? fmt::format("unknown for kernel {}.{}", kernel->first, kernel->second) : "unknown for this kernel";
     std::vector<std::pair<std::string, std::optional<std::string>>> per_gpu;
     for (const detect::Gpu& gpu : inv.gpus) {
       // Known when every GC the GPU can be gives the same default (gfx942: 9.4.3 or 9.4.4).
       std::optional<int> v;
-      bool agree = true;
-      for (const GcVersion& gc : CandidateGcs(gpu)) {
-        if (v && *v != NoretryDefault(gc)) agree = false;
-        v = NoretryDefault(gc);
+      bool agree = true, known = true;
+      std::vector<GcVersion> gcs = CandidateGcs(gpu);
+      for (const GcVersion& gc : gcs) {
+        std::optional<int> d = NoretryAutoDefault(gc, kernel);
+        if (!d) known = false;
+        else if (v && *v != *d) agree = false;
+        if (d) v = d;
       }
-      per_gpu.emplace_back(gpu.id, v && agree ? std::optional(fmt::format("{}", *v)) : std::nullopt);
+      std::optional<std::string> text;
+      if (!gcs.empty() && !known) text = unknown;
+      else if (v && agree) text = fmt::format("{}", *v);
+      per_gpu.emplace_back(gpu.id, text);
     }
     return Join(per_gpu);
   }

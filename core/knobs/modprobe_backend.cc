@@ -8,6 +8,7 @@
 #include "knobs/cmdline_tokens.h"
 #include "knobs/effective.h"
 #include "knobs/initramfs.h"
+#include "knobs/module_param_checks.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
 
@@ -103,63 +104,15 @@ std::string RenderModprobeDropIn(const std::map<std::string, std::map<std::strin
 
 void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                                plan::Plan& plan) const {
-  const std::string text = key.Text();
-  const knowledge::ModuleParam* param = Lookup(ctx, key);
-  if (!param) {
-    std::string hint;
-    for (const auto* s : ctx.catalog.Suggest(key.module, key.name))
-      hint += fmt::format("{}{}.{}", hint.empty() ? " Did you mean " : " or ",
-                          s->module == "ttm" && key.module == "amdttm" ? "amdttm" : s->module, s->name);
-    if (!hint.empty()) hint += "?";
-    plan.refused.push_back(
-        {text, fmt::format("{} is not a parameter of the {} module.{}", text, key.module, hint), ""});
-    return;
-  }
-  if (value) {
-    auto canonical = knowledge::ValidateValue(*param, *value);
-    if (!canonical) {
-      plan.refused.push_back({text, fmt::format("{}: {}", text, canonical.error().message), param->source});
-      return;
+  // The rules live in module_param_checks.cc, shared with the findings on settings already there.
+  for (SettingIssue& issue : CheckModuleParam(ctx, key, value)) {
+    plan::Message m{key.Text(), std::move(issue.message), std::move(issue.source)};
+    switch (issue.level) {
+      case IssueLevel::kRefuse: plan.refused.push_back(std::move(m)); break;
+      case IssueLevel::kRefuseUnlessForced: plan.needs_force.push_back(std::move(m)); break;
+      case IssueLevel::kWarn:
+      case IssueLevel::kCannotCheck: plan.warnings.push_back(std::move(m)); break;
     }
-  }
-  if (!value) return;  // removing a setting needs no further checks
-
-  // The running kernel must have the parameter: an unknown option is ignored with a dmesg
-  // warning, so writing it would only look like it worked.
-  const detect::ModuleState& m = ModuleStateFor(ctx, key.module == "amdttm" ? "ttm" : key.module);
-  bool module_dir = key.module == "amdttm" ? ctx.root.IsDirectory("sys/module/amdttm") : m.loaded;
-  if (module_dir && key.module != "amdttm" && !m.parameters.empty() && !m.parameters.count(key.name)) {
-    plan.refused.push_back({text,
-                            fmt::format("the running kernel ({}) has no {} (it appeared in {}{})",
-                                        ctx.inventory.system.kernel.value_or("unknown"), text, param->since,
-                                        param->removed ? fmt::format(" and was removed in {}", *param->removed) : ""),
-                            param->source});
-    return;
-  }
-  if (!module_dir)
-    plan.warnings.push_back(
-        {text, fmt::format("cannot check that the kernel has {}: the {} module is not loaded", text, key.module), ""});
-  if (key.module == "ttm" && ctx.root.IsDirectory("sys/module/amdttm"))
-    plan.warnings.push_back(
-        {text, fmt::format("amdgpu-dkms is installed: its TTM is amdttm, so set amdttm.{} instead", key.name), ""});
-  if (param->taints)
-    plan.warnings.push_back({text,
-                             fmt::format("{} is an unsafe parameter: setting it taints the kernel (TAINT_USER)", text),
-                             param->source});
-  if (param->deprecated_by)
-    plan.warnings.push_back(
-        {text, fmt::format("{} is deprecated; use {}", text, *param->deprecated_by), param->source});
-  if ((!param->affects_gc.empty() || param->affects_apu_only) && !ctx.inventory.gpus.empty() &&
-      AffectedGpus(*param, ctx.inventory).empty()) {
-    std::string gpus;
-    for (const auto& g : ctx.inventory.gpus)
-      gpus += fmt::format("{}{} ({}, GC {})", gpus.empty() ? "" : ", ", g.id, g.gfx_target.value_or("gfx unknown"),
-                          g.gc_ip.value_or("unknown"));
-    std::string only = param->affects_apu_only ? "APUs" : fmt::format("GC {}", AffectedList(*param));
-    plan.warnings.push_back(
-        {text,
-         fmt::format("{} does nothing on this machine's GPUs ({}): the driver only reads it for {}", text, gpus, only),
-         param->source});
   }
 }
 
@@ -196,6 +149,16 @@ KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) cons
   if (param) {
     std::string basis = state.running.value_or(state.configured.value_or(param->default_value));
     state.effective = EffectiveValue(*param, basis, ctx.inventory);
+    // Read only on some GPUs, none of them here: whatever its value, it does nothing.
+    if ((!param->affects_gc.empty() || param->affects_apu_only) && !ctx.inventory.gpus.empty() &&
+        AffectedGpus(*param, ctx.inventory).empty()) {
+      state.effective = "no effect";
+      state.notes.push_back("no GPU of this machine reads it (rocmtunectl explain " + key.Text() + ")");
+    }
+  } else if (state.configured) {
+    state.effective = "ignored";  // kernel/module/main.c: "unknown parameter ... ignored"
+    state.notes.push_back(
+        fmt::format("{} is not a parameter of the {} module: the kernel ignores it", key.Text(), key.module));
   }
   // Parameters are read when the module loads: a configured value the running kernel does
   // not show yet needs a reboot (or module reload).
@@ -320,7 +283,10 @@ std::vector<std::string> ModprobeBackend::Describe(const KnobContext& ctx, const
                               values.empty() ? "" : fmt::format(", values {}", values)));
   lines.push_back(fmt::format("in kernels since {}{}; takes effect at {}", p->since,
                               p->removed ? fmt::format(", removed {}", *p->removed) : "", p->takes_effect));
-  if (p->taints) lines.push_back("unsafe: setting it taints the kernel");
+  if (p->taints)
+    lines.push_back(p->taints_since
+                        ? fmt::format("unsafe from kernel {} on: setting it taints the kernel", *p->taints_since)
+                        : "unsafe: setting it taints the kernel");
   if (p->deprecated_by) lines.push_back(fmt::format("deprecated in favour of {}", *p->deprecated_by));
   for (const detect::Gpu& g : ctx.inventory.gpus) {
     auto affected = AffectedGpus(*p, ctx.inventory);

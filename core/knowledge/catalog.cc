@@ -42,7 +42,9 @@ const std::set<std::string, std::less<>> kKeys = {"module",
                                                   "since",
                                                   "removed",
                                                   "taints",
+                                                  "taints_since",
                                                   "deprecated_by",
+                                                  "deprecated_since",
                                                   "effective_rule",
                                                   "affects_gc",
                                                   "affects_apu_only",
@@ -105,10 +107,12 @@ std::string ReadParam(const toml::table& t, ModuleParam& p) {
   p.since = TomlString(t, "since").value_or("");
   p.removed = TomlString(t, "removed");
   p.deprecated_by = TomlString(t, "deprecated_by");
+  p.deprecated_since = TomlString(t, "deprecated_since");
   p.effective_rule = TomlString(t, "effective_rule");
   p.config_dependency = TomlString(t, "config_dependency");
   p.note = TomlString(t, "note");
   p.taints = TomlBool(t, "taints").value_or(false);
+  p.taints_since = TomlString(t, "taints_since");
   p.affects_gc = StringArray(t, "affects_gc");
   p.affects_apu_only = TomlBool(t, "affects_apu_only").value_or(false);
   p.description = TomlString(t, "description").value_or("");

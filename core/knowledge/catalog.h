@@ -33,6 +33,10 @@ struct ModuleParam {
   std::string since;
   std::optional<std::string> removed, deprecated_by, effective_rule, config_dependency, note;
   bool taints = false;
+  // The first kernel ("6.14") that marks it _unsafe, where verified; nullopt: unknown since when.
+  std::optional<std::string> taints_since;
+  // The first kernel ("6.15") that says it is deprecated; nullopt: not known.
+  std::optional<std::string> deprecated_since;
   std::vector<std::string> affects_gc;  // empty: every GPU
   bool affects_apu_only = false;
   std::string description, source;

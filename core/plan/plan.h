@@ -85,6 +85,9 @@ struct Plan {
   // What a profile says besides its knobs (advice, facts to know): neither a warning nor a change.
   std::vector<Message> notes;
   std::vector<Message> refused;  // any refusal: nothing of the plan may be applied
+  // Refusals --force overrides (a setting that does nothing here and taints the kernel): the
+  // change path (api::CarryOut) makes them refusals without --force and warnings with it.
+  std::vector<Message> needs_force;
   // Drift: files rocmtune owns that someone else edited, or that changed since a transaction
   // being reverted. Nothing is applied while there are conflicts, unless forced.
   std::vector<Message> conflicts;

@@ -52,6 +52,28 @@ TEST(EffectiveRulesTest, NoretryByGc) {
   EXPECT_EQ(EffectiveValue(noretry, "-1", Load("mi300x-cpx")), "1");
 }
 
+// The GC 10.1 (Navi1x) default changed in 7.1 (e47b0056a08d) and reached 6.18.y/7.0.y at a point
+// release: known before 6.18 and from 7.1, "unknown" in between and when the kernel is unknown.
+TEST(EffectiveRulesTest, NoretryDependsOnTheKernelVersion) {
+  const auto& noretry = Param("amdgpu", "noretry");
+  auto navi10 = Load("rx5700xt");  // GC 10.1.10, captured on 6.8
+  ASSERT_EQ(navi10.system.kernel, "6.8.0-45-generic");
+  EXPECT_EQ(EffectiveValue(noretry, "-1", navi10), "0");
+  navi10.system.kernel = "7.1.0-1-generic";
+  EXPECT_EQ(EffectiveValue(noretry, "-1", navi10), "1");
+  navi10.system.kernel = "6.18.3";
+  EXPECT_EQ(EffectiveValue(noretry, "-1", navi10), "unknown for kernel 6.18");
+  navi10.system.kernel = "7.0.9";
+  EXPECT_EQ(EffectiveValue(noretry, "-1", navi10), "unknown for kernel 7.0");
+  navi10.system.kernel = std::nullopt;
+  EXPECT_EQ(EffectiveValue(noretry, "-1", navi10), "unknown for this kernel");
+  EXPECT_EQ(EffectiveValue(noretry, "0", navi10), "0");  // an explicit value needs no rule
+  // GC >= 10.3 did not change: known on every kernel, even an unknown one.
+  auto navi23 = Load("rx6600");
+  navi23.system.kernel = std::nullopt;
+  EXPECT_EQ(EffectiveValue(noretry, "-1", navi23), "1");
+}
+
 // amdgpu_vm_manager_init(): -1 means 2 (CPU updates compute page tables) when all VRAM is
 // CPU-visible (large BAR), else 0.
 TEST(EffectiveRulesTest, VmUpdateModeByLargeBar) {

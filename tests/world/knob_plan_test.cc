@@ -36,17 +36,31 @@ std::string AllText(const std::vector<Message>& messages) {
   return out;
 }
 
+// Kernel 6.8: mtype_local became unsafe (tainting) only in 6.14, so here it is only useless.
 TEST(KnobPlanTest, MtypeLocalOnRdna1WarnsItDoesNothing) {
   World w("rx5700xt");
   Plan p = w.Set({"amdgpu.mtype_local=1"});
   EXPECT_TRUE(p.refused.empty()) << AllText(p.refused);
+  EXPECT_TRUE(p.needs_force.empty()) << AllText(p.needs_force);
   EXPECT_THAT(AllText(p.warnings), HasSubstr("does nothing on this machine's GPUs"));
-  EXPECT_THAT(AllText(p.warnings), HasSubstr("taints the kernel"));
+  EXPECT_THAT(AllText(p.warnings), ::testing::Not(HasSubstr("taints the kernel")));
   ASSERT_FALSE(p.ops.empty());
   EXPECT_EQ(p.ops[0].path, "etc/modprobe.d/rocmtune.conf");
   EXPECT_FALSE(p.ops[0].before);
   EXPECT_THAT(*p.ops[0].after, HasSubstr("options amdgpu mtype_local=1\n"));
   EXPECT_TRUE(p.reboot_required);
+}
+
+// Kernel 6.14 on RDNA4: useless and tainting, so a refusal that --force overrides (the plan keeps
+// its ops; api::CarryOut decides).
+TEST(KnobPlanTest, MtypeLocalOnRdna4WithA614KernelNeedsForce) {
+  World w("rx9070xt");
+  Plan p = w.Set({"amdgpu.mtype_local=1"});
+  EXPECT_TRUE(p.refused.empty()) << AllText(p.refused);
+  ASSERT_EQ(p.needs_force.size(), 1u);
+  EXPECT_THAT(p.needs_force[0].message, HasSubstr("does nothing on this machine's GPUs"));
+  EXPECT_THAT(p.needs_force[0].message, HasSubstr("taints the kernel (TAINT_USER) on kernel 6.14"));
+  EXPECT_FALSE(p.ops.empty());
 }
 
 TEST(KnobPlanTest, MtypeLocalOnMi300IsNotCalledUseless) {

@@ -55,7 +55,8 @@ TEST(DesiredTest, StrixHaloComputesTheGttLimit) {
   auto d = DesiredState(Builtin(w.root, "strix-halo"), w.root, w.inventory, {});
   ASSERT_TRUE(d) << d.error().message;
   EXPECT_FALSE(d->reset);
-  EXPECT_THAT(SetTexts(*d), ElementsAre("ttm.pages_limit=28835840"));
+  // pages_limit and page_pool_size together, as the catalog says (issue 13 item 5).
+  EXPECT_THAT(SetTexts(*d), ElementsAre("ttm.pages_limit=28835840", "ttm.page_pool_size=28835840"));
   EXPECT_THAT(UnsetTexts(*d), ElementsAre("amdgpu.gttsize", "env.HSA_OVERRIDE_GFX_VERSION"));
   EXPECT_TRUE(d->refused.empty());
   EXPECT_EQ(d->notes.size(), 2u);
@@ -69,7 +70,8 @@ TEST(DesiredTest, AmdttmReplacesTtmUnderDkms) {
   LoadedWorld w(testworlds::MakeStrixHalo(t, testworlds::kMeminfo128, true));
   auto d = DesiredState(Builtin(w.root, "strix-halo"), w.root, w.inventory, {"sh-ttm-cmdline"});
   ASSERT_TRUE(d) << d.error().message;
-  EXPECT_THAT(SetTexts(*d), ElementsAre("amdttm.pages_limit=28835840", "cmdline.amdttm.pages_limit=28835840"));
+  EXPECT_THAT(SetTexts(*d), ElementsAre("amdttm.pages_limit=28835840", "amdttm.page_pool_size=28835840",
+                                        "cmdline.amdttm.pages_limit=28835840"));
   EXPECT_THAT(NoteText(*d), HasSubstr("ttm.pages_limit is set as amdttm.pages_limit"));
 }
 
@@ -78,10 +80,12 @@ TEST(DesiredTest, UnknownMemTotalRefusesTheItem) {
   LoadedWorld w(testworlds::MakeStrixHalo(t, std::nullopt, false));
   auto d = DesiredState(Builtin(w.root, "strix-halo"), w.root, w.inventory, {});
   ASSERT_TRUE(d) << d.error().message;
-  ASSERT_EQ(d->refused.size(), 1u);
+  ASSERT_EQ(d->refused.size(), 2u);
   EXPECT_EQ(d->refused[0].key, "ttm.pages_limit");
   EXPECT_THAT(d->refused[0].message, HasSubstr("item 'sh-ttm-pages-limit'"));
   EXPECT_THAT(d->refused[0].message, HasSubstr("proc/meminfo"));
+  EXPECT_EQ(d->refused[1].key, "ttm.page_pool_size");
+  EXPECT_THAT(d->refused[1].message, HasSubstr("item 'sh-ttm-page-pool-size'"));
   EXPECT_TRUE(SetTexts(*d).empty());
 }
 
@@ -93,6 +97,7 @@ TEST(DesiredTest, SmallMachineSkipsTheGttLimit) {
   EXPECT_TRUE(d->refused.empty());
   EXPECT_TRUE(SetTexts(*d).empty());
   EXPECT_THAT(Joined(d->skipped), HasSubstr("sh-ttm-pages-limit: MemTotal is 14 GiB"));
+  EXPECT_THAT(Joined(d->skipped), HasSubstr("sh-ttm-page-pool-size: MemTotal is 14 GiB"));
 }
 
 TEST(DesiredTest, OptionalItemsOnlyWhenAskedFor) {
@@ -101,7 +106,8 @@ TEST(DesiredTest, OptionalItemsOnlyWhenAskedFor) {
   Profile p = Builtin(w.root, "strix-halo");
   auto d = DesiredState(p, w.root, w.inventory, {"sh-amd-iommu-off"});
   ASSERT_TRUE(d);
-  EXPECT_THAT(SetTexts(*d), ElementsAre("ttm.pages_limit=28835840", "cmdline.amd_iommu=off"));
+  EXPECT_THAT(SetTexts(*d),
+              ElementsAre("ttm.pages_limit=28835840", "ttm.page_pool_size=28835840", "cmdline.amd_iommu=off"));
   EXPECT_THAT(Joined(d->skipped), ::testing::Not(HasSubstr("sh-amd-iommu-off")));
 
   auto unknown = DesiredState(p, w.root, w.inventory, {"nope"});

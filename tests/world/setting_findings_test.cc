@@ -1,0 +1,205 @@
+// Settings already on the machine, whoever wrote them (issue 13 items 4 and 5): module options in
+// modprobe.d and kernel command-line tokens in the boot configuration and /proc/cmdline are checked
+// by the rules `set` applies; each problem is a finding with its file and line, what to do and a
+// public source. The knob table shows what they really do ("ignored", "no effect").
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "client/exit_codes.h"
+#include "world_names.h"
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace rocmtune::client {
+namespace {
+
+using json = nlohmann::ordered_json;
+using testing::WorldCopy;
+
+constexpr const char* kFolk = "options amdgpu gtt_size=8192 gttsize=4096 mtype_local=1\n";
+
+json Status(const WorldCopy& w) {
+  auto r = w.Ctl({"status", "--json"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.err;
+  return r.Json();
+}
+
+const json* Find(const json& status, const std::string& id, const std::string& subject, const std::string& file) {
+  for (const json& f : status["findings"])
+    if (f["id"] == id && f["subject"] == subject && f["file"] == file) return &f;
+  return nullptr;
+}
+
+const json* Knob(const json& status, const std::string& key) {
+  for (const json& k : status["knobs"])
+    if (k["key"] == key) return &k;
+  return nullptr;
+}
+
+// Every finding of these kinds names a line, says what to do and cites something a user can open.
+void ExpectComplete(const json& f) {
+  EXPECT_TRUE(f["line"].is_number()) << f;
+  EXPECT_TRUE(f["hint"].is_string() && !f["hint"].get<std::string>().empty()) << f;
+  ASSERT_TRUE(f["source"].is_string()) << f;
+  EXPECT_FALSE(f["source"].get<std::string>().empty()) << f;
+  EXPECT_THAT(f["source"].get<std::string>(), Not(HasSubstr("shared/"))) << f;
+  EXPECT_NE(f["severity"], "info") << f;
+}
+
+bool IsSettingFinding(const json& f) {
+  std::string id = f["id"];
+  return id.starts_with("module.") || id.starts_with("cmdline.");
+}
+
+TEST(SettingFindingsTest, ModuleOptionsInModprobeD) {
+  WorldCopy w("rx6900xt");
+  w.Write("etc/modprobe.d/folk.conf", kFolk);
+  w.Write("etc/modprobe.d/zz-other.conf", "# tuning from a forum\n\noptions amdgpu noretry=7\n");
+  json status = Status(w);
+
+  const json* unknown = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", "etc/modprobe.d/folk.conf");
+  ASSERT_NE(unknown, nullptr) << status["findings"];
+  EXPECT_EQ((*unknown)["line"], 1);
+  EXPECT_THAT((*unknown)["hint"].get<std::string>(), HasSubstr("amdgpu.gttsize"));  // did you mean
+  ExpectComplete(*unknown);
+
+  const json* deprecated = Find(status, "module.deprecated", "amdgpu.gttsize", "etc/modprobe.d/folk.conf");
+  ASSERT_NE(deprecated, nullptr) << status["findings"];
+  EXPECT_THAT((*deprecated)["hint"].get<std::string>(), HasSubstr("ttm.pages_limit"));
+  ExpectComplete(*deprecated);
+
+  const json* no_effect = Find(status, "module.no-effect", "amdgpu.mtype_local", "etc/modprobe.d/folk.conf");
+  ASSERT_NE(no_effect, nullptr) << status["findings"];
+  EXPECT_THAT((*no_effect)["message"].get<std::string>(), HasSubstr("GC 9.4.3"));
+  ExpectComplete(*no_effect);
+
+  const json* invalid = Find(status, "module.invalid-value", "amdgpu.noretry", "etc/modprobe.d/zz-other.conf");
+  ASSERT_NE(invalid, nullptr) << status["findings"];
+  EXPECT_EQ((*invalid)["line"], 3);
+  ExpectComplete(*invalid);
+
+  // One finding per file, line, id and key.
+  std::set<std::string> seen;
+  for (const json& f : status["findings"]) {
+    if (!IsSettingFinding(f)) continue;
+    std::string where = f["id"].get<std::string>() + f["subject"].get<std::string>() + f["file"].get<std::string>() +
+                        std::to_string(f["line"].get<int>());
+    EXPECT_TRUE(seen.insert(where).second) << "twice: " << f;
+  }
+
+  // The knob table says what the driver makes of them.
+  const json* mtype = Knob(status, "amdgpu.mtype_local");
+  ASSERT_NE(mtype, nullptr);
+  EXPECT_EQ((*mtype)["effective"], "no effect");
+  const json* gtt_size = Knob(status, "amdgpu.gtt_size");
+  ASSERT_NE(gtt_size, nullptr);
+  EXPECT_EQ((*gtt_size)["effective"], "ignored");
+
+  // The text output shows file:line and the hint.
+  auto human = w.Ctl({"status"});
+  EXPECT_THAT(human.out, HasSubstr("etc/modprobe.d/zz-other.conf:3"));
+}
+
+TEST(SettingFindingsTest, KernelCommandLineTokens) {
+  WorldCopy w("rx6900xt");
+  w.Write("proc/cmdline",
+          w.Read("proc/cmdline").substr(0, w.Read("proc/cmdline").find('\n')) + " amd_iommu=on amdgpu.gtt_size=2048\n");
+  std::string grub = w.Read("etc/default/grub");
+  size_t at = grub.find("GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet");
+  ASSERT_NE(at, std::string::npos);
+  grub.insert(at + std::string("GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet").size(), " amd_iommu=on");
+  w.Write("etc/default/grub", grub);
+  json status = Status(w);
+
+  const json* running = Find(status, "cmdline.invalid-value", "cmdline.amd_iommu", "proc/cmdline");
+  ASSERT_NE(running, nullptr) << status["findings"];
+  EXPECT_EQ((*running)["line"], 1);
+  EXPECT_THAT((*running)["message"].get<std::string>(), HasSubstr("iommu=pt"));
+  ExpectComplete(*running);
+  const json* boot = Find(status, "cmdline.invalid-value", "cmdline.amd_iommu", "etc/default/grub");
+  ASSERT_NE(boot, nullptr) << status["findings"];
+  EXPECT_EQ((*boot)["line"], 6);
+  ExpectComplete(*boot);
+  const json* module = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", "proc/cmdline");
+  ASSERT_NE(module, nullptr) << status["findings"];
+  EXPECT_EQ((*module)["line"], 1);
+
+  const json* knob = Knob(status, "cmdline.amd_iommu");
+  ASSERT_NE(knob, nullptr) << status["knobs"];
+  EXPECT_EQ((*knob)["effective"], "ignored");
+  EXPECT_NE((*knob)["running"], nullptr);
+}
+
+TEST(SettingFindingsTest, BundledWorldsAndOwnSettingsGiveNone) {
+  for (const char* world : {"rx6900xt", "rx5700xt", "mi300x-cpx", "mi210x8", "strixpoint", "rx9070xt"}) {
+    WorldCopy w(world);
+    json status = Status(w);
+    for (const json& f : status["findings"]) EXPECT_FALSE(IsSettingFinding(f)) << world << ": " << f;
+  }
+  // rocmtune's own drop-in with a fine value.
+  WorldCopy w("rx6900xt");
+  auto set = w.Ctl({"set", "amdgpu.noretry=1"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  for (const json& f : Status(w)["findings"]) EXPECT_FALSE(IsSettingFinding(f)) << f;
+}
+
+// Folklore that is really there: vangogh boots with the deprecated amdgpu.gttsize.
+TEST(SettingFindingsTest, VangoghBootsWithDeprecatedGttsize) {
+  WorldCopy w("vangogh");
+  json status = Status(w);
+  const json* f = Find(status, "module.deprecated", "amdgpu.gttsize", "proc/cmdline");
+  ASSERT_NE(f, nullptr) << status["findings"];
+  EXPECT_EQ((*f)["line"], 1);
+  // Its kernel (6.5) predates the deprecation (6.15): the message says so.
+  EXPECT_THAT((*f)["message"].get<std::string>(), HasSubstr("deprecated from kernel 6.15 on"));
+  // The boot configuration that gives it to the next boot, too.
+  const json* boot = Find(status, "module.deprecated", "amdgpu.gttsize", "etc/default/grub");
+  ASSERT_NE(boot, nullptr) << status["findings"];
+  EXPECT_EQ((*boot)["line"], 6);
+}
+
+// mtype_local does nothing on RDNA and, since 6.14, taints the kernel: refused unless --force.
+TEST(SettingFindingsTest, TaintingSettingWithoutEffectNeedsForce) {
+  WorldCopy w("rx9070xt");  // RDNA4 (GC 12.0.1), kernel 6.14
+  auto refused = w.Ctl({"set", "amdgpu.mtype_local=1", "--json"});
+  EXPECT_EQ(refused.exit_code, kExitRefused) << refused.out << refused.err;
+  EXPECT_FALSE(w.Exists("etc/modprobe.d/rocmtune.conf"));
+  json doc = refused.Json();
+  ASSERT_EQ(doc["refused"].size(), 1u) << doc;
+  EXPECT_THAT(doc["refused"][0]["message"].get<std::string>(), HasSubstr("--force"));
+  EXPECT_THAT(doc["refused"][0]["message"].get<std::string>(), HasSubstr("taints"));
+
+  auto forced = w.Ctl({"set", "amdgpu.mtype_local=1", "--force", "--json"});
+  EXPECT_EQ(forced.exit_code, kExitOk) << forced.out << forced.err;
+  EXPECT_TRUE(w.Exists("etc/modprobe.d/rocmtune.conf"));
+  json fdoc = forced.Json();
+  EXPECT_TRUE(fdoc["refused"].empty()) << fdoc;
+  EXPECT_THAT(fdoc["warnings"].dump(), HasSubstr("does nothing"));
+
+  // Before 6.14 mtype_local was a plain parameter (no taint): a warning, not a refusal.
+  WorldCopy old("rx6900xt");  // RDNA2, kernel 6.11
+  auto warned = old.Ctl({"set", "amdgpu.mtype_local=1", "--json"});
+  EXPECT_EQ(warned.exit_code, kExitOk) << warned.out << warned.err;
+  EXPECT_THAT(warned.Json()["warnings"].dump(), HasSubstr("does nothing"));
+}
+
+// A profile's --check names the files that still hold such settings.
+TEST(SettingFindingsTest, ApplyCheckNamesTheFolkloreFiles) {
+  WorldCopy w("rx6900xt");
+  w.Write("etc/modprobe.d/folk.conf", kFolk);
+  auto r = w.Ctl({"apply", "stock", "--check", "--json"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+  std::string notes = r.Json()["notes"].dump();
+  EXPECT_THAT(notes, HasSubstr("etc/modprobe.d/folk.conf:1"));
+  EXPECT_THAT(notes, HasSubstr("amdgpu.gtt_size"));
+  EXPECT_THAT(notes, HasSubstr("rocmtune does not edit it"));
+  auto text = w.Ctl({"apply", "stock", "--check"});
+  EXPECT_THAT(text.out + text.err, HasSubstr("etc/modprobe.d/folk.conf:1"));
+}
+
+}  // namespace
+}  // namespace rocmtune::client
