@@ -10,6 +10,8 @@
 #include "helper/rules.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
+#include "knobs/runtime_state.h"
+#include "knobs/sysfs_attributes.h"
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"
 #include "util/text.h"
@@ -205,6 +207,34 @@ Result<void> CheckTokensState(std::string_view content) {
       return Refuse(rule::kOwnedGrammar,
                     fmt::format("line {}: a token replaces another value of the same option", i + 1));
     if (auto ok = CheckAddedToken(words[2]); !ok) return ok;
+  }
+  return {};
+}
+
+// var/lib/rocmtune/runtime-settings: comments and "DEVICE ATTRIBUTE VALUE BEFORE" lines. A reset
+// writes BEFORE into the attribute and the daemon writes VALUE: each must be a value the
+// attribute could take (a fixed list, or a profile name), on a device named by its PCI address.
+Result<void> CheckRuntimeState(std::string_view content) {
+  auto lines = OwnedLines(content);
+  if (!lines) return tl::unexpected(lines.error());
+  for (size_t i = 0; i < lines->size(); ++i) {
+    std::string_view line = (*lines)[i];
+    if (IsCommentOrBlank(line)) continue;
+    std::vector<std::string_view> words = text::Tokens(line);
+    if (words.size() != 4 || text::Trim(line) != line)
+      return Refuse(rule::kOwnedGrammar, fmt::format("line {}: DEVICE ATTRIBUTE VALUE BEFORE", i + 1));
+    bool pci = !words[0].empty() && words[0].size() <= 16 && std::all_of(words[0].begin(), words[0].end(), [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == ':' || c == '.';
+    });
+    if (!pci) return Refuse(rule::kOwnedGrammar, fmt::format("line {}: not a PCI address", i + 1));
+    const knobs::SysfsAttribute* attr = knobs::FindSysfsAttribute(words[1]);
+    if (!attr) return Refuse(rule::kSysfsAttribute, fmt::format("line {}: not a managed attribute", i + 1));
+    auto fixed = attr->codec->FixedValues();
+    for (std::string_view v : {words[2], words[3]}) {
+      bool ok = fixed.empty() ? knobs::IsRuntimeWord(v) : std::find(fixed.begin(), fixed.end(), v) != fixed.end();
+      if (!ok)
+        return Refuse(rule::kSysfsValue, fmt::format("line {}: '{}' is not a value {} takes", i + 1, v, words[1]));
+    }
   }
   return {};
 }

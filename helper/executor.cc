@@ -143,7 +143,11 @@ Outcome Executor::Run(const plan::Plan& plan, const Options& options) {
 
 Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std::vector<journal::Transaction>& txns) {
   if (!plan.refused.empty()) return Failed(Status::kRefused, "the plan carries refusals; nothing was changed");
-  if (plan.ops.empty()) {
+  // An apply or a revert with nothing to write is recorded (an empty transaction) when its plan
+  // asks: the apply makes its profile the active one, the revert marks what it undoes as
+  // reverted, so `revert last` goes on to the one before (journal/history.h).
+  const bool record = plan.record_if_empty && (plan.intent.verb == "apply" || plan.intent.verb == "revert");
+  if (plan.ops.empty() && !record) {
     Outcome out;
     out.status = Status::kUnchanged;
     return out;

@@ -38,6 +38,7 @@ Result<void> CheckEnvironmentDropIn(std::string_view content);
 Result<void> CheckProfileDropIn(std::string_view content);
 Result<void> CheckGrubDropIn(std::string_view content);
 Result<void> CheckTokensState(std::string_view content);
+Result<void> CheckRuntimeState(std::string_view content);
 
 // kernel_token_rules.cc
 // A token rocmtune may put on a kernel command line: a known kernel option or amdgpu/ttm

@@ -39,6 +39,7 @@ void Write(const sys::Root& root, ChangeReport& report, bool force, Writer& writ
     return;
   }
   report.status = StatusForReply(*reply);
+  // A recorded transaction is a change even with no op: it made a profile active (record_if_empty).
   outcome.changed = reply->status == plan::HelperStatus::kCommitted;
   if (outcome.changed) {
     if (!reply->transaction.empty()) outcome.transaction = reply->transaction;
@@ -102,7 +103,8 @@ ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOp
   if (!plan.refused.empty()) report.status = ChangeStatus::kRefused;
   else if (report.blocked) report.status = ChangeStatus::kDrift;
   if (options.on_planned) options.on_planned(report);
-  if (!report.blocked && !plan.ops.empty() && !options.check) Write(root, report, options.force, writer);
+  if (!report.blocked && (!plan.ops.empty() || plan.record_if_empty) && !options.check)
+    Write(root, report, options.force, writer);
   return report;
 }
 

@@ -6,6 +6,7 @@
 #include "journal/revert.h"
 #include "knobs/knob_key.h"
 #include "knobs/setting_findings.h"
+#include "knobs/sysfs_attributes.h"
 #include "planner/planner.h"
 #include "profiles/apply_request.h"
 #include "profiles/desired.h"
@@ -17,6 +18,13 @@ namespace {
 
 void Prepend(std::vector<plan::Message>& to, const std::vector<plan::Message>& first) {
   to.insert(to.begin(), first.begin(), first.end());
+}
+
+// A runtime attribute compared through its codec: a table reading with '*' on the row of the
+// index that was written holds that index.
+bool AttributeHolds(std::string_view path, std::string_view raw, std::string_view written) {
+  const knobs::SysfsAttribute* attr = knobs::FindSysfsAttributeOfPath(path);
+  return attr ? attr->codec->Holds(raw, written) : raw == written;
 }
 
 // A plan with nothing to do but say why (refused, or nothing left to revert).
@@ -87,14 +95,27 @@ Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const 
   if (id.empty() || id == "last") {
     txn = journal::LastRevertible(txns);
     // Nothing left to undo is the state the caller wants: like any idempotent request, done.
-    if (!txn) not_in_effect = "no transaction in effect to revert";
+    if (!txn) not_in_effect = "nothing left in effect to revert (see rocmtunectl history)";
   } else {
     txn = journal::Find(txns, id);
     if (!txn) return Fail(ErrorCode::kNotFound, fmt::format("no transaction {} (see rocmtunectl history)", id));
-    if (txn->state != journal::State::kCommitted || journal::IsReverted(txns, *txn))
-      not_in_effect =
-          fmt::format("transaction {} is not in effect ({})", txn->id,
-                      journal::IsReverted(txns, *txn) ? "already reverted" : journal::StateName(txn->state));
+    const journal::Effect effect = journal::Effects(txns)[static_cast<size_t>(txn - txns.data())];
+    if (!effect.superseded_by.empty()) {
+      // Its files hold what the later transaction wrote: undoing it now would undo that one's work.
+      ChangeReport report = Empty({"revert", "", {}, txn->id, {}});
+      report.plan.warnings = recovery;
+      report.plan.refused.push_back(
+          {"",
+           fmt::format("transaction {} is not in effect: transaction {} replaced it since; revert {} first", txn->id,
+                       effect.superseded_by, effect.superseded_by),
+           ""});
+      return CarryOut(root, std::move(report), options, writer);
+    }
+    if (!effect.in_effect)
+      not_in_effect = fmt::format("transaction {} is not in effect ({})", txn->id,
+                                  effect.reverted_by.empty()
+                                      ? std::string(journal::StateName(txn->state))
+                                      : fmt::format("already reverted by transaction {}", effect.reverted_by));
   }
   if (!not_in_effect.empty()) {
     ChangeReport report = Empty({"revert", "", {}, txn ? txn->id : "", {}});
@@ -103,7 +124,8 @@ Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const 
     return CarryOut(root, std::move(report), options, writer);
   }
   ChangeReport report;
-  report.plan = journal::RevertPlan(system->root, txns, *txn, options.force);
+  report.plan = journal::RevertPlan(system->root, txns, *txn, options.force, AttributeHolds);
+  report.plan.record_if_empty = true;
   Prepend(report.plan.warnings, recovery);
   return CarryOut(root, std::move(report), options, writer);
 }
@@ -164,6 +186,8 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
                                         f.subject, f.message, f.hint),
                             f.source});
   report.skipped = desired->skipped;
+  const journal::Transaction* active = journal::ActiveApply(system->journal);
+  plan.record_if_empty = !active || active->intent.profile != name || active->intent.with != with;
   AddDriftConflicts(*system, plan);
   return CarryOut(root, std::move(report), options, writer);
 }

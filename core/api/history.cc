@@ -26,12 +26,18 @@ std::string What(const journal::Transaction& t) {
 HistoryReport History(const System& system) {
   const auto& txns = system.journal;
   HistoryReport report{journal::ActiveProfile(txns), {}};
-  for (const journal::Transaction& t : txns) {
-    bool reverted = journal::IsReverted(txns, t);
-    std::string state = t.state != journal::State::kCommitted ? std::string(journal::StateName(t.state))
-                        : reverted                            ? "reverted"
-                                                              : "in effect";
-    report.entries.push_back({&t, What(t), std::move(state), reverted});
+  std::vector<journal::Effect> effects = journal::Effects(txns);
+  for (size_t i = 0; i < txns.size(); ++i) {
+    const journal::Transaction& t = txns[i];
+    journal::Effect& e = effects[i];
+    std::string state;
+    if (t.state != journal::State::kCommitted) state = journal::StateName(t.state);
+    else if (!e.reverted_by.empty()) state = fmt::format("reverted by {}", e.reverted_by);
+    else if (!e.superseded_by.empty())
+      state = fmt::format("superseded by {} ({})", e.superseded_by, journal::Find(txns, e.superseded_by)->intent.verb);
+    else state = "in effect";
+    report.entries.push_back({&t, What(t), std::move(state), !e.reverted_by.empty(), e.in_effect,
+                              std::move(e.reverted_by), std::move(e.superseded_by)});
   }
   return report;
 }
@@ -51,6 +57,9 @@ json HistoryJson(const HistoryReport& report) {
                     {"reverts", t.intent.reverts.empty() ? json(nullptr) : json(t.intent.reverts)},
                     {"state", journal::StateName(t.state)},
                     {"reverted", e.reverted},
+                    {"in_effect", e.in_effect},
+                    {"reverted_by", e.reverted_by.empty() ? json(nullptr) : json(e.reverted_by)},
+                    {"superseded_by", e.superseded_by.empty() ? json(nullptr) : json(e.superseded_by)},
                     {"changes", std::move(paths)}});
   }
   return json{

@@ -13,8 +13,12 @@ namespace rocmtune::api {
 struct HistoryEntry {
   const journal::Transaction* txn = nullptr;  // into the System's journal
   std::string what;                           // "apply rdna1-safe --with x", "set amdgpu.noretry=0", "revert ID"
-  std::string state;                          // "in effect", "reverted", or the journal state
+  // "in effect", "reverted by ID", "superseded by ID (reset)", or the journal state
+  std::string state;
   bool reverted = false;
+  bool in_effect = false;     // journal::Effects
+  std::string reverted_by;    // the revert that undid it
+  std::string superseded_by;  // the reset or apply that replaced it
 };
 
 struct HistoryReport {

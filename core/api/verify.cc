@@ -1,7 +1,6 @@
 #include "api/verify.h"
 
 #include <algorithm>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -9,10 +8,10 @@
 #include "journal/history.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
+#include "knobs/runtime_state.h"
 #include "knobs/sysfs_attributes.h"
 #include "plan/owned_paths.h"
 #include "profiles/apply_request.h"
-#include "util/text.h"
 
 namespace rocmtune::api {
 namespace {
@@ -24,7 +23,8 @@ void KnobDifferences(const System& system, std::vector<Difference>& out) {
                      fmt::format("rocmtune configures {} but {} overrides it: rocmtune's value never takes effect "
                                  "while that is there",
                                  *s.overridden, s.overridden_by)});
-    if (s.owner != knobs::Owner::kRocmtune || !s.configured) continue;
+    // Runtime attributes: SysfsDifferences, device by device.
+    if (s.owner != knobs::Owner::kRocmtune || !s.configured || s.key.kind == knobs::KnobKind::kSysfs) continue;
     if (s.pending_reboot)
       out.push_back({"pending-reboot", s.key.Text(), s.configured, s.running,
                      fmt::format("configured {} but the running system has {}: takes effect at the next boot",
@@ -76,24 +76,29 @@ void UnreadableDifferences(const System& system, std::vector<Difference>& out) {
     out.push_back({"unreadable", f.subject, std::nullopt, std::nullopt, f.message});
 }
 
-// Attributes rocmtune wrote in transactions still in effect: the driver resets them on a GPU
-// reset or reboot (re-applying them is the daemon's job).
+// The runtime attributes rocmtune keeps set (knobs/runtime_state.h): the driver puts its default
+// back at a GPU reset or reboot (writing them again is the daemon's job). Compared through the
+// attribute's codec: a table reads with '*' on the active row, never as the value written.
 void SysfsDifferences(const System& system, std::vector<Difference>& out) {
-  std::map<std::string, std::string> wanted;
-  for (const auto& t : system.journal) {
-    if (t.state != journal::State::kCommitted || journal::IsReverted(system.journal, t) || t.intent.verb == "revert")
+  for (const knobs::RuntimeSetting& r : knobs::DesiredRuntime(system.root)) {
+    const detect::Gpu* gpu = nullptr;
+    for (const detect::Gpu& g : system.inventory.gpus)
+      if (g.id == r.device) gpu = &g;
+    const knobs::SysfsAttribute* attr = knobs::FindSysfsAttribute(r.attribute);
+    if (!gpu || !gpu->device_dir || !attr) {
+      out.push_back({"sysfs", fmt::format("{} {}", r.device, r.attribute), r.value, std::nullopt,
+                     fmt::format("rocmtune keeps {} set on {}, which is not here", r.value, r.device)});
       continue;
-    for (const auto& op : t.ops)
-      if (op.kind == plan::OpKind::kWriteSysfs && op.after) wanted[op.path] = *op.after;
-  }
-  for (const auto& [path, value] : wanted) {
+    }
+    const std::string path = fmt::format("{}/{}", *gpu->device_dir, r.attribute);
     auto read = system.root.ReadFile(path, 65536);
-    const knobs::SysfsAttribute* attr = knobs::FindSysfsAttributeOfPath(path);
-    if (read && attr && attr->codec->Holds(*read, value)) continue;
-    std::string current = !read ? "unreadable" : attr ? attr->codec->Current(*read).value_or("") : text::Clean(*read);
-    if (current != value)
-      out.push_back(
-          {"sysfs", "/" + path, value, current, fmt::format("rocmtune wrote {}, it reads {}", value, current)});
+    std::optional<std::string> current = read ? attr->codec->Current(*read) : std::nullopt;
+    if (current == r.value) continue;
+    std::string shown = !read ? "unreadable" : current.value_or("no value it can name");
+    out.push_back({"sysfs", "/" + path, r.value, shown,
+                   fmt::format("rocmtune keeps {} set, it reads {} (a GPU reset or reboot puts the driver's value "
+                               "back; `rocmtunectl set` writes it again)",
+                               r.value, shown)});
   }
 }
 
@@ -107,8 +112,8 @@ void ProfileDifferences(const System& system, std::vector<Difference>& out) {
     const knobs::Backend* backend = knobs::Registry::Builtin().For(a.key);
     if (!backend) continue;
     knobs::KnobState state = backend->Read(ctx, a.key);
-    // Runtime attributes have no configured value: what the device runs is what counts.
-    std::optional<std::string> now = backend->OwnedKeys(ctx).empty() ? state.running : state.configured;
+    // A runtime attribute: what the device runs is what counts.
+    std::optional<std::string> now = a.key.kind == knobs::KnobKind::kSysfs ? state.running : state.configured;
     if (now == a.value) continue;
     out.push_back({"profile", a.key.Text(), now, state.running,
                    fmt::format("profile {} (transaction {}) set {}, now {}", apply->intent.profile, apply->id, a.value,

@@ -19,9 +19,47 @@ bool IsReverted(const std::vector<Transaction>& txns, const Transaction& txn) {
   return false;
 }
 
+namespace {
+
+// The revert that undid `txn` and is not undone itself; empty when none.
+std::string RevertedBy(const std::vector<Transaction>& txns, const Transaction& txn) {
+  for (const Transaction& t : txns)
+    if (t.number > txn.number && t.state == State::kCommitted && t.intent.verb == "revert" &&
+        t.intent.reverts == txn.id && !IsReverted(txns, t))
+      return t.id;
+  return "";
+}
+
+// The first later transaction, committed and not reverted, that replaces `txn` as a whole.
+std::string SupersededBy(const std::vector<Transaction>& txns, const Transaction& txn) {
+  for (const Transaction& t : txns) {
+    if (t.number <= txn.number || t.state != State::kCommitted || IsReverted(txns, t)) continue;
+    if (t.intent.verb == "reset" || (t.intent.verb == "apply" && txn.intent.verb == "apply")) return t.id;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<Effect> Effects(const std::vector<Transaction>& txns) {
+  std::vector<Effect> out;
+  out.reserve(txns.size());
+  for (const Transaction& t : txns) {
+    Effect e;
+    if (t.state == State::kCommitted) {
+      e.reverted_by = RevertedBy(txns, t);
+      if (e.reverted_by.empty()) e.superseded_by = SupersededBy(txns, t);
+      e.in_effect = e.reverted_by.empty() && e.superseded_by.empty();
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 const Transaction* LastRevertible(const std::vector<Transaction>& txns) {
-  for (auto it = txns.rbegin(); it != txns.rend(); ++it)
-    if (it->state == State::kCommitted && it->intent.verb != "revert" && !IsReverted(txns, *it)) return &*it;
+  std::vector<Effect> effects = Effects(txns);
+  for (size_t i = txns.size(); i-- > 0;)
+    if (effects[i].in_effect && txns[i].intent.verb != "revert") return &txns[i];
   return nullptr;
 }
 
@@ -52,11 +90,9 @@ std::vector<std::string> CreatedDirs(const std::vector<Transaction>& txns) {
 }
 
 const Transaction* ActiveApply(const std::vector<Transaction>& txns) {
-  for (auto it = txns.rbegin(); it != txns.rend(); ++it) {
-    if (it->state != State::kCommitted || IsReverted(txns, *it)) continue;
-    if (it->intent.verb == "apply") return &*it;
-    if (it->intent.verb == "reset") return nullptr;
-  }
+  std::vector<Effect> effects = Effects(txns);
+  for (size_t i = txns.size(); i-- > 0;)
+    if (effects[i].in_effect && txns[i].intent.verb == "apply") return &txns[i];
   return nullptr;
 }
 

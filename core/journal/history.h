@@ -15,7 +15,24 @@ const Transaction* Find(const std::vector<Transaction>& txns, std::string_view i
 // A committed transaction is reverted when a committed revert of it is itself not reverted.
 bool IsReverted(const std::vector<Transaction>& txns, const Transaction& txn);
 
-// `revert last`: the newest committed transaction that is not a revert and not reverted.
+// Whether a transaction is in effect, and if not, why. A committed transaction is in effect until
+//   - a revert of it (itself in effect... or at least not reverted) undoes it: reverted_by;
+//   - a later reset puts everything before it back to stock: superseded_by the reset;
+//   - for an apply, a later apply replaces its profile (what the old profile set and the new one
+//     does not is unset by the new one): superseded_by that apply.
+// A revert is in effect as the undo it is (never the target of `revert last`; `revert ID` of it
+// redoes). A `set`/`unset` is not superseded by a later one of the same key: the later row shows
+// the newer value. Reverting the reset or the replacing apply puts the earlier ones back in effect.
+struct Effect {
+  bool in_effect = false;
+  std::string reverted_by;
+  std::string superseded_by;
+};
+
+// One per transaction of `txns`, in the same order.
+std::vector<Effect> Effects(const std::vector<Transaction>& txns);
+
+// `revert last`: the newest transaction in effect that is not a revert.
 const Transaction* LastRevertible(const std::vector<Transaction>& txns);
 
 // What rocmtune's committed transactions last left at `path`: nullopt when rocmtune never
@@ -29,7 +46,7 @@ bool IsDrift(const std::vector<Transaction>& txns, std::string_view path, const 
 // Directories rocmtune's committed transactions created and have not removed since.
 std::vector<std::string> CreatedDirs(const std::vector<Transaction>& txns);
 
-// The newest apply still in effect (not reverted, not followed by a reset); nullptr when none.
+// The newest apply still in effect (Effects); nullptr when none.
 const Transaction* ActiveApply(const std::vector<Transaction>& txns);
 
 // Its profile's name; empty when none.

@@ -35,7 +35,8 @@ std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv
   return out;
 }
 
-plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txns, const Transaction& txn, bool force) {
+plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txns, const Transaction& txn, bool force,
+                      const AttributeHolds& holds) {
   plan::Plan plan;
   plan.root = root.id();
   plan.intent = {"revert", "", {}, txn.id, {}};
@@ -69,7 +70,8 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
       plan.ops.push_back(std::move(op));
     } else if (done.kind == plan::OpKind::kWriteSysfs) {
       auto read = root.ReadFile(done.path);
-      if (read && done.before && *read == *done.before) continue;  // already as before
+      if (read && done.before && (holds ? holds(done.path, *read, *done.before) : *read == *done.before))
+        continue;  // already as before
       plan::Op op = done;
       op.before = done.after;
       op.after = done.before;

@@ -37,6 +37,11 @@ class WordCodec final : public SysfsCodec {
     if (Listed(wanted)) return std::string(wanted);
     return Fail(ErrorCode::kInvalidArgument, fmt::format("'{}' is not accepted (values: {})", wanted, Joined()));
   }
+  Result<std::string> EncodeRestore(std::string_view raw, std::string_view wanted) const override {
+    auto encoded = Encode(raw, wanted);
+    if (encoded) *encoded += '\n';
+    return encoded;
+  }
   Result<void> CheckWrite(std::string_view, std::string_view written) const override {
     if (Listed(written)) return {};
     return Fail(ErrorCode::kInvalidArgument, fmt::format("'{}' is not a value this attribute takes", written));

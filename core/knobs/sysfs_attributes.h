@@ -26,6 +26,11 @@ class SysfsCodec {
   // What to write for the value a person asked for, on a device whose attribute reads `raw`;
   // the error's message says why the device does not take it.
   virtual Result<std::string> Encode(std::string_view raw, std::string_view wanted) const = 0;
+  // What to write to put back a value the attribute had before (named as Current() named it),
+  // spelled as Restorable() would have spelled it: a word as `echo` writes it, with its newline.
+  virtual Result<std::string> EncodeRestore(std::string_view raw, std::string_view wanted) const {
+    return Encode(raw, wanted);
+  }
   // The helper's rule for a value to write (one trailing newline already taken off). `raw` is the
   // attribute's content when ReadsDeviceToCheck(), else empty.
   virtual bool ReadsDeviceToCheck() const { return false; }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "knobs/runtime_state.h"
+#include "plan/owned_paths.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
@@ -59,6 +61,46 @@ std::optional<std::string> Current(const KnobContext& ctx, const detect::Gpu& gp
   return v.empty() ? std::nullopt : std::optional(v);
 }
 
+// Does `key` (cardN, a PCI address or all) name the device of a recorded setting?
+bool Names(const KnobContext& ctx, const KnobKey& key, const RuntimeSetting& r) {
+  if (r.attribute != key.name) return false;
+  if (key.target == "all" || key.target == r.device) return true;
+  for (const detect::Gpu* gpu : Targets(ctx, key.target))
+    if (gpu->id == r.device) return true;
+  return false;
+}
+
+const detect::Gpu* GpuById(const KnobContext& ctx, std::string_view id) {
+  for (const detect::Gpu& g : ctx.inventory.gpus)
+    if (g.id == id) return &g;
+  return nullptr;
+}
+
+plan::Op WriteOp(const detect::Gpu& gpu, std::string_view name, std::optional<std::string> before, std::string after,
+                 std::string reason) {
+  plan::Op op;
+  op.kind = plan::OpKind::kWriteSysfs;
+  op.backend = plan::BackendId::kSysfs;
+  op.path = fmt::format("{}/{}", *gpu.device_dir, name);
+  op.before = std::move(before);
+  op.after = std::move(after);
+  op.reason = std::move(reason);
+  return op;
+}
+
+// What rocmtune keeps set changes with the attributes, in the same transaction.
+void AddStateOp(const KnobContext& ctx, const std::vector<RuntimeSetting>& state, plan::Plan& plan) {
+  plan::Op op;
+  op.backend = plan::BackendId::kSysfs;
+  op.path = std::string(plan::kRuntimeState);
+  op.before = ReadOptional(ctx.root, plan::kRuntimeState);
+  if (!state.empty()) op.after = RuntimeStateText(state);
+  op.kind = op.after ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
+  op.reason = "the runtime settings rocmtune keeps (re-applied after a GPU reset or reboot) and their values before";
+  if (op.before == op.after) return;
+  plan.ops.push_back(std::move(op));
+}
+
 bool RuntimeSuspended(const KnobContext& ctx, const detect::Gpu& gpu) {
   if (!gpu.device_dir) return false;
   auto status = ctx.root.ReadFile(*gpu.device_dir + "/power/runtime_status", 64);
@@ -81,7 +123,12 @@ void SysfsBackend::Validate(const KnobContext& ctx, const KnobKey& key, const st
     return;
   }
   auto gpus = Targets(ctx, key.target);
-  if (gpus.empty()) {
+  // What rocmtune recorded for a device that is gone can still be forgotten.
+  const auto recorded = DesiredRuntime(ctx.root);
+  bool forgettable = !value && std::any_of(recorded.begin(), recorded.end(), [&](const RuntimeSetting& r) {
+    return r.device == key.target && r.attribute == key.name;
+  });
+  if (gpus.empty() && !forgettable) {
     plan.refused.push_back(
         {text, fmt::format("{}: no amdgpu GPU is '{}' (use cardN, a PCI slot or all)", text, key.target), ""});
     return;
@@ -136,44 +183,104 @@ KnobState SysfsBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
     state.running = joined;
   }
   state.effective = state.running;
+  // What rocmtune keeps set: its value is the configured one, until a reset or unset.
+  std::vector<std::string> wanted;
+  for (const RuntimeSetting& r : DesiredRuntime(ctx.root))
+    if (Names(ctx, key, r)) wanted.push_back(r.value);
+  if (!wanted.empty()) {
+    state.owner = Owner::kRocmtune;
+    state.configured_in = std::string(plan::kRuntimeState);
+    bool same = std::all_of(wanted.begin(), wanted.end(), [&](const auto& v) { return v == wanted[0]; });
+    std::string joined;
+    for (const auto& v : wanted) joined += (joined.empty() ? "" : ", ") + v;
+    state.configured = same ? wanted[0] : joined;
+  }
   return state;
 }
 
 void SysfsBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
                                plan::Plan& plan) const {
+  std::vector<RuntimeSetting> state = DesiredRuntime(ctx.root);
+  auto recorded = [&](std::string_view device, std::string_view name) {
+    return std::find_if(state.begin(), state.end(),
+                        [&](const RuntimeSetting& r) { return r.device == device && r.attribute == name; });
+  };
   for (const Assignment& a : set) {
+    const Attribute* attr = FindSysfsAttribute(a.key.name);
     for (const detect::Gpu* gpu : Targets(ctx, a.key.target)) {
       auto raw = ReadAttr(ctx, *gpu, a.key.name);
       auto current = Current(ctx, *gpu, a.key.name);
-      if (!raw || current == a.value) continue;
-      const Attribute* attr = FindSysfsAttribute(a.key.name);
-      auto encoded = attr ? attr->codec->Encode(*raw, a.value) : Result<std::string>(a.value);
-      if (!encoded) continue;  // refused by Validate
-      const std::string& write = *encoded;
-      plan::Op op;
-      op.kind = plan::OpKind::kWriteSysfs;
-      op.backend = plan::BackendId::kSysfs;
-      op.path = fmt::format("{}/{}", *gpu->device_dir, a.key.name);
-      op.before = current;
-      op.after = write;
-      op.reason = fmt::format("{} on {} ({} -> {})", a.key.name, gpu->id, current.value_or("unknown"), a.value);
-      if (RuntimeSuspended(ctx, *gpu))
-        op.reason += "; the device is runtime-suspended: the write wakes it, the value holds until the next GPU reset";
-      plan.ops.push_back(std::move(op));
+      if (!raw || !attr) continue;
+      auto it = recorded(gpu->id, a.key.name);
+      if (current != a.value) {
+        auto encoded = attr->codec->Encode(*raw, a.value);
+        if (!encoded) continue;  // refused by Validate
+        std::string reason =
+            fmt::format("{} on {} ({} -> {})", a.key.name, gpu->id, current.value_or("unknown"), a.value);
+        if (RuntimeSuspended(ctx, *gpu))
+          reason += "; the device is runtime-suspended: the write wakes it, the value holds until the next GPU reset";
+        plan.ops.push_back(WriteOp(*gpu, a.key.name, current, std::move(*encoded), std::move(reason)));
+      }
+      // The value before is the one found when rocmtune first set it; back at it, nothing is kept.
+      if (it != state.end()) {
+        if (it->before == a.value) state.erase(it);
+        else it->value = a.value;
+      } else if (current && current != a.value && IsRuntimeWord(*current) && IsRuntimeWord(a.value)) {
+        state.push_back({gpu->id, a.key.name, a.value, *current});
+      }
     }
   }
-  for (const KnobKey& k : unset)
-    plan.warnings.push_back({k.Text(),
-                             fmt::format("{}: a runtime attribute has no stored setting to remove; it returns "
-                                         "to the driver's default at the next boot or GPU reset",
-                                         k.Text()),
-                             ""});
+  for (const KnobKey& k : unset) {
+    bool any = false;
+    for (auto it = state.begin(); it != state.end();) {
+      if (!Names(ctx, k, *it)) {
+        ++it;
+        continue;
+      }
+      any = true;
+      const Attribute* attr = FindSysfsAttribute(it->attribute);
+      const detect::Gpu* gpu = GpuById(ctx, it->device);
+      auto raw = gpu ? ReadAttr(ctx, *gpu, it->attribute) : std::nullopt;
+      if (!gpu || !raw || !attr) {
+        plan.warnings.push_back({k.Text(),
+                                 fmt::format("{}: {} is not here to write {} back to; rocmtune forgets its setting",
+                                             k.Text(), it->device, it->before),
+                                 ""});
+      } else if (attr->codec->Current(*raw) != it->before) {
+        auto encoded = attr->codec->EncodeRestore(*raw, it->before);
+        if (!encoded) {
+          plan.refused.push_back({k.Text(), fmt::format("{}: {} {}", k.Text(), it->device, encoded.error().message),
+                                  std::string(attr->source)});
+        } else {
+          auto current = attr->codec->Current(*raw);
+          plan.ops.push_back(WriteOp(*gpu, it->attribute, current, std::move(*encoded),
+                                     fmt::format("{} on {} back to its value before rocmtune ({} -> {})", it->attribute,
+                                                 it->device, current.value_or("unknown"), it->before)));
+        }
+      }
+      it = state.erase(it);
+    }
+    if (!any)
+      plan.warnings.push_back({k.Text(),
+                               fmt::format("{}: rocmtune keeps no setting of it; the attribute returns to the "
+                                           "driver's default at the next boot or GPU reset",
+                                           k.Text()),
+                               ""});
+  }
+  AddStateOp(ctx, state, plan);
 }
 
-std::vector<KnobKey> SysfsBackend::ConfiguredKeys(const KnobContext&) const { return {}; }
+std::vector<KnobKey> SysfsBackend::ConfiguredKeys(const KnobContext& ctx) const { return OwnedKeys(ctx); }
 
-// Runtime attributes have no stored setting; what rocmtune wrote is undone by `revert`.
-std::vector<KnobKey> SysfsBackend::OwnedKeys(const KnobContext&) const { return {}; }
+// What rocmtune keeps set, by the device's PCI address: what `reset` puts back.
+std::vector<KnobKey> SysfsBackend::OwnedKeys(const KnobContext& ctx) const {
+  std::vector<KnobKey> keys;
+  for (const RuntimeSetting& r : DesiredRuntime(ctx.root)) {
+    KnobKey key{KnobKind::kSysfs, "", r.device, r.attribute};
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  }
+  return keys;
+}
 
 std::vector<std::string> SysfsBackend::Describe(const KnobContext& ctx, const KnobKey& key) const {
   const Attribute* attr = FindSysfsAttribute(key.name);

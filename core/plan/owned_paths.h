@@ -19,6 +19,9 @@ inline constexpr std::string_view kProfileDropIn = "etc/profile.d/rocmtune.sh";
 inline constexpr std::string_view kGrubDropInPath = "etc/default/grub.d/zz-rocmtune.cfg";
 // cmdline backend: the tokens rocmtune added to BLS entries / /etc/kernel/cmdline.
 inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdline-tokens";
+// sysfs backend: the runtime attributes rocmtune set, by PCI address, with the value each had
+// before (knobs/runtime_state.h): what status/verify compare, reset puts back, the daemon re-applies.
+inline constexpr std::string_view kRuntimeState = "var/lib/rocmtune/runtime-settings";
 
 // Anything else found in one of these is drift; other files rocmtune edits (etc/default/grub ...)
 // are shared with their owners.

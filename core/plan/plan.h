@@ -94,6 +94,10 @@ struct Plan {
   bool reboot_required = false;
   Regen initramfs = Regen::kNo;
   Regen bootloader = Regen::kNo;
+  // Recorded as a transaction even with no op (an apply or a revert only): an apply of a profile
+  // that is not the active one makes it active, a revert marks what it undoes as reverted
+  // (journal/history.h). The core decides; the helper records only what a plan asks for.
+  bool record_if_empty = false;
 
   bool empty() const { return ops.empty(); }
 };

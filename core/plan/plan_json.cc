@@ -205,6 +205,7 @@ json PlanToJson(const Plan& plan) {
               {"warnings", MessagesToJson(plan.warnings)},
               {"refused", MessagesToJson(plan.refused)},
               {"conflicts", MessagesToJson(plan.conflicts)}};
+  if (plan.record_if_empty) doc["record_if_empty"] = true;
   if (plan.root) doc["root"] = {{"dev", plan.root->dev}, {"ino", plan.root->ino}};
   return doc;
 }
@@ -236,6 +237,11 @@ Result<Plan> PlanFromJson(std::string_view text) {
     const json& reboot = Member(doc, "reboot_required");
     if (!reboot.is_boolean()) return Fail(ErrorCode::kInvalidData, "plan: \"reboot_required\" must be true or false");
     plan.reboot_required = reboot.get<bool>();
+  }
+  if (doc.contains("record_if_empty")) {
+    const json& record = Member(doc, "record_if_empty");
+    if (!record.is_boolean()) return Fail(ErrorCode::kInvalidData, "plan: \"record_if_empty\" must be true or false");
+    plan.record_if_empty = record.get<bool>();
   }
   for (auto [key, field] : {std::pair{"initramfs", &plan.initramfs}, std::pair{"bootloader", &plan.bootloader}}) {
     auto name = String(doc, key, "plan", false);

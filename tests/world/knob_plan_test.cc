@@ -128,10 +128,14 @@ TEST(KnobPlanTest, SysfsProfileByName) {
   World w("rx6900xt");
   Plan p = w.Set({"sysfs.card0.pp_power_profile_mode=COMPUTE"});
   ASSERT_TRUE(p.refused.empty()) << AllText(p.refused);
-  ASSERT_EQ(p.ops.size(), 1u);
+  ASSERT_EQ(p.ops.size(), 2u);
   EXPECT_EQ(p.ops[0].kind, OpKind::kWriteSysfs);
   EXPECT_EQ(p.ops[0].before, "BOOTUP_DEFAULT");
   EXPECT_EQ(p.ops[0].after, "5");  // COMPUTE's index in this device's table
+  // What rocmtune keeps set, by PCI address, with the value before (knobs/runtime_state.h).
+  EXPECT_EQ(p.ops[1].kind, OpKind::kWriteFile);
+  EXPECT_EQ(p.ops[1].path, "var/lib/rocmtune/runtime-settings");
+  EXPECT_THAT(p.ops[1].after.value_or(""), HasSubstr("\n0000:0c:00.0 pp_power_profile_mode COMPUTE BOOTUP_DEFAULT\n"));
   EXPECT_FALSE(w.Set({"sysfs.card0.pp_power_profile_mode=TURBO"}).refused.empty());
   EXPECT_FALSE(w.Set({"sysfs.card7.power_dpm_force_performance_level=high"}).refused.empty());
   EXPECT_FALSE(w.Set({"sysfs.card0.power_dpm_force_performance_level=turbo"}).refused.empty());

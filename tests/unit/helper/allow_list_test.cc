@@ -24,6 +24,9 @@ TEST_F(AllowListTest, BaselineOpsPass) {
       File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline",
            *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, iommu)),
       File("var/lib/rocmtune/cmdline-tokens", "cmdline", "# tokens\niommu=pt\namdgpu.noretry=0\n"),
+      File("var/lib/rocmtune/runtime-settings", "sysfs",
+           "# kept\n0000:0c:00.0 pp_power_profile_mode COMPUTE BOOTUP_DEFAULT\n"
+           "0000:0c:00.0 power_dpm_force_performance_level high auto\n"),
       GrubEdit(GrubWith(iommu)),
       GrubEdit(GrubWith({"amdgpu.noretry=1", "iommu=pt"})),
       File(std::string(kBls), "cmdline", *knobs::SetBlsOptions(kBlsContent, iommu, {}), std::string(kBlsContent)),
@@ -126,6 +129,7 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
   auto profile = [](std::string c) { return File("etc/profile.d/rocmtune.sh", "env", std::move(c)); };
   auto dropin = [](std::string c) { return File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline", std::move(c)); };
   auto state = [](std::string c) { return File("var/lib/rocmtune/cmdline-tokens", "cmdline", std::move(c)); };
+  auto runtime = [](std::string c) { return File("var/lib/rocmtune/runtime-settings", "sysfs", std::move(c)); };
   std::string good_dropin =
       *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"});
   const std::vector<Hostile> cases = {
@@ -161,6 +165,14 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
       {"state with two tokens on a line", state("iommu=pt rd.break\n"), rule::kOwnedGrammar},
       {"state with an unknown option", state("init=/bin/sh\n"), rule::kKernelToken},
       {"state with an invalid value", state("amd_iommu=pt\n"), rule::kKernelToken},
+      {"runtime state with three words", runtime("0000:0c:00.0 pp_power_profile_mode COMPUTE\n"), rule::kOwnedGrammar},
+      {"runtime state naming a path", runtime("../../x pp_power_profile_mode COMPUTE VIDEO\n"), rule::kOwnedGrammar},
+      {"runtime state of another attribute", runtime("0000:0c:00.0 pp_od_clk_voltage COMPUTE VIDEO\n"),
+       rule::kSysfsAttribute},
+      {"runtime state with a value the attribute lacks",
+       runtime("0000:0c:00.0 power_dpm_force_performance_level turbo auto\n"), rule::kSysfsValue},
+      {"runtime state with a shell word", runtime("0000:0c:00.0 pp_power_profile_mode $(id) VIDEO\n"),
+       rule::kSysfsValue},
   };
   for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
 }

@@ -202,5 +202,39 @@ TEST(HistoryTest, ActiveProfileFollowsApplyRevertAndReset) {
   EXPECT_EQ(ActiveProfile(j.all()), "");
 }
 
+// In effect or why not: reverted by the revert that undid it, superseded by a later reset (all
+// before it) or by a later apply (the apply before it); undoing those puts them back in effect.
+TEST(HistoryTest, EffectsSayWhichTransactionsAreInEffectAndWhyNot) {
+  Journal j;
+  auto shown = [&] {
+    std::vector<std::string> out;
+    std::vector<Effect> effects = Effects(j.all());
+    for (size_t i = 0; i < effects.size(); ++i) {
+      const Effect& e = effects[i];
+      out.push_back(e.in_effect                ? "in effect"
+                    : !e.reverted_by.empty()   ? "reverted by " + e.reverted_by
+                    : !e.superseded_by.empty() ? "superseded by " + e.superseded_by
+                                               : std::string(StateName(j.all()[i].state)));
+    }
+    return out;
+  };
+  j.Apply("a");                   // 1
+  j.Set();                        // 2
+  j.Apply("b");                   // 3: replaces a
+  j.Set({}, State::kRolledBack);  // 4
+  EXPECT_EQ(shown(), (std::vector<std::string>{"superseded by 3", "in effect", "in effect", "rolled-back"}));
+  EXPECT_EQ(LastRevertible(j.all())->id, "3");
+  j.Revert("3");  // 5
+  EXPECT_EQ(shown(), (std::vector<std::string>{"in effect", "in effect", "reverted by 5", "rolled-back", "in effect"}));
+  EXPECT_EQ(LastRevertible(j.all())->id, "2") << "not the revert";
+  j.Add("reset");  // 6
+  EXPECT_EQ(shown(), (std::vector<std::string>{"superseded by 6", "superseded by 6", "reverted by 5", "rolled-back",
+                                               "superseded by 6", "in effect"}));
+  EXPECT_EQ(LastRevertible(j.all())->id, "6");
+  j.Revert("6");  // 7
+  EXPECT_EQ(shown(), (std::vector<std::string>{"in effect", "in effect", "reverted by 5", "rolled-back", "in effect",
+                                               "reverted by 7", "in effect"}));
+}
+
 }  // namespace
 }  // namespace rocmtune::journal
