@@ -17,7 +17,7 @@ std::string_view WithoutPadding(std::string_view raw) {
 }
 
 // An attribute that reads back one word from a fixed list and takes the same word. The word it
-// read, with a newline as `echo` writes it, puts it back (never the raw bytes: a read with a
+// read, with its newline as `echo` writes it, puts it back (never other raw bytes: a read with a
 // stray '\r' or blanks would be a value the helper refuses, and the revert would be stuck).
 class WordCodec final : public SysfsCodec {
  public:
@@ -28,9 +28,12 @@ class WordCodec final : public SysfsCodec {
     return v.empty() ? std::nullopt : std::optional(v);
   }
   std::optional<std::string> Restorable(std::string_view raw) const override {
-    std::string word = text::Clean(WithoutPadding(raw));
+    std::string_view shown = WithoutPadding(raw);
+    std::string word = text::Clean(shown);
     if (!Listed(word)) return std::nullopt;
-    return word + "\n";
+    // sysfs reads end in a newline; a world's file written by rocmtune may not, and gets back
+    // exactly what it held.
+    return shown.ends_with('\n') ? word + "\n" : word;
   }
   std::span<const std::string_view> FixedValues() const override { return values_; }
   Result<std::string> Encode(std::string_view, std::string_view wanted) const override {
