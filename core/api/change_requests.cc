@@ -169,6 +169,7 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   plan = plan::PlanRequest(kctx, apply.request);
   plan.intent = std::move(apply.intent);
   plan.intent.with = with;
+  plan.intent.resets = resolved->reset;
   if (!desired->refused.empty()) {
     plan.refused.insert(plan.refused.end(), desired->refused.begin(), desired->refused.end());
     plan.ops.clear();

@@ -30,11 +30,14 @@ std::string RevertedBy(const std::vector<Transaction>& txns, const Transaction& 
   return "";
 }
 
-// The first later transaction, committed and not reverted, that replaces `txn` as a whole.
+// The first later transaction, committed and not reverted, that replaces `txn` as a whole: a
+// reset (or an apply of a resetting profile such as stock) ends everything before it; another
+// apply ends an apply.
 std::string SupersededBy(const std::vector<Transaction>& txns, const Transaction& txn) {
   for (const Transaction& t : txns) {
     if (t.number <= txn.number || t.state != State::kCommitted || IsReverted(txns, t)) continue;
-    if (t.intent.verb == "reset" || (t.intent.verb == "apply" && txn.intent.verb == "apply")) return t.id;
+    if (t.intent.verb == "reset" || (t.intent.verb == "apply" && (t.intent.resets || txn.intent.verb == "apply")))
+      return t.id;
   }
   return "";
 }

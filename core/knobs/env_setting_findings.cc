@@ -26,9 +26,9 @@ class EnvChecker {
 
   void Check(const EnvSetting& s, bool owned) {
     const knowledge::EnvVars& table = knowledge::EnvVars::Builtin();
-    const std::string at = ctx_.root.Display(fmt::format("{}:{}", s.file, s.line));
+    // The message says what is wrong; where (file, line) are the finding's own fields.
     if (const knowledge::NotReadVar* nobody = table.FindNotRead(s.name)) {
-      Add("env.not-read", detect::Severity::kWarning, fmt::format("{} sets {}: {}", at, s.name, nobody->why), s,
+      Add("env.not-read", detect::Severity::kWarning, fmt::format("{}: {}", s.name, nobody->why), s,
           owned ? Unset(s) : nobody->hint, nobody->source);
       return;
     }
@@ -38,7 +38,7 @@ class EnvChecker {
       if (std::string why = knowledge::CheckEnvGrammar(*var, value); !why.empty()) {
         bool fails = var->on_invalid == "fails";
         Add("env.invalid-value", fails ? detect::Severity::kError : detect::Severity::kWarning,
-            fmt::format("{}: {}{}", at, why, fails ? "" : " (the library ignores it, as if unset)"), s,
+            fmt::format("{}{}", why, fails ? "" : " (the library ignores it, as if unset)"), s,
             owned ? fmt::format("rocmtunectl set env.{}=<a valid value>, or {}", s.name, Unset(s))
                   : "correct the value or remove the line",
             var->source);
@@ -53,7 +53,7 @@ class EnvChecker {
     }
     if (const knowledge::DebugVar* debug = table.FindDebug(s.name); debug && knowledge::DebugSwitchOn(*debug, value))
       Add("env.debug-switch", detect::Severity::kWarning,
-          fmt::format("{} leaves the debugging switch {}={} on: {}", at, s.name, value, debug->cost), s,
+          fmt::format("the debugging switch {}={} is on: {}", s.name, value, debug->cost), s,
           owned ? Unset(s) : debug->hint, debug->source);
   }
 

@@ -74,6 +74,8 @@ struct Intent {
   std::vector<std::string> args;  // set/unset: the keys and assignments as typed
   std::string reverts;            // revert: the transaction id it undoes
   std::vector<std::string> with;  // apply: optional items asked for with --with
+  // apply of a profile with `reset = true` (stock): like `reset`, it ends everything before it.
+  bool resets = false;
 };
 
 struct Plan {

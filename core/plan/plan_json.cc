@@ -123,6 +123,7 @@ Result<Regen> ParseRegen(std::string_view name) {
 json IntentToJson(const Intent& intent) {
   json j = {{"verb", intent.verb}, {"profile", intent.profile}, {"args", intent.args}, {"reverts", intent.reverts}};
   if (!intent.with.empty()) j["with"] = intent.with;  // absent in journals written before --with was recorded
+  if (intent.resets) j["resets"] = true;              // absent: false (and in journals before it was recorded)
   return j;
 }
 
@@ -139,7 +140,12 @@ Result<Intent> IntentFromJson(const json& j) {
   if (!reverts) return tl::unexpected(reverts.error());
   auto with = Strings(j, "with", "intent");
   if (!with) return tl::unexpected(with.error());
-  return Intent{*verb, *profile, *args, *reverts, *with};
+  bool resets = false;
+  if (auto it = j.find("resets"); it != j.end()) {
+    if (!it->is_boolean()) return Fail(ErrorCode::kInvalidData, "intent: \"resets\" must be true or false");
+    resets = it->get<bool>();
+  }
+  return Intent{*verb, *profile, *args, *reverts, *with, resets};
 }
 
 json OpToJson(const Op& op) {

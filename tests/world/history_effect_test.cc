@@ -103,6 +103,20 @@ TEST(HistoryEffectTest, AnApplyReplacesTheProfileBeforeAndRevertingItBringsThatB
   EXPECT_EQ(testing::ChangedPaths(original, w.Snapshot(), false, {"var"}), std::vector<std::string>{});
 }
 
+// stock resets: it ends every earlier transaction, sets included, as `reset` does; reverting it
+// brings them back into effect.
+TEST(HistoryEffectTest, ApplyingStockSupersedesEarlierSetsLikeAReset) {
+  WorldCopy w("rx6600");
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
+  ASSERT_EQ(w.Ctl({"apply", "rdna2-consumer-compat"}).exit_code, kExitOk);
+  ASSERT_EQ(w.Ctl({"apply", "stock"}).exit_code, kExitOk);
+  EXPECT_EQ(Effects(w), (std::vector<std::string>{"1 superseded by 3", "2 superseded by 3", "3 in effect"}));
+  auto last = w.Ctl({"revert", "last", "--json"});
+  ASSERT_EQ(last.exit_code, kExitOk) << last.out;
+  EXPECT_EQ(Effects(w), (std::vector<std::string>{"1 in effect", "2 in effect", "3 reverted by 4", "4 in effect"}));
+  EXPECT_EQ(Profile(w), "rdna2-consumer-compat");
+}
+
 // The machine already is in the profile's state: applying it writes nothing, and records the
 // apply, so the profile is active; the same apply again records nothing.
 TEST(HistoryEffectTest, ApplyingAProfileTheMachineAlreadyHasMakesItActive) {

@@ -109,7 +109,8 @@ TEST(PlanJsonTest, EveryIntentVerbRoundTrips) {
   for (const Intent& intent :
        {Intent{"apply", "rdna1-safe", {}, "", {}}, Intent{"unset", "", {"amdgpu.noretry"}, "", {}},
         Intent{"revert", "", {}, "12", {}}, Intent{"reset", "", {}, "", {}},
-        Intent{"apply", "instinct", {"cmdline.iommu=pt"}, "", {"mi-intel-iommu-on"}}}) {
+        Intent{"apply", "instinct", {"cmdline.iommu=pt"}, "", {"mi-intel-iommu-on"}},
+        Intent{"apply", "stock", {"amdgpu.noretry"}, "", {}, true}}) {
     auto back = IntentFromJson(IntentToJson(intent));
     ASSERT_TRUE(back) << intent.verb;
     EXPECT_EQ(back->verb, intent.verb);
@@ -117,8 +118,13 @@ TEST(PlanJsonTest, EveryIntentVerbRoundTrips) {
     EXPECT_EQ(back->args, intent.args);
     EXPECT_EQ(back->reverts, intent.reverts);
     EXPECT_EQ(back->with, intent.with);
+    EXPECT_EQ(back->resets, intent.resets);
     EXPECT_EQ(IntentToJson(intent).contains("with"), !intent.with.empty()) << "older journals stay byte-compatible";
+    EXPECT_EQ(IntentToJson(intent).contains("resets"), intent.resets) << "older journals stay byte-compatible";
   }
+  auto wrong = IntentFromJson(nlohmann::ordered_json::parse(R"({"verb":"apply","resets":"yes"})"));
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().message.find("resets"), std::string::npos) << wrong.error().message;
 }
 
 TEST(PlanJsonTest, MinimalPlanTakesDefaults) {
