@@ -45,7 +45,7 @@ class EnvChecker {
         return;
       }
       for (const plan::Message& m : OverrideProblems(ctx_, s))
-        Add("env.override-other-isa", detect::Severity::kError, m.message, s,
+        Add("env.override-other-isa", detect::Severity::kError, WithoutLocation(m.message, s), s,
             owned ? Unset(s)
                   : "remove it: an override only works between targets of one ISA family (gfx1031..gfx1036 as "
                     "10.3.0), never across generations",
@@ -60,6 +60,13 @@ class EnvChecker {
   std::vector<detect::Finding> Take() { return std::move(out_); }
 
  private:
+  // `set` warns with "<file>:<line> sets NAME=..." (a plan message has no file field); a finding
+  // has one, so its message starts at NAME.
+  std::string WithoutLocation(const std::string& message, const EnvSetting& s) const {
+    const std::string prefix = ctx_.root.Display(fmt::format("{}:{}", s.file, s.line)) + " sets ";
+    return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
+  }
+
   static std::string Unset(const EnvSetting& s) {
     return fmt::format("rocmtunectl unset env.{} (rocmtune wrote it to {})", s.name, s.file);
   }

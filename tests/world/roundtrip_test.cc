@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -159,11 +160,14 @@ TEST(ProfileCliTest, Rdna1SafeNamesAHandWrittenOverrideItCannotRemove) {
     EXPECT_EQ(k["configured_in"], "etc/environment");
   }
   EXPECT_TRUE(found) << status.out;
-  std::string finding;
+  std::string finding, where;
   for (const auto& f : status_doc["findings"])
-    if (f["id"] == "env.override-other-isa") finding = f["message"];
-  EXPECT_THAT(finding, HasSubstr("etc/environment:2 sets HSA_OVERRIDE_GFX_VERSION=10.3.0, which runs gfx1030 code"))
-      << status.out;
+    if (f["id"] == "env.override-other-isa") {
+      finding = f["message"];
+      where = fmt::format("{}:{}", f["file"].get<std::string>(), f["line"].get<int>());
+    }
+  EXPECT_THAT(finding, HasSubstr("HSA_OVERRIDE_GFX_VERSION=10.3.0, which runs gfx1030 code")) << status.out;
+  EXPECT_EQ(where, "etc/environment:2") << status.out;
   EXPECT_EQ(status_doc["findings"].size(), 2u) << "gpu.no-kfd of the world and the override, once";
   EXPECT_THAT(status.out, ::testing::Not(HasSubstr("\"env.PATH\""))) << "only variables rocmtune knows are shown";
 
