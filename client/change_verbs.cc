@@ -1,117 +1,161 @@
-// apply, set, unset, revert, reset: the core plans and runs them (core/api/change.h); this
-// shows the plan as it is made and the outcome, or prints the result document.
+// apply, set, unset, revert, reset: rocmtuned runs them (polkit asks, rocmtune-helper writes), or
+// the core here with the helper as a child (--root, or no daemon). Either way the outcome is the
+// rocmtune.result.v1 document, rendered by client/result_render.cc or printed (--json).
+#include <systemd/sd-bus.h>
+
 #include <fmt/format.h>
 
 #include "api/change.h"
-#include "api/status_json.h"
+#include "client/daemon_link.h"
+#include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/local_writer.h"
+#include "client/polkit_agent.h"
+#include "client/result_render.h"
 #include "client/verbs.h"
-#include "plan/unified_diff.h"
-#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
 
-void PrintMessages(std::string_view label, const std::vector<plan::Message>& messages) {
-  for (const auto& m : messages)
-    fmt::print("{}: {}{}\n", label, m.message, m.source.empty() ? "" : fmt::format("\n         source: {}", m.source));
-}
+using Request = std::function<Result<api::ChangeReport>(const sys::Root&, const api::ChangeOptions&, api::Writer&)>;
 
-void PrintOps(const plan::Plan& plan, bool diff) {
-  for (const plan::Op& op : plan.ops) {
-    switch (op.kind) {
-      case plan::OpKind::kWriteFile:
-      case plan::OpKind::kRemoveFile:
-        fmt::print("{} /{} ({})\n", op.kind == plan::OpKind::kWriteFile ? "write" : "remove", op.path, op.reason);
-        if (diff) fmt::print("{}\n", plan::UnifiedDiff(op.path, op.before, op.after));
-        break;
-      case plan::OpKind::kWriteSysfs:
-        fmt::print("sysfs /{} <- {} ({})\n", op.path, op.after.value_or(""), op.reason);
-        break;
-      case plan::OpKind::kRegenerate: {
-        std::string cmd;
-        for (const auto& a : op.argv) cmd += (cmd.empty() ? "" : " ") + a;
-        fmt::print("regenerate {}: {} ({})\n", op.path, cmd, op.reason);
-        break;
-      }
-    }
-  }
-}
-
-// What the plan is, before anything is written.
-void PrintPlan(const api::ChangeReport& report, const Args& args) {
-  const plan::Plan& plan = report.plan;
-  for (const std::string& s : report.skipped) fmt::print("skipped: {}\n", s);
-  PrintMessages("refused", plan.refused);
-  PrintMessages(args.force ? "drift (forced)" : "drift", plan.conflicts);
-  PrintMessages("warning", plan.warnings);
-  PrintMessages("note", plan.notes);
-  if (report.blocked) fmt::print("Nothing {} changed.\n", args.check ? "would be" : "was");
-  else if (plan.ops.empty()) fmt::print("Nothing to change: what rocmtune manages is already as requested.\n");
-  else PrintOps(plan, args.diff || args.check);
-}
-
-void PrintOutcome(const api::ChangeReport& report, const Args& args) {
-  const plan::Plan& plan = report.plan;
-  const api::Outcome& outcome = report.outcome;
-  for (const std::string& e : outcome.errors) PrintError(e);
-  if (report.blocked || plan.ops.empty()) return;
-  if (args.check) {
-    fmt::print("\ninitramfs: {}, boot loader: {}, reboot required: {}\n", plan::RegenName(plan.initramfs),
-               plan::RegenName(plan.bootloader), plan.reboot_required ? "yes" : "no");
-  } else if (outcome.changed) {
-    fmt::print("\nTransaction {} committed (undo: rocmtunectl revert {}). initramfs: {}, boot loader: {}{}\n",
-               *outcome.transaction, *outcome.transaction, plan::RegenName(*outcome.initramfs),
-               plan::RegenName(*outcome.bootloader), plan.reboot_required ? "; reboot to take effect" : "");
-  }
-}
-
-template <typename Request>
-int RunChange(const Context& ctx, const Args& args, Request request) {
+int RunLocal(const Context& ctx, const Args& args, const Request& request) {
   auto root = ctx.OpenRoot();
   if (!root) return Failed(ctx, root.error(), kExitFailed);
   LocalWriter writer(ctx);
   api::ChangeOptions options{args.check, args.force, nullptr};
-  if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(r, args); };
+  // The plan is shown before anything is written: regenerating an initramfs can take a minute.
+  if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(api::ResultJson(r), args); };
   Result<api::ChangeReport> report = request(*root, options, writer);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
-  if (ctx.json) fmt::print("{}\n", JsonText(api::ResultJson(*report)));
-  else PrintOutcome(*report, args);
+  Doc doc = api::ResultJson(*report);
+  if (ctx.json) PrintJson(doc);
+  else PrintOutcome(doc, args);
   return ExitFor(report->status);
+}
+
+// The daemon's answer: a result document (also as the message of Refused, Drift, Failed and
+// the authorization errors when a plan was made), or an error without one.
+int ShowDaemonResult(const Context& ctx, const Args& args, const BusReply& reply, const char* method) {
+  Doc doc = Doc::parse(reply.text, nullptr, /*allow_exceptions=*/false);
+  bool is_result = doc.is_object() && doc.value("schema", "") == api::kResultSchema;
+  if (!is_result) {
+    if (!reply.ok()) return BusFailed(ctx, reply);
+    Error error{ErrorCode::kInvalidData, 0, fmt::format("rocmtuned's answer to {} is not a result document", method)};
+    return Failed(ctx, error, kExitFailed);
+  }
+  if (ctx.json) {
+    PrintJson(doc);
+  } else {
+    PrintPlan(doc, args);
+    PrintOutcome(doc, args);
+    if (!reply.ok() && ExitForBusError(reply.error_name) == kExitNotAuthorized)
+      PrintError(HintForBusError(reply.error_name));
+  }
+  return reply.ok() ? kExitOk : ExitForBusError(reply.error_name);
+}
+
+// A NULL-terminated array of the strings (sd_bus_message_append_strv); valid while `v` is.
+std::vector<const char*> Strv(const std::vector<std::string>& v) {
+  std::vector<const char*> out;
+  for (const std::string& s : v) out.push_back(s.c_str());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Options of Apply/Set/Unset (a{sv}): with, force, check.
+int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
+  int r = sd_bus_message_open_container(m, 'a', "{sv}");
+  if (r >= 0 && with && !args.with.empty()) {
+    r = sd_bus_message_open_container(m, 'e', "sv");
+    if (r >= 0) r = sd_bus_message_append(m, "s", "with");
+    if (r >= 0) r = sd_bus_message_open_container(m, 'v', "as");
+    if (r >= 0) r = sd_bus_message_append_strv(m, const_cast<char**>(Strv(args.with).data()));
+    if (r >= 0) r = sd_bus_message_close_container(m);
+    if (r >= 0) r = sd_bus_message_close_container(m);
+  }
+  if (r >= 0 && args.force) r = sd_bus_message_append(m, "{sv}", "force", "b", 1);
+  if (r >= 0 && args.check) r = sd_bus_message_append(m, "{sv}", "check", "b", 1);
+  if (r >= 0) r = sd_bus_message_close_container(m);
+  return r;
+}
+
+// Runs the change through rocmtuned when the daemon path applies, else here.
+int RunChange(const Context& ctx, const Args& args, const char* method, const Append& append, const Request& request) {
+  if (method != nullptr) {
+    // polkit may ask an admin for a password: an agent on this terminal answers it.
+    bool interactive = !ctx.no_ask_password && !args.check;
+    std::optional<PolkitAgent> agent;
+    if (interactive) agent.emplace();
+    std::optional<BusReply> reply = AskDaemon(ctx, method, append, {.change = true, .interactive = interactive});
+    agent.reset();
+    if (reply) return ShowDaemonResult(ctx, args, *reply, method);
+  }
+  return RunLocal(ctx, args, request);
 }
 
 }  // namespace
 
 int RunApply(const Context& ctx, const Args& args) {
-  return RunChange(ctx, args, [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
-    return api::Apply(root, args.operands.at(0), args.with, o, w);
-  });
+  const std::string& profile = args.operands.at(0);
+  return RunChange(
+      ctx, args, "Apply",
+      [&](sd_bus_message* m) {
+        int r = sd_bus_message_append(m, "s", profile.c_str());
+        return r < 0 ? r : AppendOptions(m, args, true);
+      },
+      [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
+        return api::Apply(root, profile, args.with, o, w);
+      });
 }
 
 int RunSet(const Context& ctx, const Args& args) {
-  return RunChange(ctx, args, [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
-    return api::Set(root, args.operands, o, w);
-  });
+  // KEY=VALUE operands as the a{ss} Set takes; one without '=' goes the local way, whose
+  // parser names it (the daemon would only see a malformed dictionary).
+  bool well_formed = true;
+  for (const std::string& a : args.operands) well_formed &= a.find('=') != std::string::npos;
+  return RunChange(
+      ctx, args, well_formed ? "Set" : nullptr,
+      [&](sd_bus_message* m) {
+        int r = sd_bus_message_open_container(m, 'a', "{ss}");
+        for (const std::string& a : args.operands) {
+          if (r < 0) break;
+          size_t eq = a.find('=');
+          r = sd_bus_message_append(m, "{ss}", a.substr(0, eq).c_str(), a.substr(eq + 1).c_str());
+        }
+        if (r >= 0) r = sd_bus_message_close_container(m);
+        return r < 0 ? r : AppendOptions(m, args, false);
+      },
+      [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
+        return api::Set(root, args.operands, o, w);
+      });
 }
 
 int RunUnset(const Context& ctx, const Args& args) {
-  return RunChange(ctx, args, [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
-    return api::Unset(root, args.operands, o, w);
-  });
+  return RunChange(
+      ctx, args, "Unset",
+      [&](sd_bus_message* m) {
+        int r = sd_bus_message_append_strv(m, const_cast<char**>(Strv(args.operands).data()));
+        return r < 0 ? r : AppendOptions(m, args, false);
+      },
+      [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
+        return api::Unset(root, args.operands, o, w);
+      });
 }
 
+// Revert and Reset take no options on the bus: a check is planned here (it writes nothing).
 int RunRevert(const Context& ctx, const Args& args) {
   std::string id = args.operands.empty() ? "" : args.operands.front();
-  return RunChange(ctx, args, [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
-    return api::Revert(root, id, o, w);
-  });
+  return RunChange(
+      ctx, args, args.check || args.force ? nullptr : "Revert",
+      [&](sd_bus_message* m) { return sd_bus_message_append(m, "s", id.c_str()); },
+      [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) { return api::Revert(root, id, o, w); });
 }
 
 int RunReset(const Context& ctx, const Args& args) {
-  return RunChange(ctx, args, [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
-    return api::Reset(root, o, w);
-  });
+  return RunChange(
+      ctx, args, args.check || args.force ? nullptr : "Reset", {},
+      [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) { return api::Reset(root, o, w); });
 }
 
 }  // namespace rocmtune::client

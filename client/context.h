@@ -12,6 +12,7 @@ namespace rocmtune::client {
 
 struct Context {
   std::string root = "/";
+  bool root_given = false;  // --root: always the local path (client/daemon_link.h)
   bool json = false;
   bool no_ask_password = false;
 

@@ -1,33 +1,49 @@
 // `rocmtunectl explain KEY`: what a knob is, its configured / running / effective value here,
-// where it is set, whether it matters on each GPU, and why (source).
+// where it is set, whether it matters on each GPU, and why (source). rocmtuned's Explain, or the
+// core here.
 #include <fmt/format.h>
 
 #include "api/explain.h"
-#include "api/status_json.h"
+#include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
-#include "util/json_text.h"
 
 namespace rocmtune::client {
+namespace {
+
+void PrintHuman(const Doc& doc) {
+  fmt::print("{} ({} backend)\n", Field(doc, "key"), Field(doc, "backend"));
+  if (doc.contains("about") && doc["about"].is_array())
+    for (const Doc& line : doc["about"])
+      if (line.is_string()) fmt::print("  {}\n", line.get<std::string>());
+  std::string where = Field(doc, "configured_in", "");
+  fmt::print("\n  configured: {}{}\n", Field(doc, "configured", "(not set)"), where.empty() ? "" : " in /" + where);
+  fmt::print("  running:    {}\n", Field(doc, "running", "unknown"));
+  fmt::print("  effective:  {}\n", Field(doc, "effective", "unknown"));
+  bool pending =
+      doc.contains("pending_reboot") && doc["pending_reboot"].is_boolean() && doc["pending_reboot"].get<bool>();
+  fmt::print("  owner:      {}{}\n", Field(doc, "owner"), pending ? " (pending reboot)" : "");
+  if (doc.contains("notes") && doc["notes"].is_array())
+    for (const Doc& n : doc["notes"])
+      if (n.is_string()) fmt::print("  note: {}\n", n.get<std::string>());
+}
+
+}  // namespace
 
 int RunExplain(const Context& ctx, const Args& args) {
-  auto system = ctx.LoadSystem();
-  if (!system) return Failed(ctx, system.error(), kExitFailed);
-  auto report = api::Explain(*system, args.operands.at(0));
-  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
-  if (ctx.json) {
-    fmt::print("{}\n", JsonText(api::ExplainJson(*report)));
-    return kExitOk;
-  }
-  const knobs::KnobState& state = report->state;
-  fmt::print("{} ({} backend)\n", report->key.Text(), report->backend);
-  for (const std::string& line : report->about) fmt::print("  {}\n", line);
-  fmt::print("\n  configured: {}{}\n", state.configured.value_or("(not set)"),
-             state.configured_in ? fmt::format(" in /{}", *state.configured_in) : "");
-  fmt::print("  running:    {}\n", state.running.value_or("unknown"));
-  fmt::print("  effective:  {}\n", state.effective.value_or("unknown"));
-  fmt::print("  owner:      {}{}\n", knobs::Name(state.owner), state.pending_reboot ? " (pending reboot)" : "");
-  for (const std::string& n : state.notes) fmt::print("  note: {}\n", n);
+  const std::string& key = args.operands.at(0);
+  Fetched doc = ReadDocument(
+      ctx, "Explain", [&](sd_bus_message* m) { return sd_bus_message_append(m, "s", key.c_str()); },
+      [&]() -> Result<Doc> {
+        auto system = ctx.LoadSystem();
+        if (!system) return tl::unexpected(system.error());
+        auto report = api::Explain(*system, key);
+        if (!report) return tl::unexpected(report.error());
+        return api::ExplainJson(*report);
+      });
+  if (!doc) return doc.error();
+  if (ctx.json) PrintJson(*doc);
+  else PrintHuman(*doc);
   return kExitOk;
 }
 

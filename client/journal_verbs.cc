@@ -1,49 +1,66 @@
-// `history` and `verify`: what the journal says, as a table or the core's document.
+// `history` and `verify`: what the journal says (rocmtuned's History / Verify, or the core here),
+// as a table or the document.
 #include <fmt/format.h>
 
 #include "api/history.h"
-#include "api/status_json.h"
 #include "api/verify.h"
+#include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/table.h"
 #include "client/verbs.h"
-#include "util/json_text.h"
 
 namespace rocmtune::client {
 
 int RunHistory(const Context& ctx, const Args&) {
-  auto system = ctx.LoadSystem();
-  if (!system) return Failed(ctx, system.error(), kExitFailed);
-  api::HistoryReport report = api::History(*system);
+  Fetched doc = ReadDocument(
+      ctx, "History", {},
+      [&]() -> Result<Doc> {
+        auto system = ctx.LoadSystem();
+        if (!system) return tl::unexpected(system.error());
+        return api::HistoryJson(api::History(*system));
+      },
+      kExitFailed);
+  if (!doc) return doc.error();
   if (ctx.json) {
-    fmt::print("{}\n", JsonText(api::HistoryJson(report)));
+    PrintJson(*doc);
     return kExitOk;
   }
-  if (report.entries.empty()) {
-    fmt::print("No transactions: rocmtune has changed nothing on {}.\n", system->root.Display(""));
+  const Doc& txns = (*doc)["transactions"];
+  if (!txns.is_array() || txns.empty()) {
+    fmt::print("No transactions: rocmtune has changed nothing{}.\n", ctx.root_given ? " on " + ctx.root : "");
     return kExitOk;
   }
   Table table({"ID", "TIME", "WHAT", "CHANGES", "STATE"});
-  for (const api::HistoryEntry& e : report.entries)
-    table.AddRow({e.txn->id, e.txn->time, e.what, std::to_string(e.txn->ops.size()), e.state});
+  for (const Doc& t : txns) {
+    size_t changes = t.contains("changes") && t["changes"].is_array() ? t["changes"].size() : 0;
+    table.AddRow({Field(t, "id"), Field(t, "time"), Field(t, "what"), std::to_string(changes), Field(t, "effect")});
+  }
   fmt::print("{}", table.Render());
   return kExitOk;
 }
 
 int RunVerify(const Context& ctx, const Args&) {
-  auto system = ctx.LoadSystem();
-  if (!system) return Failed(ctx, system.error(), kExitFailed);
-  api::VerifyReport report = api::Verify(*system);
+  Fetched doc = ReadDocument(
+      ctx, "Verify", {},
+      [&]() -> Result<Doc> {
+        auto system = ctx.LoadSystem();
+        if (!system) return tl::unexpected(system.error());
+        return api::VerifyJson(api::Verify(*system));
+      },
+      kExitFailed);
+  if (!doc) return doc.error();
+  const Doc& differences = (*doc)["differences"];
+  bool ok = (*doc)["ok"].is_boolean() && (*doc)["ok"].get<bool>();
   if (ctx.json) {
-    fmt::print("{}\n", JsonText(api::VerifyJson(report)));
-  } else if (report.ok()) {
+    PrintJson(*doc);
+  } else if (ok) {
     fmt::print("Verified: everything rocmtune configured is in effect and its files are as it left them.\n");
-  } else {
+  } else if (differences.is_array()) {
     Table table({"KIND", "WHAT", "DETAIL"});
-    for (const auto& d : report.differences) table.AddRow({d.kind, d.subject, d.message});
+    for (const Doc& d : differences) table.AddRow({Field(d, "kind"), Field(d, "subject"), Field(d, "message", "")});
     fmt::print("{}", table.Render());
   }
-  return report.ok() ? kExitOk : kExitVerifyDiffers;
+  return ok ? kExitOk : kExitVerifyDiffers;
 }
 
 }  // namespace rocmtune::client

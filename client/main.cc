@@ -86,6 +86,7 @@ int Run(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     return UsageError(app, e, argc, argv);
   }
+  ctx.root_given = app.count("--root") > 0;
   EscapedOutput escaped(!ctx.json);
   for (const Verb& verb : Verbs())
     if (app.got_subcommand(std::string(verb.name))) return verb.run(ctx, args);

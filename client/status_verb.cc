@@ -1,112 +1,123 @@
-// `rocmtunectl status`: the inventory as a table for people or rocmtune.status.v1 JSON.
-#include <cstdio>
-
+// `rocmtunectl status`: the rocmtune.status.v1 document (rocmtuned's Describe, or the core here)
+// as a table for people or as it is (--json).
 #include <fmt/format.h>
 
 #include "api/status.h"
-#include "api/status_json.h"
+#include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/table.h"
 #include "client/verbs.h"
-#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
 
-template <typename T>
-std::string Or(const std::optional<T>& v, std::string_view unknown = "-") {
-  if (!v) return std::string(unknown);
-  return fmt::format("{}", *v);
+const Doc& Member(const Doc& doc, std::string_view key) {
+  static const Doc kNull;
+  auto it = doc.find(key);
+  return it == doc.end() ? kNull : *it;
 }
 
-std::string SystemLine(const detect::SystemFacts& s) {
-  std::string os = s.os.pretty_name.value_or(s.os.id.value_or("unknown OS"));
-  return fmt::format("{}, kernel {}", os, Or(s.kernel, "unknown"));
+std::string SystemLine(const Doc& s) {
+  const Doc& os = Member(s, "os");
+  std::string name = Field(os, "pretty_name", "");
+  if (name.empty()) name = Field(os, "id", "unknown OS");
+  return fmt::format("{}, kernel {}", name, Field(s, "kernel", "unknown"));
 }
 
-std::string BootLine(const detect::SystemFacts& s) {
-  return fmt::format("{} (initramfs: {})", Or(s.boot.kind, "unknown"), Or(s.boot.initramfs, "unknown"));
-}
-
-std::string IommuLine(const detect::IommuState& iommu) {
-  if (!iommu.mode) {
-    if (iommu.enabled) return *iommu.enabled ? "enabled, mode unknown" : "no IOMMU";
+std::string IommuLine(const Doc& iommu) {
+  const Doc& mode = Member(iommu, "mode");
+  if (!mode.is_string()) {
+    const Doc& enabled = Member(iommu, "enabled");
+    if (enabled.is_boolean()) return enabled.get<bool>() ? "enabled, mode unknown" : "no IOMMU";
     return "unknown";
   }
-  return iommu.evidence.empty() ? *iommu.mode : fmt::format("{} ({})", *iommu.mode, iommu.evidence);
+  std::string evidence = Field(iommu, "evidence", "");
+  return evidence.empty() ? mode.get<std::string>() : fmt::format("{} ({})", mode.get<std::string>(), evidence);
 }
 
-std::string GpuTable(const std::vector<detect::Gpu>& gpus) {
+std::string GpuTable(const Doc& gpus) {
   bool partitions = false;
-  for (const auto& g : gpus) partitions |= g.physical_id != g.id;
+  for (const Doc& g : gpus) partitions |= Field(g, "physical_id") != Field(g, "id");
   std::vector<std::string> header = {"GPU", "NAME", "GFX", "GC", "FAMILY", "TYPE", "VRAM", "CARD", "KFD"};
   if (partitions) header.push_back("PHYSICAL");
   Table table(header);
-  for (const auto& g : gpus) {
+  for (const Doc& g : gpus) {
+    const Doc& apu = Member(g, "apu");
+    const Doc& vram = Member(g, "vram_bytes");
     std::vector<std::string> row = {
-        g.id,
-        g.marketing_name,
-        Or(g.gfx_target),
-        Or(g.gc_ip),
-        g.family ? std::string(knowledge::FamilyName(*g.family)) : "-",
-        g.apu ? (*g.apu ? "APU" : "dGPU") : "-",
-        g.vram_bytes ? HumanBytes(*g.vram_bytes) : "-",
-        Or(g.card),
-        Or(g.kfd_node),
+        Field(g, "id"),
+        Field(g, "marketing_name", ""),
+        Field(g, "gfx_target"),
+        Field(g, "gc_ip"),
+        Field(g, "family"),
+        apu.is_boolean() ? (apu.get<bool>() ? "APU" : "dGPU") : "-",
+        vram.is_number_unsigned() ? HumanBytes(vram.get<unsigned long long>()) : "-",
+        Field(g, "card"),
+        Field(g, "kfd_node"),
     };
-    if (partitions) row.push_back(g.physical_id);
+    if (partitions) row.push_back(Field(g, "physical_id"));
     table.AddRow(std::move(row));
   }
   return table.Render();
 }
 
-std::string KnobTable(const std::vector<knobs::KnobState>& states) {
+std::string KnobTable(const Doc& knobs) {
   Table table({"KNOB", "CONFIGURED", "RUNNING", "EFFECTIVE", "OWNER", "WHERE"});
-  for (const auto& k : states)
-    table.AddRow({k.key.Text(), Or(k.configured), Or(k.running), Or(k.effective),
-                  std::string(knobs::Name(k.owner)) + (k.pending_reboot ? " (reboot pending)" : ""),
-                  k.configured_in ? "/" + *k.configured_in : "-"});
+  for (const Doc& k : knobs) {
+    bool pending = Member(k, "pending_reboot").is_boolean() && Member(k, "pending_reboot").get<bool>();
+    std::string where = Field(k, "configured_in", "");
+    table.AddRow({Field(k, "key"), Field(k, "configured"), Field(k, "running"), Field(k, "effective"),
+                  Field(k, "owner") + (pending ? " (reboot pending)" : ""), where.empty() ? "-" : "/" + where});
+  }
   return table.Render();
 }
 
-void PrintHuman(const api::StatusReport& report) {
-  const detect::Inventory& inv = report.inventory;
-  const std::vector<knobs::KnobState>& knob_states = report.knobs;
-  const auto& s = inv.system;
+void PrintFindings(const Doc& findings) {
+  if (!findings.is_array() || findings.empty()) return;
+  fmt::print("\nFindings:\n");
+  for (const Doc& f : findings) {
+    fmt::print("  {:<7} {}\n", Field(f, "severity"), Field(f, "message", ""));
+    std::string file = Field(f, "file", "");
+    std::string line = Field(f, "line", "");
+    if (!file.empty()) fmt::print("          in /{}{}\n", file, line.empty() ? "" : ":" + line);
+    if (std::string hint = Field(f, "hint", ""); !hint.empty()) fmt::print("          do: {}\n", hint);
+    if (std::string source = Field(f, "source", ""); !source.empty()) fmt::print("          source: {}\n", source);
+  }
+}
+
+void PrintHuman(const Doc& doc) {
+  const Doc& s = Member(doc, "system");
+  const Doc& amdgpu = Member(Member(s, "modules"), "amdgpu");
+  bool loaded = Member(amdgpu, "loaded").is_boolean() && Member(amdgpu, "loaded").get<bool>();
   fmt::print("System:  {}\n", SystemLine(s));
-  fmt::print("ROCm:    {}\n", Or(s.rocm_version, "not found (/opt/rocm/.info/version)"));
-  fmt::print("Boot:    {}\n", BootLine(s));
-  fmt::print("IOMMU:   {}\n", IommuLine(s.iommu));
-  fmt::print("amdgpu:  {}\n", s.amdgpu.loaded ? "loaded" : "not loaded");
-  fmt::print("Profile: {}\n",
-             report.active_profile.empty() ? "none (rocmtunectl profiles lists them)" : report.active_profile);
+  fmt::print("ROCm:    {}\n", Field(s, "rocm_version", "not found (/opt/rocm/.info/version)"));
+  fmt::print("Boot:    {} (initramfs: {})\n", Field(s, "boot", "unknown"), Field(s, "initramfs", "unknown"));
+  fmt::print("IOMMU:   {}\n", IommuLine(Member(s, "iommu")));
+  fmt::print("amdgpu:  {}\n", loaded ? "loaded" : "not loaded");
+  fmt::print("Profile: {}\n", Field(doc, "profile", "none (rocmtunectl profiles lists them)"));
   fmt::print("\n");
-  if (inv.gpus.empty()) {
-    fmt::print("No AMD GPU driven by amdgpu was found.\n");
-  } else {
-    fmt::print("{}", GpuTable(inv.gpus));
-  }
-  if (!knob_states.empty()) fmt::print("\n{}", KnobTable(knob_states));
-  if (!inv.findings.empty()) {
-    fmt::print("\nFindings:\n");
-    for (const auto& f : inv.findings) {
-      fmt::print("  {:<7} {}\n", detect::SeverityName(f.severity), f.message);
-      if (!f.file.empty()) fmt::print("          in /{}{}\n", f.file, f.line > 0 ? fmt::format(":{}", f.line) : "");
-      if (!f.hint.empty()) fmt::print("          do: {}\n", f.hint);
-      if (!f.source.empty()) fmt::print("          source: {}\n", f.source);
-    }
-  }
+  const Doc& gpus = Member(doc, "gpus");
+  if (!gpus.is_array() || gpus.empty()) fmt::print("No AMD GPU driven by amdgpu was found.\n");
+  else fmt::print("{}", GpuTable(gpus));
+  const Doc& knobs = Member(doc, "knobs");
+  if (knobs.is_array() && !knobs.empty()) fmt::print("\n{}", KnobTable(knobs));
+  PrintFindings(Member(doc, "findings"));
 }
 
 }  // namespace
 
 int RunStatus(const Context& ctx, const Args&) {
-  auto root = ctx.OpenRoot();
-  if (!root) return Failed(ctx, root.error(), kExitFailed);
-  auto report = api::Status(*root);
-  if (!report) return Failed(ctx, report.error(), kExitFailed);
-  if (ctx.json) fmt::print("{}\n", JsonText(api::StatusJson(*report)));
-  else PrintHuman(*report);
+  Fetched doc = ReadDocument(
+      ctx, "Describe", {},
+      [&]() -> Result<Doc> {
+        auto root = ctx.OpenRoot();
+        if (!root) return tl::unexpected(root.error());
+        return api::DescribeSystem(*root);
+      },
+      kExitFailed);
+  if (!doc) return doc.error();
+  if (ctx.json) PrintJson(*doc);
+  else PrintHuman(*doc);
   return kExitOk;
 }
 

@@ -96,9 +96,10 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
     auto report = request.run(*shared_root, options, writer);  // sets `challenged`: read it after
     return ToResult(report, challenged);
   };
-  auto done = [held, bus = self.bus()](const JobResult& result) {
+  auto done = [held, bus = self.bus(), manager = &self](const JobResult& result) {
     (void)Reply(held.get(), result);
     if (!result.error_name.empty() || result.transaction.empty()) return;
+    manager->RefreshInventory();  // what the transaction changed is seen by the next read
     (void)sd_bus_emit_signal(bus, kObjectPath, kInterface, "TransactionCommitted", "s", result.transaction.c_str());
     (void)sd_bus_emit_properties_changed(bus, kObjectPath, kInterface, "ActiveProfile", "PendingReboot", nullptr);
   };

@@ -7,10 +7,12 @@
 #include <fmt/format.h>
 
 #include "api/change.h"
+#include "api/explain.h"
 #include "api/history.h"
 #include "api/profiles.h"
 #include "api/status.h"
 #include "api/system.h"
+#include "api/verify.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
 #include "daemon/change_methods.h"
@@ -58,14 +60,14 @@ int ReplyText(sd_bus_message* call, const std::string& text) {
   return sd_bus_reply_method_return(call, "s", text.c_str());
 }
 
-Result<api::System> Load(const Manager& manager) {
+Result<api::System> Load(Manager& manager) {
   auto root = manager.root().Duplicate();
   if (!root) return tl::unexpected(root.error());
-  return api::LoadSystem(std::move(*root));
+  return api::LoadSystem(std::move(*root), manager.Inventory());
 }
 
 int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  auto doc = api::DescribeSystem(self.root());
+  auto doc = api::DescribeSystem(self.root(), self.Inventory());
   if (!doc) return SetError(ret, doc.error());
   return ReplyText(call, JsonText(*doc));
 }
@@ -93,6 +95,22 @@ int History(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   return ReplyText(call, JsonText(api::HistoryJson(api::History(*system))));
 }
 
+int Verify(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto system = Load(self);
+  if (!system) return SetError(ret, system.error());
+  return ReplyText(call, JsonText(api::VerifyJson(api::Verify(*system))));
+}
+
+int Explain(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  const char* key = nullptr;
+  if (int r = sd_bus_message_read(call, "s", &key); r < 0) return r;
+  auto system = Load(self);
+  if (!system) return SetError(ret, system.error());
+  auto report = api::Explain(*system, key);
+  if (!report) return SetError(ret, report.error());
+  return ReplyText(call, JsonText(api::ExplainJson(*report)));
+}
+
 int Plan(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* profile = nullptr;
   if (int r = sd_bus_message_read(call, "s", &profile); r < 0) return r;
@@ -116,7 +134,7 @@ int GetActiveProfile(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
 }
 
 int GetPendingReboot(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
-  auto report = api::Status(self.root());
+  auto report = api::Status(self.root(), self.Inventory());
   if (!report) return SetError(ret, report.error());
   int pending = 0;
   for (const knobs::KnobState& k : report->knobs) pending |= k.pending_reboot ? 1 : 0;
@@ -144,7 +162,12 @@ const sd_bus_vtable kVTable[] = {
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("History", "", , "s", SD_BUS_PARAM(history_json), Method<History>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Verify", "", , "s", SD_BUS_PARAM(verify_json), Method<Verify>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Explain", "s", SD_BUS_PARAM(key), "s", SD_BUS_PARAM(explain_json), Method<Explain>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("TransactionCommitted", "s", SD_BUS_PARAM(id), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("GpusChanged", "as", SD_BUS_PARAM(gpus), 0),
     SD_BUS_PROPERTY("Version", "s", Getter<GetVersion>, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("ActiveProfile", "s", Getter<GetActiveProfile>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("PendingReboot", "b", Getter<GetPendingReboot>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -160,7 +183,43 @@ Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
   if (int r = sd_bus_add_object_vtable(bus, &slot, kObjectPath, kInterface, kVTable, this); r < 0)
     return Fail(ErrorCode::kIo, fmt::format("cannot add {} to the bus", kObjectPath), -r);
   slot_.reset(slot);
+  // Without the monitor (no netlink here) the daemon still serves, detecting on every request.
+  auto started = watch_.Start(event, [this](const std::string&, const std::string&) { RefreshInventory(); });
+  watching_ = started.has_value();
+  if (!started) fmt::print(stderr, "rocmtuned: {}; detecting on every request\n", started.error().message);
   return {};
+}
+
+detect::Inventory Manager::Inventory() {
+  if (!watching_) return detect::Detect(root_);
+  if (!inventory_) inventory_ = detect::Detect(root_);
+  return *inventory_;
+}
+
+namespace {
+
+std::vector<std::string> GpuIds(const detect::Inventory& inventory) {
+  std::vector<std::string> ids;
+  for (const detect::Gpu& g : inventory.gpus) ids.push_back(g.id);
+  return ids;
+}
+
+}  // namespace
+
+void Manager::RefreshInventory() {
+  std::optional<std::vector<std::string>> before;
+  if (inventory_) before = GpuIds(*inventory_);
+  inventory_ = detect::Detect(root_);
+  std::vector<std::string> now = GpuIds(*inventory_);
+  if (!bus_ || (before && *before == now)) return;
+  sd_bus_message* raw = nullptr;
+  if (sd_bus_message_new_signal(bus_, &raw, kObjectPath, kInterface, "GpusChanged") < 0) return;
+  MessagePtr signal(raw);
+  std::vector<const char*> strv;
+  for (const std::string& id : now) strv.push_back(id.c_str());
+  strv.push_back(nullptr);
+  if (sd_bus_message_append_strv(signal.get(), const_cast<char**>(strv.data())) < 0) return;
+  (void)sd_bus_send(bus_, signal.get(), nullptr);
 }
 
 }  // namespace rocmtune::daemon

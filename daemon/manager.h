@@ -6,10 +6,13 @@
 
 #include <systemd/sd-bus.h>
 
+#include <optional>
 #include <string>
 
 #include "daemon/change_worker.h"
+#include "daemon/gpu_watch.h"
 #include "daemon/sd_handles.h"
+#include "detect/inventory.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -41,12 +44,21 @@ class Manager {
   // A change is running: the daemon must not exit for being idle.
   bool Busy() const { return worker_.Busy(); }
 
+  // The inventory, detected once and then kept: udev's drm events and committed transactions
+  // refresh it (no polling). Without udev's monitor every call detects.
+  detect::Inventory Inventory();
+  // Detects again now; emits GpusChanged when the GPUs differ from the ones known before.
+  void RefreshInventory();
+
  private:
   sys::Root root_;
   std::string helper_socket_;
   ChangeWorker worker_;
   sd_bus* bus_ = nullptr;
   SlotPtr slot_;
+  GpuWatch watch_;
+  bool watching_ = false;
+  std::optional<detect::Inventory> inventory_;
 };
 
 }  // namespace rocmtune::daemon

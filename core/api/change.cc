@@ -120,6 +120,10 @@ void AddDriftConflicts(const System& system, plan::Plan& plan) {
   }
 }
 
-nlohmann::ordered_json ResultJson(const ChangeReport& report) { return ResultJson(report.plan, report.outcome); }
+nlohmann::ordered_json ResultJson(const ChangeReport& report) {
+  nlohmann::ordered_json doc = ResultJson(report.plan, report.outcome);
+  doc["skipped"] = report.skipped;
+  return doc;
+}
 
 }  // namespace rocmtune::api

@@ -24,11 +24,8 @@ Result<void> CheckReadable(const sys::Root& root) {
   return {};
 }
 
-}  // namespace
-
-Result<StatusReport> Status(const sys::Root& root) {
-  if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
-  StatusReport report{detect::Detect(root), {}, {}};
+StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory) {
+  StatusReport report{std::move(inventory), {}, {}};
   knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
   report.knobs = knobs::ReportKnobs(ctx);
   std::vector<detect::Finding> found = knobs::SettingFindings(ctx);
@@ -52,6 +49,24 @@ Result<StatusReport> Status(const sys::Root& root) {
   }
   for (detect::Finding& f : found) report.inventory.findings.push_back(std::move(f));
   return report;
+}
+
+}  // namespace
+
+Result<StatusReport> Status(const sys::Root& root) {
+  if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
+  return StatusOf(root, detect::Detect(root));
+}
+
+Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory) {
+  if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
+  return StatusOf(root, std::move(inventory));
+}
+
+Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory) {
+  auto report = Status(root, std::move(inventory));
+  if (!report) return tl::unexpected(report.error());
+  return StatusJson(*report);
 }
 
 nlohmann::ordered_json StatusJson(const StatusReport& report) {

@@ -23,10 +23,14 @@ struct StatusReport {
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
 // rocmtune cannot see into is not a machine without AMD GPUs.
 Result<StatusReport> Status(const sys::Root& root);
+// The same with an inventory detected earlier on this root (the daemon keeps one, refreshed by
+// udev): the knobs, the journal and every file are read now.
+Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory);
 
 nlohmann::ordered_json StatusJson(const StatusReport& report);
 
 // The rocmtune.status.v1 document of Status(root).
 Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root);
+Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory);
 
 }  // namespace rocmtune::api

@@ -6,6 +6,10 @@ namespace rocmtune::api {
 
 Result<System> LoadSystem(sys::Root root) {
   detect::Inventory inventory = detect::Detect(root);
+  return LoadSystem(std::move(root), std::move(inventory));
+}
+
+Result<System> LoadSystem(sys::Root root, detect::Inventory inventory) {
   auto txns = journal::Load(root);
   if (!txns) {
     Error e = txns.error();

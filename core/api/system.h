@@ -23,5 +23,7 @@ struct System {
 // Detects the inventory and reads the journal; fails (naming the file and line) when the
 // journal cannot be read.
 Result<System> LoadSystem(sys::Root root);
+// The same with an inventory detected earlier on this root (the daemon's, kept current by udev).
+Result<System> LoadSystem(sys::Root root, detect::Inventory inventory);
 
 }  // namespace rocmtune::api

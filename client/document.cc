@@ -1,0 +1,39 @@
+#include "client/document.h"
+
+#include <fmt/format.h>
+
+#include "client/exit_codes.h"
+#include "client/verbs.h"
+#include "util/json_text.h"
+
+namespace rocmtune::client {
+
+std::string Field(const Doc& doc, std::string_view key, std::string_view unknown) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return std::string(unknown);
+  if (it->is_string()) return it->get<std::string>();
+  return it->dump();
+}
+
+Result<Doc> ParseDocument(const std::string& text, std::string_view method) {
+  Doc doc = Doc::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object())
+    return Fail(ErrorCode::kInvalidData, fmt::format("rocmtuned's answer to {} is not a JSON document", method));
+  return doc;
+}
+
+void PrintJson(const Doc& doc) { fmt::print("{}\n", JsonText(doc)); }
+
+Fetched FromDaemon(const Context& ctx, const BusReply& reply, std::string_view method) {
+  if (!reply.ok()) return tl::unexpected(BusFailed(ctx, reply));
+  auto doc = ParseDocument(reply.text, method);
+  if (!doc) return tl::unexpected(Failed(ctx, doc.error(), kExitFailed));
+  return std::move(*doc);
+}
+
+Fetched FromLocal(const Context& ctx, Result<Doc> doc, int exit_code) {
+  if (!doc) return tl::unexpected(Failed(ctx, doc.error(), exit_code < 0 ? ExitFor(doc.error()) : exit_code));
+  return std::move(*doc);
+}
+
+}  // namespace rocmtune::client

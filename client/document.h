@@ -1,0 +1,49 @@
+// The documents verbs print: the core's JSON (rocmtune.*.v1), made here or by rocmtuned. People's
+// tables are rendered from the document, never from the core's structs, so the daemon path and
+// the local path cannot print different things.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <tl/expected.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "client/context.h"
+#include "client/daemon_link.h"
+#include "util/result.h"
+
+namespace rocmtune::client {
+
+using Doc = nlohmann::ordered_json;
+
+// A field as table text: a string as it is, a number or boolean as JSON writes it, `unknown`
+// for null or a missing key.
+std::string Field(const Doc& doc, std::string_view key, std::string_view unknown = "-");
+
+// A document the daemon sent. A reply that is not JSON fails (nothing half-rendered).
+Result<Doc> ParseDocument(const std::string& text, std::string_view method);
+
+// Prints the document as --json does (the core's JsonText).
+void PrintJson(const Doc& doc);
+
+// The document, or the exit code once the failure was reported (stderr, and under --json the
+// error document on stdout).
+using Fetched = tl::expected<Doc, int>;
+
+// A read-only verb's document: rocmtuned's answer to METHOD, or made here by `local` (returning
+// Result<Doc>) when the daemon path does not apply (client/daemon_link.h).
+Fetched FromDaemon(const Context& ctx, const BusReply& reply, std::string_view method);
+// `exit_code` < 0: the exit code the error's kind maps to (ExitFor).
+Fetched FromLocal(const Context& ctx, Result<Doc> doc, int exit_code = -1);
+
+template <typename Local>
+Fetched ReadDocument(const Context& ctx, const char* method, const Append& append, Local local,
+                     int local_exit_code = -1) {
+  std::optional<BusReply> reply = AskDaemon(ctx, method, append);
+  if (reply) return FromDaemon(ctx, *reply, method);
+  return FromLocal(ctx, local(), local_exit_code);
+}
+
+}  // namespace rocmtune::client

@@ -1,0 +1,96 @@
+#include "client/result_render.h"
+
+#include <fmt/format.h>
+
+#include "plan/plan.h"
+#include "plan/plan_json.h"
+
+namespace rocmtune::client {
+namespace {
+
+const Doc& List(const Doc& doc, std::string_view key) {
+  static const Doc kEmpty = Doc::array();
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_array() ? *it : kEmpty;
+}
+
+bool Flag(const Doc& doc, std::string_view key) {
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_boolean() && it->get<bool>();
+}
+
+void PrintMessages(std::string_view label, const Doc& messages) {
+  for (const Doc& m : messages) {
+    std::string source = Field(m, "source", "");
+    fmt::print("{}: {}{}\n", label, Field(m, "message", ""),
+               source.empty() ? "" : fmt::format("\n         source: {}", source));
+  }
+}
+
+void PrintChanges(const Doc& changes, bool diff) {
+  for (const Doc& c : changes) {
+    auto kind = plan::ParseOpKind(Field(c, "action", ""));
+    std::string path = Field(c, "path", "");
+    std::string reason = Field(c, "reason", "");
+    if (!kind) {
+      fmt::print("{} /{} ({})\n", Field(c, "action"), path, reason);
+      continue;
+    }
+    switch (*kind) {
+      case plan::OpKind::kWriteFile:
+      case plan::OpKind::kRemoveFile:
+        fmt::print("{} /{} ({})\n", *kind == plan::OpKind::kWriteFile ? "write" : "remove", path, reason);
+        if (diff) fmt::print("{}\n", Field(c, "diff", ""));
+        break;
+      case plan::OpKind::kWriteSysfs:
+        fmt::print("sysfs /{} <- {} ({})\n", path, Field(c, "value", ""), reason);
+        break;
+      case plan::OpKind::kRegenerate: {
+        std::string cmd;
+        for (const Doc& a : List(c, "argv"))
+          if (a.is_string()) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+        fmt::print("regenerate {}: {} ({})\n", path, cmd, reason);
+        break;
+      }
+    }
+  }
+}
+
+// The plan may not run: refused, or drift without --force (api::ChangeReport::blocked).
+bool Blocked(const Doc& result, const Args& args) {
+  return !List(result, "refused").empty() || (!List(result, "conflicts").empty() && !args.force);
+}
+
+}  // namespace
+
+void PrintPlan(const Doc& result, const Args& args) {
+  for (const Doc& s : List(result, "skipped"))
+    if (s.is_string()) fmt::print("skipped: {}\n", s.get<std::string>());
+  PrintMessages("refused", List(result, "refused"));
+  PrintMessages(args.force ? "drift (forced)" : "drift", List(result, "conflicts"));
+  PrintMessages("warning", List(result, "warnings"));
+  PrintMessages("note", List(result, "notes"));
+  const Doc& changes = List(result, "changes");
+  if (Blocked(result, args)) fmt::print("Nothing {} changed.\n", args.check ? "would be" : "was");
+  else if (changes.empty()) fmt::print("Nothing to change: what rocmtune manages is already as requested.\n");
+  else PrintChanges(changes, args.diff || args.check);
+}
+
+void PrintOutcome(const Doc& result, const Args& args) {
+  for (const Doc& e : List(result, "errors"))
+    if (e.is_string()) PrintError(e.get<std::string>());
+  if (Blocked(result, args) || List(result, "changes").empty()) return;
+  const Doc& regen = result.contains("regenerated") ? result["regenerated"] : Doc::object();
+  std::string initramfs = Field(regen, "initramfs", "no");
+  std::string bootloader = Field(regen, "bootloader", "no");
+  if (args.check) {
+    fmt::print("\ninitramfs: {}, boot loader: {}, reboot required: {}\n", initramfs, bootloader,
+               Flag(result, "reboot_required") ? "yes" : "no");
+  } else if (Flag(result, "changed")) {
+    std::string txn = Field(result, "transaction");
+    fmt::print("\nTransaction {} committed (undo: rocmtunectl revert {}). initramfs: {}, boot loader: {}{}\n", txn, txn,
+               initramfs, bootloader, Flag(result, "reboot_required") ? "; reboot to take effect" : "");
+  }
+}
+
+}  // namespace rocmtune::client
