@@ -49,8 +49,7 @@ std::optional<BusReply> AskDaemon(const Context& ctx, const char* method, const 
   if (sd_bus_open_system(&raw) < 0) return std::nullopt;
   daemon::BusPtr bus(raw);
   sd_bus_message* msg_raw = nullptr;
-  if (sd_bus_message_new_method_call(bus.get(), &msg_raw, kService, kPath, kInterface, method) < 0)
-    return std::nullopt;
+  if (sd_bus_message_new_method_call(bus.get(), &msg_raw, kService, kPath, kInterface, method) < 0) return std::nullopt;
   daemon::MessagePtr msg(msg_raw);
   if (append) {
     if (int r = append(msg.get()); r < 0)
@@ -66,7 +65,8 @@ std::optional<BusReply> AskDaemon(const Context& ctx, const char* method, const 
   if (r < 0) {
     std::string name = error.name() ? error.name() : "";
     if (NoDaemon(name)) return std::nullopt;
-    if (name.empty()) return BusReply{fmt::format("asking rocmtuned: {}", std::strerror(-r)), "org.rocmtune1.Error.Failed"};
+    if (name.empty())
+      return BusReply{fmt::format("asking rocmtuned: {}", std::strerror(-r)), "org.rocmtune1.Error.Failed"};
     return BusReply{error.message() ? error.message() : name, name};
   }
   const char* text = nullptr;

@@ -6,9 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include <tl/expected.hpp>
-
 #include <nlohmann/json.hpp>
+#include <tl/expected.hpp>
 
 #include "client/context.h"
 #include "client/daemon_link.h"

@@ -38,15 +38,13 @@ PolkitAgent::PolkitAgent() {
   pid_ = pid;
   write_end.Reset();
   pollfd p{read_end.get(), POLLIN, 0};
-  while (poll(&p, 1, kRegisterTimeoutMs) < 0 && errno == EINTR) {
-  }
+  while (poll(&p, 1, kRegisterTimeoutMs) < 0 && errno == EINTR) {}
 }
 
 PolkitAgent::~PolkitAgent() {
   if (pid_ <= 0) return;
   kill(pid_, SIGTERM);
-  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {}
 }
 
 }  // namespace rocmtune::client

@@ -42,9 +42,7 @@ void PrintChanges(const Doc& changes, bool diff) {
         fmt::print("{} /{} ({})\n", *kind == plan::OpKind::kWriteFile ? "write" : "remove", path, reason);
         if (diff) fmt::print("{}\n", Field(c, "diff", ""));
         break;
-      case plan::OpKind::kWriteSysfs:
-        fmt::print("sysfs /{} <- {} ({})\n", path, Field(c, "value", ""), reason);
-        break;
+      case plan::OpKind::kWriteSysfs: fmt::print("sysfs /{} <- {} ({})\n", path, Field(c, "value", ""), reason); break;
       case plan::OpKind::kRegenerate: {
         std::string cmd;
         for (const Doc& a : List(c, "argv"))

@@ -13,7 +13,6 @@
 #include "daemon/sd_handles.h"
 #include "util/result.h"
 
-
 namespace rocmtune::daemon {
 
 class GpuWatch {

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Times rocmtunectl through rocmtuned on a private system bus (a real dbus-daemon with rocmtune's
+# policy), for BENCHMARKS.md "Over the bus":
+#   - the floor: `busctl call` of a trivial method (org.freedesktop.DBus.Peer.Ping) on rocmtuned;
+#   - `busctl call ... Describe` and `rocmtunectl status --json` over the bus, and the local path
+#     (`--root WORLD`) for comparison, on phoenix (1 APU) and mi300x-cpx (63 partitions);
+#   - the idle daemon's RSS and CPU time over IDLE seconds;
+#   - apply + reset of a profile through the daemon and the helper socket vs the local path.
+# Needs root (only root may own org.rocmtune1), dbus-daemon, busctl, hyperfine (or a bash loop).
+#   tests/bench/time_bus.sh          # from the repository root, after `make`
+#   RUNS=100 IDLE=10 tests/bench/time_bus.sh
+set -u
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+build="${BUILD_DIR:-build}"
+case "$build" in /*) ;; *) build="$SRC/$build" ;; esac
+CTL=$build/client/rocmtunectl DAEMON=$build/daemon/rocmtuned HELPER=$build/helper/rocmtune-helper
+RUNS=${RUNS:-50} IDLE=${IDLE:-5}
+. "$SRC/tests/daemon/bus_fixture.sh"
+command -v hyperfine >/dev/null || skip "hyperfine is needed (apt-get install hyperfine)"
+start_bus
+
+time_cmds() {  # time_cmds NAME CMD [NAME CMD...]: median/mean/min in ms
+  local args=() json="$WORK/h.json"
+  while [ $# -gt 0 ]; do args+=(--command-name "$1" "$2"); shift 2; done
+  hyperfine -N --style none --warmup 5 --runs "$RUNS" --export-json "$json" "${args[@]}" >/dev/null 2>&1 \
+    || fail "hyperfine failed"
+  /usr/bin/python3 -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("| %s | %.2f | %.2f | %.2f |" % (r["command"], r["median"]*1000, r["mean"]*1000, r["min"]*1000))' "$json"
+}
+
+echo "machine: $(nproc) CPU(s), kernel $(uname -r); runs: $RUNS per command"
+echo
+echo "| command | median ms | mean ms | min ms |"
+echo "|---|---:|---:|---:|"
+for world in phoenix mi300x-cpx; do
+  W=$WORK/$world
+  cp -a "$SRC/tests/worlds/$world" "$W"
+  "$DAEMON" --root "$W" --idle-timeout 0 >"$WORK/daemon.log" 2>&1 &
+  DPID=$!
+  PIDS+=($DPID)
+  wait_name present || fail "rocmtuned did not start"
+  "$CTL" status --json >/dev/null || fail "status over the bus failed"
+  busctl_bin=$(command -v busctl)
+  time_cmds "busctl call Peer.Ping (floor, $world)" "$busctl_bin --system call org.rocmtune1 /org/rocmtune1 org.freedesktop.DBus.Peer Ping" \
+    "busctl call Describe ($world)" "$busctl_bin --system call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Describe" \
+    "rocmtunectl status --json over the bus ($world)" "$CTL status --json" \
+    "rocmtunectl --root WORLD status --json, local ($world)" "$CTL --root $W status --json"
+  if [ "$world" = phoenix ]; then
+    sleep 1
+    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$DPID/status")
+    t0=$(awk '{print $14 + $15}' "/proc/$DPID/stat")
+    sleep "$IDLE"
+    t1=$(awk '{print $14 + $15}' "/proc/$DPID/stat")
+    echo
+    echo "idle rocmtuned (phoenix, after serving): RSS $((rss / 1024)) MiB ($rss KiB), CPU $((t1 - t0)) ticks in ${IDLE} s"
+    echo
+    echo "| command | median ms | mean ms | min ms |"
+    echo "|---|---:|---:|---:|"
+  fi
+  kill "$DPID"; wait "$DPID" 2>/dev/null
+  wait_name absent
+done
+
+# apply + reset: through the daemon and the helper socket vs the local path (the helper as a child).
+W=$WORK/apply
+cp -a "$SRC/tests/worlds/rx6600" "$W"; cp -a "$W" "$WORK/apply-local"
+systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "$HELPER" --root "$W" socket >"$WORK/helper.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
+"$DAEMON" --root "$W" --helper-socket "$WORK/helper.sock" --idle-timeout 0 >"$WORK/daemon.log" 2>&1 &
+PIDS+=($!)
+wait_name present || fail "rocmtuned did not start"
+RUNS=$(( RUNS < 20 ? RUNS : 20 ))
+echo
+echo "| command (apply rdna2-consumer-compat, then reset) | median ms | mean ms | min ms |"
+echo "|---|---:|---:|---:|"
+time_cmds "over the bus (daemon + helper socket)" "bash -c '$CTL apply rdna2-consumer-compat >/dev/null && $CTL reset >/dev/null'" \
+  "local (--root, helper as a child)" "bash -c '$CTL --root $WORK/apply-local apply rdna2-consumer-compat >/dev/null && $CTL --root $WORK/apply-local reset >/dev/null'"
