@@ -94,7 +94,7 @@ boot_container() {
 # (which halts the container), then SIGKILL if it is still there.
 stop_container() {
   [ -n "$NSPAWN" ] && kill -0 "$NSPAWN" 2>/dev/null || { NSPAWN=""; return 0; }
-  if [ "$1" = poweroff ]; then ct systemctl poweroff --no-block; else kill -TERM "$NSPAWN"; fi
+  if [ "$1" = poweroff ]; then ct systemctl poweroff --no-block 2>/dev/null; else kill -TERM "$NSPAWN"; fi
   for _ in $(seq 300); do kill -0 "$NSPAWN" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$NSPAWN" 2>/dev/null; then
     kill -KILL "$NSPAWN"

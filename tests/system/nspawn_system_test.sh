@@ -95,14 +95,14 @@ echo "rocmtuned.service: $state, started by bus activation"
 
 # --- refused: an unprivileged user's Apply --------------------------------------------------
 ct_bg "$WORK/errors.log" dbus-monitor --system "type='error'"
-sleep 0.5
+# It prints the bus's NameAcquired/NameLost to itself once it is a monitor.
+for _ in $(seq 50); do grep -q 'NameLost\|NameAcquired' "$WORK/errors.log" && break; sleep 0.1; done
 before=$(tree "$HW")
 as rtuser busctl --system call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Apply 'sa{sv}' \
   rdna2-consumer-compat 0 >"$WORK/denied.out" 2>&1 && fail "Apply as rtuser succeeded: $(cat "$WORK/denied.out")"
-sleep 0.5
+for _ in $(seq 50); do grep -q 'error_name=' "$WORK/errors.log" && break; sleep 0.1; done
 err=$(grep -o 'error_name=[A-Za-z0-9_.]*' "$WORK/errors.log" | cut -d= -f2 | tail -1)
-echo "Apply as rtuser: $err, errors: $(sed 's/^Call failed: //' "$WORK/denied.out" |
-  /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["errors"])' 2>&1)"
+echo "Apply as rtuser: refused with $err"
 case "$err" in
   org.freedesktop.DBus.Error.AccessDenied | org.freedesktop.DBus.Error.InteractiveAuthorizationRequired) ;;
   *) fail "Apply as rtuser was not refused with AccessDenied / InteractiveAuthorizationRequired: '$err'" ;;
