@@ -1,6 +1,6 @@
 #!/bin/bash
 # System test: rocmtune's GRUB drop-in through the real grub-mkconfig, in a debootstrap'd
-# Debian 12 (minbase + grub-common), with and without Ubuntu's cloud-image drop-in.
+# Debian 12 (minbase + grub-common, shared with the other system tests), with and without Ubuntu's cloud-image drop-in.
 # usage: grub_mkconfig_chroot_test.sh ROCMTUNECTL WORLDS_DIR CACHE_DIR
 # Exit 77 (skip) with a reason when it cannot run here (not root, no debootstrap, no mirror).
 set -u
@@ -12,21 +12,10 @@ command -v debootstrap >/dev/null || skip "debootstrap is not installed"
 command -v unshare >/dev/null || skip "unshare is not installed"
 command -v /usr/bin/python3 >/dev/null || skip "/usr/bin/python3 is needed to read the plan JSON"
 
-# The mirror this machine's apt already uses (nothing else is reachable here).
-MIRROR=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
-[ -n "$MIRROR" ] || MIRROR=$(awk '/^deb / && $3 ~ /bookworm$/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
-[ -n "$MIRROR" ] || skip "no Debian mirror in this machine's apt sources"
-
-ROOT=$CACHE/bookworm-grub
-if [ ! -x "$ROOT/usr/sbin/grub-mkconfig" ]; then
-  rm -rf "$ROOT"; mkdir -p "$CACHE"
-  echo "debootstrap bookworm (minbase + grub-common) from $MIRROR into $ROOT"
-  if ! debootstrap --variant=minbase --include=grub-common bookworm "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1; then
-    tail -5 "$CACHE/debootstrap.log"
-    rm -rf "$ROOT"
-    skip "debootstrap failed (no network to the mirror?)"
-  fi
-fi
+# The Debian 12 root the system tests share (tests/system/cached_root.sh), built once.
+. "$(dirname "$0")/cached_root.sh"
+cached_root "$CACHE" "$CTL"
+[ -x "$ROOT/usr/sbin/grub-mkconfig" ] || fail "the cached root has no grub-mkconfig"
 
 # A throw-away copy per run: the cached root stays pristine.
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-grub-XXXXXX")

@@ -1,0 +1,172 @@
+#!/bin/bash
+# Whole-system test: the installed rocmtune (cmake --install into a cached debootstrap'd Debian 12)
+# booted with systemd-nspawn, driven through the system bus with bus activation, the real
+# polkitd, the helper socket and the real units. Only a drop-in per unit differs from a real
+# install: it adds `--root /var/lib/rocmtune-world` (a copy of tests/worlds/rx6600), as a
+# container has no GPU.
+#   - as an unprivileged user: Describe starts rocmtuned.service by bus activation; Apply is
+#     refused with a typed error and writes nothing;
+#   - as a user of a group a polkit rule grants org.rocmtune1.set: a Set of a runtime sysfs
+#     attribute goes through; as root: Apply of a profile; each leaves the world as
+#     `rocmtunectl --root COPY ...` leaves a copy;
+#   - systemd-analyze security rocmtuned.service, online in the container: the exposure;
+#   - a reboot (clean poweroff, the attribute back to its boot value, boot again):
+#     rocmtune-apply@card1.service (udev's coldplug cannot see a fake card: the boot wants it)
+#     writes the runtime setting back. "SKIP part" when the build has no such unit.
+# usage: nspawn_system_test.sh BUILD_DIR SOURCE_DIR CACHE_DIR
+# Exit 77 (skip) with a reason when it cannot run here: not root, no debootstrap, systemd-nspawn,
+# nsenter or mirror, or the container does not boot.
+set -u
+BUILD=$1 SRC=$2 CACHE=$3
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+CTL=$BUILD/client/rocmtunectl
+BINS=("$CTL" "$BUILD/daemon/rocmtuned" "$BUILD/helper/rocmtune-helper")
+
+if [ "${1:-}" != --inner ]; then
+  [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, mount namespace, systemd-nspawn)"
+  for t in debootstrap systemd-nspawn nsenter unshare cmake; do
+    command -v $t >/dev/null || skip "$t is not installed"
+  done
+  [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is needed to read JSON"
+  for b in "${BINS[@]}"; do [ -x "$b" ] || fail "$b is not built"; done
+  . "$SRC/tests/system/cached_root.sh"
+  cached_root "$CACHE" "${BINS[@]}"
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-nspawn-XXXXXX")
+  # The container and every mount live in the inner mount namespace; the pid file lets this
+  # trap stop a container an interrupted inner script left behind.
+  cleanup() {
+    local p
+    p=$(cat "$WORK/nspawn.pid" 2>/dev/null) && kill -0 "$p" 2>/dev/null && { kill -KILL "$p"; sleep 1; }
+    rm -rf "$WORK"
+  }
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+  start=$SECONDS
+  unshare -m --propagation private "$0" --inner "$BUILD" "$SRC" "$ROOT" "$WORK"
+  rc=$?
+  echo "whole-system test: $((SECONDS - start)) s (rc $rc)"
+  exit $rc
+fi
+
+# --- inner: a private mount namespace --------------------------------------------------------
+BUILD=$2 SRC=$3 LOWER=$4 WORK=$5
+CTL=$BUILD/client/rocmtunectl
+. "$SRC/tests/system/nspawn_lib.sh"
+trap 'stop_container kill' EXIT
+
+# The cached root stays pristine: the container's root is an overlay on it.
+R=$WORK/root
+mkdir -p "$WORK/upper" "$WORK/ovl" "$R"
+mount -t overlay overlay -o "lowerdir=$LOWER,upperdir=$WORK/upper,workdir=$WORK/ovl" "$R" ||
+  skip "cannot mount an overlay on the cached root"
+mkdir -p /run/systemd/nspawn && mount -t tmpfs tmpfs /run/systemd/nspawn || fail "tmpfs on /run/systemd/nspawn"
+
+W=/var/lib/rocmtune-world
+HW=$R$W
+install_rocmtune
+make_users
+KNOB_FILE=$HW/sys/devices/pci0000:00/0000:12:00.0/pp_power_profile_mode
+cp -a "$SRC/tests/worlds/rx6600" "$HW" || fail "copy of the world"
+cp -a "$SRC/tests/worlds/rx6600" "$WORK/expected" || fail "copy of the world"
+BOOT_VALUE=$WORK/boot-value
+cp "$KNOB_FILE" "$BOOT_VALUE"
+
+boot_container 1
+
+# --- bus activation, as an unprivileged user ---------------------------------------------------
+[ "$(ct systemctl is-active rocmtuned.service)" != active ] || fail "rocmtuned.service runs before any call"
+as rtuser busctl --system --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Describe \
+  >"$WORK/describe.json" 2>"$WORK/describe.err" || fail "Describe as rtuser: $(cat "$WORK/describe.err")"
+/usr/bin/python3 - "$WORK/describe.json" <<'PY' || fail "Describe did not return the world's status"
+import json, sys
+doc = json.loads(json.load(open(sys.argv[1]))["data"][0])
+assert doc["schema"] == "rocmtune.status.v1", doc.get("schema")
+gfx = [g.get("gfx_target") for g in doc["gpus"]]
+assert "gfx1032" in gfx, gfx
+print("Describe as rtuser: status.v1 with", gfx)
+PY
+state=$(ct systemctl is-active rocmtuned.service)
+[ "$state" = active ] || fail "rocmtuned.service is $state after Describe (bus activation)"
+ct journalctl -b -u rocmtuned.service --no-pager -o cat >"$WORK/rocmtuned.journal"
+grep -q "Started rocmtuned.service\|Started rocmtune GPU tuning daemon" "$WORK/rocmtuned.journal" ||
+  fail "no start of rocmtuned.service in its journal: $(cat "$WORK/rocmtuned.journal")"
+echo "rocmtuned.service: $state, started by bus activation"
+
+# --- refused: an unprivileged user's Apply --------------------------------------------------
+ct_bg "$WORK/errors.log" dbus-monitor --system "type='error'"
+# It prints the bus's NameAcquired/NameLost to itself once it is a monitor.
+for _ in $(seq 50); do grep -q 'NameLost\|NameAcquired' "$WORK/errors.log" && break; sleep 0.1; done
+before=$(tree "$HW")
+as rtuser busctl --system call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Apply 'sa{sv}' \
+  rdna2-consumer-compat 0 >"$WORK/denied.out" 2>&1 && fail "Apply as rtuser succeeded: $(cat "$WORK/denied.out")"
+for _ in $(seq 50); do grep -q 'error_name=' "$WORK/errors.log" && break; sleep 0.1; done
+err=$(grep -o 'error_name=[A-Za-z0-9_.]*' "$WORK/errors.log" | cut -d= -f2 | tail -1)
+echo "Apply as rtuser: refused with $err"
+case "$err" in
+  org.freedesktop.DBus.Error.AccessDenied | org.freedesktop.DBus.Error.InteractiveAuthorizationRequired) ;;
+  *) fail "Apply as rtuser was not refused with AccessDenied / InteractiveAuthorizationRequired: '$err'" ;;
+esac
+[ "$(tree "$HW")" = "$before" ] || fail "a refused Apply changed the world"
+
+# --- granted by polkit: a runtime sysfs attribute ----------------------------------------------
+KNOB=sysfs.card1.pp_power_profile_mode
+"$CTL" --root "$WORK/expected" set "$KNOB=COMPUTE" >/dev/null || fail "rocmtunectl set on the copy failed"
+as rtadmin busctl --system --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Set \
+  'a{ss}a{sv}' 1 "$KNOB" COMPUTE 0 >"$WORK/set.json" 2>&1 || fail "Set as rtadmin: $(cat "$WORK/set.json")"
+changed "$WORK/set.json" || fail "Set as rtadmin changed nothing: $(cat "$WORK/set.json")"
+same_world "Set as rtadmin"
+grep -q "pp_power_profile_mode" "$HW/var/lib/rocmtune/runtime-settings" ||
+  fail "the Set is not kept in runtime-settings"
+SET_VALUE=$WORK/set-value
+cp "$KNOB_FILE" "$SET_VALUE"
+cmp -s "$SET_VALUE" "$BOOT_VALUE" && fail "the Set left $KNOB_FILE as it was"
+echo "Set $KNOB=COMPUTE as rtadmin (polkit rule for its group): written"
+before=$(tree "$HW")
+as rtadmin busctl --system call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Apply 'sa{sv}' \
+  rdna2-consumer-compat 0 >/dev/null 2>&1 && fail "Apply as rtadmin (granted only org.rocmtune1.set) succeeded"
+[ "$(tree "$HW")" = "$before" ] || fail "rtadmin's refused Apply changed the world"
+
+# --- root: Apply a profile -----------------------------------------------------------------
+"$CTL" --root "$WORK/expected" apply rdna2-consumer-compat >/dev/null || fail "rocmtunectl apply on the copy failed"
+ct busctl --system --json=short --timeout=120 call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Apply \
+  'sa{sv}' rdna2-consumer-compat 0 >"$WORK/apply.json" 2>&1 || fail "Apply as root: $(cat "$WORK/apply.json")"
+changed "$WORK/apply.json" || fail "Apply as root changed nothing"
+same_world "Apply as root"
+profile=$(as rtuser busctl --system get-property org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager ActiveProfile)
+[ "$profile" = 's "rdna2-consumer-compat"' ] || fail "ActiveProfile is $profile after Apply"
+echo "Apply rdna2-consumer-compat as root: written, ActiveProfile $profile"
+
+# --- rocmtunectl as a user (tolerant until it talks to the daemon) ----------------------------
+ctl_over_bus rtuser status --json
+ctl_over_bus rtuser apply rdna2-consumer-compat
+
+# --- the daemon's sandbox as systemd sees it, online -----------------------------------------
+ct systemd-analyze security --no-pager rocmtuned.service >"$WORK/security.txt" 2>&1 ||
+  { cat "$WORK/security.txt"; fail "systemd-analyze security rocmtuned.service failed"; }
+grep "Overall exposure level" "$WORK/security.txt" || fail "no exposure level: $(tail -3 "$WORK/security.txt")"
+
+# --- reboot: runtime settings written back by rocmtune-apply@card1.service -------------------
+APPLY_UNIT=""
+for u in "$R/usr/lib/systemd/system/rocmtune-apply@.service" "$SRC/systemd/rocmtune-apply@.service"; do
+  [ -f "$u" ] && { APPLY_UNIT=$u; break; }
+done
+[ -n "$APPLY_UNIT" ] && want_apply_unit "$APPLY_UNIT" card1
+stop_container poweroff
+cp "$BOOT_VALUE" "$KNOB_FILE"  # what the card reads after a fresh boot
+boot_container 2
+[ "$(ct systemctl is-active rocmtuned.service)" != active ] || fail "rocmtuned.service runs at boot (bus-activated only)"
+if [ -z "$APPLY_UNIT" ]; then
+  echo "SKIP part: rocmtune-apply@.service is not in this build (reboot re-apply not checked)"
+else
+  wait_unit_done rocmtune-apply@card1.service
+  ct journalctl -b -u rocmtune-apply@card1.service --no-pager -o cat | tail -5
+  result=$(ct systemctl show -P Result rocmtune-apply@card1.service)
+  [ "$result" = success ] || fail "rocmtune-apply@card1.service: Result=$result"
+  cmp -s "$KNOB_FILE" "$SET_VALUE" || fail "after the reboot $KNOB is not written back: $(head -c 200 "$KNOB_FILE")"
+  echo "reboot: rocmtune-apply@card1.service wrote $KNOB back"
+fi
+as rtuser busctl --system get-property org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager ActiveProfile |
+  grep -qx 's "rdna2-consumer-compat"' || fail "ActiveProfile after the reboot is not rdna2-consumer-compat"
+stop_container poweroff
+echo PASS
