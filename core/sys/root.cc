@@ -123,6 +123,14 @@ std::string Root::Display(std::string_view rel) const {
 
 Result<UniqueFd> Root::Open(std::string_view rel, int flags) const {
   int fd = OpenAt2(fd_.get(), Relative(rel), static_cast<uint64_t>(flags | O_CLOEXEC), kResolve);
+  // systemd's RestrictSUIDSGID= (rocmtuned.service) answers openat2 with ENOSYS: its seccomp
+  // filter cannot look into struct open_how. On the live root RESOLVE_IN_ROOT changes nothing
+  // (".." and absolute symlinks end at "/" either way), so openat(2) resolves the same path;
+  // only magic links (/proc/PID/fd/N) are no longer refused. Any other root keeps failing.
+  if (fd < 0 && errno == ENOSYS && live_) {
+    std::string path(Relative(rel));
+    fd = ::openat(fd_.get(), path.c_str(), flags | O_CLOEXEC);
+  }
   if (fd < 0) {
     int err = errno;
     return Fail(CodeFor(err), fmt::format("{}: {}", Display(rel), Describe(err)), err);

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The shipped units and bus/polkit files as systemd, dbus-daemon and polkit read them:
 # `systemd-analyze verify` prints nothing for each unit, rocmtuned.service's exposure
-# (`systemd-analyze security --offline=true`) is at most 1.6 and is printed, the activation file
+# (`systemd-analyze security --offline=true`) is at most 1.5 and is printed, the activation file
 # names the unit and the bus name, and the polkit actions parse with the defaults promised; no unit
-# sets RestrictSUIDSGID= (it makes openat2 fail; tests/system/nspawn_system_test.sh found it).
+# but rocmtuned.service sets RestrictSUIDSGID= (it makes openat2 fail; tests/system/nspawn_system_test.sh
+# found it; only the daemon's reads of the live root fall back to openat).
 # usage: units_test.sh SOURCE_DIR ROCMTUNED ROCMTUNE_HELPER
 set -u
 SRC=$1 DAEMON=$(readlink -f "$2") HELPER=$(readlink -f "$3")
@@ -23,7 +24,7 @@ done
 ls "$WORK"/*.service >/dev/null 2>&1 || fail "no units under systemd/"
 # RestrictSUIDSGID=yes makes openat2 fail with ENOSYS (systemd's filter cannot look into its
 # struct open_how), and rocmtune opens every path with openat2: a unit with it reads or writes nothing.
-bad=$(grep -l '^RestrictSUIDSGID=\(yes\|true\|on\|1\)' "$WORK"/*.service)
+bad=$(grep -l '^RestrictSUIDSGID=\(yes\|true\|on\|1\)' "$WORK"/*.service | grep -v '/rocmtuned.service$')
 [ -z "$bad" ] || fail "RestrictSUIDSGID= breaks openat2 in: $(basename -a $bad | tr '\n' ' ')"
 for unit in "$WORK"/*; do
   out=$(cd "$WORK" && systemd-analyze verify --man=no "./$(basename "$unit")" 2>&1)
@@ -35,8 +36,8 @@ report=$(cd "$WORK" && systemd-analyze security --offline=true ./rocmtuned.servi
 exposure=$(echo "$report" | sed -n 's/.*Overall exposure level for rocmtuned.service: \([0-9.]*\).*/\1/p')
 [ -n "$exposure" ] || fail "no exposure in: $report"
 echo "$report" | grep '✗'
-echo "rocmtuned.service exposure: $exposure (limit 1.6)"
-awk -v e="$exposure" 'BEGIN { exit !(e <= 1.6) }' || fail "exposure $exposure is over 1.6"
+echo "rocmtuned.service exposure: $exposure (limit 1.5)"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 1.5) }' || fail "exposure $exposure is over 1.5"
 
 act=$SRC/dbus/org.rocmtune1.service
 grep -qx 'Name=org.rocmtune1' "$act" || fail "the activation file does not name org.rocmtune1"

@@ -137,14 +137,15 @@ profile=$(as rtuser busctl --system get-property org.rocmtune1 /org/rocmtune1 or
 [ "$profile" = 's "rdna2-consumer-compat"' ] || fail "ActiveProfile is $profile after Apply"
 echo "Apply rdna2-consumer-compat as root: written, ActiveProfile $profile"
 
-# --- rocmtunectl as a user (tolerant until it talks to the daemon) ----------------------------
+# --- rocmtunectl as a user: through the daemon ------------------------------------------------
 ctl_over_bus rtuser status --json
-ctl_over_bus rtuser apply rdna2-consumer-compat
+ctl_over_bus rtuser apply stock
 
 # --- the daemon's sandbox as systemd sees it, online -----------------------------------------
 ct systemd-analyze security --no-pager rocmtuned.service >"$WORK/security.txt" 2>&1 ||
   { cat "$WORK/security.txt"; fail "systemd-analyze security rocmtuned.service failed"; }
-grep "Overall exposure level" "$WORK/security.txt" || fail "no exposure level: $(tail -3 "$WORK/security.txt")"
+echo "with the world drop-in (RestrictSUIDSGID=no): $(grep "Overall exposure level" "$WORK/security.txt")" || fail "no exposure level"
+grep -q "Overall exposure level" "$WORK/security.txt" || fail "no exposure level: $(tail -3 "$WORK/security.txt")"
 
 # --- reboot: runtime settings written back by rocmtune-apply@card1.service -------------------
 APPLY_UNIT=""
@@ -168,5 +169,22 @@ else
 fi
 as rtuser busctl --system get-property org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager ActiveProfile |
   grep -qx 's "rdna2-consumer-compat"' || fail "ActiveProfile after the reboot is not rdna2-consumer-compat"
+
+# --- the unit as shipped, on the container's own root ------------------------------------------
+# Without the world's drop-in: RestrictSUIDSGID=yes (openat2 refused by its filter) and the live
+# root, where the core falls back to openat. Describe must work: a status of a machine with no GPU.
+ct systemctl stop rocmtuned.service
+rm -rf "$R/etc/systemd/system/rocmtuned.service.d"
+ct systemctl daemon-reload
+as rtuser rocmtunectl status --json >"$WORK/live.json" 2>"$WORK/live.err" ||
+  fail "status of the container's own root through the shipped unit: $(cat "$WORK/live.err")"
+/usr/bin/python3 - "$WORK/live.json" <<'PY' || fail "the shipped unit's status of / is not a status without GPUs"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == "rocmtune.status.v1" and doc["gpus"] == [], doc.get("gpus")
+PY
+grep -q '^RestrictSUIDSGID=yes' "$R/usr/lib/systemd/system/rocmtuned.service" || fail "the shipped unit lost RestrictSUIDSGID"
+ct systemd-analyze security --no-pager rocmtuned.service >"$WORK/security-shipped.txt" 2>&1
+echo "shipped unit on the live root: status served; $(grep 'Overall exposure level' "$WORK/security-shipped.txt")"
 stop_container poweroff
 echo PASS
