@@ -69,10 +69,10 @@ Result<ChangeReport> Reapply(const sys::Root& root, const std::string& card, con
     plan.notes.push_back(
         {"", fmt::format("{} is not here; rocmtune keeps its runtime settings for when it is back", device), ""});
   if (kept == 0)
-    plan.notes.push_back({"",
-                          fmt::format("rocmtune keeps no runtime setting for {}; nothing to re-apply",
-                                      only ? only->id : "any GPU here"),
-                          ""});
+    plan.notes.push_back(
+        {"",
+         fmt::format("rocmtune keeps no runtime setting for {}; nothing to re-apply", only ? only->id : "any GPU here"),
+         ""});
 
   report = CarryOut(root, std::move(report), options, writer);
   if (report.outcome.changed) {

@@ -53,7 +53,8 @@ std::vector<std::string> ChangedPaths(const json& result) {
 constexpr const char* kSecond = "0000:0d:00.0";
 void AddSecondCard(const WorldCopy& w) {
   const fs::path dir = w.Path(fmt::format("{}/{}", kDevices, kSecond));
-  fs::copy(w.Path(fmt::format("{}/{}", kDevices, kDevice)), dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::copy(w.Path(fmt::format("{}/{}", kDevices, kDevice)), dir,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   std::string uevent = w.Read(AttrPath(kSecond, "uevent"));
   uevent.replace(uevent.find(kDevice), std::string_view(kDevice).size(), kSecond);
   w.Write(AttrPath(kSecond, "uevent"), uevent);
@@ -69,7 +70,8 @@ TEST(ReapplyTest, WritesBackWhatAGpuResetUndidOnceAndThenNothing) {
   WorldCopy w(kWorld);
   const std::string profile_untouched = w.Read(AttrPath(kDevice, kProfile));
   const std::string level_untouched = w.Read(AttrPath(kDevice, kLevel));
-  auto set = w.Ctl({"set", fmt::format("sysfs.card0.{}=COMPUTE", kProfile), fmt::format("sysfs.card0.{}=high", kLevel)});
+  auto set =
+      w.Ctl({"set", fmt::format("sysfs.card0.{}=COMPUTE", kProfile), fmt::format("sysfs.card0.{}=high", kLevel)});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
   const std::string state = w.Read(plan::kRuntimeState);
   const size_t journals = w.JournalFiles();
@@ -91,7 +93,8 @@ TEST(ReapplyTest, WritesBackWhatAGpuResetUndidOnceAndThenNothing) {
   const json doc = reapply.Json();
   EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << reapply.out;
   EXPECT_EQ(doc["changed"], true) << reapply.out;
-  EXPECT_THAT(ChangedPaths(doc), ::testing::UnorderedElementsAre(PlanPath("card0", kProfile), PlanPath("card0", kLevel)))
+  EXPECT_THAT(ChangedPaths(doc),
+              ::testing::UnorderedElementsAre(PlanPath("card0", kProfile), PlanPath("card0", kLevel)))
       << reapply.out;
   EXPECT_EQ(Current(w, kDevice, kProfile), "COMPUTE");
   EXPECT_EQ(Current(w, kDevice, kLevel), "high");
