@@ -1,7 +1,8 @@
 // `rocmtunectl reapply [CARD]` (core/api/reapply.h) on world copies: a reboot or GPU reset is
 // simulated by writing the attribute's untouched content back behind rocmtune's back; reapply
 // writes rocmtune's value again in one transaction, a second reapply records nothing, one card's
-// reapply leaves another alone, a card that is not here is not an error, and `revert last`
+// reapply leaves another alone, a card that is not here is not an error, a setting that cannot
+// be planned fails the run (naming it) while the rest is written, and `revert last`
 // after a reapply still undoes the `set` (a reapply is not an undoable change of its own).
 #include <filesystem>
 
@@ -165,6 +166,26 @@ TEST(ReapplyTest, ASettingOfADeviceThatIsGoneIsKeptAndNamed) {
   EXPECT_THAT(reapply.out, HasSubstr(fmt::format("{} is not here", kSecond)));
   EXPECT_EQ(Current(w, kDevice, kProfile), "COMPUTE");
   EXPECT_EQ(w.Read(plan::kRuntimeState), state);
+}
+
+// A setting that cannot be planned (its attribute gone after a driver update) fails the reapply,
+// naming it, so the unit shows failed; the others are written all the same.
+TEST(ReapplyTest, ASettingThatCannotBePlannedFailsAndTheRestIsWritten) {
+  WorldCopy w(kWorld);
+  const std::string untouched = w.Read(AttrPath(kDevice, kProfile));
+  auto set =
+      w.Ctl({"set", fmt::format("sysfs.card0.{}=COMPUTE", kProfile), fmt::format("sysfs.card0.{}=high", kLevel)});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  w.Write(AttrPath(kDevice, kProfile), untouched);
+  fs::remove(w.Path(AttrPath(kDevice, kLevel)));
+  auto reapply = w.Ctl({"reapply", "--json"});
+  EXPECT_EQ(reapply.exit_code, kExitFailed) << reapply.out << reapply.err;
+  const json doc = reapply.Json();
+  EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << reapply.out;
+  EXPECT_THAT(doc["errors"].dump(), HasSubstr(fmt::format("not re-applied: sysfs.{}.{}", kDevice, kLevel)))
+      << reapply.out;
+  EXPECT_EQ(ChangedPaths(doc), std::vector<std::string>{PlanPath("card0", kProfile)}) << reapply.out;
+  EXPECT_EQ(Current(w, kDevice, kProfile), "COMPUTE");
 }
 
 // After a reboot's reapply, `revert last` still means the admin's last change.
