@@ -23,8 +23,10 @@ void PrintPlan(const api::ChangeReport& report) {
   PrintMessages("refused", plan.refused);
   PrintMessages("warning", plan.warnings);
   PrintMessages("note", plan.notes);
+  // The notes say why when there was nothing to compare (a card not here, nothing kept).
   if (plan.ops.empty() && !report.blocked)
-    fmt::print("Nothing to re-apply: every runtime setting rocmtune keeps is in place.\n");
+    fmt::print("Nothing to re-apply{}.\n",
+               plan.notes.empty() ? ": every runtime setting rocmtune keeps is in place" : "");
   for (const plan::Op& op : plan.ops) fmt::print("sysfs /{} <- {} ({})\n", op.path, op.after.value_or(""), op.reason);
 }
 

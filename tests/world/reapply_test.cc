@@ -22,6 +22,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::WorldCopy;
 
 constexpr const char* kWorld = "rx6900xt";
@@ -146,6 +147,7 @@ TEST(ReapplyTest, ACardThatIsNotHereOrHasNoSettingsIsNotAnError) {
   auto gone = w.Ctl({"reapply", "card7"});
   EXPECT_EQ(gone.exit_code, kExitOk) << gone.out << gone.err;
   EXPECT_THAT(gone.out, HasSubstr("no amdgpu GPU is 'card7' here")) << gone.out;
+  EXPECT_THAT(gone.out, Not(HasSubstr("in place"))) << "nothing was compared: " << gone.out;
   auto gone_json = w.Ctl({"reapply", "0000:99:00.0", "--json"});
   EXPECT_EQ(gone_json.exit_code, kExitOk) << gone_json.out << gone_json.err;
   EXPECT_EQ(gone_json.Json()["changed"], false) << gone_json.out;
