@@ -89,7 +89,8 @@ std::string HintForBusError(const std::string& name) {
   if (name == "org.freedesktop.DBus.Error.AccessDenied")
     return "not authorized: run with sudo or as an admin in an active session";
   if (name == "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired")
-    return "not authorized without a password: run with sudo, or without --no-ask-password in a terminal";
+    return "polkit wants an administrator's password and nothing could ask for it (--no-ask-password, no "
+           "terminal, or no polkit agent for this session): run with sudo";
   if (name == "org.rocmtune1.Error.Busy") return "another change is running: try again when it is done";
   if (name == "org.freedesktop.DBus.Error.Timeout" || name == "org.freedesktop.DBus.Error.NoReply")
     return "rocmtuned is busy or stuck: see `journalctl -u rocmtuned`";

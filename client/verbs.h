@@ -49,6 +49,7 @@ int RunSet(const Context& ctx, const Args& args);
 int RunUnset(const Context& ctx, const Args& args);
 int RunRevert(const Context& ctx, const Args& args);
 int RunReset(const Context& ctx, const Args& args);
+int RunReapply(const Context& ctx, const Args& args);
 int RunHistory(const Context& ctx, const Args& args);
 int RunVerify(const Context& ctx, const Args& args);
 int RunExplain(const Context& ctx, const Args& args);

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -75,6 +77,22 @@ Result<std::string> ReadAll(int fd, size_t max) {
     if (out.size() > max) return Fail(ErrorCode::kTooLarge, "", EFBIG);
   }
   return out;
+}
+
+// amdgpu refuses a power attribute's store with -EPERM while the device is in a GPU reset or
+// suspended (amdgpu_pm_dev_state_check, drivers/gpu/drm/amd/pm/amdgpu_pm.c); EBUSY and EAGAIN are
+// what other stores say for "not now". Those are tried again, a few times with a doubling pause
+// (50 + 100 + 200 + 400 ms: under a second in all, so a unit's start or a client never waits
+// long); any other error is final at once.
+constexpr int kAttributeTries = 5;
+constexpr std::chrono::milliseconds kFirstPause{50};
+
+bool DeviceBusy(int err) { return err == EPERM || err == EBUSY || err == EAGAIN; }
+
+std::chrono::milliseconds TotalPause() {
+  std::chrono::milliseconds total{0};
+  for (int i = 0; i + 1 < kAttributeTries; ++i) total += kFirstPause * (1 << i);
+  return total;
 }
 
 }  // namespace
@@ -279,6 +297,24 @@ Result<void> FileWriter::RemoveTemporary(std::string_view path) {
 }
 
 Result<void> FileWriter::WriteAttribute(std::string_view path, std::string_view value) {
+  std::chrono::milliseconds pause = kFirstPause;
+  for (int attempt = 1;; ++attempt) {
+    auto written = WriteAttributeOnce(path, value);
+    if (written || !DeviceBusy(written.error().errno_value)) return written;
+    if (attempt == kAttributeTries) {
+      const int err = written.error().errno_value;
+      return Fail(ErrorCode::kIo,
+                  fmt::format("writing {}: {} after {} tries over {} ms: the device stayed busy (a GPU reset or "
+                              "suspend in progress?); run the change again once it is back",
+                              root_.Display(path), std::strerror(err), kAttributeTries, TotalPause().count()),
+                  err);
+    }
+    std::this_thread::sleep_for(pause);
+    pause *= 2;
+  }
+}
+
+Result<void> FileWriter::WriteAttributeOnce(std::string_view path, std::string_view value) {
   if (auto hook = hook_.Before(Step::kSysfsWrite, path); !hook)
     return Errno("writing", root_, path, hook.error().errno_value);
   // Never O_TRUNC at open: the checks look at the file first, and only then is a world's plain

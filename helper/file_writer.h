@@ -37,6 +37,8 @@ class FileWriter {
 
   Result<void> Replace(std::string_view path, std::string_view content);
   Result<void> Remove(std::string_view path);
+  // An attribute the device refuses for now (EPERM, EBUSY, EAGAIN: a GPU reset or suspend) is
+  // tried again, up to 5 times in under a second; then the error says the device stayed busy.
   Result<void> WriteAttribute(std::string_view path, std::string_view value);
   // The temporary a crash may have left beside `path`.
   Result<void> RemoveTemporary(std::string_view path);
@@ -46,6 +48,8 @@ class FileWriter {
  private:
   Result<sys::UniqueFd> OpenDir(std::string_view dir) const;
   Result<sys::UniqueFd> OpenAttribute(std::string_view path, int flags) const;
+  // One try: the step hook, the open, the write.
+  Result<void> WriteAttributeOnce(std::string_view path, std::string_view value);
   Result<void> SyncDir(const sys::UniqueFd& dir, std::string_view path);
 
   const sys::Root& root_;

@@ -62,7 +62,7 @@ std::vector<Effect> Effects(const std::vector<Transaction>& txns) {
 const Transaction* LastRevertible(const std::vector<Transaction>& txns) {
   std::vector<Effect> effects = Effects(txns);
   for (size_t i = txns.size(); i-- > 0;)
-    if (effects[i].in_effect && txns[i].intent.verb != "revert") return &txns[i];
+    if (effects[i].in_effect && txns[i].intent.verb != "revert" && txns[i].intent.verb != "reapply") return &txns[i];
   return nullptr;
 }
 

@@ -32,7 +32,8 @@ struct Effect {
 // One per transaction of `txns`, in the same order.
 std::vector<Effect> Effects(const std::vector<Transaction>& txns);
 
-// `revert last`: the newest transaction in effect that is not a revert.
+// `revert last`: the newest transaction in effect that is not a revert or a reapply (a reapply
+// only puts back what an earlier change set; undoing it would undo nothing the admin asked for).
 const Transaction* LastRevertible(const std::vector<Transaction>& txns);
 
 // What rocmtune's committed transactions last left at `path`: nullopt when rocmtune never

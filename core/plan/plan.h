@@ -69,7 +69,7 @@ enum class Regen { kNo, kPending, kDone };
 
 // What the user asked for, recorded with the transaction (history, active profile, revert).
 struct Intent {
-  std::string verb;               // "apply", "set", "unset", "revert", "reset"
+  std::string verb;               // "apply", "set", "unset", "revert", "reset", "reapply"
   std::string profile;            // apply: the profile's name
   std::vector<std::string> args;  // set/unset: the keys and assignments as typed
   std::string reverts;            // revert: the transaction id it undoes

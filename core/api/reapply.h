@@ -1,0 +1,22 @@
+// `reapply`: write the runtime attributes rocmtune keeps set (knobs::DesiredRuntime) back onto
+// the devices that no longer hold them — after a reboot, a GPU reset, a hotplug or a resume the
+// kernel has its defaults there again. Run by rocmtune-apply@.service (udev) and by hand.
+#pragma once
+
+#include <string>
+
+#include "api/change.h"
+
+namespace rocmtune::api {
+
+// `card`: "cardN", a PCI address, or empty for every device. Only attributes that read
+// otherwise than rocmtune's value are written, through their codecs, as one journaled
+// transaction (intent "reapply"); when every one is in place nothing is written or recorded,
+// so running it again is a no-op. It never changes what rocmtune keeps set. A card that is not
+// here, or has nothing kept, is not an error: the report says so (udev may start it for a card
+// that is gone again). A setting that cannot be planned (its attribute unreadable, its value no
+// longer taken) is left out, the rest is written, and the report fails naming it.
+Result<ChangeReport> Reapply(const sys::Root& root, const std::string& card, const ChangeOptions& options,
+                             Writer& writer);
+
+}  // namespace rocmtune::api
