@@ -9,7 +9,8 @@
 #   b   the daemon is SIGKILLed while the helper works, then the helper goes on: it finishes,
 #       a new daemon serves, nothing is left interrupted, the world is before or after;
 #   c   the caller is SIGKILLed while the helper works: the daemon survives sending its reply to
-#       nobody, the world is before or after, and the next change goes through.
+#       nobody, the world is before or after, and the next change goes through;
+#   d   no helper listens at all: a typed error, nothing written, the daemon serving.
 # "The world" is every file of the tree but the journal and the lock.
 # usage: daemon_faults_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER FAULT_HELPER SOURCE_DIR
 set -u
@@ -146,4 +147,15 @@ out=$(call Reset 2>&1) || fail "c: the next change failed: $out"
 echo "$out" | str | grep '"changed": true' >/dev/null || fail "c: Reset changed nothing: $out"
 [ "$(world "$W")" = "$BEFORE" ] || fail "c: Reset did not give back the world before"
 serving c
+
+# d: no helper listening at all (rocmtune-helper.socket stopped): a typed error, nothing written.
+kill "$HELPER_SSA"; wait "$HELPER_SSA" 2>/dev/null
+rm -f "$WORK/helper.sock"
+now=$(world "$W")
+out=$(set_call "${KNOBS[@]}")
+[ "$(echo "$out" | head -1)" = org.rocmtune1.Error.Failed ] || fail "d: not a typed failure: $out"
+echo "$out" | grep -q "cannot reach rocmtune-helper" || fail "d: the error does not say the helper is unreachable: $out"
+[ "$(world "$W")" = "$now" ] || fail "d: something was written without a helper"
+serving d
+echo "d: no helper: $(echo "$out" | grep -o '"cannot reach[^"]*' | head -c 120)"
 echo PASS
