@@ -38,6 +38,10 @@ expect_invalid Set 'a{ss}a{sv}' 1 amdgpu.noretry 1 2 check b true check b false
 expect_invalid Apply 'sa{sv}' rdna2-consumer-compat 2 check b true check b false
 expect_invalid Unset 'asa{sv}' 1 amdgpu.noretry 2 check b true check b false
 expect_invalid Apply 'sa{sv}' rdna2-consumer-compat 2 with as 0 with as 0
+# A knob key given twice in the a{ss}: refused as the CLI refuses `set K=0 K=1`.
+out=$("${BUS[@]}" --timeout=30 call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Set 'a{ss}a{sv}' \
+  2 amdgpu.noretry 0 amdgpu.noretry 1 0 2>&1) && fail "a knob key given twice was set: $out"
+echo "$out" | grep -q "given twice" || fail "a knob key given twice: not refused as such: $out"
 
 kill -0 "$DAEMON_PID" 2>/dev/null || fail "rocmtuned died: $(cat "$WORK/daemon.log")"
 call Describe >/dev/null || fail "rocmtuned does not answer Describe after the hostile calls"
