@@ -10,26 +10,33 @@
 #     a group granted org.rocmtune1.set only may Set but not Apply or Reset;
 #   - none of these users may own org.rocmtune1.
 # The test users and groups exist only for the bus and polkitd (their own /etc/passwd, /etc/group).
-# usage: daemon_permissions_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER SOURCE_DIR
+#   - one change is one question to polkit, also when it first rolls back an interrupted
+#     transaction (a user polkit allows once must not be asked again, nor typed a password twice).
+# usage: daemon_permissions_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER FAULT_HELPER SOURCE_DIR
 set -u
-DAEMON=$1 CTL=$2 HELPER=$3 SRC=$4
+DAEMON=$1 CTL=$2 HELPER=$3 FAULT_HELPER=$4 SRC=$5
 . "$SRC/tests/daemon/bus_fixture.sh"
 command -v systemd-socket-activate >/dev/null || skip "systemd-socket-activate is needed to serve the helper socket"
 [ -x /usr/lib/polkit-1/polkitd ] || skip "polkitd is not installed (package polkitd)"
 
-# uids/gids no account uses here: a granted user (group rocmtune-test) and a set-only user.
-GRANTED=64301 SETTER=64302
-for id in $GRANTED $SETTER; do
+# uids/gids no account uses here: a granted user (group rocmtune-test), a set-only user, and a
+# user polkit allows once.
+GRANTED=64301 SETTER=64302 ONCE=64303
+for id in $GRANTED $SETTER $ONCE; do
   getent passwd $id >/dev/null && skip "uid $id is in use"
   getent group $id >/dev/null && skip "gid $id is in use"
 done
 cp /etc/passwd "$WORK/passwd"
 cp /etc/group "$WORK/group"
-printf 'rtgranted:x:%s:%s::/nonexistent:/usr/sbin/nologin\nrtsetter:x:%s:%s::/nonexistent:/usr/sbin/nologin\n' \
-  $GRANTED $GRANTED $SETTER $SETTER >>"$WORK/passwd"
-printf 'rocmtune-test:x:%s:\nrocmtune-setters:x:%s:\n' $GRANTED $SETTER >>"$WORK/group"
+for u in rtgranted:$GRANTED rtsetter:$SETTER rtonce:$ONCE; do
+  printf '%s:x:%s:%s::/nonexistent:/usr/sbin/nologin\n' "${u%:*}" "${u#*:}" "${u#*:}" >>"$WORK/passwd"
+done
+printf 'rocmtune-test:x:%s:\nrocmtune-setters:x:%s:\nrtonce:x:%s:\n' $GRANTED $SETTER $ONCE >>"$WORK/group"
 cat >"$WORK/50-rocmtune-groups.rules" <<'JS'
+var rtonce_asked = 0;
 polkit.addRule(function(action, subject) {
+  if (action.id.indexOf("org.rocmtune1.") == 0 && subject.user == "rtonce")
+    return ++rtonce_asked == 1 ? polkit.Result.YES : polkit.Result.NO;
   if (action.id.indexOf("org.rocmtune1.") == 0 && subject.isInGroup("rocmtune-test")) return polkit.Result.YES;
   if (action.id == "org.rocmtune1.set" && subject.isInGroup("rocmtune-setters")) return polkit.Result.YES;
 });
@@ -180,5 +187,17 @@ except dbus.DBusException as e:
     assert e.get_dbus_name() == "org.freedesktop.DBus.Error.AccessDenied", e.get_dbus_name()
 PY
 done
+# An interrupted transaction (the helper killed at its first rename), then a change by the user
+# polkit allows once: the roll-back and the change are one authorization.
+[ -x "$FAULT_HELPER" ] || fail "no rocmtune-fault-helper at $FAULT_HELPER"
+cp -a "$W" "$WORK/count" && ROCMTUNE_HELPER=$FAULT_HELPER ROCMTUNE_FAULT_LOG=$WORK/steps.log \
+  "$CTL" --root "$WORK/count" set amdgpu.noretry=1 >/dev/null || fail "counting the steps failed"
+n=$(awk '$2 == "rename" { print $1; exit }' "$WORK/steps.log")
+ROCMTUNE_HELPER=$FAULT_HELPER ROCMTUNE_FAULT=kill:$n "$CTL" --root "$W" set amdgpu.noretry=1 >/dev/null 2>&1 \
+  && fail "the fault helper did not die at step $n"
+"$CTL" --root "$W" history --json | grep -q '"state": "interrupted"' || fail "no interrupted transaction"
+change $ONCE Set ok amdgpu.noretry=1
+"$CTL" --root "$W" history --json | grep -q '"state": "interrupted"' && fail "the interrupted transaction is still there"
+
 kill -0 "$DAEMON_PID" || fail "rocmtuned died: $(cat "$WORK/daemon.log")"
 echo PASS
