@@ -88,7 +88,7 @@ start_helper() {
   systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "${env[@]}" "$helper" --root "$root" socket \
     >>"$WORK/helper.log" 2>&1 &
   HELPER_SSA=$!
-  PIDS+=($HELPER_SSA)
+  PIDS+=("$HELPER_SSA")
   for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
   [ -S "$WORK/helper.sock" ] || fail "the helper socket did not appear: $(cat "$WORK/helper.log")"
   chmod 600 "$WORK/helper.sock"
@@ -98,7 +98,7 @@ start_helper() {
 start_daemon() {
   "$DAEMON" --root "$1" --helper-socket "$WORK/helper.sock" --idle-timeout 0 >>"$WORK/daemon.log" 2>&1 &
   DAEMON_PID=$!
-  PIDS+=($DAEMON_PID)
+  PIDS+=("$DAEMON_PID")
   wait_name present || fail "rocmtuned did not take the name: $(cat "$WORK/daemon.log")"
 }
 

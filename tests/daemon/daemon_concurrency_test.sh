@@ -28,16 +28,17 @@ READERS=20
 readers=()
 for n in $(seq $READERS); do
   "${NOBODY[@]}" /usr/bin/python3 "$CLIENTS" reader "$W" "$RUN" "$n" >"$RUN/reader.$n.out" 2>&1 &
-  readers+=($!)
-  PIDS+=($!)
+  readers+=("$!")
+  PIDS+=("$!")
 done
-for _ in $(seq 600); do [ "$(ls "$RUN" | grep -c '^ready\.')" = $READERS ] && break; sleep 0.05; done
-[ "$(ls "$RUN" | grep -c '^ready\.')" = $READERS ] || fail "the readers did not start: $(cat "$RUN"/reader.*.out)"
+ready() { local f n=0; for f in "$RUN"/ready.*; do [ -e "$f" ] && n=$((n + 1)); done; [ $n = $READERS ]; }
+for _ in $(seq 600); do ready && break; sleep 0.05; done
+ready || fail "the readers did not start: $(cat "$RUN"/reader.*.out)"
 /usr/bin/python3 "$CLIENTS" watcher "$W" "$RUN" >"$RUN/watcher.out" 2>&1 &
 watcher=$!
 /usr/bin/python3 "$CLIENTS" contender "$W" "$RUN" >"$RUN/contender.out" 2>&1 &
 contender=$!
-PIDS+=($watcher $contender)
+PIDS+=("$watcher" "$contender")
 sleep 0.2
 start=$(date +%s)
 /usr/bin/python3 "$CLIENTS" writer "$W" "$RUN" >"$RUN/writer.out" 2>&1
