@@ -1,6 +1,8 @@
 #include "daemon/bus_options.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -52,6 +54,7 @@ Result<std::vector<std::string>> ReadStrings(sd_bus_message* call, std::string_v
 
 Result<BusOptions> ReadOptions(sd_bus_message* call, std::initializer_list<std::string_view> allowed) {
   BusOptions out;
+  std::vector<std::string> seen;
   if (auto ok = Check(sd_bus_message_enter_container(call, 'a', "{sv}"), "must be a dictionary (a{sv})"); !ok)
     return tl::unexpected(ok.error());
   for (;;) {
@@ -68,6 +71,12 @@ Result<BusOptions> ReadOptions(sd_bus_message* call, std::initializer_list<std::
       return Fail(ErrorCode::kInvalidArgument,
                   fmt::format("options: unknown option '{}' (this method takes: {})", key, names));
     }
+    // The bus lets a dictionary repeat a key; readers differ on which one counts (a GVariant
+    // lookup takes the first, a Python dict the last), so `check` then no `check` could be
+    // shown as a check and run as a change. Refused, not resolved.
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("options: '{}' is given more than once", key));
+    seen.push_back(key);
     if (key == kOptionWith) {
       auto with = ReadStrings(call, key);
       if (!with) return tl::unexpected(with.error());

@@ -1,6 +1,6 @@
-// The `a{sv}` options of Plan/Apply/Set: untrusted input. Each key has one type; an unknown key
-// or a wrong type is an InvalidArgument naming it, never ignored (a typo must not turn a check
-// into a real change).
+// The `a{sv}` options of Plan/Apply/Set: untrusted input. Each key has one type; an unknown key,
+// a wrong type or a key given twice is an InvalidArgument naming it, never ignored or resolved
+// (a typo or a repeated `check` must not turn a check into a real change).
 #pragma once
 
 #include <systemd/sd-bus.h>

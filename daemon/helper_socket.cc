@@ -32,7 +32,10 @@ Result<void> SendAll(int fd, std::string_view text) {
 
 }  // namespace
 
-Result<void> HelperSocketWriter::MayWrite(const sys::Root&) const { return authorize_(); }
+Result<void> HelperSocketWriter::MayWrite(const sys::Root&) const {
+  if (!answer_) answer_ = authorize_();
+  return *answer_;
+}
 
 Result<plan::HelperReply> HelperSocketWriter::Exchange(const std::string& request) const {
   sockaddr_un addr{};

@@ -3,10 +3,13 @@
 // request is a line ("apply", "apply --force", "recover"), then the plan JSON; the daemon shuts its
 // side for writing and reads the helper's reply (plan::HelperReply) to the end. The daemon
 // itself never writes. MayWrite asks `authorize` (polkit), so a change that turns out to
-// change nothing never asks.
+// change nothing never asks; it asks once per writer (one request): the core asks again before
+// the plan when it first rolled back an interrupted transaction, and polkit must not ask a person
+// twice for one change (nor answer the two questions differently).
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "api/writer.h"
@@ -27,6 +30,7 @@ class HelperSocketWriter final : public api::Writer {
   Result<plan::HelperReply> Exchange(const std::string& request) const;
   std::string socket_path_;
   Authorize authorize_;
+  mutable std::optional<Result<void>> answer_;  // polkit's answer for this request, once asked
 };
 
 }  // namespace rocmtune::daemon

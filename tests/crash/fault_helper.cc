@@ -3,6 +3,8 @@
 // environment so the tests drive it exactly like the real helper:
 //   ROCMTUNE_FAULT=kill:N           raise SIGKILL just before step N (1-based)
 //   ROCMTUNE_FAULT=errno:N:ENOSPC   step N fails with that errno (ENOSPC, EIO, EROFS, EACCES), once
+//   ROCMTUNE_FAULT=stop:N           raise SIGSTOP just before step N: a test kills or continues it
+//                                   (tests/daemon: the daemon or its caller dies mid-transaction)
 //   (unset)                         only count
 //   ROCMTUNE_FAULT_LOG=FILE         append "N step-name path" per step, written before the step
 //                                   runs, so the log of a killed run ends with the step it died at
@@ -28,7 +30,7 @@ namespace {
 using rocmtune::helper::Step;
 
 struct Fault {
-  enum class Kind { kNone, kKill, kErrno } kind = Kind::kNone;
+  enum class Kind { kNone, kKill, kErrno, kStop } kind = Kind::kNone;
   uint64_t step = 0;
   int err = 0;
 };
@@ -46,10 +48,10 @@ std::optional<Fault> ParseFault(const char* spec) {
   Fault fault;
   if (!spec || !*spec) return fault;
   std::string_view s = spec;
-  if (s.starts_with("kill:")) {
+  if (s.starts_with("kill:") || s.starts_with("stop:")) {
     auto n = rocmtune::text::ParseU64(s.substr(5));
     if (!n || *n == 0) return std::nullopt;
-    return Fault{Fault::Kind::kKill, *n, 0};
+    return Fault{s.starts_with("kill:") ? Fault::Kind::kKill : Fault::Kind::kStop, *n, 0};
   }
   if (s.starts_with("errno:")) {
     s.remove_prefix(6);
@@ -76,6 +78,7 @@ class FaultHook final : public rocmtune::helper::StepHook {
     }
     if (count_ != fault_.step) return {};
     if (fault_.kind == Fault::Kind::kKill) ::raise(SIGKILL);
+    if (fault_.kind == Fault::Kind::kStop) ::raise(SIGSTOP);
     if (fault_.kind == Fault::Kind::kErrno)
       return rocmtune::Fail(rocmtune::ErrorCode::kIo, "injected fault", fault_.err);
     return {};

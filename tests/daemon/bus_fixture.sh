@@ -12,10 +12,22 @@ command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to call as
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-bus-XXXXXX")
 chmod 755 "$WORK"
 PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$WORK"; }
+cleanup() { [ -n "${KEEP_WORK:-}" ] && cp -a "$WORK" "$KEEP_WORK"; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 BUS=(busctl --system --no-pager)
+
+# TEST_PASSWD / TEST_GROUP (set before start_bus and start_polkitd): files the bus and polkitd
+# read as /etc/passwd and /etc/group, in their own mount namespaces: test users and groups that
+# exist for them only, nothing added to the machine's own files.
+account_binds() {
+  [ -n "${TEST_PASSWD:-}" ] && printf "mount --bind '%s' /etc/passwd && " "$TEST_PASSWD"
+  [ -n "${TEST_GROUP:-}" ] && printf "mount --bind '%s' /etc/group && " "$TEST_GROUP"
+}
+with_test_accounts() {
+  if [ -z "${TEST_PASSWD:-}${TEST_GROUP:-}" ]; then "$@"; return; fi
+  unshare -m --propagation private bash -c "$(account_binds) exec \"\$@\"" bash "$@"
+}
 
 # start_bus [DIR...]: the bus with rocmtune's policy and the given policy directories.
 start_bus() {
@@ -25,7 +37,7 @@ start_bus() {
   for d in "$@"; do extra="$extra<includedir>$d</includedir>"; done
   sed -e "s|@SOCKET@|$WORK/bus.sock|" -e "s|@POLICY_DIR@|$WORK/policy|" -e "s|<!-- @EXTRA@ -->|$extra|" \
     "$SRC/tests/daemon/private-bus.conf.in" >"$WORK/bus.conf"
-  dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile >"$WORK/bus.log" 2>&1 &
+  with_test_accounts dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile >"$WORK/bus.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do [ -S "$WORK/bus.sock" ] && break; sleep 0.05; done
   [ -S "$WORK/bus.sock" ] || fail "the private bus did not start: $(cat "$WORK/bus.log")"
@@ -54,7 +66,7 @@ start_polkitd() {
   [ -n "${1:-}" ] && cp "$1" "$WORK/pk/rules.d/"
   chown -R polkitd "$WORK/pk/rules.d" 2>/dev/null; chmod 700 "$WORK/pk/rules.d"
   unshare -m --propagation private bash -c "mount --bind '$WORK/pk/actions' /usr/share/polkit-1/actions &&
-    mount --bind '$WORK/pk/rules.d' /etc/polkit-1/rules.d && exec /usr/lib/polkit-1/polkitd --no-debug" \
+    mount --bind '$WORK/pk/rules.d' /etc/polkit-1/rules.d && $(account_binds) exec /usr/lib/polkit-1/polkitd --no-debug" \
     >"$WORK/polkitd.log" 2>&1 &
   PIDS+=($!)
   wait_for org.freedesktop.PolicyKit1 present
@@ -63,3 +75,32 @@ start_polkitd() {
 call() { "${BUS[@]}" --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager "$@"; }
 # The one string a method returns, from busctl's JSON.
 str() { /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])'; }
+
+# start_helper HELPER ROOT [ENV...]: rocmtune-helper behind $WORK/helper.sock as systemd serves
+# rocmtune-helper.socket (one helper per connection, stdin/stdout the connection); each ENV
+# (NAME=VALUE) is passed to every helper. Sets HELPER_SSA (systemd-socket-activate's pid: each
+# helper is its child).
+start_helper() {
+  local helper=$1 root=$2; shift 2
+  local env=()
+  for e in "$@"; do env+=(-E "$e"); done
+  rm -f "$WORK/helper.sock"
+  systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "${env[@]}" "$helper" --root "$root" socket \
+    >>"$WORK/helper.log" 2>&1 &
+  HELPER_SSA=$!
+  PIDS+=("$HELPER_SSA")
+  for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
+  [ -S "$WORK/helper.sock" ] || fail "the helper socket did not appear: $(cat "$WORK/helper.log")"
+  chmod 600 "$WORK/helper.sock"
+}
+
+# start_daemon ROOT: rocmtuned serving ROOT, writing through $WORK/helper.sock. Sets DAEMON_PID.
+start_daemon() {
+  "$DAEMON" --root "$1" --helper-socket "$WORK/helper.sock" --idle-timeout 0 >>"$WORK/daemon.log" 2>&1 &
+  DAEMON_PID=$!
+  PIDS+=("$DAEMON_PID")
+  wait_name present || fail "rocmtuned did not take the name: $(cat "$WORK/daemon.log")"
+}
+
+# world_hash DIR: every file's path and content hash, and every directory and symlink.
+world_hash() { (cd "$1" && find . \( -type f -exec sha256sum {} + \) -o \( ! -type f -printf '%y %p %l\n' \) | sort | sha256sum); }
