@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "journal/history.h"
+#include "journal/writer_probe.h"
 
 namespace rocmtune::api {
 namespace {
@@ -27,11 +28,14 @@ HistoryReport History(const System& system) {
   const auto& txns = system.journal;
   HistoryReport report{journal::ActiveProfile(txns), {}};
   std::vector<journal::Effect> effects = journal::Effects(txns);
+  // The last transaction may be incomplete because a helper is writing it now.
+  const bool running = journal::LastIsRunning(system.root, txns);
   for (size_t i = 0; i < txns.size(); ++i) {
     const journal::Transaction& t = txns[i];
     journal::Effect& e = effects[i];
     std::string state;
-    if (t.state != journal::State::kCommitted) state = journal::StateName(t.state);
+    if (running && i + 1 == txns.size()) state = "running";
+    else if (t.state != journal::State::kCommitted) state = journal::StateName(t.state);
     else if (!e.reverted_by.empty()) state = fmt::format("reverted by {}", e.reverted_by);
     else if (!e.superseded_by.empty())
       state = fmt::format("superseded by {} ({})", e.superseded_by, journal::Find(txns, e.superseded_by)->intent.verb);
@@ -56,7 +60,8 @@ json HistoryJson(const HistoryReport& report) {
                     {"with", t.intent.with},
                     {"reverts", t.intent.reverts.empty() ? json(nullptr) : json(t.intent.reverts)},
                     {"what", e.what},
-                    {"state", journal::StateName(t.state)},
+                    // "running": incomplete because a helper is writing it now (LastIsRunning).
+                    {"state", e.state == "running" ? std::string_view("running") : journal::StateName(t.state)},
                     {"effect", e.state},
                     {"reverted", e.reverted},
                     {"in_effect", e.in_effect},

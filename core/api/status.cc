@@ -5,6 +5,7 @@
 #include "api/status_json.h"
 #include "journal/attention.h"
 #include "journal/history.h"
+#include "journal/writer_probe.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "knobs/setting_findings.h"
@@ -35,7 +36,7 @@ StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory) {
   if (auto txns = journal::Load(root)) {
     report.active_profile = journal::ActiveProfile(*txns);
     // What `verify` reports from the journal is worth seeing in `status` too.
-    std::vector<journal::Attention> attention = journal::Interrupted(*txns);
+    std::vector<journal::Attention> attention = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns));
     for (journal::Attention& a : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(a));
     for (journal::Attention& a : journal::LeftoverTemporaries(root, *txns)) attention.push_back(std::move(a));
     for (journal::Attention& a : attention)

@@ -6,6 +6,7 @@
 
 #include "journal/attention.h"
 #include "journal/history.h"
+#include "journal/writer_probe.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "knobs/runtime_state.h"
@@ -62,7 +63,8 @@ void FileDifferences(const System& system, std::vector<Difference>& out) {
 
 // Interrupted transactions, regenerations not run, temporaries a cut-short write left.
 void JournalDifferences(const System& system, std::vector<Difference>& out) {
-  std::vector<journal::Attention> found = journal::Interrupted(system.journal);
+  std::vector<journal::Attention> found =
+      journal::Interrupted(system.journal, journal::LastIsRunning(system.root, system.journal));
   for (journal::Attention& a : journal::PendingRegenerations(system.root, system.journal))
     found.push_back(std::move(a));
   for (journal::Attention& a : journal::LeftoverTemporaries(system.root, system.journal)) found.push_back(std::move(a));

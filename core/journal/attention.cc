@@ -105,10 +105,11 @@ std::string RequestCommand(const Transaction& txn) {
   return JoinWords(words);
 }
 
-std::vector<Attention> Interrupted(const std::vector<Transaction>& txns) {
+std::vector<Attention> Interrupted(const std::vector<Transaction>& txns, bool writer_running) {
   std::vector<Attention> out;
   for (const Transaction& t : txns) {
     if (t.state != State::kIncomplete) continue;
+    if (writer_running && &t == &txns.back()) continue;
     out.push_back({"interrupted", fmt::format("transaction {}", t.id),
                    fmt::format("transaction {} ({}) was interrupted: begun but never committed or rolled back, so "
                                "its files may be half-changed. The next change rolls it back first: run `{}` to roll "

@@ -24,7 +24,9 @@ std::string RequestCommand(const Transaction& txn);
 // Transactions with a begin record but neither commit nor rollback (a helper killed mid-apply).
 // The next change rolls each back before it plans, so running the interrupted request again
 // (RequestCommand) rolls it back and then makes that change whole.
-std::vector<Attention> Interrupted(const std::vector<Transaction>& txns);
+// `writer_running` (LastIsRunning): the last transaction, if incomplete, is being written now and
+// is not reported.
+std::vector<Attention> Interrupted(const std::vector<Transaction>& txns, bool writer_running = false);
 
 // Regenerators that committed transactions left "pending" (a --root tree) or "failed", and not
 // seen to have run since: one difference per regenerator, naming the transactions and the command.

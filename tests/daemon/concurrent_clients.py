@@ -55,7 +55,9 @@ def reader(n):
         history = json.loads(m.History())
         ids = [t["id"] for t in history["transactions"]]
         assert len(ids) == len(set(ids)), f"History lists a transaction twice: {ids}"
+        # A transaction being written is "running", never "interrupted" (core/journal/writer_probe.h).
         interrupted += any(t.get("state") == "interrupted" for t in history["transactions"])
+        interrupted += any(f.get("id") == "journal.interrupted" for f in status["findings"])
         assert len(m.ListProfiles()) > 0
         assert isinstance(p.Get("org.rocmtune1.Manager", "ActiveProfile"), dbus.String)
         assert isinstance(p.Get("org.rocmtune1.Manager", "PendingReboot"), dbus.Boolean)

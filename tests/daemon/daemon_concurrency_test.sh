@@ -61,7 +61,8 @@ rows = [json.loads(l) for l in sys.stdin]
 rounds = sum(r["rounds"] for r in rows)
 interrupted = sum(r["saw_running_as_interrupted"] for r in rows)
 print(f"{len(rows)} readers, {rounds} rounds of reads;",
-      f"{interrupted} History reads showed the running transaction as interrupted")'
+      f"{interrupted} reads showed the running transaction as interrupted")
+sys.exit(1 if interrupted else 0)' || fail "a read called a running transaction interrupted"
 
 kill -0 "$DAEMON_PID" || fail "rocmtuned died: $(cat "$WORK/daemon.log")"
 call History | str >"$RUN/history.json" || fail "History after the run failed"
