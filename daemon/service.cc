@@ -30,14 +30,20 @@ int RunService(const ServiceOptions& options) {
   sd_event* event_raw = nullptr;
   if (int r = sd_event_default(&event_raw); r < 0) return Failed("cannot create the event loop", r);
   EventPtr event(event_raw);
-  // SIGTERM and SIGINT end the loop between requests (sd-event wants them blocked first).
+  // SIGTERM and SIGINT end the loop between requests (sd-event wants them blocked first); a
+  // change that is running is finished and answered first (systemd waits TimeoutStopSec).
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGINT);
   sigprocmask(SIG_BLOCK, &mask, nullptr);
+  bool stopping = false;
+  auto on_signal = [](sd_event_source*, const struct signalfd_siginfo*, void* userdata) -> int {
+    *static_cast<bool*>(userdata) = true;
+    return 0;
+  };
   for (int sig : {SIGTERM, SIGINT})
-    if (int r = sd_event_add_signal(event.get(), nullptr, sig, nullptr, nullptr); r < 0)
+    if (int r = sd_event_add_signal(event.get(), nullptr, sig, on_signal, &stopping); r < 0)
       return Failed("cannot watch signals", r);
 
   // The system bus, or the one DBUS_SYSTEM_BUS_ADDRESS names (tests run a private one).
@@ -55,8 +61,7 @@ int RunService(const ServiceOptions& options) {
   for (;;) {
     int r = sd_event_run(event.get(), options.idle_usec > 0 ? options.idle_usec : UINT64_MAX);
     if (r < 0) return Failed("event loop", r);
-    int state = sd_event_get_state(event.get());
-    if (state == SD_EVENT_FINISHED) break;
+    if (stopping && !manager.Busy()) break;
     // Nothing happened for idle_usec and no change is running (its reply is still to come).
     if (r == 0 && options.idle_usec > 0 && !manager.Busy()) break;
   }

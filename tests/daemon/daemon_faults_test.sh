@@ -10,7 +10,8 @@
 #       a new daemon serves, nothing is left interrupted, the world is before or after;
 #   c   the caller is SIGKILLed while the helper works: the daemon survives sending its reply to
 #       nobody, the world is before or after, and the next change goes through;
-#   d   no helper listens at all: a typed error, nothing written, the daemon serving.
+#   d   no helper listens at all: a typed error, nothing written, the daemon serving;
+#   e   SIGTERM to the daemon while the helper works: the change is answered, then exit 0.
 # "The world" is every file of the tree but the journal and the lock.
 # usage: daemon_faults_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER FAULT_HELPER SOURCE_DIR
 set -u
@@ -157,4 +158,26 @@ echo "$out" | grep -q "cannot reach rocmtune-helper" || fail "d: the error does 
 [ "$(world "$W")" = "$now" ] || fail "d: something was written without a helper"
 serving d
 echo "d: no helper: $(echo "$out" | grep -o '"cannot reach[^"]*' | head -c 120)"
+# e: SIGTERM to the daemon while the helper works (systemctl stop, a shutdown): the change is
+# finished and answered first, then the daemon exits 0.
+scenario e "stop:$N"
+set_call "${KNOBS[@]}" >"$WORK/e.out" 2>&1 &
+client=$!
+helper=$(stopped_helper) || fail "e: the helper did not stop at step $N"
+kill -TERM "$DAEMON_PID"
+sleep 0.3
+kill -0 "$DAEMON_PID" 2>/dev/null || fail "e: the daemon exited with a change running"
+kill -CONT "$helper"
+gone "$helper" || fail "e: the helper did not finish"
+wait "$client" || fail "e: the caller got no answer: $(cat "$WORK/e.out")"
+grep -q '"changed": true' "$WORK/e.out" || fail "e: the caller's answer is not the committed result: $(cat "$WORK/e.out")"
+for _ in $(seq 50); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$DAEMON_PID" 2>/dev/null && fail "e: the daemon did not exit after answering"
+wait "$DAEMON_PID"; rc=$?
+[ $rc = 0 ] || fail "e: the daemon exited $rc"
+[ "$(world "$W")" = "$AFTER" ] || fail "e: the world is not the one after the change"
+DAEMON_PID=""
+start_daemon "$W"
+echo "e: SIGTERM during a change: answered ($(grep -o '"transaction": "[^"]*"' "$WORK/e.out")), then exit 0"
+
 echo PASS
