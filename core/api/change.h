@@ -33,7 +33,7 @@ struct ChangeOptions {
   // Who asked, when the front end knows (the daemon: the bus caller); journal entries carry it.
   std::optional<uint32_t> caller_uid = std::nullopt;
   // Where the change's events go (api/events.h): applied, reverted, reset, refused, drift,
-  // recovered; none for a check. Tests collect them instead.
+  // recovered, failed; none for a check. Tests collect them instead.
   std::function<void(const Event&)> on_event = LogEvent;
 };
 

@@ -83,6 +83,7 @@ void EmitChangeEvents(const sys::Root& root, const ChangeReport& report, const C
     AddUnique(reasons, outcome.errors);
     emit(EventKind::kRefused, std::move(reasons), "");
   }
+  if (report.status == ChangeStatus::kFailed) emit(EventKind::kFailed, outcome.errors, "");
   if (outcome.changed) emit(CommittedKind(plan.intent.verb), {}, transaction);
 }
 

@@ -16,7 +16,7 @@ Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options
 // Decides whether the plan may run (refusals, drift), shows it (on_planned), and runs it.
 ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOptions& options, Writer& writer);
 
-// The journal entries of a finished change (nothing for a check): drift, refused, and
+// The journal entries of a finished change (nothing for a check): drift, refused, failed, and
 // applied/reverted/reset for a committed transaction, to options.on_event.
 void EmitChangeEvents(const sys::Root& root, const ChangeReport& report, const ChangeOptions& options);
 

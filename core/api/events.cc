@@ -15,7 +15,7 @@ namespace rocmtune::api {
 namespace {
 
 // The ids are rocmtune's API to admins (filters, catalog, monitoring rules): never change one.
-constexpr std::array<EventKindInfo, 7> kKinds{{
+constexpr std::array<EventKindInfo, 8> kKinds{{
     {EventKind::kApplied, "applied", "31b17bd470574ca58f0e00961cc198c9", LOG_NOTICE},
     {EventKind::kReverted, "reverted", "750fae5caec34c7683792c323324af98", LOG_NOTICE},
     {EventKind::kReset, "reset", "19829599c5e5471e878cd0db056653aa", LOG_NOTICE},
@@ -23,6 +23,7 @@ constexpr std::array<EventKindInfo, 7> kKinds{{
     {EventKind::kDrift, "drift", "bd042b2937b64a3ea72d4c8976e6a800", LOG_WARNING},
     {EventKind::kRecovered, "recovered", "2462cefec7cd40b5b095504d086d274a", LOG_WARNING},
     {EventKind::kReapplied, "reapplied", "0553c49140e14b7d9ef92c1665faa279", LOG_NOTICE},
+    {EventKind::kFailed, "failed", "1400cd4fce8d4773ab17a04738e97ed8", LOG_ERR},
 }};
 
 constexpr bool InEnumOrder() {
@@ -81,6 +82,7 @@ std::string Message(const Event& e) {
     case EventKind::kRecovered: return fmt::format("Rolled back interrupted transaction {}{}", e.transaction, where);
     case EventKind::kReapplied:
       return fmt::format("Re-applied runtime settings on {}{}{}", Joined(e.cards, ", "), as, where);
+    case EventKind::kFailed: return fmt::format("Could not {}{}{}", Request(e), where, why);
   }
   return Request(e);
 }

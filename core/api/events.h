@@ -24,13 +24,14 @@ enum class EventKind {
   kDrift,      // a file rocmtune owns was edited by someone else
   kRecovered,  // an interrupted transaction was rolled back
   kReapplied,  // runtime settings written again (boot, hotplug, GPU reset)
+  kFailed,     // the writer could not make the change (nothing of it is in effect)
 };
 
 struct EventKindInfo {
   EventKind kind;
   std::string_view name;        // "applied": ROCMTUNE_EVENT=
   std::string_view message_id;  // 32 hex digits, as in the catalog; made once with systemd-id128 new
-  int priority;                 // syslog priority (LOG_NOTICE, LOG_WARNING)
+  int priority;                 // syslog priority (LOG_NOTICE, LOG_WARNING, LOG_ERR)
 };
 
 // Every kind, in enum order; tests compare these ids with the catalog's.

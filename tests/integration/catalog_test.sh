@@ -22,7 +22,7 @@ journalctl --root="$WORK" --list-catalog >"$WORK/list" || fail "--list-catalog f
 cat "$WORK/list"
 
 code=$(grep -oE '\{EventKind::k[A-Za-z]+, "[a-z]+", "[0-9a-f]{32}"' "$SRC/core/api/events.cc" | grep -oE '[0-9a-f]{32}' | sort)
-[ "$(echo "$code" | grep -c .)" = 7 ] || fail "did not find the 7 MESSAGE_IDs in core/api/events.cc: $code"
+[ "$(echo "$code" | grep -c .)" = 8 ] || fail "did not find the 8 MESSAGE_IDs in core/api/events.cc: $code"
 listed=$(awk '{print $1}' "$WORK/list" | sort)
 [ "$code" = "$listed" ] || fail "the catalog's ids differ from the code's:$(diff <(echo "$code") <(echo "$listed"))"
 while read -r id rest; do

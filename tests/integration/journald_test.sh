@@ -9,11 +9,12 @@
 # which one it used.
 #
 # On a copy of a world: apply PROFILE, set (a module option and a runtime sysfs attribute),
-# revert last, reset, an apply the machine does not fit (refused), and a set over a file
-# edited by hand (drift, refused). Each must be exactly one entry with its kind's MESSAGE_ID
+# revert last, reset, an apply the machine does not fit (refused), a set whose helper is killed
+# (failed; the next set rolls it back: recovered, applied), and a set over a file edited by hand
+# (drift, refused). Each must be exactly one entry with its kind's MESSAGE_ID
 # (read from core/api/events.cc), the transaction of the result document, the profile, keys,
 # card and root; then `journalctl -x` explains each with the catalog (catalog/rocmtune.catalog).
-# usage: journald_test.sh ROCMTUNECTL SOURCE_DIR
+# usage: journald_test.sh ROCMTUNECTL FAULT_HELPER SOURCE_DIR
 set -u
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -27,7 +28,7 @@ if [ "${1:-}" != --inside ]; then
   exec unshare -m -p -f --mount-proc "$0" --inside "$@"
 fi
 shift
-CTL=$1 SRC=$2
+CTL=$1 FAULT_HELPER=$2 SRC=$3
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-journald-XXXXXX")
 PIDS=()
@@ -114,8 +115,13 @@ run revert 0 revert last
 run reset 0 reset
 run refused 3 apply instinct
 run set2 0 set amdgpu.noretry=0
+# The helper killed inside its transaction (the fault helper stands in for it): a failed change,
+# then the next change rolls the interrupted transaction back first.
+ROCMTUNE_HELPER=$FAULT_HELPER ROCMTUNE_FAULT=kill:16 run killed 1 set amdgpu.noretry=1 cmdline.iommu=pt
+"$CTL" --root "$W" history --json >"$WORK/history.json" || fail "rocmtunectl history failed"
+run recover 0 set amdgpu.noretry=1
 echo "options amdgpu lockup_timeout=1000" >>"$W/etc/modprobe.d/rocmtune.conf"
-run drift 5 set amdgpu.noretry=1
+run drift 5 set amdgpu.noretry=0
 
 entries() {
   if [ "$MODE" = journald ]; then
@@ -124,7 +130,7 @@ entries() {
     cat "$WORK/entries.jsonl" 2>/dev/null
   fi
 }
-want=8  # applied x3 (apply, set, set2), reverted, reset, refused x2, drift
+want=11  # applied x4 (apply, set, set2, recover), reverted, reset, refused x2, failed, recovered, drift
 for _ in $(seq 100); do [ "$(entries | grep -c .)" -ge $want ] && break; sleep 0.05; done
 entries >"$WORK/all.jsonl"
 
@@ -132,7 +138,7 @@ entries >"$WORK/all.jsonl"
 import json, re, sys
 work, events_cc, world = sys.argv[1:4]
 ids = dict(re.findall(r'\{EventKind::k\w+, "(\w+)", "([0-9a-f]{32})"', open(events_cc).read()))
-assert len(ids) == 7 and len(set(ids.values())) == 7, ids
+assert len(ids) == 8 and len(set(ids.values())) == 8, ids
 entries = [json.loads(l) for l in open(f"{work}/all.jsonl") if l.strip()]
 doc = lambda name: json.load(open(f"{work}/{name}.json"))
 def txn(name):
@@ -140,6 +146,10 @@ def txn(name):
     assert t, (name, doc(name))
     return str(t)
 as_list = lambda v: v if isinstance(v, list) else [v]
+history = json.load(open(f"{work}/history.json"))["transactions"]
+interrupted = [str(t["id"]) for t in history if t["state"] == "interrupted"]
+assert len(interrupted) == 1, ("kill:16 must land inside the transaction", history)
+interrupted = interrupted[0]
 expected = [
     ("applied", {"ROCMTUNE_TRANSACTION": txn("apply"), "ROCMTUNE_PROFILE": "rdna2-consumer-compat", "ROCMTUNE_VERB": "apply"}),
     ("applied", {"ROCMTUNE_TRANSACTION": txn("set"), "ROCMTUNE_VERB": "set", "ROCMTUNE_CARD": "card1",
@@ -149,6 +159,10 @@ expected = [
     ("reset", {"ROCMTUNE_TRANSACTION": txn("reset"), "ROCMTUNE_VERB": "reset"}),
     ("refused", {"ROCMTUNE_PROFILE": "instinct", "ROCMTUNE_VERB": "apply"}),
     ("applied", {"ROCMTUNE_TRANSACTION": txn("set2"), "ROCMTUNE_KNOBS": "amdgpu.noretry"}),
+    ("failed", {"ROCMTUNE_VERB": "set", "ROCMTUNE_KNOBS": "amdgpu.noretry cmdline.iommu"}),
+    ("recovered", {"ROCMTUNE_TRANSACTION": interrupted, "ROCMTUNE_VERB": "set",
+                   "ROCMTUNE_KNOBS": "amdgpu.noretry cmdline.iommu"}),
+    ("applied", {"ROCMTUNE_TRANSACTION": txn("recover"), "ROCMTUNE_KNOBS": "amdgpu.noretry"}),
     ("drift", {"ROCMTUNE_VERB": "set", "ROCMTUNE_KNOBS": "amdgpu.noretry"}),
     ("refused", {"ROCMTUNE_VERB": "set", "ROCMTUNE_KNOBS": "amdgpu.noretry"}),
 ]
@@ -166,7 +180,7 @@ for i, (entry, (kind, fields)) in enumerate(zip(entries, expected)):
     for name, value in fields.items():
         if entry.get(name) != value:
             errors.append(f"{where}: {name}={entry.get(name)!r}, not {value!r}")
-    if kind in ("refused", "drift"):
+    if kind in ("refused", "drift", "failed"):
         if "ROCMTUNE_TRANSACTION" in entry:
             errors.append(f"{where}: a {kind} entry with a transaction")
         if not as_list(entry.get("ROCMTUNE_REASON", [])):
@@ -205,4 +219,7 @@ echo "$explained" | grep -q "Defined-By: rocmtune" || fail "the explanation is n
 refused=$(journalctl -D /run/log/journal -x --no-pager SYSLOG_IDENTIFIER=rocmtune ROCMTUNE_EVENT=refused ROCMTUNE_PROFILE=instinct)
 echo "$refused" | grep -q "Subject: Change refused (apply)" || fail "journalctl -x does not explain the refusal"
 echo "$refused" | grep -q "does not fit" || fail "the refusal's explanation does not quote its reason"
+failed=$(journalctl -D /run/log/journal -x --no-pager SYSLOG_IDENTIFIER=rocmtune ROCMTUNE_EVENT=failed)
+echo "$failed" | head -3
+echo "$failed" | grep -q "Subject: A change could not be made (set)" || fail "journalctl -x does not explain the failure"
 echo "PASS ($MODE)"

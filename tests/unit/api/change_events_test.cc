@@ -141,6 +141,27 @@ TEST(ApiChangeEventsTest, AChangeTheCallerMayNotMakeIsRefusedWithTheCallersUid) 
   EXPECT_EQ(c.events[0].reasons, std::vector<std::string>{"not allowed here"});
 }
 
+// The helper could not finish (a regenerator failed, the writer lock is held): nothing of the
+// plan is in effect, and the entry says why.
+TEST(ApiChangeEventsTest, AWriteThatFailsIsOneFailedEntryWithTheHelpersMessage) {
+  testing::WorldCopy w("rx5700xt");
+  RecordingWriter writer;
+  writer.reply = {plan::HelperStatus::kFailed,
+                  "",
+                  {"update-initramfs exited with status 1"},
+                  plan::Regen::kNo,
+                  plan::Regen::kNo,
+                  {}};
+  Collected c;
+  auto report = api::Set(Open(w), {"amdgpu.noretry=0"}, c.Options(), writer);
+  ASSERT_TRUE(report);
+  ASSERT_EQ(report->status, api::ChangeStatus::kFailed);
+  ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kFailed});
+  EXPECT_EQ(c.events[0].reasons, std::vector<std::string>{"update-initramfs exited with status 1"});
+  EXPECT_EQ(c.events[0].knobs, std::vector<std::string>{"amdgpu.noretry"});
+  EXPECT_TRUE(c.events[0].transaction.empty());
+}
+
 TEST(ApiChangeEventsTest, ARolledBackTransactionIsLoggedBeforeTheChange) {
   testing::WorldCopy w("rx5700xt");
   ExecutorWriter writer(w.root());

@@ -45,7 +45,7 @@ TEST(ApiEventsTest, EveryKindHasItsOwnIdNameAndPriority) {
     ids.insert(info.message_id);
     names.insert(info.name);
   }
-  EXPECT_EQ(index, 7u);
+  EXPECT_EQ(index, 8u);
   EXPECT_EQ(ids.size(), index);
   EXPECT_EQ(names.size(), index);
 }
