@@ -40,7 +40,8 @@ void AddUnique(std::vector<std::string>& to, const std::vector<std::string>& ite
 EventKind CommittedKind(std::string_view verb) {
   if (verb == "revert") return EventKind::kReverted;
   if (verb == "reset") return EventKind::kReset;
-  return EventKind::kApplied;  // apply, set, unset
+  if (verb == "reapply") return EventKind::kReapplied;  // api::Reapply: boot, hotplug, GPU reset
+  return EventKind::kApplied;                           // apply, set, unset
 }
 
 Event Base(const sys::Root& root, const plan::Intent& intent, const std::vector<std::string>& knobs,

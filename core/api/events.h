@@ -61,7 +61,8 @@ std::vector<std::string> JournalFields(const Event& event);
 // (a container, a chroot, a build machine) nothing happens.
 void LogEvent(const Event& event);
 
-// For code outside the change path (the daemon's re-apply at boot, hotplug and GPU reset): one
+// A re-apply (boot, hotplug, GPU reset) that goes through CarryOut with the intent verb
+// "reapply" is logged as kReapplied by itself; code that writes otherwise logs this: one
 // kReapplied entry for `card`, with the keys written again and the transaction, if one was made.
 Event ReappliedEvent(const sys::Root& root, std::string card, std::vector<std::string> knobs, std::string transaction);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/change.h"
+#include "api/change_internal.h"
 #include "api/test_writers.h"
 #include "cli_runner.h"
 #include "util/json_text.h"
@@ -160,6 +161,30 @@ TEST(ApiChangeEventsTest, AWriteThatFailsIsOneFailedEntryWithTheHelpersMessage) 
   EXPECT_EQ(c.events[0].reasons, std::vector<std::string>{"update-initramfs exited with status 1"});
   EXPECT_EQ(c.events[0].knobs, std::vector<std::string>{"amdgpu.noretry"});
   EXPECT_TRUE(c.events[0].transaction.empty());
+}
+
+// api::Reapply (boot, hotplug, GPU reset) goes through CarryOut with the verb "reapply": its
+// committed transaction is a reapplied entry naming the cards, not an applied one.
+TEST(ApiChangeEventsTest, AReapplyThroughCarryOutIsAReappliedEntryNamingTheCard) {
+  testing::WorldCopy w("rx6600");
+  RecordingWriter writer;
+  Collected c;
+  api::ChangeReport report;
+  report.plan.intent = {"reapply", "", {"sysfs.0000:12:00.0.pp_power_profile_mode=COMPUTE"}, "", {}};
+  report.plan.ops.push_back({plan::OpKind::kWriteSysfs,
+                             plan::BackendId::kSysfs,
+                             "sys/bus/pci/devices/0000:12:00.0/pp_power_profile_mode",
+                             "0",
+                             "5",
+                             {},
+                             "re-apply"});
+  api::ChangeReport done = api::CarryOut(Open(w), std::move(report), c.Options(), writer);
+  ASSERT_EQ(done.status, api::ChangeStatus::kOk);
+  ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kReapplied});
+  EXPECT_EQ(c.events[0].cards, std::vector<std::string>{"0000:12:00.0"});
+  EXPECT_EQ(c.events[0].transaction, "7");
+  EXPECT_EQ(api::JournalFields(c.events[0])[0],
+            "MESSAGE=Re-applied runtime settings on 0000:12:00.0 as transaction 7 (in " + Open(w).path() + ")");
 }
 
 TEST(ApiChangeEventsTest, ARolledBackTransactionIsLoggedBeforeTheChange) {
