@@ -50,8 +50,11 @@ Event Base(const sys::Root& root, const plan::Intent& intent, const std::vector<
   e.verb = intent.verb;
   e.profile = intent.profile;
   e.reverts = intent.reverts;
-  e.knobs = KeysOf(knobs.empty() ? intent.args : knobs);
+  // A reapply's args name the card it was asked for (api::Reapply), not keys.
+  const bool reapply = intent.verb == "reapply";
+  e.knobs = KeysOf(!knobs.empty() ? knobs : reapply ? std::vector<std::string>{} : intent.args);
   e.cards = CardsOf(e.knobs);
+  if (e.cards.empty() && reapply) e.cards = intent.args;
   e.root = EventRoot(root);
   e.caller_uid = options.caller_uid;
   return e;

@@ -163,14 +163,15 @@ TEST(ApiChangeEventsTest, AWriteThatFailsIsOneFailedEntryWithTheHelpersMessage) 
   EXPECT_TRUE(c.events[0].transaction.empty());
 }
 
-// api::Reapply (boot, hotplug, GPU reset) goes through CarryOut with the verb "reapply": its
-// committed transaction is a reapplied entry naming the cards, not an applied one.
+// api::Reapply (boot, hotplug, GPU reset) goes through CarryOut with the verb "reapply" and the
+// card asked for as its args: its committed transaction is a reapplied entry naming the device
+// of each key written (ChangeReport::knobs), or the card asked for when it lists none.
 TEST(ApiChangeEventsTest, AReapplyThroughCarryOutIsAReappliedEntryNamingTheCard) {
   testing::WorldCopy w("rx6600");
   RecordingWriter writer;
   Collected c;
   api::ChangeReport report;
-  report.plan.intent = {"reapply", "", {"sysfs.0000:12:00.0.pp_power_profile_mode=COMPUTE"}, "", {}};
+  report.plan.intent = {"reapply", "", {"card1"}, "", {}};
   report.plan.ops.push_back({plan::OpKind::kWriteSysfs,
                              plan::BackendId::kSysfs,
                              "sys/bus/pci/devices/0000:12:00.0/pp_power_profile_mode",
@@ -178,13 +179,22 @@ TEST(ApiChangeEventsTest, AReapplyThroughCarryOutIsAReappliedEntryNamingTheCard)
                              "5",
                              {},
                              "re-apply"});
-  api::ChangeReport done = api::CarryOut(Open(w), std::move(report), c.Options(), writer);
+  api::ChangeReport named = report;
+  named.knobs = {"sysfs.0000:12:00.0.pp_power_profile_mode"};
+  api::ChangeReport done = api::CarryOut(Open(w), std::move(named), c.Options(), writer);
   ASSERT_EQ(done.status, api::ChangeStatus::kOk);
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kReapplied});
   EXPECT_EQ(c.events[0].cards, std::vector<std::string>{"0000:12:00.0"});
+  EXPECT_EQ(c.events[0].knobs, std::vector<std::string>{"sysfs.0000:12:00.0.pp_power_profile_mode"});
   EXPECT_EQ(c.events[0].transaction, "7");
   EXPECT_EQ(api::JournalFields(c.events[0])[0],
             "MESSAGE=Re-applied runtime settings on 0000:12:00.0 as transaction 7 (in " + Open(w).path() + ")");
+
+  c.events.clear();
+  api::CarryOut(Open(w), std::move(report), c.Options(), writer);
+  ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kReapplied});
+  EXPECT_EQ(c.events[0].cards, std::vector<std::string>{"card1"});
+  EXPECT_TRUE(c.events[0].knobs.empty());
 }
 
 TEST(ApiChangeEventsTest, ARolledBackTransactionIsLoggedBeforeTheChange) {
