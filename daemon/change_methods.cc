@@ -92,7 +92,8 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
       challenged = answer->challenge;
       return Fail(ErrorCode::kNotAuthorized, answer->why);
     });
-    api::ChangeOptions options{.check = false, .force = request.force, .on_planned = {}};
+    // The caller's uid goes into every journal entry of the change (a polkit denial included).
+    api::ChangeOptions options{.check = false, .force = request.force, .on_planned = {}, .caller_uid = caller.uid};
     auto report = request.run(*shared_root, options, writer);  // sets `challenged`: read it after
     return ToResult(report, challenged);
   };

@@ -23,7 +23,7 @@ ChangeStatus StatusForReply(const plan::HelperReply& reply) {
   return ChangeStatus::kFailed;
 }
 
-void Write(const sys::Root& root, ChangeReport& report, bool force, Writer& writer) {
+void Write(const sys::Root& root, ChangeReport& report, const ChangeOptions& options, Writer& writer) {
   Outcome& outcome = report.outcome;
   if (auto may = writer.MayWrite(root); !may) {
     outcome.errors.push_back(may.error().message);
@@ -31,7 +31,7 @@ void Write(const sys::Root& root, ChangeReport& report, bool force, Writer& writ
         may.error().code == ErrorCode::kNotAuthorized ? ChangeStatus::kNotAuthorized : ChangeStatus::kFailed;
     return;
   }
-  auto reply = writer.Apply(report.plan, force);
+  auto reply = writer.Apply(report.plan, options.force);
   if (!reply) {
     outcome.errors.push_back(reply.error().message);
     report.status =
@@ -52,6 +52,7 @@ void Write(const sys::Root& root, ChangeReport& report, bool force, Writer& writ
         fmt::format("rocmtune-helper: {}, without saying why", plan::HelperStatusName(reply->status)));
   for (const auto& id : reply->recovered)
     report.plan.warnings.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
+  EmitRecovered(root, reply->recovered, {}, options);
 }
 
 }  // namespace
@@ -85,6 +86,7 @@ Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options
   }
   for (const std::string& id : reply->recovered)
     notes.push_back({"", fmt::format("interrupted transaction {} was rolled back first", id), ""});
+  EmitRecovered(root, reply->recovered, system->journal, options);
   for (const std::string& m : reply->messages) notes.push_back({"", m, ""});
   auto again = root.Duplicate();
   if (!again) return tl::unexpected(again.error());
@@ -104,7 +106,8 @@ ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOp
   else if (report.blocked) report.status = ChangeStatus::kDrift;
   if (options.on_planned) options.on_planned(report);
   if (!report.blocked && (!plan.ops.empty() || plan.record_if_empty) && !options.check)
-    Write(root, report, options.force, writer);
+    Write(root, report, options, writer);
+  EmitChangeEvents(root, report, options);
   return report;
 }
 

@@ -3,12 +3,15 @@
 // first), plan, add drift, refuse or hand the plan to the writer, read its reply.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "api/events.h"
 #include "api/result_json.h"
 #include "api/system.h"
 #include "api/writer.h"
@@ -27,6 +30,11 @@ struct ChangeOptions {
   // Called once the plan is complete, before anything is written (a front end shows it then:
   // regenerating an initramfs can take a minute).
   std::function<void(const ChangeReport&)> on_planned;
+  // Who asked, when the front end knows (the daemon: the bus caller); journal entries carry it.
+  std::optional<uint32_t> caller_uid = std::nullopt;
+  // Where the change's events go (api/events.h): applied, reverted, reset, refused, drift,
+  // recovered, failed; none for a check. Tests collect them instead.
+  std::function<void(const Event&)> on_event = LogEvent;
 };
 
 struct ChangeReport {
@@ -36,6 +44,9 @@ struct ChangeReport {
   // The plan may not run: refused, or drift without --force.
   bool blocked = false;
   std::vector<std::string> skipped;  // apply: "ITEM-ID: why it is not applied here"
+  // The keys the change concerns when the intent does not list them (revert: the undone
+  // transaction's; reset: every key reset), for its journal entries. KEY=VALUE counts as KEY.
+  std::vector<std::string> knobs;
 };
 
 // Errors are requests that cannot be planned: kNotFound (no such profile or transaction),

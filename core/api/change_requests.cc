@@ -77,8 +77,10 @@ Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, 
   if (!system) return tl::unexpected(system.error());
   auto kctx = system->Context();
   ChangeReport report;
-  report.plan = plan::PlanRequest(kctx, plan::ResetRequest(kctx));
+  plan::Request request = plan::ResetRequest(kctx);
+  report.plan = plan::PlanRequest(kctx, request);
   report.plan.intent = {"reset", "", {}, "", {}};
+  for (const knobs::KnobKey& key : request.unset) report.knobs.push_back(key.Text());
   Prepend(report.plan.warnings, recovery);
   AddDriftConflicts(*system, report.plan);
   return CarryOut(root, std::move(report), options, writer);
@@ -126,6 +128,7 @@ Result<ChangeReport> Revert(const sys::Root& root, const std::string& id, const 
   ChangeReport report;
   report.plan = journal::RevertPlan(system->root, txns, *txn, options.force, AttributeHolds);
   report.plan.record_if_empty = true;
+  report.knobs = txn->intent.args;  // what the undone transaction changed
   Prepend(report.plan.warnings, recovery);
   return CarryOut(root, std::move(report), options, writer);
 }

@@ -63,7 +63,11 @@ Result<ChangeReport> Reapply(const sys::Root& root, const std::string& card, con
       continue;
     }
     ++kept;
+    const size_t before = plan.ops.size();
     PlanSetting(ctx, r, plan, failed);
+    // The journald entry (EmitChangeEvents) names what is written back, card by card.
+    if (plan.ops.size() > before)
+      report.knobs.push_back(knobs::KnobKey{knobs::KnobKind::kSysfs, "", r.device, r.attribute}.Text());
   }
   for (const std::string& device : absent)
     plan.notes.push_back(
@@ -75,9 +79,6 @@ Result<ChangeReport> Reapply(const sys::Root& root, const std::string& card, con
          ""});
 
   report = CarryOut(root, std::move(report), options, writer);
-  if (report.outcome.changed) {
-    // event: reapplied — the structured journald event (api::LogEvent, core/api/events.h) goes here.
-  }
   // What could not be planned is not in effect: the unit that ran this must fail, so it shows.
   if (!failed.empty()) {
     report.outcome.errors.insert(report.outcome.errors.end(), failed.begin(), failed.end());
