@@ -137,6 +137,22 @@ profile=$(as rtuser busctl --system get-property org.rocmtune1 /org/rocmtune1 or
 [ "$profile" = 's "rdna2-consumer-compat"' ] || fail "ActiveProfile is $profile after Apply"
 echo "Apply rdna2-consumer-compat as root: written, ActiveProfile $profile"
 
+# --- journald: the entries and the catalog, in the container's real journal -----------------------
+ct journalctl --update-catalog || fail "journalctl --update-catalog failed"
+txn=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(json.load(open(sys.argv[1]))["data"][0])["transaction"])' "$WORK/apply.json")
+ct journalctl -o json --no-pager MESSAGE_ID=31b17bd470574ca58f0e00961cc198c9 ROCMTUNE_TRANSACTION="$txn" >"$WORK/applied.json"
+grep -q '"ROCMTUNE_PROFILE":"rdna2-consumer-compat"' "$WORK/applied.json" ||
+  fail "no applied entry for transaction $txn with its profile: $(head -c 600 "$WORK/applied.json")"
+grep -q '"ROCMTUNE_CALLER_UID":"0"' "$WORK/applied.json" || fail "the applied entry lacks the caller's uid"
+ct journalctl -x --no-pager MESSAGE_ID=31b17bd470574ca58f0e00961cc198c9 ROCMTUNE_TRANSACTION="$txn" \
+  >"$WORK/applied.x"
+grep -q "GPU settings changed by transaction $txn" "$WORK/applied.x" ||
+  fail "journalctl -x does not explain the entry: $(cat "$WORK/applied.x")"
+ct journalctl -o json --no-pager MESSAGE_ID=f969897a3172464b968415ceaccb55c1 >"$WORK/refused.json"
+grep -q "\"ROCMTUNE_CALLER_UID\":\"$(ct id -u rtuser)\"" "$WORK/refused.json" ||
+  fail "rtuser's refused Apply is not in the journal with rtuser's uid"
+echo "journald: applied $txn (profile, caller uid 0) and rtuser's refusal are entries; journalctl -x explains them"
+
 # --- rocmtunectl as a user: through the daemon ------------------------------------------------
 ctl_over_bus rtuser status --json
 ctl_over_bus rtuser apply stock
@@ -166,6 +182,11 @@ else
   [ "$result" = success ] || fail "rocmtune-apply@card1.service: Result=$result"
   cmp -s "$KNOB_FILE" "$SET_VALUE" || fail "after the reboot $KNOB is not written back: $(head -c 200 "$KNOB_FILE")"
   echo "reboot: rocmtune-apply@card1.service wrote $KNOB back"
+  ct journalctl -b -o json --no-pager MESSAGE_ID=0553c49140e14b7d9ef92c1665faa279 >"$WORK/reapplied.json"
+  grep -q '"ROCMTUNE_CARD":"0000:12:00.0"' "$WORK/reapplied.json" && grep -q "pp_power_profile_mode" "$WORK/reapplied.json" &&
+    grep -q '"_SYSTEMD_UNIT":"rocmtune-apply@card1.service"' "$WORK/reapplied.json" ||
+    fail "no reapplied entry for card1 naming the attribute: $(head -c 600 "$WORK/reapplied.json")"
+  echo "journald: the re-apply is a reapplied entry of rocmtune-apply@card1.service for 0000:12:00.0"
 fi
 as rtuser busctl --system get-property org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager ActiveProfile |
   grep -qx 's "rdna2-consumer-compat"' || fail "ActiveProfile after the reboot is not rdna2-consumer-compat"
