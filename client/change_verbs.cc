@@ -13,6 +13,7 @@
 #include "client/polkit_agent.h"
 #include "client/result_render.h"
 #include "client/verbs.h"
+#include "daemon/sd_handles.h"
 
 namespace rocmtune::client {
 namespace {
@@ -55,14 +56,6 @@ int ShowDaemonResult(const Context& ctx, const Args& args, const BusReply& reply
   return reply.ok() ? kExitOk : ExitForBusError(reply.error_name);
 }
 
-// A NULL-terminated array of the strings (sd_bus_message_append_strv); valid while `v` is.
-std::vector<const char*> Strv(const std::vector<std::string>& v) {
-  std::vector<const char*> out;
-  for (const std::string& s : v) out.push_back(s.c_str());
-  out.push_back(nullptr);
-  return out;
-}
-
 // Options of Apply/Set/Unset (a{sv}): with, force, check.
 int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
   int r = sd_bus_message_open_container(m, 'a', "{sv}");
@@ -70,7 +63,7 @@ int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
     r = sd_bus_message_open_container(m, 'e', "sv");
     if (r >= 0) r = sd_bus_message_append(m, "s", "with");
     if (r >= 0) r = sd_bus_message_open_container(m, 'v', "as");
-    if (r >= 0) r = sd_bus_message_append_strv(m, const_cast<char**>(Strv(args.with).data()));
+    if (r >= 0) r = sd_bus_message_append_strv(m, const_cast<char**>(daemon::Strv(args.with).data()));
     if (r >= 0) r = sd_bus_message_close_container(m);
     if (r >= 0) r = sd_bus_message_close_container(m);
   }
@@ -135,7 +128,7 @@ int RunUnset(const Context& ctx, const Args& args) {
   return RunChange(
       ctx, args, "Unset",
       [&](sd_bus_message* m) {
-        int r = sd_bus_message_append_strv(m, const_cast<char**>(Strv(args.operands).data()));
+        int r = sd_bus_message_append_strv(m, const_cast<char**>(daemon::Strv(args.operands).data()));
         return r < 0 ? r : AppendOptions(m, args, false);
       },
       [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {

@@ -215,10 +215,7 @@ void Manager::RefreshInventory() {
   sd_bus_message* raw = nullptr;
   if (sd_bus_message_new_signal(bus_, &raw, kObjectPath, kInterface, "GpusChanged") < 0) return;
   MessagePtr signal(raw);
-  std::vector<const char*> strv;
-  for (const std::string& id : now) strv.push_back(id.c_str());
-  strv.push_back(nullptr);
-  if (sd_bus_message_append_strv(signal.get(), const_cast<char**>(strv.data())) < 0) return;
+  if (sd_bus_message_append_strv(signal.get(), const_cast<char**>(Strv(now).data())) < 0) return;
   (void)sd_bus_send(bus_, signal.get(), nullptr);
 }
 

@@ -5,6 +5,8 @@
 #include <systemd/sd-event.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace rocmtune::daemon {
 
@@ -20,6 +22,16 @@ using BusPtr = std::unique_ptr<sd_bus, SdUnref<sd_bus, sd_bus_flush_close_unref>
 using EventPtr = std::unique_ptr<sd_event, SdUnref<sd_event, sd_event_unref>>;
 using MessagePtr = std::unique_ptr<sd_bus_message, SdUnref<sd_bus_message, sd_bus_message_unref>>;
 using SlotPtr = std::unique_ptr<sd_bus_slot, SdUnref<sd_bus_slot, sd_bus_slot_unref>>;
+
+// A NULL-terminated array of the strings, as sd_bus_message_append_strv takes them; valid while
+// `v` is (sd-bus copies them into the message).
+inline std::vector<const char*> Strv(const std::vector<std::string>& v) {
+  std::vector<const char*> out;
+  out.reserve(v.size() + 1);
+  for (const std::string& s : v) out.push_back(s.c_str());
+  out.push_back(nullptr);
+  return out;
+}
 
 // An sd_bus_error that frees what it holds.
 class BusError {

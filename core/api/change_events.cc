@@ -12,6 +12,7 @@ namespace {
 // out of the journal (it is in rocmtune's own journal and history).
 std::vector<std::string> KeysOf(const std::vector<std::string>& args) {
   std::vector<std::string> keys;
+  keys.reserve(args.size());
   for (const std::string& a : args) keys.push_back(a.substr(0, a.find('=')));
   return keys;
 }
@@ -28,6 +29,7 @@ std::vector<std::string> CardsOf(const std::vector<std::string>& keys) {
 
 std::vector<std::string> Texts(const std::vector<plan::Message>& messages) {
   std::vector<std::string> out;
+  out.reserve(messages.size());
   for (const plan::Message& m : messages) out.push_back(m.message);
   return out;
 }
