@@ -53,7 +53,10 @@ for world in phoenix mi300x-cpx; do
     sleep "$IDLE"
     t1=$(awk '{print $14 + $15}' "/proc/$DPID/stat")
     echo
-    echo "idle rocmtuned (phoenix, after serving): RSS $((rss / 1024)) MiB ($rss KiB), CPU $((t1 - t0)) ticks in ${IDLE} s"
+    anon=$(awk '/^RssAnon/ {print $2}' "/proc/$DPID/status") file=$(awk '/^RssFile/ {print $2}' "/proc/$DPID/status")
+    pss=$(awk '/^Pss:/ {print $2}' "/proc/$DPID/smaps_rollup" 2>/dev/null)
+    echo "idle rocmtuned (phoenix, after serving): RSS $rss KiB = anonymous $anon KiB + file-backed $file KiB" \
+      "(code of the binary and shared libraries); PSS ${pss:-?} KiB; CPU $((t1 - t0)) ticks in ${IDLE} s"
     echo
     echo "| command | median ms | mean ms | min ms |"
     echo "|---|---:|---:|---:|"
