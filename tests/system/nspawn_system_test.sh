@@ -191,6 +191,14 @@ fi
 as rtuser busctl --system get-property org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager ActiveProfile |
   grep -qx 's "rdna2-consumer-compat"' || fail "ActiveProfile after the reboot is not rdna2-consumer-compat"
 
+# --- root's rocmtunectl: through the daemon and the helper socket --------------------------------
+"$CTL" --root "$WORK/expected" reset >/dev/null || fail "rocmtunectl reset on the copy failed"
+ct rocmtunectl reset --json >"$WORK/reset.json" 2>"$WORK/reset.err" || fail "rocmtunectl reset as root: $(cat "$WORK/reset.err")"
+grep -q '"changed": true' "$WORK/reset.json" || fail "rocmtunectl reset as root changed nothing: $(cat "$WORK/reset.json")"
+same_world "rocmtunectl reset as root"
+ct journalctl -b -o cat --no-pager -u "rocmtune-helper@*" | grep -q . || fail "no rocmtune-helper@ instance ran the reset"
+echo "rocmtunectl reset as root: through rocmtuned and rocmtune-helper@.service, the world as the copy's"
+
 # --- the unit as shipped, on the container's own root ------------------------------------------
 # Without the world's drop-in: RestrictSUIDSGID=yes (openat2 refused by its filter) and the live
 # root, where the core falls back to openat. Describe must work: a status of a machine with no GPU.
