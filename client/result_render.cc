@@ -77,7 +77,14 @@ void PrintPlan(const Doc& result, const Args& args) {
 void PrintOutcome(const Doc& result, const Args& args) {
   for (const Doc& e : List(result, "errors"))
     if (e.is_string()) PrintError(e.get<std::string>());
-  if (Blocked(result, args) || List(result, "changes").empty()) return;
+  if (Blocked(result, args)) return;
+  if (List(result, "changes").empty()) {
+    // An apply whose settings the admin already had is still recorded: its profile is active.
+    if (!args.check && Flag(result, "changed"))
+      fmt::print("Transaction {} recorded: nothing needed writing (undo: rocmtunectl revert {}).\n",
+                 Field(result, "transaction"), Field(result, "transaction"));
+    return;
+  }
   const Doc& regen = result.contains("regenerated") ? result["regenerated"] : Doc::object();
   std::string initramfs = Field(regen, "initramfs", "no");
   std::string bootloader = Field(regen, "bootloader", "no");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The change half of `make demo`: on a scratch copy of a bundled world (never the world itself),
-# a folklore setting refused, a profile planned, applied, verified and reverted byte for byte;
+# a folklore setting refused, a profile planned and applied (this world already has its settings:
+# the apply is recorded, nothing written), a module option set, verified and reverted byte for byte;
 # then a hand-written folklore override on an RDNA1 world, reported where it is.
 set -euo pipefail
 build="${1:-build}"
@@ -19,6 +20,7 @@ run apply instinct
 echo "== rocmtunectl apply instinct --json   (again: nothing to do; fields Ansible reads)"
 "$ctl" --root "$w" apply instinct --json | grep -E '^  "(schema|changed|check|transaction)"'
 echo
+run set amdgpu.noretry=0 --diff
 run history
 run verify
 run revert last

@@ -123,6 +123,13 @@ grep -q "run with sudo" "$WORK/n.err" || fail "no hint for nobody: $(cat "$WORK/
 [ "$(tree "$W")" = "$before" ] || fail "nobody's refused change wrote"
 echo "nobody: exit 4 with a hint, nothing written"
 
+# An apply whose settings the world already has writes nothing but is recorded (its profile is
+# active): the text says so, with the transaction to revert.
+cp -a "$SRC/tests/worlds/mi210x8" "$WORK/mi210x8"
+out=$("$CTL" --root "$WORK/mi210x8" apply instinct 2>&1) || fail "apply instinct on mi210x8 failed: $out"
+echo "$out" | grep -q "^Transaction 1 recorded: nothing needed writing (undo: rocmtunectl revert 1)" \
+  || fail "a recorded apply does not say it was recorded: $out"
+
 # 4. No daemon on the bus (stopped, not activatable): the local path.
 stop_daemon
 "$CTL" status --json >"$WORK/nd.json"; rc=$?
