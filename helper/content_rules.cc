@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/pci_address.h"
 #include "helper/allow_list.h"
 #include "helper/rules.h"
 #include "knobs/cmdline_tokens.h"
@@ -223,10 +224,10 @@ Result<void> CheckRuntimeState(std::string_view content) {
     std::vector<std::string_view> words = text::Tokens(line);
     if (words.size() != 4 || text::Trim(line) != line)
       return Refuse(rule::kOwnedGrammar, fmt::format("line {}: DEVICE ATTRIBUTE VALUE BEFORE", i + 1));
-    bool pci = !words[0].empty() && words[0].size() <= 16 && std::all_of(words[0].begin(), words[0].end(), [](char c) {
-      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == ':' || c == '.';
-    });
-    if (!pci) return Refuse(rule::kOwnedGrammar, fmt::format("line {}: not a PCI address", i + 1));
+    // The device names a directory under /sys/bus/pci/devices: one address in the kernel's form.
+    auto pci = detect::ParsePciAddress(words[0]);
+    if (!pci || pci->ToString() != words[0])
+      return Refuse(rule::kOwnedGrammar, fmt::format("line {}: not a PCI address", i + 1));
     const knobs::SysfsAttribute* attr = knobs::FindSysfsAttribute(words[1]);
     if (!attr) return Refuse(rule::kSysfsAttribute, fmt::format("line {}: not a managed attribute", i + 1));
     auto fixed = attr->codec->FixedValues();

@@ -167,6 +167,11 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
       {"state with an invalid value", state("amd_iommu=pt\n"), rule::kKernelToken},
       {"runtime state with three words", runtime("0000:0c:00.0 pp_power_profile_mode COMPUTE\n"), rule::kOwnedGrammar},
       {"runtime state naming a path", runtime("../../x pp_power_profile_mode COMPUTE VIDEO\n"), rule::kOwnedGrammar},
+      // Made of PCI address characters but not one address (the device names a sysfs directory).
+      {"runtime state with a PCI-ish device", runtime("0000:0c:00.0:.. pp_power_profile_mode COMPUTE VIDEO\n"),
+       rule::kOwnedGrammar},
+      {"runtime state with a short device", runtime("c:0.0 pp_power_profile_mode COMPUTE VIDEO\n"),
+       rule::kOwnedGrammar},
       {"runtime state of another attribute", runtime("0000:0c:00.0 pp_od_clk_voltage COMPUTE VIDEO\n"),
        rule::kSysfsAttribute},
       {"runtime state with a value the attribute lacks",
