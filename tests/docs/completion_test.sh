@@ -1,0 +1,188 @@
+#!/bin/bash
+# The shell completions and the man pages against the programs themselves: every verb and every
+# option `rocmtunectl --help` and `rocmtunectl VERB --help` list (so a verb added to
+# client/verb_table.cc is demanded here at once), and the options of `rocmtuned --help` and
+# `rocmtune-helper --help`. bash and fish are run for real; zsh is syntax-checked and read.
+#
+#   completion_test.sh MODE SOURCE_DIR ROCMTUNECTL [ROCMTUNED ROCMTUNE_HELPER]
+#   MODE: bash | zsh | fish | man | keys
+# Exit 0 pass, 1 fail, 77 skip (a shell that is not installed), with the reason printed.
+set -u
+mode=$1 src=$2 ctl=$3 daemon=${4:-} helper=${5:-}
+world="$src/tests/worlds/rx6600"
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# The completion scripts ask `rocmtunectl` by name, as a user's shell does: this build's.
+PATH="$(dirname "$ctl"):$PATH"
+export PATH
+
+# CLI11's help: the first word of each line of a section ("-h,--help" is two options).
+section() { sed -n "/^$1:/,/^\$/p" | awk 'NR > 1 && NF { print $1 }'; }
+options_of() { "$@" --help | section Options | tr ',' '\n' | grep -- '^-'; }
+
+verbs=$(rocmtunectl --help | section Subcommands)
+global_opts=$(options_of rocmtunectl)
+[ -n "$verbs" ] && [ -n "$global_opts" ] || { echo "FAIL: no verbs or options in rocmtunectl --help"; exit 1; }
+echo "verbs: $(echo $verbs)"
+
+# `word` is one of the lines of `list`?
+has() { printf '%s\n' "$2" | grep -qxF -- "$1"; }
+
+check_bash() {
+    # shellcheck source=/dev/null
+    source "$src/completions/rocmtunectl.bash"
+    complete_line() {  # the words of a command line, the last one being completed
+        COMP_WORDS=("$@")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        COMP_LINE="$*"
+        COMP_POINT=${#COMP_LINE}
+        COMPREPLY=()
+        _rocmtunectl
+        printf '%s\n' "${COMPREPLY[@]}"
+    }
+    local out verb opt
+    out=$(complete_line rocmtunectl "")
+    for verb in $verbs; do has "$verb" "$out" || fail "bash: 'rocmtunectl <TAB>' lacks verb $verb"; done
+    out=$(complete_line rocmtunectl -)
+    for opt in $global_opts; do has "$opt" "$out" || fail "bash: 'rocmtunectl -<TAB>' lacks $opt"; done
+    for verb in $verbs; do
+        out=$(complete_line rocmtunectl "$verb" -)
+        for opt in $(options_of rocmtunectl "$verb"); do
+            has "$opt" "$out" || fail "bash: 'rocmtunectl $verb -<TAB>' lacks $opt"
+        done
+    done
+    out=$(complete_line rocmtunectl ap)
+    [ "$out" = apply ] || fail "bash: 'rocmtunectl ap<TAB>' gave '$out', not apply"
+    # Profile names as rocmtunectl lists them.
+    local want
+    want=$(rocmtunectl profiles --json | sed -n 's/^      "name": "\(rdna[^"]*\)",*$/\1/p' | sort)
+    [ -n "$want" ] || fail "rocmtunectl profiles --json lists no rdna profile"
+    out=$(complete_line rocmtunectl apply rdna | sort)
+    [ "$out" = "$want" ] || fail "bash: 'rocmtunectl apply rdna<TAB>' gave '$out', want '$want'"
+    has rdna1-safe "$out" || fail "bash: 'rocmtunectl apply rdna<TAB>' lacks rdna1-safe"
+    out=$(complete_line rocmtunectl --root "$world" show rdna2)
+    [ "$out" = rdna2-consumer-compat ] || fail "bash: 'show rdna2<TAB>' with --root gave '$out'"
+    # Knob keys from `rocmtunectl keys`: set offers KEY= and no space, unset and explain the key.
+    out=$(complete_line rocmtunectl set amdgpu.noret)
+    [ "$out" = amdgpu.noretry= ] || fail "bash: 'set amdgpu.noret<TAB>' gave '$out'"
+    out=$(complete_line rocmtunectl explain env.HSA_OVERRIDE_GFX)
+    [ "$out" = env.HSA_OVERRIDE_GFX_VERSION ] || fail "bash: 'explain env.HSA_OVERRIDE_GFX<TAB>' gave '$out'"
+    out=$(complete_line rocmtunectl unset sysfs.all.pp_power_profile)
+    [ "$out" = sysfs.all.pp_power_profile_mode ] || fail "bash: 'unset sysfs.all.pp_power_profile<TAB>' gave '$out'"
+    out=$(complete_line rocmtunectl set amdgpu.noretry = "")
+    [ -z "$out" ] || fail "bash: a value after 'KEY=' completed to '$out'"
+    # --with takes the profile's optional items.
+    out=$(complete_line rocmtunectl apply strix-halo --with "")
+    [ -n "$out" ] || fail "bash: 'apply strix-halo --with <TAB>' offered nothing"
+    local id
+    for id in $out; do
+        rocmtunectl show strix-halo --json | grep -q "\"id\": \"$id\"" || fail "bash: --with offered '$id', not an item"
+    done
+    out=$(complete_line rocmtunectl --root "$world" reapply "")
+    has card1 "$out" || fail "bash: 'reapply <TAB>' on rx6600 gave '$out', not card1"
+}
+
+check_zsh() {
+    command -v zsh >/dev/null || { echo "SKIP: zsh is not installed (scripts/install-deps.sh installs it)"; exit 77; }
+    local file="$src/completions/_rocmtunectl" verb opt
+    zsh -n "$file" || fail "zsh -n $file"
+    head -1 "$file" | grep -qx '#compdef rocmtunectl' || fail "zsh: $file does not start with #compdef rocmtunectl"
+    for verb in $verbs; do
+        grep -q "^ *'$verb:" "$file" || fail "zsh: verb $verb is not in the verbs array"
+        grep -qE "^ *([a-z|]+ \| )*$verb( \| [a-z|]+)*\)" "$file" || grep -qE "[ |]$verb[ |)]" "$file" ||
+            fail "zsh: verb $verb has no case"
+    done
+    for verb in "" $verbs; do
+        for opt in $(options_of rocmtunectl $verb); do
+            grep -qE -- "(^|[{,'*)])$opt([]=[,}])" "$file" || fail "zsh: option $opt${verb:+ of $verb} is not declared"
+        done
+    done
+}
+
+check_fish() {
+    command -v fish >/dev/null || { echo "SKIP: fish is not installed (scripts/install-deps.sh installs it)"; exit 77; }
+    local file="$src/completions/rocmtunectl.fish" out verb opt
+    fish --no-execute "$file" || fail "fish --no-execute $file"
+    fish_complete() { fish --no-config -c "source '$file'; complete -C '$1'" | cut -f1; }
+    out=$(fish_complete 'rocmtunectl ')
+    for verb in $verbs; do has "$verb" "$out" || fail "fish: 'rocmtunectl <TAB>' lacks verb $verb"; done
+    out=$(fish_complete 'rocmtunectl -')
+    for opt in $global_opts; do has "$opt" "$out" || fail "fish: 'rocmtunectl -<TAB>' lacks $opt"; done
+    for verb in $verbs; do
+        out=$(fish_complete "rocmtunectl $verb -")
+        for opt in $(options_of rocmtunectl "$verb"); do
+            has "$opt" "$out" || fail "fish: 'rocmtunectl $verb -<TAB>' lacks $opt"
+        done
+    done
+    out=$(fish_complete 'rocmtunectl apply rdna1')
+    has rdna1-safe "$out" || fail "fish: 'apply rdna1<TAB>' gave '$out'"
+    out=$(fish_complete 'rocmtunectl set amdgpu.noret')
+    has amdgpu.noretry= "$out" || fail "fish: 'set amdgpu.noret<TAB>' gave '$out'"
+}
+
+check_man() {
+    local page="$src/man/rocmtunectl.1.scd" verb opt p
+    for verb in $verbs; do
+        grep -q "^\*$verb\*" "$page" || fail "rocmtunectl(1): verb $verb has no entry (*$verb* at a line start)"
+    done
+    for verb in "" $verbs; do
+        for opt in $(options_of rocmtunectl $verb); do
+            grep -qF -- "*$opt*" "$page" || fail "rocmtunectl(1): option $opt${verb:+ of $verb} is not described"
+        done
+    done
+    if [ -n "$daemon" ]; then
+        for opt in $(options_of "$daemon"); do
+            grep -qF -- "*$opt*" "$src/man/rocmtuned.8.scd" || fail "rocmtuned(8): option $opt is not described"
+        done
+    fi
+    if [ -n "$helper" ]; then
+        for opt in $(options_of "$helper"); do
+            grep -qF -- "*$opt*" "$src/man/rocmtune-helper.8.scd" || fail "rocmtune-helper(8): option $opt is not described"
+        done
+        for verb in $("$helper" --help | section Subcommands); do
+            grep -q "^\*$verb\*" "$src/man/rocmtune-helper.8.scd" || fail "rocmtune-helper(8): $verb has no entry"
+            for opt in $(options_of "$helper" "$verb"); do
+                grep -qF -- "*$opt*" "$src/man/rocmtune-helper.8.scd" || fail "rocmtune-helper(8): $verb $opt"
+            done
+        done
+    fi
+    for p in "$src"/man/*.scd; do
+        grep -q '^# EXIT STATUS$' "$p" || fail "$(basename "$p"): no EXIT STATUS section"
+        grep -q '^# EXAMPLES$' "$p" || fail "$(basename "$p"): no EXAMPLES section"
+        if command -v scdoc >/dev/null; then
+            scdoc < "$p" > /dev/null || fail "scdoc refuses $(basename "$p")"
+        fi
+    done
+}
+
+# `rocmtunectl keys`, which the completions offer: sorted, unique, every kind of key, the same
+# list under --json, and every key one `explain` takes.
+check_keys() {
+    local keys json_keys key kind status
+    keys=$(rocmtunectl keys)
+    [ "$keys" = "$(printf '%s\n' "$keys" | LC_ALL=C sort -u)" ] || fail "keys: not sorted and unique"
+    for kind in amdgpu ttm cmdline sysfs env; do
+        printf '%s\n' "$keys" | grep -q "^$kind\." || fail "keys: no $kind.* key"
+    done
+    json_keys=$(rocmtunectl keys --json | sed -n 's/^    "\([^"]*\)",*$/\1/p')
+    [ "$json_keys" = "$keys" ] || fail "keys --json lists other keys than keys"
+    rocmtunectl keys --json | grep -q '"schema": "rocmtune.keys.v1"' || fail "keys --json: no rocmtune.keys.v1 schema"
+    for key in $keys; do
+        rocmtunectl --root "$world" explain "$key" >/dev/null 2>&1
+        status=$?
+        [ $status = 0 ] || fail "keys: 'explain $key' exits $status"
+    done
+}
+
+case $mode in
+    keys) check_keys ;;
+    bash) check_bash ;;
+    zsh) check_zsh ;;
+    fish) check_fish ;;
+    man) check_man ;;
+    *) echo "unknown mode $mode"; exit 2 ;;
+esac
+[ "$failures" = 0 ] && { echo "PASS: $mode"; exit 0; }
+echo "$failures failure(s)"
+exit 1
