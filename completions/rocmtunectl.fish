@@ -4,7 +4,11 @@
 # itself at completion time (`profiles --json`, `show PROFILE --json`, `keys`), on the tree a
 # `--root DIR` earlier on the line names.
 
-set -l __rocmtunectl_verbs status profiles show apply set unset revert reset reapply history verify explain keys snapshot
+set -l __rocmtunectl_verbs status profiles show apply set unset revert reset reapply history verify explain \
+    keys snapshot
+# Before the verb (global options, verbs); after one of these verbs (verb options, operands).
+set -l no_verb "not __fish_seen_subcommand_from $__rocmtunectl_verbs"
+set -l changes '__fish_seen_subcommand_from apply set unset revert reset reapply'
 
 # Runs the rocmtunectl being completed with the --root of the line; stdout only.
 function __rocmtunectl_ask
@@ -55,33 +59,34 @@ end
 complete -c rocmtunectl -f
 
 # Global options.
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -l root -x -a '(__fish_complete_directories)' -d 'Work on the tree at DIR instead of /'
+complete -c rocmtunectl -n $no_verb -l root -x -a '(__fish_complete_directories)' -d 'Work on the tree at DIR'
 complete -c rocmtunectl -l json -d 'Print one JSON document on stdout, nothing else'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -l no-ask-password -d 'Do not ask for authentication interactively'
+complete -c rocmtunectl -n $no_verb -l no-ask-password -d 'Do not ask for authentication interactively'
 complete -c rocmtunectl -s h -l help -d 'Print help and exit'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -l version -d 'Print the version and exit'
+complete -c rocmtunectl -n $no_verb -l version -d 'Print the version and exit'
 
 # Verbs.
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a status -d "Show GPUs, system facts and rocmtune's state"
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a profiles -d 'List profiles and whether each fits this machine'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a show -d 'Show a profile and what each item would do here'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a apply -d 'Apply a profile (replacing the active one)'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a set -d 'Set knobs (KEY=VALUE)'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a unset -d "Remove rocmtune's setting of knobs"
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a revert -d 'Undo a transaction'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a reset -d 'Back to stock'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a reapply -d 'Write back runtime settings a reboot or GPU reset undid'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a history -d "List rocmtune's transactions"
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a verify -d 'Compare what rocmtune configured with what runs'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a explain -d 'What a knob is and whether it matters here'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a keys -d 'List every knob key'
-complete -c rocmtunectl -n "not __fish_seen_subcommand_from $__rocmtunectl_verbs" -a snapshot -d 'Write a world of this machine to DIR'
+complete -c rocmtunectl -n $no_verb -a status -d "Show GPUs, system facts and rocmtune's state"
+complete -c rocmtunectl -n $no_verb -a profiles -d 'List profiles and whether each fits this machine'
+complete -c rocmtunectl -n $no_verb -a show -d 'Show a profile and what each item would do here'
+complete -c rocmtunectl -n $no_verb -a apply -d 'Apply a profile (replacing the active one)'
+complete -c rocmtunectl -n $no_verb -a set -d 'Set knobs (KEY=VALUE)'
+complete -c rocmtunectl -n $no_verb -a unset -d "Remove rocmtune's setting of knobs"
+complete -c rocmtunectl -n $no_verb -a revert -d 'Undo a transaction'
+complete -c rocmtunectl -n $no_verb -a reset -d 'Back to stock'
+complete -c rocmtunectl -n $no_verb -a reapply -d 'Write back runtime settings a reboot undid'
+complete -c rocmtunectl -n $no_verb -a history -d "List rocmtune's transactions"
+complete -c rocmtunectl -n $no_verb -a verify -d 'Compare configured with running'
+complete -c rocmtunectl -n $no_verb -a explain -d 'What a knob is and whether it matters here'
+complete -c rocmtunectl -n $no_verb -a keys -d 'List every knob key'
+complete -c rocmtunectl -n $no_verb -a snapshot -d 'Write a world of this machine to DIR'
 
 # Verb options.
-complete -c rocmtunectl -n '__fish_seen_subcommand_from apply set unset revert reset reapply' -l check -d 'Only show the plan; write nothing'
-complete -c rocmtunectl -n '__fish_seen_subcommand_from apply set unset revert reset reapply' -l diff -d 'Show the unified diff of every file change'
-complete -c rocmtunectl -n '__fish_seen_subcommand_from apply set unset revert reset reapply' -l force -d 'Overwrite drift, allow what is refused without it'
-complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -l with -x -a '(__rocmtunectl_optional_ids)' -d 'Include the optional item ID'
+complete -c rocmtunectl -n $changes -l check -d 'Only show the plan; write nothing'
+complete -c rocmtunectl -n $changes -l diff -d 'Show the unified diff of every file change'
+complete -c rocmtunectl -n $changes -l force -d 'Overwrite drift, allow what is refused without it'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -l with -x -a '(__rocmtunectl_optional_ids)' \
+    -d 'Include the optional item ID'
 
 # Operands, asked from rocmtunectl.
 complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -a '(__rocmtunectl_profiles)'

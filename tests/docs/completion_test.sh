@@ -5,7 +5,10 @@
 # `rocmtune-helper --help`. bash and fish are run for real; zsh is syntax-checked and read.
 #
 #   completion_test.sh MODE SOURCE_DIR ROCMTUNECTL [ROCMTUNED ROCMTUNE_HELPER]
-#   MODE: bash | zsh | fish | man | keys
+#   MODE: bash | zsh | fish | man | keys | install
+# man and install also read the build folder, ROCMTUNE_BUILD_DIR: the pages scdoc made render
+# without a groff warning, and `cmake --install` puts pages and completions where the man
+# command and each shell look.
 # Exit 0 pass, 1 fail, 77 skip (a shell that is not installed), with the reason printed.
 set -u
 mode=$1 src=$2 ctl=$3 daemon=${4:-} helper=${5:-}
@@ -138,7 +141,8 @@ check_man() {
     fi
     if [ -n "$helper" ]; then
         for opt in $(options_of "$helper"); do
-            grep -qF -- "*$opt*" "$src/man/rocmtune-helper.8.scd" || fail "rocmtune-helper(8): option $opt is not described"
+            grep -qF -- "*$opt*" "$src/man/rocmtune-helper.8.scd" ||
+                fail "rocmtune-helper(8): option $opt is not described"
         done
         for verb in $("$helper" --help | section Subcommands); do
             grep -q "^\*$verb\*" "$src/man/rocmtune-helper.8.scd" || fail "rocmtune-helper(8): $verb has no entry"
@@ -146,6 +150,16 @@ check_man() {
                 grep -qF -- "*$opt*" "$src/man/rocmtune-helper.8.scd" || fail "rocmtune-helper(8): $verb $opt"
             done
         done
+    fi
+    local build=${ROCMTUNE_BUILD_DIR:-} out
+    if [ -n "$build" ] && command -v scdoc >/dev/null && command -v man >/dev/null; then
+        for p in rocmtunectl.1 rocmtuned.8 rocmtune-helper.8 rocmtune.profile.5; do
+            [ -s "$build/man/$p" ] || { fail "$p was not built into $build/man"; continue; }
+            out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$build/man/$p" 2>&1 >/dev/null)
+            [ -z "$out" ] || fail "$p: man warns: $out"
+        done
+    else
+        echo "note: built pages not checked (no ROCMTUNE_BUILD_DIR, scdoc or man)"
     fi
     for p in "$src"/man/*.scd; do
         grep -q '^# EXIT STATUS$' "$p" || fail "$(basename "$p"): no EXIT STATUS section"
@@ -175,7 +189,26 @@ check_keys() {
     done
 }
 
+check_install() {
+    local build=${ROCMTUNE_BUILD_DIR:?} prefix f
+    if ! command -v scdoc >/dev/null; then
+        echo "SKIP: scdoc is not installed, so no man page is built or installed"
+        exit 77
+    fi
+    prefix=$(mktemp -d) || exit 1
+    trap 'rm -rf "$prefix"' EXIT
+    cmake --install "$build" --prefix "$prefix/usr" >/dev/null || fail "cmake --install failed"
+    for f in share/man/man1/rocmtunectl.1 share/man/man8/rocmtuned.8 share/man/man8/rocmtune-helper.8 \
+        share/man/man5/rocmtune.profile.5 share/bash-completion/completions/rocmtunectl \
+        share/zsh/vendor-completions/_rocmtunectl share/fish/vendor_completions.d/rocmtunectl.fish; do
+        [ -s "$prefix/usr/$f" ] || fail "install: no /usr/$f"
+    done
+    MANPATH="$prefix/usr/share/man" man -w rocmtune.profile >/dev/null 2>&1 ||
+        fail "install: man -w rocmtune.profile finds nothing"
+}
+
 case $mode in
+    install) check_install ;;
     keys) check_keys ;;
     bash) check_bash ;;
     zsh) check_zsh ;;
