@@ -88,19 +88,35 @@ check_bash() {
 
 check_zsh() {
     command -v zsh >/dev/null || { echo "SKIP: zsh is not installed (scripts/install-deps.sh installs it)"; exit 77; }
-    local file="$src/completions/_rocmtunectl" verb opt
+    local file="$src/completions/_rocmtunectl" out verb opt
     zsh -n "$file" || fail "zsh -n $file"
     head -1 "$file" | grep -qx '#compdef rocmtunectl' || fail "zsh: $file does not start with #compdef rocmtunectl"
+    # A real interactive zsh (zpty) with compinit over completions/, TAB pressed at the line's end.
+    zsh_complete() { timeout 30 zsh -f "$src/tests/docs/zsh_capture.zsh" "$src/completions" "$1" | grep .; }
+    out=$(zsh_complete 'rocmtunectl ')
+    for verb in $verbs; do has "$verb" "$out" || fail "zsh: 'rocmtunectl <TAB>' lacks verb $verb"; done
+    out=$(zsh_complete 'rocmtunectl -')
+    for opt in $global_opts; do has "$opt" "$out" || fail "zsh: 'rocmtunectl -<TAB>' lacks $opt"; done
     for verb in $verbs; do
-        grep -q "^ *'$verb:" "$file" || fail "zsh: verb $verb is not in the verbs array"
-        grep -qE "^ *([a-z|]+ \| )*$verb( \| [a-z|]+)*\)" "$file" || grep -qE "[ |]$verb[ |)]" "$file" ||
-            fail "zsh: verb $verb has no case"
-    done
-    for verb in "" $verbs; do
-        for opt in $(options_of rocmtunectl $verb); do
-            grep -qE -- "(^|[{,'*)])$opt([]=[,}])" "$file" || fail "zsh: option $opt${verb:+ of $verb} is not declared"
+        out=$(zsh_complete "rocmtunectl $verb -")
+        for opt in $(options_of rocmtunectl "$verb"); do
+            has "$opt" "$out" || fail "zsh: 'rocmtunectl $verb -<TAB>' lacks $opt"
         done
     done
+    out=$(zsh_complete 'rocmtunectl ap')
+    [ "$out" = apply ] || fail "zsh: 'rocmtunectl ap<TAB>' gave '$out', not apply"
+    out=$(zsh_complete 'rocmtunectl apply rdna1')
+    [ "$out" = rdna1-safe ] || fail "zsh: 'apply rdna1<TAB>' gave '$out'"
+    out=$(zsh_complete "rocmtunectl --root $world show rdna2")
+    [ "$out" = rdna2-consumer-compat ] || fail "zsh: 'show rdna2<TAB>' with --root gave '$out'"
+    out=$(zsh_complete 'rocmtunectl set amdgpu.noret')
+    [ "$out" = amdgpu.noretry ] || fail "zsh: 'set amdgpu.noret<TAB>' gave '$out'"
+    out=$(zsh_complete 'rocmtunectl explain env.HSA_OVERRIDE_G')
+    [ "$out" = env.HSA_OVERRIDE_GFX_VERSION ] || fail "zsh: 'explain env.HSA_OVERRIDE_G<TAB>' gave '$out'"
+    out=$(zsh_complete 'rocmtunectl apply strix-halo --with ')
+    has sh-amd-iommu-off "$out" || fail "zsh: 'apply strix-halo --with <TAB>' gave '$out'"
+    out=$(zsh_complete "rocmtunectl --root $world reapply ")
+    has card1 "$out" || fail "zsh: 'reapply <TAB>' on rx6600 gave '$out', not card1"
 }
 
 check_fish() {
