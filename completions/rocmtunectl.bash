@@ -7,16 +7,29 @@
 # Runs the rocmtunectl being completed (as typed, so a build tree's works too) with the --root of
 # the line, and prints its stdout; errors and prompts are dropped.
 _rocmtunectl_ask() {
-    local prog=${COMP_WORDS[0]} i
+    local prog=${COMP_WORDS[0]}
     local -a root=()
     [[ $prog == \~* ]] && prog=rocmtunectl
+    local dir
+    dir=$(_rocmtunectl_root_dir)
+    [[ -n $dir ]] && root=(--root "$dir")
+    "$prog" "${root[@]}" --no-ask-password "$@" 2>/dev/null </dev/null
+}
+
+# The --root DIR earlier on the line, if any. bash splits `--root=DIR` at '=' (COMP_WORDBREAKS)
+# into `--root`, `=`, `DIR`.
+_rocmtunectl_root_dir() {
+    local i dir=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            --root) root=(--root "${COMP_WORDS[i + 1]}") ;;
-            --root=*) root=("${COMP_WORDS[i]}") ;;
+            --root)
+                [[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+                ((i + 1 < COMP_CWORD)) && dir=${COMP_WORDS[i + 1]}
+                ;;
+            --root=*) dir=${COMP_WORDS[i]#--root=} ;;
         esac
     done
-    "$prog" "${root[@]}" --no-ask-password "$@" 2>/dev/null </dev/null
+    printf '%s' "$dir"
 }
 
 _rocmtunectl_profiles() {
@@ -30,12 +43,9 @@ _rocmtunectl_optional_ids() {
 }
 
 _rocmtunectl_cards() {
-    local root=/ i card
-    for ((i = 1; i < COMP_CWORD; i++)); do
-        [[ ${COMP_WORDS[i]} == --root ]] && root=${COMP_WORDS[i + 1]}
-        [[ ${COMP_WORDS[i]} == --root=* ]] && root=${COMP_WORDS[i]#--root=}
-    done
-    for card in "$root"/sys/class/drm/card*; do
+    local root card
+    root=$(_rocmtunectl_root_dir)
+    for card in "${root:-}"/sys/class/drm/card*; do
         card=${card##*/}
         [[ $card =~ ^card[0-9]+$ ]] && printf '%s\n' "$card"
     done
@@ -55,13 +65,14 @@ _rocmtunectl() {
         word=${COMP_WORDS[i]}
         if [[ $word == --root ]]; then
             ((i++))
+            [[ ${COMP_WORDS[i]} == = ]] && ((i++))
         elif [[ $word != -* ]]; then
             verb=$word verb_at=$i
             break
         fi
     done
 
-    if [[ $prev == --root ]]; then
+    if [[ $prev == --root || ($prev == = && ${COMP_WORDS[COMP_CWORD - 2]} == --root) ]]; then
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -d -- "$cur"))
         return

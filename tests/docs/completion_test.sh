@@ -84,6 +84,11 @@ check_bash() {
     done
     out=$(complete_line rocmtunectl --root "$world" reapply "")
     has card1 "$out" || fail "bash: 'reapply <TAB>' on rx6600 gave '$out', not card1"
+    # `--root=DIR` reaches the function as `--root`, `=`, `DIR` (COMP_WORDBREAKS).
+    out=$(complete_line rocmtunectl --root = "$world" reapply "")
+    has card1 "$out" || fail "bash: 'reapply <TAB>' after --root=rx6600 gave '$out', not card1"
+    out=$(complete_line rocmtunectl --root = "$world" sh)
+    [ "$out" = show ] || fail "bash: 'sh<TAB>' after --root=DIR gave '$out', not show"
 }
 
 check_zsh() {
