@@ -53,6 +53,7 @@ int RunReapply(const Context& ctx, const Args& args);
 int RunHistory(const Context& ctx, const Args& args);
 int RunVerify(const Context& ctx, const Args& args);
 int RunExplain(const Context& ctx, const Args& args);
+int RunKeys(const Context& ctx, const Args& args);
 int RunProfiles(const Context& ctx, const Args& args);
 int RunShow(const Context& ctx, const Args& args);
 

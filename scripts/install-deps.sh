@@ -8,9 +8,11 @@ set -eu
 
 BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
 libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
-libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev"
-# Tools the tests drive for real (they skip with a reason when one is absent).
-TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus polkitd systemd-container"
+libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev scdoc"
+# Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
+# the shell completions (tests/docs).
+TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus polkitd systemd-container \
+zsh fish"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
