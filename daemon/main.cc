@@ -16,7 +16,12 @@ int Run(int argc, char** argv) {
   double idle_seconds = 30;
   app.add_option("--idle-timeout", idle_seconds, "exit after this many idle seconds (0: never)")
       ->check(CLI::Range(0.0, 86400.0));
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int printed = app.exit(e);  // --help and --version print and exit 0; a usage error is 2, as rocmtunectl's
+    return e.get_exit_code() == 0 ? printed : 2;
+  }
   options.idle_usec = static_cast<uint64_t>(idle_seconds * 1e6);
   return rocmtune::daemon::RunService(options);
 }
