@@ -10,6 +10,11 @@ DAEMON=$1 CTL=$2 SRC=$3
 . "$SRC/tests/daemon/bus_fixture.sh"
 start_bus
 
+# A usage error exits 2 (as rocmtunectl's), with the message on stderr.
+"$DAEMON" --no-such-option >/dev/null 2>"$WORK/usage.err"; rc=$?
+[ $rc = 2 ] || fail "rocmtuned --no-such-option exited $rc, want 2"
+grep -q "no-such-option" "$WORK/usage.err" || fail "the usage error does not name the option: $(cat "$WORK/usage.err")"
+
 W=$WORK/world
 cp -a "$SRC/tests/worlds/rx5700xt" "$W"
 printf 'HSA_OVERRIDE_GFX_VERSION=10.3.0\n' >>"$W/etc/environment"
