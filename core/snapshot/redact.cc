@@ -13,19 +13,23 @@ bool IsAlnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') |
 // A host name's characters: a match inside a longer name ("node1" in "node10") is not the host.
 bool IsNameChar(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
 
-// Six hex pairs joined by one separator (':' or '-'), not part of a longer hex run: 17 chars.
-bool IsMacAt(std::string_view s, size_t i) {
-  if (i + 17 > s.size()) return false;
+// The number of hex pairs joined by one separator (':' or '-') starting at `i`, when the run
+// is not part of a longer hex word: "aa:bb:cc:dd:ee:ff" is 6, BOOTIF's "01-aa-...-ff" 7, an
+// InfiniBand address 20. Six or more are a hardware address.
+size_t HexPairRun(std::string_view s, size_t i) {
+  if (i > 0 && IsHex(s[i - 1])) return 0;
+  if (i + 2 >= s.size() || (s[i + 2] != ':' && s[i + 2] != '-')) return 0;
   char sep = s[i + 2];
-  if (sep != ':' && sep != '-') return false;
-  for (size_t k = 0; k < 6; ++k) {
-    size_t at = i + k * 3;
-    if (!IsHex(s[at]) || !IsHex(s[at + 1])) return false;
-    if (k < 5 && s[at + 2] != sep) return false;
+  size_t pairs = 0;
+  size_t at = i;
+  while (at + 1 < s.size() && IsHex(s[at]) && IsHex(s[at + 1])) {
+    ++pairs;
+    at += 2;
+    if (at < s.size() && IsHex(s[at])) return 0;  // "abc": not a pair
+    if (at + 2 < s.size() && s[at] == sep && IsHex(s[at + 1])) ++at;
+    else break;
   }
-  bool left_ok = i == 0 || !(IsHex(s[i - 1]) || s[i - 1] == sep);
-  bool right_ok = i + 17 == s.size() || !(IsHex(s[i + 17]) || s[i + 17] == sep);
-  return left_ok && right_ok;
+  return pairs;
 }
 
 std::string FirstLine(const sys::Root& root, std::string_view rel) {
@@ -42,9 +46,10 @@ bool IsHostNameFile(std::string_view rel) { return rel == "etc/hostname" || rel 
 std::string RedactMacs(std::string_view content) {
   std::string out(content);
   for (size_t i = 0; i + 17 <= out.size(); ++i) {
-    if (!IsMacAt(out, i)) continue;
-    for (size_t k = 0; k < 6; ++k) out.replace(i + k * 3, 2, "00");
-    i += 16;
+    size_t pairs = HexPairRun(out, i);
+    if (pairs < 6) continue;
+    for (size_t k = 0; k < pairs; ++k) out.replace(i + k * 3, 2, "00");
+    i += pairs * 3 - 1;
   }
   return out;
 }
