@@ -44,8 +44,7 @@ int RunSnapshot(const Context& ctx, const Args& args) {
   if (archive)
     fmt::print("Check: mkdir DIR && tar xzf {} -C DIR && rocmtunectl --root DIR/{} status\n", report->path,
                report->top);
-  else
-    fmt::print("Check: rocmtunectl --root {} status\n", report->path);
+  else fmt::print("Check: rocmtunectl --root {} status\n", report->path);
   return kExitOk;
 }
 

@@ -42,9 +42,9 @@ constexpr Verb kVerbs[] = {
      "Print rocmtune.verify.v1 JSON", "", RunVerify},
     {"explain", "What a knob is, its values here, whether it matters on each GPU, and why", "key",
      "KEY (e.g. amdgpu.mtype_local)", 1, 1, 0, "Print rocmtune.explain.v1 JSON", "", RunExplain},
-    {"snapshot", "Write a world (sysfs/KFD/config copy) of this machine to DIR, or to FILE.tar.gz with --output",
-     "dir", "Output directory (must not exist or be empty)", 0, 1, 0, "Print rocmtune.snapshot.v1 JSON", "",
-     RunSnapshot, AddSnapshotOptions},
+    {"snapshot", "Write a world (sysfs/KFD/config copy) of this machine to DIR, or to FILE.tar.gz with --output", "dir",
+     "Output directory (must not exist or be empty)", 0, 1, 0, "Print rocmtune.snapshot.v1 JSON", "", RunSnapshot,
+     AddSnapshotOptions},
 };
 
 }  // namespace

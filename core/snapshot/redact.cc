@@ -91,7 +91,8 @@ std::string RedactWord(std::string_view content, std::string_view word) {
 }
 
 Redactor::Redactor(const sys::Root& root)
-    : Redactor(std::vector<std::string>{FirstLine(root, "etc/hostname"), FirstLine(root, "proc/sys/kernel/hostname")}) {}
+    : Redactor(std::vector<std::string>{FirstLine(root, "etc/hostname"), FirstLine(root, "proc/sys/kernel/hostname")}) {
+}
 
 Redactor::Redactor(std::vector<std::string> host_names) {
   // "localhost" names no one; a one- or two-letter name would redact half of every file.

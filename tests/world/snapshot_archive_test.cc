@@ -1,8 +1,11 @@
 // `rocmtunectl snapshot --output FILE.tar.gz` end to end (issue 15): the archive, extracted with
 // tar, is a world whose `status --json` is the source's, and nothing private is in it.
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -20,7 +23,7 @@ constexpr std::string_view kWorld = "rx6600";
 const std::string kDev = "sys/devices/pci0000:00/0000:12:00.0/";
 
 // Output of a shell command; the test skips when the tool is missing.
-std::string Run(const std::string& command, int* status) {
+std::string Shell(const std::string& command, int* status) {
   std::string out;
   FILE* p = ::popen(command.c_str(), "r");
   if (!p) return out;
@@ -31,7 +34,8 @@ std::string Run(const std::string& command, int* status) {
 }
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -49,7 +53,7 @@ void AddPrivateFacts(const WorldCopy& w) {
 
 TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts) {
   int status = -1;
-  Run("tar --version >/dev/null 2>&1", &status);
+  Shell("tar --version >/dev/null 2>&1", &status);
   if (status != 0) GTEST_SKIP() << "tar is not installed";
   WorldCopy w(kWorld);
   AddPrivateFacts(w);
@@ -63,7 +67,7 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
   EXPECT_EQ(made.Json()["archive"], file);
   EXPECT_EQ(made.Json()["top"], "bug");
 
-  std::string listing = Run("tar tzvf '" + file + "'", &status);
+  std::string listing = Shell("tar tzvf '" + file + "'", &status);
   ASSERT_EQ(status, 0) << listing;
   std::istringstream lines(listing);
   size_t members = 0;
@@ -74,15 +78,16 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
   EXPECT_GT(members, 50u);
 
   out.Mkdir("x");
-  Run("tar xzf '" + file + "' -C '" + out.Path("x") + "' 2>&1", &status);
+  Shell("tar xzf '" + file + "' -C '" + out.Path("x") + "' 2>&1", &status);
   ASSERT_EQ(status, 0);
   std::string top = out.Path("x/bug");
   for (const char* f : {"etc/passwd", "sys/class/net/eno1/address"}) EXPECT_FALSE(fs::exists(top + "/" + f)) << f;
   EXPECT_FALSE(fs::exists(top + "/" + kDev + "serial_number"));
   EXPECT_TRUE(fs::exists(top + "/rocmtune-status.json"));
   EXPECT_TRUE(fs::is_directory(top + "/var/lib/rocmtune/journal"));
-  Run("grep -rIl -e secrethost -e alice -e SERIAL-0xfeed -e 'aa:bb:cc' -e 'aa-bb-cc' '" + top + "'", &status);
-  EXPECT_EQ(WEXITSTATUS(status), 1) << Run("grep -rIn -e secrethost -e alice -e SERIAL -e 'aa.bb.cc' '" + top + "'", &status);
+  Shell("grep -rIl -e secrethost -e alice -e SERIAL-0xfeed -e 'aa:bb:cc' -e 'aa-bb-cc' '" + top + "'", &status);
+  EXPECT_EQ(WEXITSTATUS(status), 1) << Shell("grep -rIn -e secrethost -e alice -e SERIAL -e 'aa.bb.cc' '" + top + "'",
+                                           &status);
 
   // The same status, apart from what was redacted.
   auto source = w.Ctl({"status", "--json"});

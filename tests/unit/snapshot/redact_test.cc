@@ -17,7 +17,8 @@ TEST(RedactTest, MacAddressesWithEitherSeparatorBecomeZeros) {
 }
 
 TEST(RedactTest, HomePathsLoseTheUserName) {
-  EXPECT_EQ(RedactHomes("init=/home/alice/init x=/var/home/bob.smith"), "init=/home/redacted/init x=/var/home/redacted");
+  EXPECT_EQ(RedactHomes("init=/home/alice/init x=/var/home/bob.smith"),
+            "init=/home/redacted/init x=/var/home/redacted");
   EXPECT_EQ(RedactHomes("HIP_PATH=\"/home/alice\""), "HIP_PATH=\"/home/redacted\"");
   EXPECT_EQ(RedactHomes("/home/ alone"), "/home/ alone");
 }
