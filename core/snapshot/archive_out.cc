@@ -96,8 +96,14 @@ Result<ArchiveOut> ArchiveOut::Open(const std::string& path) {
 }
 
 Result<bool> ArchiveOut::Add(std::string_view rel, Entry entry) {
-  if (rel.empty() || rel.starts_with('/') || rel.find("..") != std::string_view::npos)
-    return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a plain path", rel));
+  // Every component a plain name: no member may land outside the top directory when extracted.
+  for (size_t start = 0; start <= rel.size();) {
+    size_t end = std::min(rel.find('/', start), rel.size());
+    std::string_view part = rel.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..")
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a plain path", rel));
+    start = end + 1;
+  }
   if (entries_.count(rel)) return false;
   entries_.emplace(std::string(rel), std::move(entry));
   return true;

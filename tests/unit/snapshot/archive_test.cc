@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "api/snapshot.h"
+#include "snapshot/archive_out.h"
 #include "snapshot/snapshot.h"
 #include "test_tree.h"
 
@@ -192,6 +193,22 @@ TEST(SnapshotArchiveTest, RefusesAnExistingFileAndLeavesNothingBehind) {
   std::set<std::string> names;
   for (const auto& e : fs::directory_iterator(out.path())) names.insert(e.path().filename().string());
   EXPECT_EQ(names, (std::set<std::string>{"bug.tar.gz", "link.tar.gz", "new.tar.gz"}));
+}
+
+// A member never lands outside the top directory, and a name that merely holds ".." is a name.
+TEST(SnapshotArchiveTest, MembersArePlainPathsUnderTheTop) {
+  TestTree out;
+  auto archive = ArchiveOut::Open(out.Path("p.tar.gz"));
+  ASSERT_TRUE(archive) << archive.error().message;
+  for (const char* bad : {"../etc/x", "etc/../../x", "/etc/x", "etc//x", "etc/./x", ""})
+    EXPECT_FALSE(archive->WriteFile(bad, "x", 1)) << bad;
+  auto odd = archive->WriteFile("etc/modprobe.d/a..b.conf", "options amdgpu noretry=0\n", 1);
+  ASSERT_TRUE(odd) << odd.error().message;
+  EXPECT_TRUE(*odd);
+  ASSERT_TRUE(archive->Finish());
+  auto members = ReadMembers(out.Path("p.tar.gz"));
+  ASSERT_EQ(members.size(), 4u);
+  EXPECT_EQ(members.back().path, "p/etc/modprobe.d/a..b.conf");
 }
 
 }  // namespace
