@@ -35,6 +35,7 @@ void AddVerb(CLI::App& app, const Verb& verb, Context& ctx, Args& args) {
   }
   // Options may also follow the verb (`rocmtunectl status --json`), as with systemctl.
   sub->add_flag("--json", ctx.json, std::string(verb.json_help));
+  if (verb.add_options) verb.add_options(*sub, args);
 }
 
 std::string VerbList() {

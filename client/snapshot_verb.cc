@@ -1,4 +1,6 @@
-// `rocmtunectl snapshot DIR`: writes a world of this machine for bug reports.
+// `rocmtunectl snapshot DIR` / `snapshot --output FILE.tar.gz`: writes a world of this machine
+// for bug reports.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "api/snapshot.h"
@@ -9,11 +11,23 @@
 
 namespace rocmtune::client {
 
+void AddSnapshotOptions(CLI::App& sub, Args& args) {
+  CLI::Option* dir = sub.get_option("dir");
+  sub.add_option("--output,-o", args.output, "Write the world as one tar.gz archive to FILE (a new file)")
+      ->option_text("FILE")
+      ->excludes(dir);
+  // Exactly one of DIR and --output: CLI11 refuses both (excludes), this refuses neither.
+  sub.callback([&sub, &args] {
+    if (args.output.empty() && sub.count("dir") == 0) throw CLI::RequiredError("DIR or --output FILE");
+  });
+}
+
 int RunSnapshot(const Context& ctx, const Args& args) {
   auto root = ctx.OpenRoot();
   if (!root) return Failed(ctx, root.error(), kExitFailed);
-  auto report = api::Snapshot(*root, args.operands.at(0));
-  // Only an unusable DIR is the caller's mistake; a path that is missing is not.
+  bool archive = !args.output.empty();
+  auto report = archive ? api::SnapshotArchive(*root, args.output) : api::Snapshot(*root, args.operands.at(0));
+  // Only an unusable DIR or FILE is the caller's mistake; a path that is missing is not.
   if (!report)
     return Failed(ctx, report.error(), report.error().code == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailed);
   if (ctx.json) {
@@ -23,9 +37,14 @@ int RunSnapshot(const Context& ctx, const Args& args) {
   fmt::print("Wrote {} files and {} links to {} ({} unreadable, skipped).\n", report->stats.files,
              report->stats.symlinks, report->path, report->stats.skipped);
   fmt::print(
-      "It holds the kernel command line, module parameters, boot configuration and GPU sysfs/KFD\n"
-      "attributes; serial numbers are left out. Check: rocmtunectl --root {} status\n",
-      report->path);
+      "It holds the kernel command line, module parameters, boot configuration, GPU sysfs/KFD\n"
+      "attributes, rocmtune's configuration and journal and `status --json` ({}); serial numbers\n"
+      "are left out, MAC addresses, the host name and user names redacted.\n",
+      api::kStatusDocument);
+  if (archive)
+    fmt::print("Check: mkdir DIR && tar xzf {} -C DIR && rocmtunectl --root DIR/{} status\n", report->path,
+               report->top);
+  else fmt::print("Check: rocmtunectl --root {} status\n", report->path);
   return kExitOk;
 }
 

@@ -44,8 +44,9 @@ constexpr Verb kVerbs[] = {
      "KEY (e.g. amdgpu.mtype_local)", 1, 1, 0, "Print rocmtune.explain.v1 JSON", "", RunExplain},
     {"keys", "List every knob key set, unset and explain take", "", "", 0, 0, 0, "Print rocmtune.keys.v1 JSON", "",
      RunKeys},
-    {"snapshot", "Write a world (sysfs/KFD/config copy) of this machine to DIR", "dir",
-     "Output directory (must not exist or be empty)", 1, 1, 0, "Print rocmtune.snapshot.v1 JSON", "", RunSnapshot},
+    {"snapshot", "Write a world (sysfs/KFD/config copy) of this machine to DIR, or to FILE.tar.gz with --output", "dir",
+     "Output directory (must not exist or be empty)", 0, 1, 0, "Print rocmtune.snapshot.v1 JSON", "", RunSnapshot,
+     AddSnapshotOptions},
 };
 
 }  // namespace

@@ -10,6 +10,10 @@
 
 #include "client/context.h"
 
+namespace CLI {
+class App;
+}
+
 namespace rocmtune::client {
 
 struct Args {
@@ -18,6 +22,7 @@ struct Args {
   bool check = false;             // plan only
   bool diff = false;              // print unified diffs
   bool force = false;
+  std::string output;  // snapshot --output FILE
 };
 
 enum VerbFlags : unsigned {
@@ -38,12 +43,16 @@ struct Verb {
   std::string_view json_help;
   std::string_view force_help;  // kVerbChanges: what --force means for this verb
   int (*run)(const Context& ctx, const Args& args);
+  // A verb's own options and checks beyond the table's (snapshot's --output); called after the
+  // operands and the options the flags give are declared.
+  void (*add_options)(CLI::App& sub, Args& args) = nullptr;
 };
 
 std::span<const Verb> Verbs();
 
 int RunStatus(const Context& ctx, const Args& args);
 int RunSnapshot(const Context& ctx, const Args& args);
+void AddSnapshotOptions(CLI::App& sub, Args& args);
 int RunApply(const Context& ctx, const Args& args);
 int RunSet(const Context& ctx, const Args& args);
 int RunUnset(const Context& ctx, const Args& args);

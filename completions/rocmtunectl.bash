@@ -93,6 +93,14 @@ _rocmtunectl() {
     case $verb in
         apply | show) verb_opts="$verb_opts $with_opts" ;;
     esac
+    case $verb in
+        snapshot) verb_opts="$verb_opts -o --output" ;;
+    esac
+    if [[ $verb == snapshot && ($prev == --output || $prev == -o) ]]; then
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+    fi
 
     if [[ $prev == --with ]]; then
         local profile=""

@@ -95,3 +95,4 @@ complete -c rocmtunectl -n '__fish_seen_subcommand_from unset explain' -a '(__ro
 complete -c rocmtunectl -n '__fish_seen_subcommand_from revert' -a last -d 'The last transaction still in effect'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from reapply' -a '(__rocmtunectl_cards)'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from snapshot' -a '(__fish_complete_directories)'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from snapshot' -s o -l output -r -F -d 'Write one FILE.tar.gz archive instead of DIR'

@@ -2,29 +2,69 @@
 
 #include <fmt/format.h>
 
+#include "api/error_json.h"
+#include "api/status.h"
 #include "knobs/env_redact.h"
+#include "util/json_text.h"
 
 namespace rocmtune::api {
+namespace {
+
+// A document that could not be made is its rocmtune.error.v1 document: the report says why.
+std::string DocumentText(const Result<nlohmann::ordered_json>& doc) {
+  return JsonText(doc ? *doc : ErrorJson(doc.error())) + "\n";
+}
+
+struct ReportDocument {
+  std::string_view name;
+  Result<nlohmann::ordered_json> (*make)(const sys::Root& root);
+};
+
+constexpr ReportDocument kReportDocuments[] = {
+    {kStatusDocument, [](const sys::Root& root) { return DescribeSystem(root); }},
+    // HOOK(doctor): when `doctor` lands (branch `doctor`, api/doctor.h), include "api/doctor.h" and
+    // uncomment this line; the archive and the directory then carry doctor.json as well:
+    // {"doctor.json", [](const sys::Root& root) { return Doctor(root).map(DoctorJson); }},
+};
+
+std::vector<snapshot::ExtraFile> ExtraFiles(const sys::Root& root) {
+  std::vector<snapshot::ExtraFile> extra;
+  // The environment files, redacted: `status` on the snapshot shows the same env findings.
+  for (knobs::RedactedFile& f : knobs::RedactedEnvFiles(root)) extra.push_back({f.path, std::move(f.content)});
+  for (const ReportDocument& doc : kReportDocuments)
+    extra.push_back({std::string(doc.name), DocumentText(doc.make(root))});
+  return extra;
+}
+
+Error Prefixed(Error e) {
+  e.message = fmt::format("snapshot: {}", e.message);
+  return e;
+}
+
+}  // namespace
 
 Result<SnapshotReport> Snapshot(const sys::Root& root, const std::string& out_dir) {
-  // The environment files, redacted: `status` on the snapshot shows the same env findings.
-  std::vector<snapshot::ExtraFile> extra;
-  for (knobs::RedactedFile& f : knobs::RedactedEnvFiles(root)) extra.push_back({f.path, std::move(f.content)});
-  auto stats = snapshot::WriteSnapshot(root, out_dir, extra);
-  if (!stats) {
-    Error e = stats.error();
-    e.message = fmt::format("snapshot: {}", e.message);
-    return tl::unexpected(std::move(e));
-  }
-  return SnapshotReport{out_dir, *stats};
+  auto stats = snapshot::WriteSnapshot(root, out_dir, ExtraFiles(root));
+  if (!stats) return tl::unexpected(Prefixed(stats.error()));
+  return SnapshotReport{out_dir, *stats, "", ""};
+}
+
+Result<SnapshotReport> SnapshotArchive(const sys::Root& root, const std::string& file) {
+  auto written = snapshot::WriteSnapshotArchive(root, file, ExtraFiles(root));
+  if (!written) return tl::unexpected(Prefixed(written.error()));
+  return SnapshotReport{file, written->stats, file, written->top};
 }
 
 nlohmann::ordered_json SnapshotJson(const SnapshotReport& r) {
-  return {{"schema", "rocmtune.snapshot.v1"},
-          {"path", r.path},
-          {"files", r.stats.files},
-          {"symlinks", r.stats.symlinks},
-          {"skipped", r.stats.skipped}};
+  nlohmann::ordered_json doc = {{"schema", "rocmtune.snapshot.v1"}, {"path", r.path}};
+  if (!r.archive.empty()) {
+    doc["archive"] = r.archive;
+    doc["top"] = r.top;
+  }
+  doc["files"] = r.stats.files;
+  doc["symlinks"] = r.stats.symlinks;
+  doc["skipped"] = r.stats.skipped;
+  return doc;
 }
 
 }  // namespace rocmtune::api

@@ -108,7 +108,7 @@ Result<int> OutDir::Dir(std::string_view rel_dir) {
   return open_.empty() ? fd_.get() : open_.back().second.get();
 }
 
-Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content) {
+Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content, int64_t /*mtime*/) {
   if (written_.count(rel)) return false;
   auto [dir_rel, name] = SplitLast(rel);
   if (!IsPlainName(name)) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}/{}: not a plain path", path_, rel));
@@ -129,7 +129,7 @@ Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content) {
   return true;
 }
 
-Result<bool> OutDir::Symlink(std::string_view rel, std::string_view target) {
+Result<bool> OutDir::Symlink(std::string_view rel, std::string_view target, int64_t /*mtime*/) {
   auto [dir_rel, name] = SplitLast(rel);
   if (!IsPlainName(name)) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}/{}: not a plain path", path_, rel));
   auto dir = Dir(dir_rel);

@@ -10,12 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "snapshot/sink.h"
 #include "sys/unique_fd.h"
 #include "util/result.h"
 
 namespace rocmtune::snapshot {
 
-class OutDir {
+class OutDir final : public Sink {
  public:
   // Creates `path` (mode 0700 until Finish()), or takes an existing empty directory that is not
   // a symlink. kInvalidArgument when it exists and is not an empty directory.
@@ -23,11 +24,12 @@ class OutDir {
 
   // Writes a new file at `rel`, making its parent directories. Returns false (and writes
   // nothing) when this OutDir already wrote `rel`; any other existing entry is an error.
-  Result<bool> WriteFile(std::string_view rel, std::string_view content);
+  // The files keep the time they are written at (`mtime` is for archives).
+  Result<bool> WriteFile(std::string_view rel, std::string_view content, int64_t mtime) override;
   // Makes a symlink at `rel`; false when one is already there.
-  Result<bool> Symlink(std::string_view rel, std::string_view target);
+  Result<bool> Symlink(std::string_view rel, std::string_view target, int64_t mtime) override;
   // Opens the output to its readers (0755) when this OutDir created it.
-  Result<void> Finish();
+  Result<void> Finish() override;
 
  private:
   OutDir(std::string path, sys::UniqueFd fd, bool created)

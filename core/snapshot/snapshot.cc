@@ -1,12 +1,17 @@
 #include "snapshot/snapshot.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "snapshot/archive_out.h"
 #include "snapshot/out_dir.h"
+#include "snapshot/redact.h"
 #include "util/text.h"
 
 namespace rocmtune::snapshot {
@@ -75,7 +80,14 @@ constexpr std::string_view kSystemFiles[] = {
     "etc/mkinitcpio.conf",
     "etc/booster.yaml",
     "sys/module/amdgpu/initstate",
+    // Copied only to hold "redacted": a report shows the file was there, never the name.
+    "etc/hostname",
+    "proc/sys/kernel/hostname",
 };
+
+// rocmtune's own configuration and state: admin profiles, the journal (status reads the active
+// profile and any interrupted transaction from it), the owned cmdline tokens and runtime settings.
+constexpr std::string_view kRocmtuneDirs[] = {"etc/rocmtune", "var/lib/rocmtune"};
 
 // Directories whose *.conf / *.cfg files are copied (boot and module configuration).
 constexpr std::string_view kConfigDirs[] = {
@@ -128,33 +140,37 @@ std::string Dirname(std::string_view path) {
 
 class Writer {
  public:
-  Writer(const sys::Root& root, OutDir& out) : root_(root), out_(out) {}
+  Writer(const sys::Root& root, Sink& out) : root_(root), out_(out), redactor_(root) {}
 
   SnapshotStats& stats() { return stats_; }
 
-  Result<void> WriteFile(std::string_view rel, std::string_view content) {
-    auto wrote = out_.WriteFile(rel, content);
+  // Every file goes through the Redactor, what the snapshot makes as well as what it copies.
+  Result<void> WriteFile(std::string_view rel, std::string_view content, int64_t mtime = 0) {
+    auto wrote = out_.WriteFile(rel, redactor_.Redact(rel, content), mtime ? mtime : newest_);
     if (!wrote) return tl::unexpected(wrote.error());
     if (*wrote) ++stats_.files;
     return {};
   }
 
   Result<void> WriteSymlink(std::string_view rel, std::string_view target) {
-    auto made = out_.Symlink(rel, target);
+    auto made = out_.Symlink(rel, target, MTime(rel));
     if (!made) return tl::unexpected(made.error());
     if (*made) ++stats_.symlinks;
     return {};
   }
 
   // Copies a file if the root has it; a missing file is not an error.
-  Result<void> CopyFile(std::string_view rel, bool scrub_unique_id = false) {
-    auto content = root_.ReadFile(rel, 256 * 1024);
+  Result<void> CopyFile(std::string_view rel, bool scrub_unique_id = false, size_t max_bytes = 256 * 1024) {
+    if (!Redactor::MayCopy(rel)) return {};
+    auto content = root_.ReadFile(rel, max_bytes);
     if (!content) {
       if (content.error().code != ErrorCode::kNotFound) ++stats_.skipped;
       return {};
     }
     if (scrub_unique_id) *content = ScrubUniqueId(*content);
-    return WriteFile(rel, *content);
+    int64_t mtime = MTime(rel);
+    newest_ = std::max(newest_, mtime);
+    return WriteFile(rel, *content, mtime);
   }
 
   // Follows `rel` when it is a symlink: writes the link (made relative) and returns the
@@ -189,12 +205,23 @@ class Writer {
     return out;
   }
 
+  // The entry's own mtime (a symlink's, not its target's); 0 when it cannot be read.
+  int64_t MTime(std::string_view rel) const {
+    auto fd = root_.Open(rel, O_PATH | O_NOFOLLOW);
+    struct stat st {};
+    if (!fd || ::fstat(fd->get(), &st) != 0) return 0;
+    return st.st_mtim.tv_sec;
+  }
+
   const sys::Root& root_;
-  OutDir& out_;
+  Sink& out_;
+  Redactor redactor_;
   SnapshotStats stats_;
+  int64_t newest_ = 0;  // of the files copied so far: the time of the files a snapshot makes
 };
 
-Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, int depth, bool scrub) {
+Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, int depth, bool scrub,
+                      size_t max_bytes = 256 * 1024) {
   if (depth > 8) return {};
   auto names = root.ListDir(dir);
   if (!names) return {};
@@ -202,10 +229,10 @@ Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, 
     std::string path = sys::JoinPath(dir, name);
     switch (root.TypeOf(path)) {
       case sys::EntryType::kDirectory:
-        if (auto r = CopyTree(root, w, path, depth + 1, scrub); !r) return r;
+        if (auto r = CopyTree(root, w, path, depth + 1, scrub, max_bytes); !r) return r;
         break;
       case sys::EntryType::kFile:
-        if (auto r = w.CopyFile(path, scrub && name == "properties"); !r) return r;
+        if (auto r = w.CopyFile(path, scrub && name == "properties", max_bytes); !r) return r;
         break;
       default: break;  // symlinks inside these trees are not needed by detection
     }
@@ -234,15 +261,13 @@ Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& cla
   return {};
 }
 
-}  // namespace
-
-Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir,
-                                    std::span<const ExtraFile> extra) {
-  auto out = OutDir::Open(out_dir);
-  if (!out) return tl::unexpected(out.error());
-  Writer w(root, *out);
+Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<const ExtraFile> extra) {
+  Writer w(root, out);
   for (std::string_view f : kSystemFiles)
     if (auto r = w.CopyFile(f); !r) return tl::unexpected(r.error());
+  // The journal may be large: its transactions hold the files they changed.
+  for (std::string_view dir : kRocmtuneDirs)
+    if (auto r = CopyTree(root, w, std::string(dir), 0, false, 32 << 20); !r) return tl::unexpected(r.error());
   for (std::string_view dir : kConfigDirs) {
     auto names = root.ListDir(dir);
     if (!names) continue;
@@ -274,8 +299,26 @@ Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& ou
     }
   }
   if (auto r = CopyTree(root, w, "sys/class/kfd/kfd/topology", 0, true); !r) return tl::unexpected(r.error());
-  if (auto r = out->Finish(); !r) return tl::unexpected(r.error());
+  if (auto r = out.Finish(); !r) return tl::unexpected(r.error());
   return w.stats();
+}
+
+}  // namespace
+
+Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir,
+                                    std::span<const ExtraFile> extra) {
+  auto out = OutDir::Open(out_dir);
+  if (!out) return tl::unexpected(out.error());
+  return WriteWorld(root, *out, extra);
+}
+
+Result<ArchiveStats> WriteSnapshotArchive(const sys::Root& root, const std::string& file,
+                                          std::span<const ExtraFile> extra) {
+  auto out = ArchiveOut::Open(file);
+  if (!out) return tl::unexpected(out.error());
+  auto stats = WriteWorld(root, *out, extra);
+  if (!stats) return tl::unexpected(stats.error());
+  return ArchiveStats{*stats, out->top()};
 }
 
 }  // namespace rocmtune::snapshot

@@ -18,8 +18,10 @@ struct SnapshotStats {
 };
 
 // `out_dir` must not exist (it is created) or be an empty directory; nothing is written outside
-// it, whoever can change it or its parent meanwhile (snapshot/out_dir.h). Device serial numbers and KFD unique_id
-// values are replaced by hashes that keep equal values equal (partition grouping still works).
+// it, whoever can change it or its parent meanwhile (snapshot/out_dir.h). Device serial numbers are
+// not copied and KFD unique_id values are replaced by hashes that keep equal values equal
+// (partition grouping still works); MAC addresses, the host name and user names in home paths
+// are redacted from every file (snapshot/redact.h). rocmtune's configuration and journal are copied.
 // `extra` are written as given (root-relative path, content): what a layer above prepares, such
 // as the environment files with other variables' values redacted (api::Snapshot, knobs/env_redact.h).
 struct ExtraFile {
@@ -28,5 +30,14 @@ struct ExtraFile {
 };
 Result<SnapshotStats> WriteSnapshot(const sys::Root& root, const std::string& out_dir,
                                     std::span<const ExtraFile> extra = {});
+
+// The same world as one tar.gz at `file` (snapshot/archive_out.h): a new file, written whole or
+// not at all; its members lie under `top`.
+struct ArchiveStats {
+  SnapshotStats stats;
+  std::string top;
+};
+Result<ArchiveStats> WriteSnapshotArchive(const sys::Root& root, const std::string& file,
+                                          std::span<const ExtraFile> extra = {});
 
 }  // namespace rocmtune::snapshot

@@ -1,0 +1,184 @@
+#include "snapshot/archive_out.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+namespace rocmtune::snapshot {
+namespace {
+
+struct ArchiveFree {
+  void operator()(archive* a) const { archive_write_free(a); }
+};
+struct EntryFree {
+  void operator()(archive_entry* e) const { archive_entry_free(e); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
+using EntryPtr = std::unique_ptr<archive_entry, EntryFree>;
+
+Error Errno(std::string_view what, int err = errno) {
+  return Error{ErrorCode::kIo, err, fmt::format("{}: {}", what, std::strerror(err))};
+}
+
+// The temporary beside FILE: removed unless Commit() renamed it to FILE.
+class TempFile {
+ public:
+  TempFile(int dir, std::string name, sys::UniqueFd fd) : dir_(dir), name_(std::move(name)), fd_(std::move(fd)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    if (!committed_) ::unlinkat(dir_, name_.c_str(), 0);
+  }
+  int fd() const { return fd_.get(); }
+  // RENAME_NOREPLACE: a FILE that appeared since Open() is kept, and this snapshot fails.
+  Result<void> Commit(const std::string& name, const std::string& display) {
+    if (::renameat2(dir_, name_.c_str(), dir_, name.c_str(), RENAME_NOREPLACE) != 0) {
+      if (errno == EEXIST) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: exists; not replaced", display));
+      return tl::unexpected(Errno(display));
+    }
+    committed_ = true;
+    ::fsync(dir_);
+    return {};
+  }
+
+ private:
+  int dir_;
+  std::string name_;
+  sys::UniqueFd fd_;
+  bool committed_ = false;
+};
+
+Result<std::unique_ptr<TempFile>> MakeTemp(int dir, const std::string& name, const std::string& display) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string temp = fmt::format(".{}.{}-{}.tmp", name, ::getpid(), attempt);
+    sys::UniqueFd fd(::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (fd.valid()) return std::make_unique<TempFile>(dir, std::move(temp), std::move(fd));
+    if (errno != EEXIST) return tl::unexpected(Errno(display));
+  }
+  return Fail(ErrorCode::kIo, fmt::format("{}: no free temporary name beside it", display));
+}
+
+std::string TopName(std::string_view name) {
+  for (std::string_view suffix : {".tar.gz", ".tgz", ".gz", ".tar"})
+    if (name.ends_with(suffix)) {
+      name.remove_suffix(suffix.size());
+      break;
+    }
+  if (name.empty() || name == "." || name == ".." || name.starts_with('.')) return "rocmtune-snapshot";
+  return std::string(name);
+}
+
+}  // namespace
+
+Result<ArchiveOut> ArchiveOut::Open(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..")
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a file name", path));
+  sys::UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir_fd.valid()) return tl::unexpected(Errno(dir));
+  struct stat st {};
+  if (::fstatat(dir_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: exists; choose a new file name", path));
+  if (errno != ENOENT) return tl::unexpected(Errno(path));
+  return ArchiveOut(path, std::move(dir_fd), name, TopName(name));
+}
+
+Result<bool> ArchiveOut::Add(std::string_view rel, Entry entry) {
+  // Every component a plain name: no member may land outside the top directory when extracted.
+  for (size_t start = 0; start <= rel.size();) {
+    size_t end = std::min(rel.find('/', start), rel.size());
+    std::string_view part = rel.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..")
+      return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a plain path", rel));
+    start = end + 1;
+  }
+  if (entries_.count(rel)) return false;
+  entries_.emplace(std::string(rel), std::move(entry));
+  return true;
+}
+
+Result<bool> ArchiveOut::WriteFile(std::string_view rel, std::string_view content, int64_t mtime) {
+  return Add(rel, {Kind::kFile, std::string(content), mtime});
+}
+
+Result<bool> ArchiveOut::Symlink(std::string_view rel, std::string_view target, int64_t mtime) {
+  return Add(rel, {Kind::kSymlink, std::string(target), mtime});
+}
+
+Result<void> ArchiveOut::WriteTo(int fd) const {
+  // Directories take the newest mtime of the source: deterministic, and no clock of this run.
+  int64_t newest = 0;
+  for (const auto& [rel, e] : entries_) newest = std::max(newest, e.mtime);
+  std::map<std::string, const Entry*, std::less<>> members;  // archive path -> entry
+  static const Entry kDir{Kind::kDirectory, "", 0};
+  members.emplace(top_, &kDir);
+  for (const auto& [rel, e] : entries_) {
+    for (size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1))
+      members.emplace(fmt::format("{}/{}", top_, rel.substr(0, slash)), &kDir);
+    members.emplace(fmt::format("{}/{}", top_, rel), &e);
+  }
+  ArchivePtr a(archive_write_new());
+  if (!a) return Fail(ErrorCode::kIo, "libarchive: out of memory");
+  auto check = [&](int rc) -> Result<void> {
+    if (rc == ARCHIVE_OK) return {};
+    const char* why = archive_error_string(a.get());
+    return Fail(ErrorCode::kIo, fmt::format("{}: {}", path_, why ? why : "libarchive failed"));
+  };
+  // pax_restricted: plain ustar headers unless a path is too long for them (sysfs paths are).
+  // gzip without a timestamp in its header: the same snapshot gives the same bytes.
+  if (auto r = check(archive_write_add_filter_gzip(a.get())); !r) return r;
+  if (auto r = check(archive_write_set_format_pax_restricted(a.get())); !r) return r;
+  if (auto r = check(archive_write_set_options(a.get(), "gzip:!timestamp")); !r) return r;
+  if (auto r = check(archive_write_open_fd(a.get(), fd)); !r) return r;
+  for (const auto& [path, e] : members) {
+    EntryPtr entry(archive_entry_new());
+    if (!entry) return Fail(ErrorCode::kIo, "libarchive: out of memory");
+    archive_entry_set_pathname(entry.get(), path.c_str());
+    archive_entry_set_mtime(entry.get(), e->kind == Kind::kDirectory ? newest : e->mtime, 0);
+    archive_entry_set_uid(entry.get(), 0);
+    archive_entry_set_gid(entry.get(), 0);
+    switch (e->kind) {
+      case Kind::kDirectory:
+        archive_entry_set_filetype(entry.get(), AE_IFDIR);
+        archive_entry_set_perm(entry.get(), 0755);
+        break;
+      case Kind::kFile:
+        archive_entry_set_filetype(entry.get(), AE_IFREG);
+        archive_entry_set_perm(entry.get(), 0644);
+        archive_entry_set_size(entry.get(), static_cast<la_int64_t>(e->data.size()));
+        break;
+      case Kind::kSymlink:
+        archive_entry_set_filetype(entry.get(), AE_IFLNK);
+        archive_entry_set_perm(entry.get(), 0777);
+        archive_entry_set_symlink(entry.get(), e->data.c_str());
+        break;
+    }
+    if (auto r = check(archive_write_header(a.get(), entry.get())); !r) return r;
+    if (e->kind == Kind::kFile && !e->data.empty() &&
+        archive_write_data(a.get(), e->data.data(), e->data.size()) != static_cast<la_ssize_t>(e->data.size()))
+      return check(ARCHIVE_FATAL);
+  }
+  return check(archive_write_close(a.get()));
+}
+
+Result<void> ArchiveOut::Finish() {
+  auto temp = MakeTemp(dir_.get(), name_, path_);
+  if (!temp) return tl::unexpected(temp.error());
+  if (auto r = WriteTo((*temp)->fd()); !r) return r;
+  if (::fchmod((*temp)->fd(), 0644) != 0 || ::fsync((*temp)->fd()) != 0) return tl::unexpected(Errno(path_));
+  return (*temp)->Commit(name_, path_);
+}
+
+}  // namespace rocmtune::snapshot

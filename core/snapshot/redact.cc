@@ -1,0 +1,128 @@
+#include "snapshot/redact.h"
+
+#include <algorithm>
+#include <array>
+
+#include "util/text.h"
+
+namespace rocmtune::snapshot {
+namespace {
+
+bool IsHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool IsAlnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+// A host name's characters: a match inside a longer name ("node1" in "node10") is not the host.
+bool IsNameChar(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
+
+// The number of hex pairs joined by one separator (':' or '-') starting at `i`, when the run
+// is not part of a longer hex word: "aa:bb:cc:dd:ee:ff" is 6, BOOTIF's "01-aa-...-ff" 7, an
+// InfiniBand address 20. Six or more are a hardware address.
+size_t HexPairRun(std::string_view s, size_t i) {
+  if (i > 0 && IsHex(s[i - 1])) return 0;
+  if (i + 2 >= s.size() || (s[i + 2] != ':' && s[i + 2] != '-')) return 0;
+  char sep = s[i + 2];
+  size_t pairs = 0;
+  size_t at = i;
+  while (at + 1 < s.size() && IsHex(s[at]) && IsHex(s[at + 1])) {
+    ++pairs;
+    at += 2;
+    if (at < s.size() && IsHex(s[at])) return 0;  // "abc": not a pair
+    if (at + 2 < s.size() && s[at] == sep && IsHex(s[at + 1])) ++at;
+    else break;
+  }
+  return pairs;
+}
+
+std::string FirstLine(const sys::Root& root, std::string_view rel) {
+  auto content = root.ReadFile(rel, 4096);
+  if (!content) return "";
+  auto lines = text::SplitLines(*content);
+  return lines.empty() ? "" : std::string(text::Trim(lines.front()));
+}
+
+bool IsHostNameFile(std::string_view rel) { return rel == "etc/hostname" || rel == "proc/sys/kernel/hostname"; }
+
+}  // namespace
+
+std::string RedactMacs(std::string_view content) {
+  std::string out(content);
+  for (size_t i = 0; i + 17 <= out.size(); ++i) {
+    size_t pairs = HexPairRun(out, i);
+    if (pairs < 6) continue;
+    for (size_t k = 0; k < pairs; ++k) out.replace(i + k * 3, 2, "00");
+    i += pairs * 3 - 1;
+  }
+  return out;
+}
+
+std::string RedactHomes(std::string_view content) {
+  static constexpr std::string_view kHome = "/home/";
+  std::string out;
+  size_t i = 0;
+  while (i < content.size()) {
+    size_t at = content.find(kHome, i);
+    if (at == std::string_view::npos) break;
+    size_t name_end = at + kHome.size();
+    while (name_end < content.size() && (IsNameChar(content[name_end]) || content[name_end] == '.' ||
+                                         static_cast<unsigned char>(content[name_end]) >= 0x80))
+      ++name_end;
+    out.append(content.substr(i, at + kHome.size() - i));
+    if (name_end > at + kHome.size()) out.append(kRedacted);
+    i = name_end;
+  }
+  out.append(content.substr(std::min(i, content.size())));
+  return out;
+}
+
+std::string RedactWord(std::string_view content, std::string_view word) {
+  if (word.empty()) return std::string(content);
+  std::string out;
+  size_t i = 0;
+  for (size_t at = content.find(word); at != std::string_view::npos; at = content.find(word, at + 1)) {
+    if (at < i) continue;
+    size_t end = at + word.size();
+    bool whole = (at == 0 || !IsNameChar(content[at - 1])) && (end == content.size() || !IsNameChar(content[end]));
+    if (!whole) continue;
+    out.append(content.substr(i, at - i));
+    out.append(kRedacted);
+    i = end;
+  }
+  out.append(content.substr(i));
+  return out;
+}
+
+Redactor::Redactor(const sys::Root& root)
+    : Redactor(std::vector<std::string>{FirstLine(root, "etc/hostname"), FirstLine(root, "proc/sys/kernel/hostname")}) {
+}
+
+Redactor::Redactor(std::vector<std::string> host_names) {
+  // "localhost" names no one; a one- or two-letter name would redact half of every file.
+  static constexpr std::array<std::string_view, 3> kPublic = {"localhost", "localhost.localdomain", kRedacted};
+  for (std::string& name : host_names) {
+    std::string short_name = name.substr(0, name.find('.'));
+    for (std::string* n : {&name, &short_name})
+      if (n->size() >= 3 && std::find(kPublic.begin(), kPublic.end(), *n) == kPublic.end() &&
+          std::find(host_names_.begin(), host_names_.end(), *n) == host_names_.end())
+        host_names_.push_back(*n);
+  }
+  std::sort(host_names_.begin(), host_names_.end(),
+            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
+bool Redactor::MayCopy(std::string_view rel) {
+  size_t slash = rel.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+  bool net = rel.find("/net/") != std::string_view::npos || rel.starts_with("sys/class/net/");
+  return !(net && (name == "address" || name == "perm_addr" || name == "broadcast" ||
+                   text::ToLower(name).find("mac") != std::string::npos));
+}
+
+std::string Redactor::Redact(std::string_view rel, std::string_view content) const {
+  if (IsHostNameFile(rel)) return std::string(kRedacted) + "\n";
+  std::string out = RedactHomes(RedactMacs(content));
+  bool keeps_names = rel.starts_with("sys/") || rel.ends_with("os-release");
+  if (!keeps_names)
+    for (const std::string& name : host_names_) out = RedactWord(out, name);
+  return out;
+}
+
+}  // namespace rocmtune::snapshot
