@@ -54,6 +54,7 @@ int RunVerify(const Context& ctx, const Args& args);
 int RunExplain(const Context& ctx, const Args& args);
 int RunProfiles(const Context& ctx, const Args& args);
 int RunShow(const Context& ctx, const Args& args);
+int RunDoctor(const Context& ctx, const Args& args);
 
 // Prints "rocmtunectl: MESSAGE" on stderr.
 void PrintError(std::string_view message);
