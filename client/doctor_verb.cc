@@ -62,10 +62,8 @@ int RunDoctor(const Context& ctx, const Args& args) {
     fmt::print("{}\n", JsonText(api::DoctorJson(*report)));
   } else {
     if (report->log_given) {
-      if (report->log_matches.empty())
-        fmt::print("The log shows no known issue of the GPUs here.\n\n");
-      else
-        fmt::print("Likely cause of the crash in the log:\n");
+      if (report->log_matches.empty()) fmt::print("The log shows no known issue of the GPUs here.\n\n");
+      else fmt::print("Likely cause of the crash in the log:\n");
       for (const api::DoctorFinding& f : report->log_matches) PrintFinding(f);
       if (!report->log_matches.empty()) fmt::print("\nThis machine:\n");
     }

@@ -86,12 +86,11 @@ void CheckIommu(const detect::Inventory& inv, std::vector<DoctorFinding>& out) {
   if (inv.system.iommu.mode != "translated") return;
   for (const detect::Gpu& g : inv.gpus)
     if (g.gfx_target && std::count(kInstinct.begin(), kInstinct.end(), *g.gfx_target)) {
-      DoctorFinding f = Make("iommu.translated", Severity::kWarning, g.id,
-                             "The IOMMU translates DMA for an Instinct GPU",
-                             fmt::format("AMD recommends pass-through (iommu=pt) for Instinct GPUs ({})",
-                                         inv.system.iommu.evidence),
-                             "Apply the instinct profile (sets cmdline.iommu=pt) and reboot",
-                             "ROCm docs conceptual/iommu.rst; how-to/system-optimization/mi300x.rst");
+      DoctorFinding f =
+          Make("iommu.translated", Severity::kWarning, g.id, "The IOMMU translates DMA for an Instinct GPU",
+               fmt::format("AMD recommends pass-through (iommu=pt) for Instinct GPUs ({})", inv.system.iommu.evidence),
+               "Apply the instinct profile (sets cmdline.iommu=pt) and reboot",
+               "ROCm docs conceptual/iommu.rst; how-to/system-optimization/mi300x.rst");
       f.fix.profile = "instinct";
       out.push_back(std::move(f));
       return;
@@ -123,8 +122,9 @@ bool InGroup(std::string_view group_file, std::string_view group, std::string_vi
 
 void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vector<DoctorFinding>& out) {
   if (inv.gpus.empty() || getuid() == 0) return;
-  const std::string why = "ROCm programs open /dev/kfd and /dev/dri/renderD*; both belong to the render group "
-                          "(video on older distributions)";
+  const std::string why =
+      "ROCm programs open /dev/kfd and /dev/dri/renderD*; both belong to the render group "
+      "(video on older distributions)";
   const std::string source = "ROCm install docs, 'Configuring permissions for GPU access'; ROCT-Thunk-Interface";
   if (root.IsLive()) {
     if (access("/dev/kfd", R_OK | W_OK) == 0) return;
@@ -150,8 +150,7 @@ void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vecto
 void CheckReboot(const sys::Root& root, std::vector<DoctorFinding>& out) {
   for (std::string_view flag : {"run/reboot-required", "var/run/reboot-required"})
     if (root.Exists(flag)) {
-      out.push_back(Make("reboot.pending", Severity::kWarning, std::string(flag),
-                         "The system asks for a reboot",
+      out.push_back(Make("reboot.pending", Severity::kWarning, std::string(flag), "The system asks for a reboot",
                          "A package update (kernel, firmware, initramfs) takes effect only after it", "Reboot",
                          "Debian/Ubuntu update-notifier: /run/reboot-required"));
       return;

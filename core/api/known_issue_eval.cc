@@ -21,7 +21,8 @@ bool ValueMatches(std::string_view pattern, std::string_view value) {
 }
 
 bool InRange(const std::optional<std::string>& have, const std::optional<knowledge::Version>& min,
-             const std::optional<knowledge::Version>& below, std::string_view what, std::vector<std::string>& evidence) {
+             const std::optional<knowledge::Version>& below, std::string_view what,
+             std::vector<std::string>& evidence) {
   if (!min && !below) return true;
   std::optional<knowledge::Version> v = have ? knowledge::ParseVersion(*have) : std::nullopt;
   if (!v) return false;
@@ -82,7 +83,8 @@ void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
     // The TTM default is RAM/2 (ttm_device.c); a little slack for the kernel's rounding.
     if (gtt && ram && *gtt * 100 <= *ram * 55)
       in.facts[std::string(knowledge::kFactGttAtMostHalfRam)] =
-          fmt::format("GTT is {:.1f} GiB of {:.1f} GiB RAM", static_cast<double>(*gtt) / 1073741824.0, static_cast<double>(*ram) / 1073741824.0);
+          fmt::format("GTT is {:.1f} GiB of {:.1f} GiB RAM", static_cast<double>(*gtt) / 1073741824.0,
+                      static_cast<double>(*ram) / 1073741824.0);
   }
 }
 

@@ -18,7 +18,7 @@ namespace rocmtune::api {
 struct IssueInputs {
   std::optional<std::string> rocm_version;  // unknown: a rule with a ROCm range does not match
   std::optional<std::string> kernel;
-  std::map<std::string, std::string> env;  // the environment the workload runs with
+  std::map<std::string, std::string> env;    // the environment the workload runs with
   std::map<std::string, std::string> facts;  // fact name (knowledge::kFact*) that holds -> evidence
 };
 

@@ -13,11 +13,11 @@ namespace rocmtune::knowledge {
 
 namespace {
 
-const std::set<std::string_view> kWhenKeys = {"gfx",        "apu",          "rocm_min", "rocm_below", "kernel_min",
-                                              "kernel_below", "env",        "facts",    "log_only"};
+const std::set<std::string_view> kWhenKeys = {"gfx",          "apu", "rocm_min", "rocm_below", "kernel_min",
+                                              "kernel_below", "env", "facts",    "log_only"};
 const std::set<std::string_view> kFixKeys = {"text", "profile", "set", "unset", "rocm", "kernel", "none"};
-const std::set<std::string_view> kIssueKeys = {"id",       "title", "why",  "severity", "confidence",
-                                               "symptoms", "when",  "fix",  "sources"};
+const std::set<std::string_view> kIssueKeys = {"id",       "title", "why", "severity", "confidence",
+                                               "symptoms", "when",  "fix", "sources"};
 const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd};
 
 std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
@@ -30,7 +30,8 @@ std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
 
 Result<void> OnlyKeys(const toml::table& t, const std::set<std::string_view>& allowed, std::string_view where) {
   for (const auto& [k, v] : t)
-    if (!allowed.count(k.str())) return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown key '{}'", where, k.str()));
+    if (!allowed.count(k.str()))
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown key '{}'", where, k.str()));
   return {};
 }
 
@@ -93,9 +94,12 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
   if (i.when.log_only && i.symptoms.empty())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: log_only without symptoms can never match", where));
   if (auto ok = OnlyKeys(*fix, kFixKeys, where + " [fix]"); !ok) return tl::unexpected(ok.error());
-  i.fix = {TomlString(*fix, "text").value_or(""),  TomlString(*fix, "profile").value_or(""),
-           Strings(*fix, "set"),                    Strings(*fix, "unset"),
-           TomlString(*fix, "rocm").value_or(""),  TomlString(*fix, "kernel").value_or(""),
+  i.fix = {TomlString(*fix, "text").value_or(""),
+           TomlString(*fix, "profile").value_or(""),
+           Strings(*fix, "set"),
+           Strings(*fix, "unset"),
+           TomlString(*fix, "rocm").value_or(""),
+           TomlString(*fix, "kernel").value_or(""),
            TomlString(*fix, "none").value_or("")};
   if (i.fix.text.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [fix] has no text", where));
   return i;

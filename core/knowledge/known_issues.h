@@ -50,8 +50,8 @@ struct KnownIssue {
   std::string id;
   std::string title;
   std::string why;
-  std::string severity;    // "info", "warning", "error"
-  std::string confidence;  // "high", "medium", "low"
+  std::string severity;               // "info", "warning", "error"
+  std::string confidence;             // "high", "medium", "low"
   std::vector<std::string> symptoms;  // exact substrings of crash logs
   IssueRule when;
   IssueFix fix;

@@ -7,6 +7,8 @@
 // RX 5600 XT = rx5700xt (Navi10 1002:731f, gfx1010), RX 6000 = rx6900xt (gfx1030), and Strix Halo =
 // strixpoint with KFD's gfx_target_version made 110501 (gfx1151; no Strix Halo capture exists) and a
 // /proc/meminfo twice the captured GTT size, as the TTM default leaves it.
+#include <unistd.h>
+
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -85,7 +87,8 @@ void ExpectNoSeedFolklore(const WorldCopy& w, const json& doc) {
   }
   for (const std::string& p : profiles)
     for (const json& item : ProfileItems(w, p))
-      if (item["action"] == "set" && item["optional"] != true) sets.push_back(item["key"].get<std::string>() + "=" + item["value"].get<std::string>());
+      if (item["action"] == "set" && item["optional"] != true)
+        sets.push_back(item["key"].get<std::string>() + "=" + item["value"].get<std::string>());
   for (const std::string& s : sets) {
     EXPECT_THAT(s, Not(HasSubstr("amd_iommu=on"))) << s;
     EXPECT_THAT(s, Not(HasSubstr("mtype_local"))) << s;
@@ -98,8 +101,8 @@ void ExpectNoSeedFolklore(const WorldCopy& w, const json& doc) {
 // amd_iommu=on, mtype_local in modprobe.d, PYTORCH_MAX_SPLIT_SIZE_MB.
 void Rdna1Seed(const WorldCopy& w, std::string_view rocm, bool with_override = true) {
   w.Write("opt/rocm/.info/version", std::string(rocm) + "\n");
-  w.Write("etc/environment", std::string(with_override ? "HSA_OVERRIDE_GFX_VERSION=10.3.0\n" : "") +
-                                 "PYTORCH_MAX_SPLIT_SIZE_MB=512\n");
+  w.Write("etc/environment",
+          std::string(with_override ? "HSA_OVERRIDE_GFX_VERSION=10.3.0\n" : "") + "PYTORCH_MAX_SPLIT_SIZE_MB=512\n");
   w.Write("etc/modprobe.d/amdgpu-mtype.conf", "options amdgpu mtype_local=1\n");
   std::string grub = w.Read("etc/default/grub");
   grub.replace(grub.find("GRUB_CMDLINE_LINUX_DEFAULT=\"") + 28, 0, "amd_iommu=on ");
@@ -221,13 +224,46 @@ TEST(DoctorTest, ADgpuKfdSkippedIsBlamedOnPcieAtomics) {
 
 TEST(DoctorTest, AnApertureViolationAnywhereIsExplainedAsAKernelFault) {
   WorldCopy w("no-amd");
-  Doctor d = RunDoctor(w, "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the "
-                    "largest legal address. code: 0x29\n");
+  Doctor d = RunDoctor(w,
+                       "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to access memory beyond the "
+                       "largest legal address. code: 0x29\n");
   EXPECT_EQ(d.doc["log"]["likely_cause"], "issue.aperture-violation-kernel-fault");
   EXPECT_EQ(d.exit_code, kExitOk);  // an explanation, not something wrong with this machine
   Doctor none = RunDoctor(w, "everything fine\n");
   EXPECT_TRUE(none.doc["log"]["matches"].empty());
   EXPECT_TRUE(none.doc["log"]["likely_cause"].is_null());
+}
+
+}  // namespace
+}  // namespace rocmtune::client
+
+namespace rocmtune::client {
+namespace {
+
+// In a world, access to /dev/kfd is judged from the world's /etc/group for the user doctor runs
+// as; without the files it is unknown, not fine.
+TEST(DoctorTest, DeviceAccessFollowsTheWorldsGroups) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to run rocmtunectl as nobody";
+  WorldCopy w("rx6900xt");
+  auto access = [&](std::string_view group) {
+    if (!group.empty()) {
+      w.Write("dev/kfd", "");
+      w.Write("etc/passwd", "root:x:0:0::/root:/bin/sh\nnobody:x:65534:65534::/:/usr/sbin/nologin\n");
+      w.Write("etc/group", group);
+    }
+    auto r = w.Ctl({"doctor", "--json"}, /*as_nobody=*/true);
+    EXPECT_NE(r.exit_code, testing::kCannotDropPrivileges) << r.err;
+    json doc = r.Json();
+    EXPECT_TRUE(doc.is_object()) << r.out << r.err;
+    return Ids(doc["findings"]);
+  };
+  EXPECT_THAT(access(""), Contains("access.unknown"));
+  std::set<std::string> denied = access("render:x:105:\nvideo:x:44:alice\n");
+  EXPECT_THAT(denied, Contains("access.kfd"));
+  EXPECT_THAT(denied, Not(Contains("access.unknown")));
+  std::set<std::string> allowed = access("render:x:105:alice,nobody\nvideo:x:44:\n");
+  EXPECT_THAT(allowed, Not(Contains("access.kfd")));
+  EXPECT_THAT(allowed, Not(Contains("access.unknown")));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The shipped known-issue base (data/known_issues.toml): every entry has sources and a fix,
 // every rule parses, every knob a fix names is a knob rocmtune knows and every profile it names
 // ships; and the parser refuses the rules it cannot honour rather than widen them.
+#include "knowledge/known_issues.h"
+
 #include <set>
 
 #include <gmock/gmock.h>
@@ -10,7 +12,6 @@
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"
 #include "knowledge/kernel_options.h"
-#include "knowledge/known_issues.h"
 #include "profiles/profile_store.h"
 
 namespace rocmtune::knowledge {
