@@ -68,7 +68,8 @@ int RunDoctor(const Context& ctx, const Args& args) {
       if (!report->log_matches.empty()) fmt::print("\nThis machine:\n");
     }
     for (const api::DoctorFinding& f : report->findings) PrintFinding(f);
-    if (report->findings.empty()) fmt::print("Nothing wrong found.\n");
+    fmt::print("{}\n", api::DoctorFoundProblems(*report) ? "Something is wrong: see the warnings and errors above."
+                                                         : "Nothing wrong found.");
   }
   return api::DoctorFoundProblems(*report) ? kExitFailed : kExitOk;
 }
