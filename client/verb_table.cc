@@ -16,6 +16,8 @@ constexpr std::string_view kChangeForce =
 constexpr Verb kVerbs[] = {
     {"status", "Show GPUs, system facts and rocmtune's state", "", "", 0, 0, 0, "Print rocmtune.status.v1 JSON", "",
      RunStatus},
+    {"doctor", "Check everything that could stop ROCm here; with --log, name a crash's likely cause", "", "", 0, 0, 0,
+     "Print rocmtune.doctor.v1 JSON", "", RunDoctor, AddDoctorOptions},
     {"profiles", "List profiles: origin, whether each fits this machine, and why", "", "", 0, 0, 0,
      "Print rocmtune.profiles.v1 JSON", "", RunProfiles},
     {"show", "Show a profile: its items, their sources, and what each would do here", "profile",

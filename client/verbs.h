@@ -23,6 +23,7 @@ struct Args {
   bool diff = false;              // print unified diffs
   bool force = false;
   std::string output;  // snapshot --output FILE
+  std::string log;     // doctor --log FILE ("-": stdin)
 };
 
 enum VerbFlags : unsigned {
@@ -53,6 +54,7 @@ std::span<const Verb> Verbs();
 int RunStatus(const Context& ctx, const Args& args);
 int RunSnapshot(const Context& ctx, const Args& args);
 void AddSnapshotOptions(CLI::App& sub, Args& args);
+void AddDoctorOptions(CLI::App& sub, Args& args);
 int RunApply(const Context& ctx, const Args& args);
 int RunSet(const Context& ctx, const Args& args);
 int RunUnset(const Context& ctx, const Args& args);
@@ -65,6 +67,7 @@ int RunExplain(const Context& ctx, const Args& args);
 int RunKeys(const Context& ctx, const Args& args);
 int RunProfiles(const Context& ctx, const Args& args);
 int RunShow(const Context& ctx, const Args& args);
+int RunDoctor(const Context& ctx, const Args& args);
 
 // Prints "rocmtunectl: MESSAGE" on stderr.
 void PrintError(std::string_view message);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/doctor.h"
 #include "api/error_json.h"
 #include "api/status.h"
 #include "knobs/env_redact.h"
@@ -22,9 +23,12 @@ struct ReportDocument {
 
 constexpr ReportDocument kReportDocuments[] = {
     {kStatusDocument, [](const sys::Root& root) { return DescribeSystem(root); }},
-    // HOOK(doctor): when `doctor` lands (branch `doctor`, api/doctor.h), include "api/doctor.h" and
-    // uncomment this line; the archive and the directory then carry doctor.json as well:
-    // {"doctor.json", [](const sys::Root& root) { return Doctor(root).map(DoctorJson); }},
+    {"doctor.json",
+     [](const sys::Root& root) -> Result<nlohmann::ordered_json> {
+       auto report = Doctor(root);
+       if (!report) return tl::unexpected(report.error());
+       return DoctorJson(*report);
+     }},
 };
 
 std::vector<snapshot::ExtraFile> ExtraFiles(const sys::Root& root) {

@@ -11,4 +11,5 @@ extern const std::string_view kGfxTargetsToml;
 extern const std::string_view kCatalogToml;
 extern const std::string_view kKernelOptionsToml;
 extern const std::string_view kEnvVarsToml;
+extern const std::string_view kKnownIssuesToml;
 }  // namespace rocmtune::embedded

@@ -87,7 +87,7 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
   EXPECT_TRUE(fs::is_directory(top + "/var/lib/rocmtune/journal"));
   Shell("grep -rIl -e secrethost -e alice -e SERIAL-0xfeed -e 'aa:bb:cc' -e 'aa-bb-cc' '" + top + "'", &status);
   EXPECT_EQ(WEXITSTATUS(status), 1) << Shell("grep -rIn -e secrethost -e alice -e SERIAL -e 'aa.bb.cc' '" + top + "'",
-                                           &status);
+                                             &status);
 
   // The same status, apart from what was redacted.
   auto source = w.Ctl({"status", "--json"});

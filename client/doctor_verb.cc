@@ -1,0 +1,82 @@
+// `rocmtunectl doctor [--log FILE|-]`: every check of this machine (or a --root world) with what
+// to do about each finding; with a crash log, the likely cause for the GPUs here. Exit 0 when
+// nothing is wrong, 1 when something is.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "api/doctor.h"
+#include "client/exit_codes.h"
+#include "client/verbs.h"
+#include "util/json_text.h"
+
+namespace rocmtune::client {
+namespace {
+
+// A crash log is text a person pasted; more than this is not a log of one crash.
+constexpr size_t kMaxLogBytes = 16u << 20;
+
+Result<std::string> ReadLog(const std::string& path) {
+  std::string text;
+  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) return Fail(ErrorCode::kInvalidArgument, fmt::format("cannot read the log {}", path), errno);
+  char buf[65536];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < kMaxLogBytes) text.append(buf, n);
+  if (f != stdin) std::fclose(f);
+  return text;
+}
+
+void PrintFinding(const api::DoctorFinding& f) {
+  fmt::print("{:<7} {}{}\n", detect::SeverityName(f.severity), f.what,
+             f.subject.empty() ? "" : fmt::format(" [{}]", f.subject));
+  if (!f.why.empty()) fmt::print("        why: {}\n", f.why);
+  for (const std::string& e : f.evidence) fmt::print("        seen: {}\n", e);
+  if (!f.fix.none.empty()) fmt::print("        fix: none: {}\n", f.fix.none);
+  if (!f.fix.text.empty()) fmt::print("        do: {}\n", f.fix.text);
+  if (!f.fix.profile.empty()) fmt::print("        profile: sudo rocmtunectl apply {}\n", f.fix.profile);
+  for (const std::string& s : f.fix.set) fmt::print("        set: {}\n", s);
+  for (const std::string& u : f.fix.unset) fmt::print("        unset: {}\n", u);
+  if (!f.fix.rocm.empty()) fmt::print("        ROCm: {}\n", f.fix.rocm);
+  if (!f.file.empty()) fmt::print("        at: {}:{}\n", f.file, f.line);
+  for (const std::string& s : f.sources) fmt::print("        source: {}\n", s);
+  fmt::print("        id: {}\n", f.id);
+}
+
+}  // namespace
+
+void AddDoctorOptions(CLI::App& sub, Args& args) {
+  sub.add_option("--log", args.log, "A crash log to match against the known issues (- for stdin)")->option_text("FILE");
+}
+
+int RunDoctor(const Context& ctx, const Args& args) {
+  std::optional<std::string> log;
+  if (!args.log.empty()) {
+    auto text = ReadLog(args.log);
+    if (!text) return Failed(ctx, text.error(), kExitUsage);
+    log = std::move(*text);
+  }
+  auto root = ctx.OpenRoot();
+  if (!root) return Failed(ctx, root.error(), ExitFor(root.error()));
+  auto report = api::Doctor(*root, std::move(log));
+  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
+  if (ctx.json) {
+    fmt::print("{}\n", JsonText(api::DoctorJson(*report)));
+  } else {
+    if (report->log_given) {
+      if (report->log_matches.empty()) fmt::print("The log shows no known issue of the GPUs here.\n\n");
+      else fmt::print("Likely cause of the crash in the log:\n");
+      for (const api::DoctorFinding& f : report->log_matches) PrintFinding(f);
+      if (!report->log_matches.empty()) fmt::print("\nThis machine:\n");
+    }
+    for (const api::DoctorFinding& f : report->findings) PrintFinding(f);
+    fmt::print("{}\n", api::DoctorFoundProblems(*report) ? "Something is wrong: see the warnings and errors above."
+                                                         : "Nothing wrong found.");
+  }
+  return api::DoctorFoundProblems(*report) ? kExitFailed : kExitOk;
+}
+
+}  // namespace rocmtune::client

@@ -1,0 +1,137 @@
+#include "api/doctor.h"
+
+#include <algorithm>
+
+#include "api/known_issue_eval.h"
+#include "api/status.h"
+#include "knowledge/known_issues.h"
+
+namespace rocmtune::api {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+detect::Severity SeverityOf(const std::string& name) {
+  if (name == "error") return detect::Severity::kError;
+  if (name == "warning") return detect::Severity::kWarning;
+  return detect::Severity::kInfo;
+}
+
+DoctorFinding FromStatus(const detect::Finding& f) {
+  DoctorFinding d;
+  d.id = f.id;
+  d.severity = f.severity;
+  d.subject = f.subject;
+  d.what = f.message;
+  d.fix.text = f.hint;
+  if (!f.source.empty()) d.sources.push_back(f.source);
+  d.file = f.file;
+  d.line = f.line;
+  return d;
+}
+
+DoctorFinding FromIssue(const IssueMatch& m) {
+  const knowledge::KnownIssue& i = *m.issue;
+  DoctorFinding d;
+  d.id = "issue." + i.id;
+  d.severity = SeverityOf(i.severity);
+  d.subject = m.gpu;
+  d.what = i.title;
+  d.why = i.why;
+  d.fix = {i.fix.text, i.fix.profile, i.fix.set, i.fix.unset, i.fix.rocm, i.fix.kernel, i.fix.none};
+  d.sources = i.sources;
+  d.confidence = i.confidence;
+  d.evidence = m.evidence;
+  d.symptoms = m.symptoms;
+  return d;
+}
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json FindingJson(const DoctorFinding& f) {
+  json fix = {{"text", OrNull(f.fix.text)}, {"profile", OrNull(f.fix.profile)}, {"set", f.fix.set},
+              {"unset", f.fix.unset},       {"rocm", OrNull(f.fix.rocm)},       {"kernel", OrNull(f.fix.kernel)},
+              {"none", OrNull(f.fix.none)}};
+  return {{"id", f.id},
+          {"severity", detect::SeverityName(f.severity)},
+          {"subject", OrNull(f.subject)},
+          {"what", f.what},
+          {"why", OrNull(f.why)},
+          {"fix", fix},
+          {"sources", f.sources},
+          {"confidence", OrNull(f.confidence)},
+          {"evidence", f.evidence},
+          {"symptoms", f.symptoms},
+          {"file", OrNull(f.file)},
+          {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
+}
+
+// Causes particular to the GPU (a gfx rule) before general explanations, then the graver first.
+void RankLogMatches(std::vector<IssueMatch>& matches) {
+  std::stable_sort(matches.begin(), matches.end(), [](const IssueMatch& a, const IssueMatch& b) {
+    bool a_gpu = !a.issue->when.gfx.empty(), b_gpu = !b.issue->when.gfx.empty();
+    if (a_gpu != b_gpu) return a_gpu;
+    return SeverityOf(a.issue->severity) > SeverityOf(b.issue->severity);
+  });
+}
+
+}  // namespace
+
+Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> log) {
+  auto status = Status(root);
+  if (!status) return tl::unexpected(status.error());
+  const detect::Inventory& inventory = status->inventory;
+  DoctorReport report;
+  report.gpus = inventory.gpus;
+  report.log_given = log.has_value();
+  for (const detect::Finding& f : inventory.findings) report.findings.push_back(FromStatus(f));
+  for (DoctorFinding& f : MachineChecks(root, inventory)) report.findings.push_back(std::move(f));
+  const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
+  // With no GPU found, a log can still be explained by the issues that name none.
+  std::vector<detect::Gpu> gpus = inventory.gpus;
+  if (gpus.empty() && log) gpus.push_back({});
+  std::vector<IssueMatch> log_matches;
+  for (const detect::Gpu& gpu : gpus) {
+    IssueInputs inputs = MachineInputs(root, inventory, gpu);
+    if (!gpu.id.empty())
+      for (const IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs)) report.findings.push_back(FromIssue(m));
+    if (log)
+      for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs, std::string_view(*log)))
+        log_matches.push_back(std::move(m));
+  }
+  RankLogMatches(log_matches);
+  for (const IssueMatch& m : log_matches) report.log_matches.push_back(FromIssue(m));
+  return report;
+}
+
+bool DoctorFoundProblems(const DoctorReport& report) {
+  auto bad = [](const DoctorFinding& f) { return f.severity != detect::Severity::kInfo; };
+  return std::any_of(report.findings.begin(), report.findings.end(), bad) ||
+         std::any_of(report.log_matches.begin(), report.log_matches.end(), bad);
+}
+
+nlohmann::ordered_json DoctorJson(const DoctorReport& report) {
+  json gpus = json::array();
+  for (const detect::Gpu& g : report.gpus)
+    gpus.push_back({{"id", g.id},
+                    {"name", g.marketing_name},
+                    {"gfx_target", g.gfx_target ? json(*g.gfx_target) : json(nullptr)},
+                    {"apu", g.apu ? json(*g.apu) : json(nullptr)}});
+  json findings = json::array();
+  for (const DoctorFinding& f : report.findings) findings.push_back(FindingJson(f));
+  json log = nullptr;
+  if (report.log_given) {
+    json matches = json::array();
+    for (const DoctorFinding& f : report.log_matches) matches.push_back(FindingJson(f));
+    log = {{"likely_cause", report.log_matches.empty() ? json(nullptr) : json(report.log_matches.front().id)},
+           {"matches", matches}};
+  }
+  return {{"schema", "rocmtune.doctor.v1"},
+          {"problems", DoctorFoundProblems(report)},
+          {"gpus", gpus},
+          {"findings", findings},
+          {"log", log}};
+}
+
+}  // namespace rocmtune::api

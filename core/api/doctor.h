@@ -1,0 +1,61 @@
+// `doctor`: every check rocmtune can make of this machine (or a --root world), each finding
+// saying what is wrong, why, what to do (a profile, knobs or a command) and the source that makes
+// it true: status's findings (environment, settings that do nothing or are invalid, the journal's
+// pending regenerations), GPU support, PCIe atomics, IOMMU, BAR, device access, pending reboot and
+// the known-issue base. With a crash log, the known issues whose symptoms it shows, for the GPUs here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "detect/inventory.h"
+#include "sys/root.h"
+#include "util/result.h"
+
+namespace rocmtune::api {
+
+struct DoctorFix {
+  std::string text;
+  std::string profile;
+  std::vector<std::string> set;
+  std::vector<std::string> unset;
+  std::string rocm;
+  std::string kernel;
+  std::string none;
+};
+
+struct DoctorFinding {
+  std::string id;  // "issue.<known issue id>", or a check's or status's finding id
+  detect::Severity severity = detect::Severity::kInfo;
+  std::string subject;  // a GPU id, a variable, a path
+  std::string what;
+  std::string why;
+  DoctorFix fix;
+  std::vector<std::string> sources;
+  std::string confidence;  // known issues only
+  std::vector<std::string> evidence;
+  std::vector<std::string> symptoms;  // the log lines' matches (--log)
+  std::string file;
+  int line = 0;
+};
+
+struct DoctorReport {
+  std::vector<detect::Gpu> gpus;
+  std::vector<DoctorFinding> findings;
+  bool log_given = false;
+  std::vector<DoctorFinding> log_matches;  // most likely cause first
+};
+
+// `log`: the crash log's text, when one was given.
+Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> log = std::nullopt);
+// Whether something is wrong: a warning or an error, among the findings or the log's matches.
+bool DoctorFoundProblems(const DoctorReport& report);
+nlohmann::ordered_json DoctorJson(const DoctorReport& report);
+
+// The machine checks that are not status findings nor known issues (doctor_checks.cc).
+std::vector<DoctorFinding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory);
+
+}  // namespace rocmtune::api

@@ -1,0 +1,124 @@
+#include "api/known_issue_eval.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "knobs/env_sources.h"
+#include "util/text.h"
+
+namespace rocmtune::api {
+
+namespace {
+
+using text::ParseU64;
+using text::SplitLines;
+using text::Trim;
+
+bool ValueMatches(std::string_view pattern, std::string_view value) {
+  if (pattern.ends_with('*')) return value.starts_with(pattern.substr(0, pattern.size() - 1));
+  return value == pattern;
+}
+
+bool InRange(const std::optional<std::string>& have, const std::optional<knowledge::Version>& min,
+             const std::optional<knowledge::Version>& below, std::string_view what,
+             std::vector<std::string>& evidence) {
+  if (!min && !below) return true;
+  std::optional<knowledge::Version> v = have ? knowledge::ParseVersion(*have) : std::nullopt;
+  if (!v) return false;
+  if (min && *v < *min) return false;
+  if (below && !(*v < *below)) return false;
+  evidence.push_back(fmt::format("{} {}", what, *have));
+  return true;
+}
+
+// The rule without its log_only flag; fills `evidence` with what held.
+bool RuleHolds(const knowledge::IssueRule& r, const detect::Gpu& gpu, const IssueInputs& in,
+               std::vector<std::string>& evidence) {
+  if (!r.gfx.empty()) {
+    if (!gpu.gfx_target || std::find(r.gfx.begin(), r.gfx.end(), *gpu.gfx_target) == r.gfx.end()) return false;
+    evidence.push_back(fmt::format("GPU {} is {}", gpu.id, *gpu.gfx_target));
+  }
+  if (r.apu && (!gpu.apu || *gpu.apu != *r.apu)) return false;
+  if (!InRange(in.rocm_version, r.rocm_min, r.rocm_below, "ROCm", evidence)) return false;
+  if (!InRange(in.kernel, r.kernel_min, r.kernel_below, "kernel", evidence)) return false;
+  for (const auto& [name, pattern] : r.env) {
+    auto it = in.env.find(name);
+    if (it == in.env.end() || !ValueMatches(pattern, it->second)) return false;
+    evidence.push_back(fmt::format("{}={} in the environment", name, it->second));
+  }
+  for (const std::string& fact : r.facts) {
+    auto it = in.facts.find(fact);
+    if (it == in.facts.end()) return false;
+    evidence.push_back(it->second);
+  }
+  return true;
+}
+
+std::optional<uint64_t> ReadNumber(const sys::Root& root, std::string_view rel) {
+  auto text = root.ReadFile(rel);
+  if (!text) return std::nullopt;
+  return ParseU64(Trim(*text));
+}
+
+std::optional<uint64_t> MemTotalBytes(const sys::Root& root) {
+  auto meminfo = root.ReadFile("proc/meminfo");
+  if (!meminfo) return std::nullopt;
+  for (std::string_view line : SplitLines(*meminfo)) {
+    if (!line.starts_with("MemTotal:")) continue;
+    std::string_view rest = Trim(line.substr(9));
+    if (rest.ends_with("kB")) rest = Trim(rest.substr(0, rest.size() - 2));
+    if (auto kb = ParseU64(rest)) return *kb * 1024;
+  }
+  return std::nullopt;
+}
+
+void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
+  if (gpu.card && !gpu.kfd_node && root.IsDirectory("sys/class/kfd/kfd/topology/nodes"))
+    in.facts[std::string(knowledge::kFactGpuNotInKfd)] =
+        fmt::format("{} ({}) is a DRM card but has no KFD topology node", gpu.id, *gpu.card);
+  if (gpu.device_dir) {
+    auto gtt = ReadNumber(root, *gpu.device_dir + "/mem_info_gtt_total");
+    auto ram = MemTotalBytes(root);
+    // The TTM default is RAM/2 (ttm_device.c); a little slack for the kernel's rounding.
+    if (gtt && ram && *gtt * 100 <= *ram * 55)
+      in.facts[std::string(knowledge::kFactGttAtMostHalfRam)] =
+          fmt::format("GTT is {:.1f} GiB of {:.1f} GiB RAM", static_cast<double>(*gtt) / 1073741824.0,
+                      static_cast<double>(*ram) / 1073741824.0);
+  }
+}
+
+}  // namespace
+
+std::vector<IssueMatch> EvaluateKnownIssues(const knowledge::KnownIssues& issues, const detect::Gpu& gpu,
+                                            const IssueInputs& inputs, std::optional<std::string_view> log) {
+  std::vector<IssueMatch> out;
+  for (const knowledge::KnownIssue& issue : issues.issues()) {
+    if (issue.when.log_only && !log) continue;
+    IssueMatch m{&issue, gpu.id, {}, {}};
+    if (!RuleHolds(issue.when, gpu, inputs, m.evidence)) continue;
+    if (log) {
+      for (const std::string& s : issue.symptoms)
+        if (log->find(s) != std::string_view::npos) m.symptoms.push_back(s);
+      if (m.symptoms.empty()) continue;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu) {
+  IssueInputs in;
+  in.rocm_version = inventory.system.rocm_version;
+  in.kernel = inventory.system.kernel;
+  // The files a login reads, in order, so the last assignment wins; rocmtune's drop-ins last.
+  for (const knobs::EnvSetting& s : knobs::ForeignEnvSettings(root))
+    if (s.value) in.env[s.name] = *s.value;
+  for (const knobs::EnvSource& src : knobs::OwnedEnvSources())
+    for (const knobs::EnvSetting& s : knobs::ReadEnvSource(root, src))
+      if (s.value) in.env[s.name] = *s.value;
+  AddFacts(root, gpu, in);
+  return in;
+}
+
+}  // namespace rocmtune::api

@@ -1,0 +1,41 @@
+// Matching the known-issue base (knowledge/known_issues.h) against one GPU of a machine. Doctor
+// uses it for every GPU here; a check of a workload (its environment, its crash log) uses the same
+// call with the workload's inputs.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "detect/inventory.h"
+#include "knowledge/known_issues.h"
+#include "sys/root.h"
+
+namespace rocmtune::api {
+
+struct IssueInputs {
+  std::optional<std::string> rocm_version;  // unknown: a rule with a ROCm range does not match
+  std::optional<std::string> kernel;
+  std::map<std::string, std::string> env;    // the environment the workload runs with
+  std::map<std::string, std::string> facts;  // fact name (knowledge::kFact*) that holds -> evidence
+};
+
+struct IssueMatch {
+  const knowledge::KnownIssue* issue = nullptr;
+  std::string gpu;                    // the GPU id it concerns
+  std::vector<std::string> evidence;  // what made the rule hold, for a person
+  std::vector<std::string> symptoms;  // the issue's symptoms found in the log
+};
+
+// The issues whose rule holds for `gpu`. Without a log, issues only a log can show are left out;
+// with one, an issue matches only when the log shows one of its symptoms as well.
+std::vector<IssueMatch> EvaluateKnownIssues(const knowledge::KnownIssues& issues, const detect::Gpu& gpu,
+                                            const IssueInputs& inputs, std::optional<std::string_view> log = {});
+
+// This machine's inputs for `gpu`: ROCm and kernel versions, the environment files (rocmtune's
+// drop-ins and the others, as a login shell would end up with) and the facts rules may name.
+IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu);
+
+}  // namespace rocmtune::api

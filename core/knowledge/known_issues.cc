@@ -1,0 +1,157 @@
+#include "knowledge/known_issues.h"
+
+#include <charconv>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "knowledge/builtin.h"
+#include "knowledge/embedded.h"
+#include "knowledge/toml_fields.h"
+
+namespace rocmtune::knowledge {
+
+namespace {
+
+const std::set<std::string_view> kWhenKeys = {"gfx",          "apu", "rocm_min", "rocm_below", "kernel_min",
+                                              "kernel_below", "env", "facts",    "log_only"};
+const std::set<std::string_view> kFixKeys = {"text", "profile", "set", "unset", "rocm", "kernel", "none"};
+const std::set<std::string_view> kIssueKeys = {"id",       "title", "why", "severity", "confidence",
+                                               "symptoms", "when",  "fix", "sources"};
+const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd};
+
+std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
+  std::vector<std::string> out;
+  if (const toml::array* a = t[key].as_array())
+    for (const toml::node& n : *a)
+      if (auto s = n.value<std::string>()) out.push_back(*s);
+  return out;
+}
+
+Result<void> OnlyKeys(const toml::table& t, const std::set<std::string_view>& allowed, std::string_view where) {
+  for (const auto& [k, v] : t)
+    if (!allowed.count(k.str()))
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown key '{}'", where, k.str()));
+  return {};
+}
+
+Result<std::optional<Version>> VersionField(const toml::table& t, std::string_view key, std::string_view where) {
+  auto text = TomlString(t, key);
+  if (!text) return std::optional<Version>();
+  auto v = ParseVersion(*text);
+  if (!v) return Fail(ErrorCode::kInvalidData, fmt::format("{}: {} '{}' is not a version", where, key, *text));
+  return v;
+}
+
+Result<IssueRule> ParseRule(const toml::table& when, std::string_view where) {
+  if (auto ok = OnlyKeys(when, kWhenKeys, where); !ok) return tl::unexpected(ok.error());
+  IssueRule r;
+  r.gfx = Strings(when, "gfx");
+  r.apu = TomlBool(when, "apu");
+  r.log_only = TomlBool(when, "log_only").value_or(false);
+  for (auto [key, slot] : {std::pair{"rocm_min", &r.rocm_min}, std::pair{"rocm_below", &r.rocm_below},
+                           std::pair{"kernel_min", &r.kernel_min}, std::pair{"kernel_below", &r.kernel_below}}) {
+    auto v = VersionField(when, key, where);
+    if (!v) return tl::unexpected(v.error());
+    *slot = *v;
+  }
+  if (const toml::table* env = when["env"].as_table())
+    for (const auto& [k, v] : *env) {
+      auto s = v.value<std::string>();
+      if (!s) return Fail(ErrorCode::kInvalidData, fmt::format("{}: env.{} is not a string", where, k.str()));
+      r.env[std::string(k.str())] = *s;
+    }
+  r.facts = Strings(when, "facts");
+  for (const std::string& f : r.facts)
+    if (!kFacts.count(f)) return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown fact '{}'", where, f));
+  return r;
+}
+
+Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
+  KnownIssue i;
+  i.id = TomlString(t, "id").value_or("");
+  std::string where = fmt::format("{}: issue '{}'", origin, i.id);
+  if (auto ok = OnlyKeys(t, kIssueKeys, where); !ok) return tl::unexpected(ok.error());
+  i.title = TomlString(t, "title").value_or("");
+  i.why = TomlString(t, "why").value_or("");
+  i.severity = TomlString(t, "severity").value_or("");
+  i.confidence = TomlString(t, "confidence").value_or("");
+  i.symptoms = Strings(t, "symptoms");
+  i.sources = Strings(t, "sources");
+  if (i.id.empty() || i.title.empty() || i.why.empty())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: id, title and why are required", where));
+  if (i.severity != "info" && i.severity != "warning" && i.severity != "error")
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: severity must be info, warning or error", where));
+  if (i.confidence != "high" && i.confidence != "medium" && i.confidence != "low")
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: confidence must be high, medium or low", where));
+  if (i.sources.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no sources", where));
+  const toml::table* when = t["when"].as_table();
+  const toml::table* fix = t["fix"].as_table();
+  if (!when || !fix) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [when] and [fix] are required", where));
+  auto rule = ParseRule(*when, where + " [when]");
+  if (!rule) return tl::unexpected(rule.error());
+  i.when = std::move(*rule);
+  if (i.when.log_only && i.symptoms.empty())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: log_only without symptoms can never match", where));
+  if (auto ok = OnlyKeys(*fix, kFixKeys, where + " [fix]"); !ok) return tl::unexpected(ok.error());
+  i.fix = {TomlString(*fix, "text").value_or(""),
+           TomlString(*fix, "profile").value_or(""),
+           Strings(*fix, "set"),
+           Strings(*fix, "unset"),
+           TomlString(*fix, "rocm").value_or(""),
+           TomlString(*fix, "kernel").value_or(""),
+           TomlString(*fix, "none").value_or("")};
+  if (i.fix.text.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [fix] has no text", where));
+  return i;
+}
+
+}  // namespace
+
+std::optional<Version> ParseVersion(std::string_view text) {
+  Version v;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    int n = 0;
+    auto [end, ec] = std::from_chars(text.data() + pos, text.data() + text.size(), n);
+    if (ec != std::errc() || n < 0) break;
+    v.parts.push_back(n);
+    pos = static_cast<size_t>(end - text.data());
+    if (pos >= text.size() || text[pos] != '.') break;
+    ++pos;
+  }
+  if (v.parts.empty()) return std::nullopt;
+  while (v.parts.size() > 1 && v.parts.back() == 0) v.parts.pop_back();
+  return v;
+}
+
+Result<KnownIssues> KnownIssues::Parse(std::string_view toml_text, std::string_view origin) {
+  auto parsed = ParseTomlDocument(toml_text, origin);
+  if (!parsed) return tl::unexpected(parsed.error());
+  const toml::array* entries = (*parsed)["issue"].as_array();
+  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[issue]] entries", origin));
+  KnownIssues out;
+  std::set<std::string> ids;
+  for (const toml::node& node : *entries) {
+    const toml::table* t = node.as_table();
+    if (!t) return Fail(ErrorCode::kInvalidData, fmt::format("{}: an [[issue]] is not a table", origin));
+    auto issue = ParseIssue(*t, origin);
+    if (!issue) return tl::unexpected(issue.error());
+    if (!ids.insert(issue->id).second)
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: issue '{}' appears twice", origin, issue->id));
+    out.issues_.push_back(std::move(*issue));
+  }
+  return out;
+}
+
+const KnownIssues& KnownIssues::Builtin() {
+  static const KnownIssues table = LoadBuiltin<KnownIssues>(embedded::kKnownIssuesToml, "data/known_issues.toml");
+  return table;
+}
+
+const KnownIssue* KnownIssues::Find(std::string_view id) const {
+  for (const KnownIssue& i : issues_)
+    if (i.id == id) return &i;
+  return nullptr;
+}
+
+}  // namespace rocmtune::knowledge

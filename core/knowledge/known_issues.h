@@ -1,0 +1,75 @@
+// The known-issue base (data/known_issues.toml): failures ROCm users hit, each with the GPUs and
+// versions it concerns, the crash-log lines that show it, a declarative rule over the machine
+// (every key of [issue.when] must hold) and the fix that works. Parsing only; matching an
+// inventory against the rules is api/known_issue_eval.h (knowledge depends on nothing).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace rocmtune::knowledge {
+
+// A dotted numeric version ("6.2", "5.3.0", "6.14.0-24-generic" compares as 6.14.0).
+struct Version {
+  std::vector<int> parts;  // trailing zeros dropped, so 6.2 == 6.2.0
+  auto operator<=>(const Version&) const = default;
+};
+std::optional<Version> ParseVersion(std::string_view text);
+
+// Machine facts a rule may name, computed above this layer (api/known_issue_eval.cc).
+inline constexpr std::string_view kFactGttAtMostHalfRam = "gtt-at-most-half-ram";
+inline constexpr std::string_view kFactGpuNotInKfd = "gpu-not-in-kfd";
+
+struct IssueRule {
+  std::vector<std::string> gfx;  // any of; empty: every GPU
+  std::optional<bool> apu;
+  std::optional<Version> rocm_min, rocm_below;  // the installed ROCm (/opt/rocm/.info/version)
+  std::optional<Version> kernel_min, kernel_below;
+  // Variable -> value in the environment; a trailing '*' matches any rest ("10.3.*").
+  std::map<std::string, std::string> env;
+  std::vector<std::string> facts;  // every one must hold
+  bool log_only = false;           // only a crash log (doctor --log) can show it
+};
+
+struct IssueFix {
+  std::string text;  // what to do, in words
+  std::string profile;
+  std::vector<std::string> set;    // knob assignments "env.X=1", as `rocmtunectl set` takes them
+  std::vector<std::string> unset;  // knob keys
+  std::string rocm;                // a ROCm version that fixes it (">= 7.0")
+  std::string kernel;
+  std::string none;  // no fix on this hardware, and what to do instead
+};
+
+struct KnownIssue {
+  std::string id;
+  std::string title;
+  std::string why;
+  std::string severity;               // "info", "warning", "error"
+  std::string confidence;             // "high", "medium", "low"
+  std::vector<std::string> symptoms;  // exact substrings of crash logs
+  IssueRule when;
+  IssueFix fix;
+  std::vector<std::string> sources;
+};
+
+class KnownIssues {
+ public:
+  static const KnownIssues& Builtin();
+  // Refuses unknown keys in [issue.when] and [issue.fix], an entry without sources, symptoms or
+  // fix, and versions that do not parse: a rule that says less than it was written to say would
+  // match machines it was not meant for.
+  static Result<KnownIssues> Parse(std::string_view toml_text, std::string_view origin);
+  const std::vector<KnownIssue>& issues() const { return issues_; }
+  const KnownIssue* Find(std::string_view id) const;
+
+ private:
+  std::vector<KnownIssue> issues_;
+};
+
+}  // namespace rocmtune::knowledge

@@ -1,0 +1,129 @@
+// The shipped known-issue base (data/known_issues.toml): every entry has sources and a fix,
+// every rule parses, every knob a fix names is a knob rocmtune knows and every profile it names
+// ships; and the parser refuses the rules it cannot honour rather than widen them.
+#include "knowledge/known_issues.h"
+
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "knobs/knob_key.h"
+#include "knowledge/catalog.h"
+#include "knowledge/env_vars.h"
+#include "knowledge/kernel_options.h"
+#include "profiles/profile_store.h"
+
+namespace rocmtune::knowledge {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Whether `key` names a knob of the catalog, the kernel options or the environment table.
+std::string KnobProblem(const knobs::KnobKey& key) {
+  switch (key.kind) {
+    case knobs::KnobKind::kModuleParam:
+      return Catalog::Builtin().Find(key.module, key.name) ? "" : "not in data/catalog.toml";
+    case knobs::KnobKind::kCmdline: return KernelOptions::Builtin().Find(key.name) ? "" : "not a kernel option";
+    case knobs::KnobKind::kEnv: return EnvVars::Builtin().Find(key.name) ? "" : "not in data/env_vars.toml";
+    case knobs::KnobKind::kSysfs: return "";
+  }
+  return "unknown kind";
+}
+
+TEST(KnownIssuesTest, EveryShippedEntryHasSourcesAFixAndKnobsAndProfilesThatExist) {
+  const KnownIssues& base = KnownIssues::Builtin();
+  ASSERT_GE(base.issues().size(), 6u);
+  std::set<std::string> profiles;
+  for (const profiles::BuiltinProfile& p : profiles::BuiltinProfiles()) profiles.insert(std::string(p.name));
+  for (const KnownIssue& i : base.issues()) {
+    SCOPED_TRACE(i.id);
+    EXPECT_FALSE(i.sources.empty());
+    EXPECT_FALSE(i.symptoms.empty());
+    EXPECT_FALSE(i.fix.text.empty());
+    EXPECT_TRUE(i.fix.profile.empty() || profiles.count(i.fix.profile)) << i.fix.profile;
+    for (const std::string& s : i.fix.set) {
+      auto a = knobs::ParseAssignment(s);
+      ASSERT_TRUE(a) << s << ": " << a.error().message;
+      EXPECT_EQ(KnobProblem(a->key), "") << s;
+    }
+    for (const std::string& u : i.fix.unset) {
+      auto k = knobs::ParseKnobKey(u);
+      ASSERT_TRUE(k) << u << ": " << k.error().message;
+      EXPECT_EQ(KnobProblem(*k), "") << u;
+    }
+  }
+}
+
+// The seeds' fixes that are invalid or do nothing are never a known issue's remedy.
+TEST(KnownIssuesTest, NoFixIsASeedsIneffectiveOrInvalidSetting) {
+  for (const KnownIssue& i : KnownIssues::Builtin().issues()) {
+    SCOPED_TRACE(i.id);
+    for (const std::string& s : i.fix.set) {
+      EXPECT_THAT(s, Not(HasSubstr("mtype_local")));
+      EXPECT_THAT(s, Not(HasSubstr("amd_iommu")));
+      EXPECT_THAT(s, Not(HasSubstr("PYTORCH_MAX_SPLIT_SIZE_MB")));
+      EXPECT_THAT(s, Not(HasSubstr("HSA_OVERRIDE_GFX_VERSION")));
+    }
+  }
+}
+
+constexpr std::string_view kValid = R"(
+[[issue]]
+id = "x"
+title = "t"
+why = "w"
+severity = "warning"
+confidence = "low"
+symptoms = ["boom"]
+sources = ["s"]
+[issue.when]
+gfx = ["gfx1030"]
+rocm_below = "7.0"
+env = { A = "1.*" }
+facts = ["gpu-not-in-kfd"]
+[issue.fix]
+text = "do"
+)";
+
+std::string Broken(std::string_view from, std::string_view to) {
+  std::string text(kValid);
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  auto parsed = KnownIssues::Parse(text, "t.toml");
+  return parsed ? "" : parsed.error().message;
+}
+
+TEST(KnownIssuesTest, ParsesARule) {
+  auto parsed = KnownIssues::Parse(kValid, "t.toml");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const KnownIssue& i = parsed->issues().at(0);
+  EXPECT_EQ(i.when.gfx, std::vector<std::string>{"gfx1030"});
+  EXPECT_EQ(i.when.rocm_below, ParseVersion("7"));
+  EXPECT_EQ(i.when.env.at("A"), "1.*");
+  EXPECT_EQ(i.when.facts, std::vector<std::string>{"gpu-not-in-kfd"});
+}
+
+TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
+  EXPECT_THAT(Broken("rocm_below", "rocm_under"), HasSubstr("unknown key 'rocm_under'"));
+  EXPECT_THAT(Broken("\"7.0\"", "\"seven\""), HasSubstr("not a version"));
+  EXPECT_THAT(Broken("gpu-not-in-kfd", "gpu-on-fire"), HasSubstr("unknown fact"));
+  EXPECT_THAT(Broken("sources = [\"s\"]", "sources = []"), HasSubstr("no sources"));
+  EXPECT_THAT(Broken("text = \"do\"", "profile = \"p\""), HasSubstr("no text"));
+  EXPECT_THAT(Broken("severity = \"warning\"", "severity = \"bad\""), HasSubstr("severity"));
+  EXPECT_THAT(Broken("[issue.fix]", "[issue.fixes]"), HasSubstr("unknown key 'fixes'"));
+  EXPECT_THAT(Broken("symptoms = [\"boom\"]", "symptoms = []\n[issue.x]"), HasSubstr("unknown key 'x'"));
+}
+
+TEST(KnownIssuesTest, VersionsCompareNumerically) {
+  EXPECT_EQ(ParseVersion("6.2"), ParseVersion("6.2.0"));
+  EXPECT_LT(*ParseVersion("5.2.3"), *ParseVersion("5.3"));
+  EXPECT_LT(*ParseVersion("6.9.9"), *ParseVersion("6.14.0-24-generic"));
+  EXPECT_LT(*ParseVersion("6.4.1"), *ParseVersion("7.0"));
+  EXPECT_FALSE(ParseVersion("rocm"));
+}
+
+}  // namespace
+}  // namespace rocmtune::knowledge
