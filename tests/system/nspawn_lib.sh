@@ -65,9 +65,11 @@ JS
 
 # boot_container N: boots the root (the workarounds for a host without systemd as PID 1:
 # no registration with machined, no unit of its own) and waits until it is up.
-boot_container() {
+boot_container() {  # boot_container N [INIT ARGS...]
   local start=$SECONDS
-  systemd-nspawn --register=no --keep-unit --console=pipe -q -D "$R" -b </dev/null >"$WORK/boot$1.log" 2>&1 &
+  # Arguments after the number go to the container's init: systemd reads its own command line as
+  # the kernel's in a container (ConditionKernelCommandLine=, e.g. rocmtune.reset=1).
+  systemd-nspawn --register=no --keep-unit --console=pipe -q -D "$R" -b "${@:2}" </dev/null >"$WORK/boot$1.log" 2>&1 &
   NSPAWN=$!
   echo "$NSPAWN" >"$WORK/nspawn.pid"
   INIT=""
@@ -179,4 +181,18 @@ wait_unit_done() {
   done
   ct systemctl status --no-pager "$1"
   fail "$1 did not run"
+}
+
+# boot_unit UNIT: UNIT enabled for sysinit.target (as `systemctl enable` does) and pointed at the
+# world: a drop-in with its ExecStart on --root W and its "nothing to do here" condition on the
+# world's journal.
+boot_unit() {
+  local unit=$1
+  world_dropin "$unit"
+  if grep -q '^ConditionPathIsDirectory=/var/lib/rocmtune/journal' "$R/usr/lib/systemd/system/$unit"; then
+    printf '[Unit]\nConditionPathIsDirectory=\nConditionPathIsDirectory=%s/var/lib/rocmtune/journal\n' "$W" \
+      >"$R/etc/systemd/system/$unit.d/51-test-world-condition.conf"
+  fi
+  mkdir -p "$R/etc/systemd/system/sysinit.target.wants"
+  ln -sf "/usr/lib/systemd/system/$unit" "$R/etc/systemd/system/sysinit.target.wants/$unit"
 }

@@ -216,4 +216,42 @@ grep -q '^RestrictSUIDSGID=yes' "$R/usr/lib/systemd/system/rocmtuned.service" ||
 ct systemd-analyze security --no-pager rocmtuned.service >"$WORK/security-shipped.txt" 2>&1
 echo "shipped unit on the live root: status served; $(grep 'Overall exposure level' "$WORK/security-shipped.txt")"
 stop_container poweroff
+
+# --- boot units: an interrupted transaction rolled back, rocmtune.reset=1 ------------------------
+# On the host, with the container off: a committed set, then a set whose helper is killed halfway
+# (rocmtune-fault-helper, kill:N at its second file's rename) — the world is half-written. The
+# next boot, with rocmtune.reset=1 on init's command line, must run rocmtune-recover.service (the
+# half-written transaction rolled back) and then rocmtune-reset.service (stock again), before udev.
+FAULT=$BUILD/tests/crash/rocmtune-fault-helper
+if [ ! -x "$FAULT" ]; then
+  echo "SKIP part: no rocmtune-fault-helper in the build (boot units not checked)"
+else
+  "$CTL" --root "$HW" set amdgpu.noretry=0 >/dev/null || fail "set on the world failed"
+  "$CTL" --root "$WORK/expected" set amdgpu.noretry=0 >/dev/null || fail "set on the copy failed"
+  "$CTL" --root "$WORK/expected" reset >/dev/null || fail "reset on the copy failed"
+  cp -a "$HW" "$WORK/steps-world"
+  ROCMTUNE_HELPER=$FAULT ROCMTUNE_FAULT_LOG=$WORK/steps.log "$CTL" --root "$WORK/steps-world" \
+    set amdgpu.noretry=1 cmdline.iommu=pt >/dev/null || fail "the counted set failed"
+  N=$(awk '$2 == "rename" { r++ } r == 1 && $2 == "temp-write" { print $1; exit }' "$WORK/steps.log")
+  [ -n "$N" ] || fail "no second file in the transaction: $(cat "$WORK/steps.log")"
+  ROCMTUNE_HELPER=$FAULT ROCMTUNE_FAULT=kill:$N "$CTL" --root "$HW" set amdgpu.noretry=1 cmdline.iommu=pt \
+    >/dev/null 2>&1 && fail "the killed set succeeded"
+  "$CTL" --root "$HW" history --json | grep -q '"state": "interrupted"' || fail "no interrupted transaction to recover"
+  boot_unit rocmtune-recover.service
+  boot_unit rocmtune-reset.service
+  boot_container 3 rocmtune.reset=1
+  for u in rocmtune-recover.service rocmtune-reset.service; do
+    result=$(ct systemctl show -P Result "$u") active=$(ct systemctl show -P ActiveState "$u")
+    [ "$result" = success ] && [ "$active" = active ] || {
+      ct journalctl -b -u "$u" --no-pager -o cat | tail -5; fail "$u: $active/$result"; }
+  done
+  rec=$(ct systemctl show -P ExecMainExitTimestampMonotonic rocmtune-recover.service)
+  res=$(ct systemctl show -P ExecMainStartTimestampMonotonic rocmtune-reset.service)
+  trig=$(ct systemctl show -P ActiveEnterTimestampMonotonic sysinit.target)
+  [ "$rec" -le "$res" ] && [ "$res" -le "$trig" ] || fail "boot order: recover done $rec, reset start $res, sysinit $trig"
+  "$CTL" --root "$HW" history --json | grep -q '"state": "interrupted"' && fail "the interrupted transaction is still there"
+  same_world "recover + rocmtune.reset=1 at boot"
+  echo "boot 3 (rocmtune.reset=1): rocmtune-recover.service rolled the killed set back, then rocmtune-reset.service returned the world to stock, both before sysinit.target"
+  stop_container poweroff
+fi
 echo PASS
