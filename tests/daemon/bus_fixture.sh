@@ -14,6 +14,10 @@ chmod 755 "$WORK"
 PIDS=()
 cleanup() { [ -n "${KEEP_WORK:-}" ] && cp -a "$WORK" "$KEEP_WORK"; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
+# The Python helpers where the unprivileged callers can read them: a clone may sit in a 0700
+# directory (mktemp -d), which nobody cannot enter.
+PYDIR=$WORK/py
+mkdir -p "$PYDIR" && cp "$SRC"/tests/daemon/*.py "$PYDIR"/ && chmod -R a+rX "$PYDIR"
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 BUS=(busctl --system --no-pager)
 

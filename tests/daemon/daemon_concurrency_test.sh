@@ -21,8 +21,8 @@ start_helper "$HELPER" "$W"
 start_daemon "$W"
 RUN=$WORK/run
 mkdir -m 777 "$RUN"
-export PYTHONPATH=$SRC/tests/daemon
-CLIENTS=$SRC/tests/daemon/concurrent_clients.py
+export PYTHONPATH=$PYDIR
+CLIENTS=$PYDIR/concurrent_clients.py
 READERS=20
 
 readers=()

@@ -20,7 +20,7 @@ DAEMON=$1 CTL=$2 HELPER=$3 FAULT_HELPER=$4 SRC=$5
 command -v systemd-socket-activate >/dev/null || skip "systemd-socket-activate is needed to serve the helper socket"
 [ -x "$FAULT_HELPER" ] || skip "no rocmtune-fault-helper at $FAULT_HELPER"
 start_bus
-export PYTHONPATH=$SRC/tests/daemon
+export PYTHONPATH=$PYDIR
 KNOBS=(amdgpu.noretry=1 cmdline.iommu=pt env.HSA_ENABLE_SDMA=0)
 
 world() { (cd "$1" && find . \( -path ./var/lib/rocmtune/journal -o -path ./var/lib/rocmtune/lock \) -prune \

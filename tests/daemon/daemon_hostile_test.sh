@@ -22,7 +22,7 @@ start_daemon "$W"
 before=$(world_hash "$W")
 MARKER=$WORK/pwned
 
-PYTHONPATH=$SRC/tests/daemon /usr/bin/python3 "$SRC/tests/daemon/hostile_calls.py" "$MARKER" \
+PYTHONPATH=$PYDIR /usr/bin/python3 "$PYDIR/hostile_calls.py" "$MARKER" \
   || fail "hostile calls without their typed error (above)"
 
 # An option given twice: the bus allows a repeated dict key; the daemon must not pick one of

@@ -52,7 +52,7 @@ cp -a "$SRC/tests/worlds/rx6600" "$W"
 chmod 755 "$WORK"
 start_helper "$HELPER" "$W"
 start_daemon "$W"
-export PYTHONPATH=$SRC/tests/daemon
+export PYTHONPATH=$PYDIR
 PY=/usr/bin/python3
 
 # run_as WHO SCRIPT: the caller's part; WHO is root, nobody, or a uid.

@@ -22,7 +22,7 @@ PIDS+=($DPID)
 wait_name present || fail "rocmtuned did not take the name: $(cat "$WORK/daemon.log")"
 grep -q "detecting on every request" "$WORK/daemon.log" && fail "the daemon did not open udev's monitor: $(cat "$WORK/daemon.log")"
 gpus() { call Describe | str | /usr/bin/python3 -c 'import json,sys; print(" ".join(g["id"] for g in json.load(sys.stdin)["gpus"]))'; }
-send() { nsenter -n -t "$DPID" /usr/bin/python3 "$SRC/tests/daemon/send_uevent.py" "$@" || fail "could not send the event"; }
+send() { nsenter -n -t "$DPID" /usr/bin/python3 "$PYDIR/send_uevent.py" "$@" || fail "could not send the event"; }
 dbus-monitor --system "type='signal',interface='org.rocmtune1.Manager',member='GpusChanged'" >"$WORK/signals.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
