@@ -10,9 +10,9 @@
 
 #include "client/context.h"
 
-namespace CLI {
+namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's namespace, declared here
 class App;
-}
+}  // namespace CLI
 
 namespace rocmtune::client {
 

@@ -53,7 +53,7 @@ void CheckAtomics(const sys::Root& root, const detect::Gpu& g, std::vector<Docto
   auto names = root.ListDir(links);
   if (!names) return;
   for (const std::string& n : *names) {
-    auto props = root.ReadFile(links + "/" + n + "/properties");
+    auto props = root.ReadFile(fmt::format("{}/{}/properties", links, n));
     if (!props) continue;
     auto kv = ParseKeySpaceValue(*props);
     auto it = kv.find("flags");
