@@ -22,16 +22,8 @@ tree() { (cd "$1" && find . -path ./var/lib/rocmtune -prune -o -type f -print0 |
 # Strips what differs between the two trees: their paths in messages, times.
 norm() { sed -E -e "s|$WORK/expected|ROOT|g; s|$WORK/world|ROOT|g" -e 's/"time": "[^"]*"/"time": "T"/g'; }
 
-DPID=
-start_daemon() {  # start_daemon WORLD [HELPER_SOCKET]
-  local extra=()
-  [ -n "${2:-}" ] && extra=(--helper-socket "$2")
-  "$DAEMON" --root "$1" --idle-timeout 0 "${extra[@]}" >>"$WORK/daemon.log" 2>&1 &
-  DPID=$!
-  PIDS+=($DPID)
-  wait_name present || fail "rocmtuned did not take the name: $(cat "$WORK/daemon.log")"
-}
-stop_daemon() { kill "$DPID"; wait "$DPID" 2>/dev/null; wait_name absent || fail "rocmtuned did not go"; }
+# start_daemon WORLD (bus_fixture.sh) serves WORLD with the helper socket; reads never use it.
+stop_daemon() { kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null; wait_name absent || fail "rocmtuned did not go"; }
 
 # 1. Reads on every world, root and nobody.
 n=0
@@ -70,14 +62,10 @@ echo "reads: $n worlds give the same JSON and text over the bus as locally (root
 W=$WORK/world
 cp -a "$SRC/tests/worlds/rx6600" "$W"
 cp -a "$W" "$WORK/expected"
-systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "$HELPER" --root "$W" socket \
-  >"$WORK/helper.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
-chmod 600 "$WORK/helper.sock"
+start_helper "$HELPER" "$W"
 [ -x /usr/lib/polkit-1/polkitd ] || skip "polkitd (package polkitd) is needed for the unprivileged cases"
 start_polkitd "" || fail "polkitd did not start: $(cat "$WORK/polkitd.log")"
-start_daemon "$W" "$WORK/helper.sock"
+start_daemon "$W"
 
 step() {  # step EXPECTED_RC ARGS...: the same change over the bus (W) and locally (the copy)
   local want=$1; shift

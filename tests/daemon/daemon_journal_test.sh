@@ -46,14 +46,8 @@ wait_entries() {
 start_bus /usr/share/dbus-1/system.d
 W=$WORK/world
 cp -a "$SRC/tests/worlds/rx6600" "$W"
-systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "$HELPER" --root "$W" socket \
-  >"$WORK/helper.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
-chmod 600 "$WORK/helper.sock"
-"$DAEMON" --root "$W" --helper-socket "$WORK/helper.sock" --idle-timeout 0 >"$WORK/daemon.log" 2>&1 &
-PIDS+=($!)
-wait_name present || fail "rocmtuned did not take the name: $(cat "$WORK/daemon.log")"
+start_helper "$HELPER" "$W"
+start_daemon "$W"
 
 call Apply 'sa{sv}' rdna2-consumer-compat 0 | str >"$WORK/apply.json" || fail "Apply as root failed: $(cat "$WORK/daemon.log")"
 txn=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["transaction"])' "$WORK/apply.json")
