@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check check-system bench clean fuzz asan fuzz-deps lint lint-deps format
+.PHONY: all deps configure build demo check check-system bench clean fuzz asan fuzz-deps lint lint-deps format package
 
 all: build
 
@@ -36,6 +36,11 @@ check: build
 # systemd-nspawn. Root; each skips (77) with a reason where it cannot run. CI runs it after `check`.
 check-system: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L '^system$$'
+
+# The Debian package (debian/, dpkg-buildpackage -b, then lintian: fails on an error or a warning)
+# in $(BUILD_DIR)/package. The package test in `make check` installs, upgrades and purges it.
+package: deps
+	scripts/build-deb.sh $(BUILD_DIR)
 
 bench: build
 	$(BUILD_DIR)/tests/bench/rocmtune_bench --benchmark_min_time=0.2

@@ -146,6 +146,7 @@ int RunRevert(const Context& ctx, const Args& args) {
 }
 
 int RunReset(const Context& ctx, const Args& args) {
+  if (!args.purge_plan.empty()) return RunPurgePlan(ctx, args);
   return RunChange(
       ctx, args, args.check || args.force ? nullptr : "Reset", {},
       [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) { return api::Reset(root, o, w); });

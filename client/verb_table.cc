@@ -35,7 +35,7 @@ constexpr Verb kVerbs[] = {
      "Transaction ID from `history`, or `last`", 0, 1, kVerbChanges, "Print rocmtune.result.v1 JSON", kChangeForce,
      RunRevert},
     {"reset", "Back to stock: remove every setting rocmtune made", "", "", 0, 0, kVerbChanges,
-     "Print rocmtune.result.v1 JSON", kChangeForce, RunReset},
+     "Print rocmtune.result.v1 JSON", kChangeForce, RunReset, AddResetOptions},
     {"reapply", "Write back the runtime settings a reboot, GPU reset or resume undid", "card",
      "cardN or PCI address (default: every GPU)", 0, 1, kVerbChanges, "Print rocmtune.result.v1 JSON",
      "No effect: reapply writes only runtime attributes, never a file someone else could have edited", RunReapply},

@@ -22,8 +22,9 @@ struct Args {
   bool check = false;             // plan only
   bool diff = false;              // print unified diffs
   bool force = false;
-  std::string output;  // snapshot --output FILE
-  std::string log;     // doctor --log FILE ("-": stdin)
+  std::string output;      // snapshot --output FILE
+  std::string log;         // doctor --log FILE ("-": stdin)
+  std::string purge_plan;  // reset --purge-plan DIR
 };
 
 enum VerbFlags : unsigned {
@@ -55,6 +56,8 @@ int RunStatus(const Context& ctx, const Args& args);
 int RunSnapshot(const Context& ctx, const Args& args);
 void AddSnapshotOptions(CLI::App& sub, Args& args);
 void AddDoctorOptions(CLI::App& sub, Args& args);
+void AddResetOptions(CLI::App& sub, Args& args);
+int RunPurgePlan(const Context& ctx, const Args& args);
 int RunApply(const Context& ctx, const Args& args);
 int RunSet(const Context& ctx, const Args& args);
 int RunUnset(const Context& ctx, const Args& args);

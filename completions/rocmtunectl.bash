@@ -96,10 +96,16 @@ _rocmtunectl() {
     case $verb in
         snapshot) verb_opts="$verb_opts -o --output" ;;
         doctor) verb_opts="$verb_opts --log" ;;
+        reset) verb_opts="$verb_opts --purge-plan" ;;
     esac
     if [[ $verb == doctor && $prev == --log ]]; then
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -f -- "$cur"))
+        return
+    fi
+    if [[ $verb == reset && $prev == --purge-plan ]]; then
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -d -- "$cur"))
         return
     fi
     if [[ $verb == snapshot && ($prev == --output || $prev == -o) ]]; then

@@ -97,4 +97,5 @@ complete -c rocmtunectl -n '__fish_seen_subcommand_from unset explain' -a '(__ro
 complete -c rocmtunectl -n '__fish_seen_subcommand_from revert' -a last -d 'The last transaction still in effect'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from reapply' -a '(__rocmtunectl_cards)'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from snapshot' -a '(__fish_complete_directories)'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from reset' -l purge-plan -r -a '(__fish_complete_directories)' -d 'Leave the reset as a plan for the package purge script'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from snapshot' -s o -l output -r -F -d 'Write one FILE.tar.gz archive instead of DIR'

@@ -1,33 +1,31 @@
-# Sourced by nspawn_system_test.sh (inner part, in its own mount namespace): installing rocmtune
-# into the container's root, booting it with systemd-nspawn and running commands in it.
+# Sourced by nspawn_system_test.sh (inner part, in its own mount namespace): installing rocmtune's
+# Debian package into the container's root, booting it with systemd-nspawn and running commands in it.
 # Needs: BUILD, SRC, WORK, R (the container's root on the host), W (the world's path inside).
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 NSPAWN="" INIT=""
 
-# What a package would install, as `cmake --install` installs it, plus what its postinst would
-# do (enable the helper socket), plus one drop-in per unit pointing it at the world.
+# The Debian package (make package: scripts/build-deb.sh, reused when the sources are the same),
+# installed with dpkg in the container's root, plus one drop-in per unit pointing it at the world.
 install_rocmtune() {
-  DESTDIR=$R cmake --install "$BUILD" --prefix /usr >"$WORK/install.log" 2>&1 ||
-    { cat "$WORK/install.log"; fail "cmake --install into the container's root"; }
-  local f
+  "$SRC/scripts/build-deb.sh" "$BUILD" >"$WORK/package.log" 2>&1 ||
+    { tail -30 "$WORK/package.log"; fail "make package (scripts/build-deb.sh)"; }
+  local deb f
+  deb=$(find "$BUILD/package" -maxdepth 1 -name 'rocmtune_*.deb' | head -1)
+  [ -f "$deb" ] || fail "no rocmtune_*.deb in $BUILD/package"
+  cp "$deb" "$R/tmp/rocmtune.deb"
+  chroot "$R" dpkg -i /tmp/rocmtune.deb >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; fail "dpkg -i $deb"; }
+  rm -f "$R/tmp/rocmtune.deb"
+  echo "installed $(basename "$deb") with dpkg"
   for f in /usr/bin/rocmtunectl /usr/libexec/rocmtune/rocmtuned /usr/libexec/rocmtune/rocmtune-helper \
       /usr/lib/systemd/system/rocmtuned.service /usr/lib/systemd/system/rocmtune-helper.socket \
       /usr/lib/systemd/system/rocmtune-helper@.service /usr/share/dbus-1/system.d/org.rocmtune1.conf \
       /usr/share/dbus-1/system-services/org.rocmtune1.service /usr/share/polkit-1/actions/org.rocmtune1.policy; do
-    [ -e "$R$f" ] || fail "cmake --install did not install $f"
+    [ -e "$R$f" ] || fail "the package did not install $f"
   done
-  # rocmtunectl runs the helper at the path the build was configured for (PREFIX/libexec); units,
-  # bus and polkit files work only under /usr. A build configured for another prefix (cmake's
-  # default /usr/local, as `make` does) gets a link, as its client would not find the helper.
-  local prefix
-  prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$BUILD/CMakeCache.txt")
-  if [ -n "$prefix" ] && [ "$prefix" != /usr ]; then
-    echo "note: the build is configured for $prefix: $prefix/libexec/rocmtune -> /usr/libexec/rocmtune"
-    mkdir -p "$R$prefix/libexec" && ln -s /usr/libexec/rocmtune "$R$prefix/libexec/rocmtune"
-  fi
-  mkdir -p "$R/etc/systemd/system/sockets.target.wants"
-  ln -sf /usr/lib/systemd/system/rocmtune-helper.socket "$R/etc/systemd/system/sockets.target.wants/"
+  # The package's postinst enables the helper socket (deb-systemd-helper, no systemd needed).
+  [ -L "$R/etc/systemd/system/sockets.target.wants/rocmtune-helper.socket" ] ||
+    fail "the package's postinst did not enable rocmtune-helper.socket"
   # The world is not the live root: its reads need openat2, which RestrictSUIDSGID's filter
   # refuses (the shipped unit relies on the live root's openat fallback; checked at the end).
   world_dropin rocmtuned.service "RestrictSUIDSGID=no"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Whole-system test: the installed rocmtune (cmake --install into a cached debootstrap'd Debian 12)
+# Whole-system test: the installed rocmtune (its Debian package, dpkg -i into a cached debootstrap'd Debian 12)
 # booted with systemd-nspawn, driven through the system bus with bus activation, the real
 # polkitd, the helper socket and the real units. Only a drop-in per unit differs from a real
 # install: it adds `--root /var/lib/rocmtune-world` (a copy of tests/worlds/rx6600), as a
@@ -25,7 +25,7 @@ BINS=("$CTL" "$BUILD/daemon/rocmtuned" "$BUILD/helper/rocmtune-helper")
 
 if [ "${1:-}" != --inner ]; then
   [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, mount namespace, systemd-nspawn)"
-  for t in debootstrap systemd-nspawn nsenter unshare cmake; do
+  for t in debootstrap systemd-nspawn nsenter unshare dpkg-buildpackage dh lintian; do
     command -v $t >/dev/null || skip "$t is not installed"
   done
   [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is needed to read JSON"

@@ -1,0 +1,112 @@
+#!/bin/bash
+# debian/rocmtune.postrm's purge plan reader against plans no rocmtune writes: every refused line
+# changes nothing, words are never evaluated or globbed, paths outside its allow-list and files
+# changed since the plan are left; the good lines beside them are carried out. Runs the script as
+# dpkg would on purge, on a scratch root (DPKG_ROOT), without root.
+# usage: postrm_plan_test.sh POSTRM
+set -u
+POSTRM=$(realpath "$1")
+fail() { echo "FAIL: $*"; exit 1; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-postrm-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+R=$WORK/root
+P=$R/var/lib/rocmtune/purge
+
+setup() {
+  rm -rf "$R"
+  mkdir -p "$P" "$R/etc/modprobe.d" "$R/etc/default/grub.d" "$R/etc/environment.d" "$R/etc/kernel" "$R/boot/loader/entries"
+  echo "options amdgpu runpm=0" >"$R/etc/modprobe.d/rocmtune.conf"
+  echo 'GRUB_CMDLINE_LINUX="quiet iommu=pt"' >"$R/etc/default/grub"
+  chmod 0640 "$R/etc/default/grub"
+  echo "HSA_ENABLE_SDMA=0" >"$R/etc/environment.d/90-rocmtune.conf"
+  echo "secret" >"$R/etc/shadow-like"
+  mkdir -p "$R/var/lib/rocmtune/journal"
+}
+expect_file() { cp "$2" "$P/$1.expect"; }
+run_purge() { DPKG_ROOT=$R sh "$POSTRM" purge >"$WORK/out" 2>&1; echo $? >"$WORK/rc"; }
+
+# 1. A good plan: a write with the owner's mode kept, a remove, a run (not run under DPKG_ROOT),
+#    an rmdir of a directory left non-empty and of an empty one.
+setup
+expect_file 1 "$R/etc/default/grub"; echo 'GRUB_CMDLINE_LINUX="quiet"' >"$P/1.new"
+expect_file 2 "$R/etc/modprobe.d/rocmtune.conf"
+expect_file 3 "$R/etc/environment.d/90-rocmtune.conf"
+printf 'rocmtune-purge-plan 1\nwrite 1 etc/default/grub\nremove 2 etc/modprobe.d/rocmtune.conf\nremove 3 etc/environment.d/90-rocmtune.conf\nrun update-grub\nrmdir etc/environment.d\nrmdir etc/kernel\n' >"$P/plan"
+run_purge
+[ "$(cat "$WORK/rc")" = 0 ] || { cat "$WORK/out"; fail "good plan: postrm exited $(cat "$WORK/rc")"; }
+[ "$(cat "$R/etc/default/grub")" = 'GRUB_CMDLINE_LINUX="quiet"' ] || fail "good plan: /etc/default/grub not put back"
+[ "$(stat -c %a "$R/etc/default/grub")" = 640 ] || fail "good plan: /etc/default/grub lost its mode 0640"
+[ -e "$R/etc/modprobe.d/rocmtune.conf" ] && fail "good plan: modprobe.d file not removed"
+[ -d "$R/etc/environment.d" ] && fail "good plan: the emptied etc/environment.d not removed"
+[ -d "$R/etc/kernel" ] && fail "good plan: the empty etc/kernel not removed"
+[ -d "$R/etc/modprobe.d" ] || fail "good plan: removed etc/modprobe.d, which the plan did not name"
+[ -e "$R/var/lib/rocmtune" ] && fail "good plan: /var/lib/rocmtune is still there"
+grep -q "not run in DPKG_ROOT" "$WORK/out" || { cat "$WORK/out"; fail "good plan: the regenerator was not reported"; }
+ls "$R"/etc/default/*.rocmtune-purge 2>/dev/null && fail "good plan: a temporary file was left"
+echo "ok: a good plan is carried out (mode kept, files removed, empty directories removed, state gone)"
+
+# 2. Hostile and broken lines: each is refused and changes nothing; the one good line runs.
+setup
+before=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+expect_file 1 "$R/etc/modprobe.d/rocmtune.conf"
+expect_file 2 "$R/etc/shadow-like"
+: >"$P/2.new"
+expect_file 3 "$R/etc/modprobe.d/rocmtune.conf"
+expect_file 4 "$R/etc/environment.d/90-rocmtune.conf"
+echo changed >"$P/4.expect"
+cat >"$P/plan" <<'PLAN'
+rocmtune-purge-plan 1
+remove 2 etc/shadow-like
+remove 1 etc/modprobe.d/../shadow-like
+remove 1 /etc/modprobe.d/rocmtune.conf
+remove 1 etc/modprobe.d/*
+remove 1 etc/modprobe.d/$(touch${IFS}pwned).conf
+remove 1 etc/modprobe.d/`touch pwned`.conf
+remove x1 etc/modprobe.d/rocmtune.conf
+write 3 etc/modprobe.d/rocmtune.conf
+remove 1 boot/loader/entries/../../etc/shadow-like
+remove 1 boot/loader/entries/sub/x.conf
+rmdir etc
+rmdir /etc/modprobe.d
+run sh -c touch${IFS}pwned
+run /bin/sh
+run update-grub;touch pwned
+remove 4 etc/environment.d/90-rocmtune.conf
+unknown 1 etc/modprobe.d/rocmtune.conf
+remove 1 etc/modprobe.d/rocmtune.conf extra
+PLAN
+# From inside the root: a glob would match its files there.
+(cd "$R" && run_purge)
+[ "$(cat "$WORK/rc")" = 0 ] || { cat "$WORK/out"; fail "hostile plan: postrm exited $(cat "$WORK/rc")"; }
+find "$WORK" "$R" -name pwned | grep -q . && fail "hostile plan: a word was evaluated"
+after=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+[ "$after" = "$before" ] || { diff <(echo "$before") <(echo "$after"); cat "$WORK/out"; fail "hostile plan: files changed"; }
+[ -d "$R/etc" ] || fail "hostile plan: rmdir etc"
+refused=$(grep -c "refused plan line" "$WORK/out")
+[ "$refused" -ge 16 ] || { cat "$WORK/out"; fail "hostile plan: $refused refusals reported, want 16 or more"; }
+grep -q "changed since rocmtune was removed" "$WORK/out" || fail "hostile plan: the changed environment file was not reported"
+echo "ok: $refused hostile or broken lines refused, nothing evaluated, nothing changed"
+
+# 3. A plan that is not a plan: a wrong header, a symlinked plan file.
+setup
+printf 'rocmtune-purge-plan 2\nremove 1 etc/modprobe.d/rocmtune.conf\n' >"$P/plan"
+expect_file 1 "$R/etc/modprobe.d/rocmtune.conf"
+run_purge
+[ -e "$R/etc/modprobe.d/rocmtune.conf" ] || fail "a plan of another version was carried out"
+grep -q "not a purge plan" "$WORK/out" || fail "a plan of another version was not reported"
+setup
+printf 'rocmtune-purge-plan 1\nremove 1 etc/modprobe.d/rocmtune.conf\n' >"$WORK/elsewhere"
+ln -s "$WORK/elsewhere" "$P/plan"
+expect_file 1 "$R/etc/modprobe.d/rocmtune.conf"
+run_purge
+[ -e "$R/etc/modprobe.d/rocmtune.conf" ] || fail "a symlinked plan was carried out"
+echo "ok: a plan of another version or behind a symlink changes nothing"
+
+# 4. A symlink where a file was: never followed, left.
+setup
+ln -sf /etc/shadow-like "$R/etc/environment.d/90-rocmtune.conf"
+expect_file 1 "$R/etc/shadow-like"
+printf 'rocmtune-purge-plan 1\nremove 1 etc/environment.d/90-rocmtune.conf\n' >"$P/plan"
+run_purge
+[ -L "$R/etc/environment.d/90-rocmtune.conf" ] || fail "a symlink in place of rocmtune's file was removed"
+echo "PASS: the purge plan reader"
