@@ -10,7 +10,7 @@ set -euo pipefail
 
 src="$1"
 ctl="$2"
-playbook=/usr/bin/ansible-playbook
+playbook="${ROCMTUNE_ANSIBLE_PLAYBOOK:-/usr/bin/ansible-playbook}" # Debian's; the variable only for trying the skip
 python=/usr/bin/python3
 if [ ! -x "$playbook" ]; then
   echo "SKIP: $playbook not found (apt-get install ansible-core; scripts/install-deps.sh installs it)"
@@ -126,6 +126,26 @@ tree_state() {
     if [ -L "$1" ]; then readlink "$1"; elif [ -f "$1" ]; then sha256sum <"$1" | cut -d" " -f1; else echo; fi' _ {} \; |
     LC_ALL=C sort)
 }
+
+# 0. The module's documentation: ansible-doc reads it, and every option it documents is one the
+# module takes, with the same type, default, choices and requiredness (what validate-modules checks).
+library="$src/packaging/ansible/roles/rocmtune/library"
+"${playbook%-playbook}-doc" -M "$library" --json rocmtune_profile >"$tmp/doc.json" 2>"$tmp/doc.err" ||
+  fail "ansible-doc cannot read the module's documentation: $(head -3 "$tmp/doc.err")"
+"$python" - "$tmp/doc.json" "$library" <<'EOF' || fail "DOCUMENTATION and ARGUMENT_SPEC disagree"
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from rocmtune_profile import ARGUMENT_SPEC, EXAMPLES, RETURN
+import yaml
+doc = json.load(open(sys.argv[1]))["rocmtune_profile"]
+options = doc["doc"]["options"]
+assert set(options) == set(ARGUMENT_SPEC), (sorted(options), sorted(ARGUMENT_SPEC))
+for name, spec in ARGUMENT_SPEC.items():
+    o = options[name]
+    for key, default in (("type", "str"), ("default", None), ("choices", None), ("required", False), ("elements", None)):
+        assert o.get(key, default) == spec.get(key, default), (name, key, o.get(key), spec.get(key))
+assert doc["return"] and yaml.safe_load(EXAMPLES) and yaml.safe_load(RETURN)
+EOF
 
 # 1. --check --diff: the plan with both files' unified diffs; nothing written, not even the journal.
 before="$(tree_state)"

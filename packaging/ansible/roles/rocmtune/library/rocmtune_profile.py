@@ -160,6 +160,16 @@ from ansible.module_utils.basic import AnsibleModule
 
 RESULT_SCHEMA = "rocmtune.result.v1"
 
+# The options DOCUMENTATION describes (tests/ansible checks that the two agree).
+ARGUMENT_SPEC = dict(
+    profile=dict(type="str", required=True),
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    root=dict(type="path"),
+    optional=dict(type="list", elements="str", default=[]),
+    force=dict(type="bool", default=False),
+    rocmtunectl=dict(type="str", default="rocmtunectl"),
+)
+
 # client/exit_codes.h; README.md "Exit codes".
 EXIT_MEANING = {
     1: "failed",
@@ -284,17 +294,7 @@ def active_profile(module, ctl):
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            profile=dict(type="str", required=True),
-            state=dict(type="str", choices=["present", "absent"], default="present"),
-            root=dict(type="path"),
-            optional=dict(type="list", elements="str", default=[]),
-            force=dict(type="bool", default=False),
-            rocmtunectl=dict(type="str", default="rocmtunectl"),
-        ),
-        supports_check_mode=True,
-    )
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     profile = module.params["profile"]
     if not profile or profile.startswith("-"):
         module.fail_json(msg="profile must be a profile name (see rocmtunectl profiles), got %r" % profile)
