@@ -2,9 +2,9 @@
 # The Ansible role (packaging/ansible/roles/rocmtune) driven by Debian's ansible-core on localhost
 # against a scratch copy of a world, with the built rocmtunectl (which runs the built helper):
 # a first run changes and writes, a second changes nothing, --check writes nothing, --check --diff
-# shows the unified diffs of the files the profile writes, a refused profile fails the task with
-# rocmtune's reason, the reboot handler is notified only when allowed, state=absent resets, and
-# the local fact prints rocmtune.status.v1 (or an error object without rocmtunectl).
+# shows the unified diffs of the files the profile writes, a refused profile and drift fail the
+# task with rocmtune's reason, the reboot handler is notified only when allowed, state=absent
+# resets, and the local fact prints rocmtune.status.v1 (or an error object without rocmtunectl).
 # Usage: ansible_test.sh SOURCE_DIR ROCMTUNECTL. Exit 77 (skip) without ansible-playbook.
 set -euo pipefail
 
@@ -210,6 +210,19 @@ play -e rocmtune_profile=no-such-profile
 [ "$rc" != 0 ] || fail "run $n: an unknown profile did not fail the play"
 expect_in_output "usage error (exit 2)"
 expect_in_output "no-such-profile"
+
+# 6b. Drift: rocmtune's drop-in edited by hand; removing the profile fails with rocmtune's message
+# (exit 5) and leaves the file as the admin left it. The edit undone, nothing is drift any more.
+cp "$world/$written" "$tmp/written.orig"
+echo "options amdgpu gpu_recovery=1" >>"$world/$written"
+edited="$(tree_state)"
+play -e "rocmtune_profile=$profile" -e rocmtune_state=absent
+[ "$rc" != 0 ] || fail "run $n: removing a profile whose file drifted did not fail the play"
+expect_task "Apply the rocmtune profile" fatal
+expect_in_output "reset: drift or conflict (exit 5): drift: $world/$written was edited by someone else"
+after="$(tree_state)"
+[ "$edited" = "$after" ] || fail "run $n: the drifted world was changed"
+cp "$tmp/written.orig" "$world/$written"
 
 # 7. The local fact: rocmtune.status.v1 of the world (its GPUs, the active profile), read by
 # Ansible's setup module from the fact directory; an error object without rocmtunectl.
