@@ -89,7 +89,7 @@ EXAMPLES = r"""
   rocmtune_profile:
     profile: instinct
     root: /srv/images/node
-    optional: [instinct-iommu-pt]
+    optional: [mi-intel-iommu-on]
   check_mode: true
   diff: true
 
