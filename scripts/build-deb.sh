@@ -7,7 +7,8 @@
 # source directory and fills debian/ with build files) and leaves BUILD_DIR/package/rocmtune_*.deb,
 # the .changes file and lintian.log. Fails when the build fails or lintian reports an error or a
 # warning (every override in debian/rocmtune.lintian-overrides carries its reason). A package
-# built from the same sources is reused (BUILD_DIR/package/source.sha256); FORCE=1 rebuilds.
+# built from the same sources (names, sizes, times) is reused (BUILD_DIR/package/source.sha256);
+# FORCE=1 rebuilds.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(mkdir -p "${1:-$src/build}" && cd "${1:-$src/build}" && pwd)
@@ -25,7 +26,8 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
   list() { find . -path './build*' -prune -o -path ./.git -prune -o -type f -print0 | sed -z 's#^\./##'; }
 fi
-sum=$(list | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+# Name, type, size and modification time of every source file, as make decides what is stale.
+sum=$(list | sort -z | xargs -0 stat -c '%n %F %s %Y' | sha256sum | cut -d' ' -f1)
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 arch=$(dpkg --print-architecture)
 deb=$out/rocmtune_${version}_${arch}.deb

@@ -11,9 +11,10 @@ libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
 libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev scdoc"
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
 # the shell completions and man finds and renders the pages (tests/docs); debhelper and lintian
-# build and check the Debian package (`make package`, tests/package).
+# build and check the Debian package (`make package`, tests/package); ansible-core runs the
+# Ansible role (tests/ansible).
 TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus polkitd systemd-container \
-zsh fish man-db debhelper lintian"
+zsh fish man-db debhelper lintian ansible-core"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
