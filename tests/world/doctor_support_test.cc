@@ -11,6 +11,7 @@
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"
+#include "test_tree.h"
 #include "world_names.h"
 
 namespace rocmtune::client {
@@ -176,10 +177,12 @@ TEST(DoctorSupportTest, NoRocmOrAReleaseOutsideTheTableIsAnInfoOnlyWithAnAmdGpu)
 // Every seed world: one verdict per physical GPU with a gfx target (compute partitions share
 // their GPU's), or one machine-wide info; none on a machine without an AMD GPU.
 TEST(DoctorSupportTest, EveryWorldGetsOneVerdictPerPhysicalGpu) {
+  testing::TestTree scratch;  // doctor writes nothing: the bundled worlds are read in place
   for (const std::string& name : testing::WorldNames()) {
     SCOPED_TRACE(name);
-    WorldCopy w(name);
-    Doctor d = RunDoctor(w);
+    auto r = testing::RunCtl(testing::WorldPath(name), {"doctor", "--json"}, scratch.path());
+    Doctor d{r.exit_code, r.Json()};
+    ASSERT_EQ(d.doc["schema"], "rocmtune.doctor.v1") << r.out << r.err;
     std::vector<json> found = RocmFindings(d.doc);
     std::set<std::string> ids = Ids(d.doc);
     std::set<std::string> gpus_with_gfx;
@@ -198,12 +201,14 @@ TEST(DoctorSupportTest, EveryWorldGetsOneVerdictPerPhysicalGpu) {
       EXPECT_TRUE(gpus_with_gfx.count(f["subject"].get<std::string>())) << f.dump();
       EXPECT_TRUE(subjects.insert(f["subject"].get<std::string>()).second) << f.dump();
     }
-    if (!ids.count("issue.rdna1-not-supported")) EXPECT_FALSE(found.empty());
+    if (!ids.count("issue.rdna1-not-supported")) {
+      EXPECT_FALSE(found.empty());
+    }
   }
-  WorldCopy cpx("mi300x-cpx");  // 8 MI300X, each in CPX mode (8 partitions)
-  Doctor d = RunDoctor(cpx);
-  EXPECT_GT(d.doc["gpus"].size(), 8u);
-  EXPECT_EQ(RocmFindings(d.doc).size(), 8u);
+  // mi300x-cpx: 8 MI300X in CPX mode, each listed once per compute partition.
+  json cpx = testing::RunCtl(testing::WorldPath("mi300x-cpx"), {"doctor", "--json"}, scratch.path()).Json();
+  EXPECT_GT(cpx["gpus"].size(), 8u);
+  EXPECT_EQ(RocmFindings(cpx).size(), 8u);
 }
 
 }  // namespace

@@ -32,7 +32,9 @@ TEST(RocmSupportTest, EveryShippedReleaseHasASourceKnownTargetsAndAscends) {
     EXPECT_FALSE(r.supported.empty());
     for (const auto* list : {&r.supported, &r.deprecated, &r.unsupported, &r.radeon_ryzen})
       for (const std::string& gfx : *list) EXPECT_NE(targets.ByName(gfx), nullptr) << gfx;
-    if (i > 0) EXPECT_LT(table.releases()[i - 1].version, r.version);
+    if (i > 0) {
+      EXPECT_LT(table.releases()[i - 1].version, r.version);
+    }
     lines.insert(r.version_text.substr(0, r.version_text.find('.', 2)));
   }
   for (const char* line :
