@@ -130,7 +130,7 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
   EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
   EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("lists gfx900 as unsupported"));
   EXPECT_TRUE(f["fix"]["rocm"].is_null());
-  // MI50 (gfx906): supported in 6.0.0, deprecated 6.0.2 to 6.2, unsupported from 6.4.2. The
+  // MI50 (gfx906): supported in 6.0.0, deprecated 6.0.2 to 6.2, unsupported in 6.4.2 and 7.0. The
   // mi210x8 machine with KFD's gfx_target_version made 90006 stands in for one.
   WorldCopy mi50("mi210x8");
   std::string nodes = "sys/devices/virtual/kfd/kfd/topology/nodes";
@@ -142,7 +142,7 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
       mi50.Write(rel, props);
     }
   }
-  Doctor d = RunDoctor(mi50, "7.1.0");
+  Doctor d = RunDoctor(mi50, "7.0.1");
   ASSERT_EQ(d.doc["gpus"][0]["gfx_target"], "gfx906");
   std::vector<json> found = RocmFindings(d.doc);
   ASSERT_EQ(found.size(), d.doc["gpus"].size());

@@ -59,10 +59,11 @@ TEST(RocmSupportTest, KnownFactsHold) {
   EXPECT_EQ(For("6.4.3").StatusOf("gfx1101"), TargetSupport::kSupported);
   EXPECT_EQ(For("6.4.3").StatusOf("gfx950"), TargetSupport::kNotListed);
   EXPECT_EQ(For("7.0.1").StatusOf("gfx950"), TargetSupport::kSupported);
-  // gfx906: supported in 6.0.0, deprecated 6.0.2 to 6.2, unsupported from 6.4.2; MI25 never.
+  // gfx906: supported in 6.0.0, deprecated 6.0.2 to 6.2, unsupported in 6.4.2 and 7.0; MI25 never.
   EXPECT_EQ(For("6.0.0").StatusOf("gfx906"), TargetSupport::kSupported);
   EXPECT_EQ(For("6.1.3").StatusOf("gfx906"), TargetSupport::kDeprecated);
-  EXPECT_EQ(For("7.1.1").StatusOf("gfx906"), TargetSupport::kUnsupported);
+  EXPECT_EQ(For("7.0.1").StatusOf("gfx906"), TargetSupport::kUnsupported);
+  EXPECT_EQ(For("7.2.3").StatusOf("gfx906"), TargetSupport::kNotListed);
   EXPECT_EQ(For("5.7.1").StatusOf("gfx900"), TargetSupport::kUnsupported);
   // Strix Halo / Point: not in the compatibility matrix; on AMD's Radeon and Ryzen pages from 7.0.2.
   EXPECT_EQ(For("6.4.4").StatusOf("gfx1151"), TargetSupport::kNotListed);
@@ -91,7 +92,7 @@ TEST(RocmSupportTest, NearestSupportingPrefersTheNextNewerRelease) {
   r = table.NearestSupporting("gfx1201", *ParseVersion("6.3.1"));
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->version_text, "6.4.1");
-  r = table.NearestSupporting("gfx906", *ParseVersion("7.1.0"));  // none newer: the last that did
+  r = table.NearestSupporting("gfx906", *ParseVersion("7.0.1"));  // none newer: the last that did
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->version_text, "6.2");
   EXPECT_EQ(table.NearestSupporting("gfx1010", *ParseVersion("6.2.4")), nullptr);
