@@ -1,6 +1,8 @@
 #include "api/doctor.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "api/known_issue_eval.h"
 #include "api/status.h"
@@ -76,6 +78,12 @@ void RankLogMatches(std::vector<IssueMatch>& matches) {
   });
 }
 
+// A known issue that matched a GPU replaces the generic findings it names for that GPU (the
+// rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead).
+void DropSuperseded(std::vector<DoctorFinding>& findings, const std::set<std::pair<std::string, std::string>>& gone) {
+  std::erase_if(findings, [&](const DoctorFinding& f) { return gone.count({f.subject, f.id}) > 0; });
+}
+
 }  // namespace
 
 Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> log) {
@@ -87,19 +95,25 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
   report.log_given = log.has_value();
   for (const detect::Finding& f : inventory.findings) report.findings.push_back(FromStatus(f));
   for (DoctorFinding& f : MachineChecks(root, inventory)) report.findings.push_back(std::move(f));
+  for (DoctorFinding& f : SupportChecks(inventory)) report.findings.push_back(std::move(f));
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
   // With no GPU found, a log can still be explained by the issues that name none.
   std::vector<detect::Gpu> gpus = inventory.gpus;
   if (gpus.empty() && log) gpus.push_back({});
   std::vector<IssueMatch> log_matches;
+  std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
   for (const detect::Gpu& gpu : gpus) {
     IssueInputs inputs = MachineInputs(root, inventory, gpu);
     if (!gpu.id.empty())
-      for (const IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs)) report.findings.push_back(FromIssue(m));
+      for (const IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs)) {
+        report.findings.push_back(FromIssue(m));
+        for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
+      }
     if (log)
       for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs, std::string_view(*log)))
         log_matches.push_back(std::move(m));
   }
+  DropSuperseded(report.findings, superseded);
   RankLogMatches(log_matches);
   for (const IssueMatch& m : log_matches) report.log_matches.push_back(FromIssue(m));
   return report;

@@ -1,8 +1,9 @@
 // `doctor`: every check rocmtune can make of this machine (or a --root world), each finding
 // saying what is wrong, why, what to do (a profile, knobs or a command) and the source that makes
 // it true: status's findings (environment, settings that do nothing or are invalid, the journal's
-// pending regenerations), GPU support, PCIe atomics, IOMMU, BAR, device access, pending reboot and
-// the known-issue base. With a crash log, the known issues whose symptoms it shows, for the GPUs here.
+// pending regenerations), GPU support by the installed ROCm release, PCIe atomics, IOMMU, BAR,
+// device access, pending reboot and the known-issue base. With a crash log, the known issues
+// whose symptoms it shows, for the GPUs here.
 #pragma once
 
 #include <optional>
@@ -57,5 +58,7 @@ nlohmann::ordered_json DoctorJson(const DoctorReport& report);
 
 // The machine checks that are not status findings nor known issues (doctor_checks.cc).
 std::vector<DoctorFinding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory);
+// Each GPU's gfx target against the installed ROCm release's GPU table (doctor_support.cc).
+std::vector<DoctorFinding> SupportChecks(const detect::Inventory& inventory);
 
 }  // namespace rocmtune::api

@@ -10,9 +10,10 @@
 
 namespace rocmtune::knowledge {
 
-template <typename T>
-T LoadBuiltin(std::string_view content, std::string_view origin) {
-  auto parsed = T::Parse(content, origin);
+// `args`: what T::Parse needs besides the text (another built-in table it checks names against).
+template <typename T, typename... Args>
+T LoadBuiltin(std::string_view content, std::string_view origin, const Args&... args) {
+  auto parsed = T::Parse(content, origin, args...);
   if (!parsed) {
     fmt::print(stderr, "rocmtune: built-in data is broken: {}\n", parsed.error().message);
     std::abort();

@@ -12,4 +12,5 @@ extern const std::string_view kCatalogToml;
 extern const std::string_view kKernelOptionsToml;
 extern const std::string_view kEnvVarsToml;
 extern const std::string_view kKnownIssuesToml;
+extern const std::string_view kRocmSupportToml;
 }  // namespace rocmtune::embedded

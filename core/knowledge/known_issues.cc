@@ -17,7 +17,7 @@ const std::set<std::string_view> kWhenKeys = {"gfx",          "apu", "rocm_min",
                                               "kernel_below", "env", "facts",    "log_only"};
 const std::set<std::string_view> kFixKeys = {"text", "profile", "set", "unset", "rocm", "kernel", "none"};
 const std::set<std::string_view> kIssueKeys = {"id",       "title", "why", "severity", "confidence",
-                                               "symptoms", "when",  "fix", "sources"};
+                                               "symptoms", "when",  "fix", "sources",  "supersedes"};
 const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd};
 
 std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
@@ -85,6 +85,11 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
   if (i.confidence != "high" && i.confidence != "medium" && i.confidence != "low")
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: confidence must be high, medium or low", where));
   if (i.sources.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no sources", where));
+  i.supersedes = Strings(t, "supersedes");
+  for (const std::string& id : i.supersedes)
+    if (id.find('.') == std::string::npos || id.starts_with("issue."))
+      return Fail(ErrorCode::kInvalidData,
+                  fmt::format("{}: supersedes '{}' is not a doctor check's finding id", where, id));
   const toml::table* when = t["when"].as_table();
   const toml::table* fix = t["fix"].as_table();
   if (!when || !fix) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [when] and [fix] are required", where));

@@ -56,6 +56,9 @@ struct KnownIssue {
   IssueRule when;
   IssueFix fix;
   std::vector<std::string> sources;
+  // Ids of doctor's generic findings this issue says better for the GPU it matches (e.g.
+  // "rocm.gpu-not-supported"): doctor then shows the issue and drops them for that GPU.
+  std::vector<std::string> supersedes;
 };
 
 class KnownIssues {

@@ -115,6 +115,21 @@ TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
   EXPECT_THAT(Broken("severity = \"warning\"", "severity = \"bad\""), HasSubstr("severity"));
   EXPECT_THAT(Broken("[issue.fix]", "[issue.fixes]"), HasSubstr("unknown key 'fixes'"));
   EXPECT_THAT(Broken("symptoms = [\"boom\"]", "symptoms = []\n[issue.x]"), HasSubstr("unknown key 'x'"));
+  EXPECT_THAT(Broken("sources = [\"s\"]", "sources = [\"s\"]\nsupersedes = [\"issue.y\"]"),
+              HasSubstr("supersedes 'issue.y' is not a doctor check's finding id"));
+  EXPECT_THAT(Broken("sources = [\"s\"]", "sources = [\"s\"]\nsupersedes = [\"gpu\"]"), HasSubstr("supersedes 'gpu'"));
+}
+
+// The RDNA1 entry replaces doctor's generic "not a supported target" finding for its GPUs, so
+// the user reads one explanation with a fix, not two.
+TEST(KnownIssuesTest, Rdna1NotSupportedSupersedesTheGenericSupportFinding) {
+  const KnownIssue* i = KnownIssues::Builtin().Find("rdna1-not-supported");
+  ASSERT_NE(i, nullptr);
+  EXPECT_EQ(i->supersedes, std::vector<std::string>{"rocm.gpu-not-supported"});
+  auto parsed =
+      KnownIssues::Parse(std::string(kValid).replace(kValid.find("sources"), 0, "supersedes = [\"a.b\"]\n"), "t.toml");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->issues().at(0).supersedes, std::vector<std::string>{"a.b"});
 }
 
 TEST(KnownIssuesTest, VersionsCompareNumerically) {
