@@ -2,7 +2,7 @@
 # rocm_smi_live_test.sh -- `status` and `doctor` on the live root read rocm-smi-lib's facts, and
 # they are the world's sysfs values; with --root WORLD there is no `live` key at all.
 #
-# usage: rocm_smi_live_test.sh WORLD_DIR ROCMTUNECTL [DGPU_GPU_METRICS]
+# usage: rocm_smi_live_test.sh [--hostile] WORLD_DIR ROCMTUNECTL [DGPU_GPU_METRICS]
 #
 # A COPY of WORLD_DIR gets what rocm-smi-lib 5.2.x needs (rsmi_world.sh) and, on its first GPU,
 # synthetic live-fact files the captures lack (each printed "FIXTURE ..."): pp_dpm_pcie with the
@@ -16,6 +16,10 @@
 # fw_version/<block>_fw_version (or null with a reason where the world has none), pp_dpm_pcie,
 # pcie_replay_count, ras counts; doctor's live findings; and `--root COPY status --json` has no
 # `live` key.
+#
+# --hostile: ras/umc_err_count holds what rocm-smi-lib 5.2 does not expect ("garbage"), on which it
+# fails an assert() and aborts; then status and doctor must still answer (exit 0 / one document),
+# every live value null with the same reason, the abort, and doctor must say live.unknown.
 #
 # Exit: 0 pass, 1 fail, 77 skip (not root, no mount namespace, librocm_smi64.so.1 missing, a
 # mount refused, or rocm-smi-lib cannot see the world's GPU).
@@ -41,6 +45,11 @@ if [ "${1:-}" = "--inside" ]; then
   exit 0
 fi
 
+HOSTILE=""
+if [ "${1:-}" = "--hostile" ]; then
+  HOSTILE=1
+  shift
+fi
 [ $# = 2 ] || [ $# = 3 ] || fail "usage: $0 WORLD_DIR ROCMTUNECTL [DGPU_GPU_METRICS]"
 WORLD=$(readlink -f "$1")
 CTL=$(readlink -f "$2")
@@ -79,7 +88,11 @@ fixture() {  # fixture REL CONTENT WHY
 fixture pp_dpm_pcie '0: 2.5GT/s, x8 *\n1: 8.0GT/s, x16 \n' "amdgpu_pm.c pp_dpm_pcie: the link at its slower level"
 fixture pcie_replay_count '150\n' "amdgpu_device.c pcie_replay_count (%llu)"
 fixture ras/features 'feature mask: 0x00000005\n' "amdgpu_ras.c ras/features: UMC and GFX"
-fixture ras/umc_err_count 'ue: 2\nce: 7\n' "amdgpu_ras.c amdgpu_ras_sysfs_read (ue, ce)"
+if [ -n "$HOSTILE" ]; then
+  fixture ras/umc_err_count 'garbage\n' "HOSTILE: rocm-smi-lib 5.2 asserts the first word is 'ue:'"
+else
+  fixture ras/umc_err_count 'ue: 2\nce: 7\n' "amdgpu_ras.c amdgpu_ras_sysfs_read (ue, ce)"
+fi
 fixture ras/gfx_err_count 'ue: 0\nce: 0\n' "amdgpu_ras.c amdgpu_ras_sysfs_read (ue, ce)"
 if [ -n "$METRICS" ]; then
   /usr/bin/python3 - "$METRICS" "$DEV/gpu_metrics" <<'PY' || fail "cannot write the gpu_metrics fixture"
@@ -107,10 +120,10 @@ MOUNTS_AFTER=$(awk '{print $5}' /proc/self/mountinfo | sort)
 echo "status (human, live):"
 sed 's/^/  /' "$TMP/status.txt"
 
-/usr/bin/python3 - "$TMP" "$DEV" "$GPU_ID" "$METRICS" <<'EOF'
+/usr/bin/python3 - "$TMP" "$DEV" "$GPU_ID" "$METRICS" "$HOSTILE" <<'EOF'
 import json, os, sys
 
-tmp, dev, gpu_id, metrics = sys.argv[1:5]
+tmp, dev, gpu_id, metrics, hostile = sys.argv[1:6]
 errors = []
 def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what)
@@ -133,6 +146,18 @@ if not isinstance(live, dict):
     sys.exit("FAIL: " + "; ".join(errors))
 print("live:", json.dumps(live, indent=1))
 unknown = live["unknown"]
+if hostile:
+    reasons = set(unknown.values())
+    check(len(reasons) == 1 and "killed by signal 6" in next(iter(reasons)), f"one reason for every value, the abort: {reasons}")
+    check(all(v is None for v in live["firmware"].values()) and live["pcie"]["width"] is None, "every value null")
+    rc, doctor = load("doctor.json")
+    check(any(f["id"] == "live.unknown" and "killed by signal 6" in f["what"] for f in doctor["findings"]), "doctor: live.unknown names the abort")
+    human = open(os.path.join(tmp, "status.txt")).read()
+    check("unknown: rocm-smi-lib failed" in human, "human status says why Live is unknown")
+    if errors:
+        sys.exit("FAIL: " + "; ".join(errors))
+    print("PASS")
+    sys.exit(0)
 if not any(isinstance(v, str) for v in live["firmware"].values()) and live["pcie"]["width"] is None:
     print(f"SKIP: rocm-smi-lib gave nothing for {gpu_id}: {unknown}")
     sys.exit(77)
