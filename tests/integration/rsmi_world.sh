@@ -6,7 +6,9 @@
 # rsmi_prepare_copy W   adds to the copy W the few files real sysfs always has but captures may
 #                       lack, printing each ("ADDED for rocm-smi-lib: ..."); sets ADDED to their count.
 # rsmi_place_world TMP  binds TMP/world/sys's class/{drm,kfd,hwmon}, module/* and devices/*/* dirs at
-#                       /sys, and TMP/world/proc/cmdline at /proc/cmdline; returns 77 if a mount is refused.
+#                       /sys, TMP/world/proc/cmdline at /proc/cmdline and an empty tmpfs at /dev/shm
+#                       (rocm-smi-lib keeps its per-card mutexes there: one left locked by an aborted
+#                       run must not reach the host or the next test); returns 77 if a mount is refused.
 
 esc() { printf '%s' "$1" | sed 's/[\\:,]/\\&/g'; }  # escape a path for overlay's lowerdir= list
 
@@ -40,6 +42,8 @@ rsmi_place_world() {
     case $rel in devices/*/power | devices/*/firmware_node | devices/system/*) continue ;; esac
     place "$rel" || return 77
   done
+  mount -t tmpfs -o mode=1777 tmpfs /dev/shm || return 77
+  echo "mount: tmpfs -> /dev/shm"
   if [ -f "$tmp/world/proc/cmdline" ]; then
     mount --bind "$tmp/world/proc/cmdline" /proc/cmdline || return 77
     echo "mount: bind $tmp/world/proc/cmdline -> /proc/cmdline"
