@@ -120,12 +120,15 @@ std::vector<DoctorFinding> LiveChecks(const std::vector<detect::LiveFacts>& live
     CheckPcie(f, out);
     CheckThrottle(f, out);
   }
-  for (const std::string& why : unavailable)
+  for (const std::string& why : unavailable) {
+    bool missing = why.starts_with("rocm-smi-lib is not installed");
     out.push_back(Make("live.unknown", Severity::kInfo, "rocm-smi-lib",
                        fmt::format("Firmware versions, ECC counts, the PCIe link and throttling are unknown: {}", why),
                        "rocmtune asks rocm-smi-lib for what sysfs alone does not give cleanly",
-                       "Install librocm-smi64-1 (apt install librocm-smi64-1) if it is missing",
+                       missing ? "Install it: apt install librocm-smi64-1"
+                               : "Run rocm-smi to see what rocm-smi-lib itself says about this machine",
                        {fmt::format("{} rsmi_init", kSmiHeader)}));
+  }
   return out;
 }
 

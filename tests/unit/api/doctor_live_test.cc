@@ -93,6 +93,15 @@ TEST(DoctorLiveTest, UnknownValuesMakeNoFindingButAMissingLibraryIsSaidOnce) {
   ASSERT_EQ(Ids(found), (std::vector<std::string>{"live.unknown"}));
   EXPECT_NE(found[0].what.find(why), std::string::npos);
   EXPECT_EQ(found[0].severity, detect::Severity::kInfo);
+  EXPECT_EQ(found[0].fix.text, "Install it: apt install librocm-smi64-1");
+  // Another reason, per GPU: said once per reason, and no install hint.
+  detect::LiveFacts c{"0000:0c:00.0", "1.0.0", "rocm-smi-lib does not list this GPU",
+                      detect::UnknownDevice("rocm-smi-lib does not list this GPU")};
+  found = LiveChecks({a, c, Healthy()});
+  ASSERT_EQ(Ids(found), (std::vector<std::string>{"live.unknown", "live.unknown"}));
+  const DoctorFinding& listed = found[0].what.find("does not list") != std::string::npos ? found[0] : found[1];
+  EXPECT_NE(listed.what.find("does not list this GPU"), std::string::npos);
+  EXPECT_EQ(listed.fix.text, "Run rocm-smi to see what rocm-smi-lib itself says about this machine");
 }
 
 TEST(LiveJsonTest, ValuesAndWhyTheOthersAreUnknown) {
