@@ -175,6 +175,7 @@ class Reader {
 const std::vector<std::string>& SmiFirmwareBlocks() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> names;
+    names.reserve(kFirmware.size());
     for (const FirmwareBlock& fw : kFirmware) names.emplace_back(fw.name);
     return names;
   }();
@@ -184,6 +185,7 @@ const std::vector<std::string>& SmiFirmwareBlocks() {
 const std::vector<std::string>& SmiEccBlocks() {
   static const std::vector<std::string> kNames = [] {
     std::vector<std::string> names;
+    names.reserve(kEcc.size());
     for (const EccBlock& b : kEcc) names.emplace_back(b.name);
     return names;
   }();

@@ -22,6 +22,7 @@ detect::LiveFacts Healthy(std::string id = "0000:03:00.0") {
 
 std::vector<std::string> Ids(const std::vector<DoctorFinding>& findings) {
   std::vector<std::string> ids;
+  ids.reserve(findings.size());
   for (const DoctorFinding& f : findings) ids.push_back(f.id);
   return ids;
 }
