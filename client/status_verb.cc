@@ -1,6 +1,7 @@
 // `rocmtunectl status`: the rocmtune.status.v1 document (rocmtuned's Describe, or the core here)
 // as a table for people or as it is (--json).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "api/status.h"
 #include "client/document.h"
@@ -72,6 +73,48 @@ std::string KnobTable(const Doc& knobs) {
   return table.Render();
 }
 
+std::string Gts(const Doc& v) { return v.is_number() ? fmt::format("{:.1f} GT/s", v.get<double>()) : "-"; }
+
+// The `live` object (live root only): one short block per GPU; "-" for what rocm-smi-lib did
+// not give, and the reason once when it gave nothing.
+void PrintLive(const Doc& gpus) {
+  bool any = false;
+  for (const Doc& g : gpus) {
+    const Doc& live = Member(g, "live");
+    if (!live.is_object()) continue;
+    if (!any) fmt::print("\nLive (rocm-smi-lib {}):\n", Field(live, "library_version", "version unknown"));
+    any = true;
+    const Doc& pcie = Member(live, "pcie");
+    const Doc& fw = Member(live, "firmware");
+    bool known = false;
+    std::vector<std::string> fws, ecc;
+    for (const auto& [block, v] : fw.items()) {
+      known |= v.is_string();
+      fws.push_back(fmt::format("{} {}", block, Field(fw, block)));
+    }
+    for (const auto& [block, v] : Member(live, "ecc").items()) {
+      if (block == "enabled_blocks") continue;
+      known |= v.is_object();
+      ecc.push_back(v.is_object() ? fmt::format("{} {}/{}", block, Field(v, "uncorrectable"), Field(v, "correctable"))
+                                  : fmt::format("{} -", block));
+    }
+    known |= !Member(pcie, "width").is_null() || !Member(live, "throttle_status").is_null();
+    fmt::print("  {}\n", Field(g, "id"));
+    if (!known) {
+      const Doc& why = Member(live, "unknown");
+      fmt::print("    unknown: {}\n", why.empty() ? "-" : why.begin()->get<std::string>());
+      continue;
+    }
+    fmt::print("    PCIe:      {} x{} (fastest {} x{}), replays {}\n", Gts(Member(pcie, "speed_gt_s")),
+               Field(pcie, "width"), Gts(Member(pcie, "max_speed_gt_s")), Field(pcie, "max_width"),
+               Field(pcie, "replay_count"));
+    fmt::print("    ECC:       {} (uncorrectable/correctable)\n", fmt::join(ecc, ", "));
+    const Doc& throttle = Member(live, "throttle_status");
+    fmt::print("    Throttle:  {}\n", throttle.is_number() ? fmt::format("{:#010x}", throttle.get<uint32_t>()) : "-");
+    fmt::print("    Firmware:  {}\n", fmt::join(fws, ", "));
+  }
+}
+
 void PrintFindings(const Doc& findings) {
   if (!findings.is_array() || findings.empty()) return;
   fmt::print("\nFindings:\n");
@@ -99,6 +142,7 @@ void PrintHuman(const Doc& doc) {
   const Doc& gpus = Member(doc, "gpus");
   if (!gpus.is_array() || gpus.empty()) fmt::print("No AMD GPU driven by amdgpu was found.\n");
   else fmt::print("{}", GpuTable(gpus));
+  if (gpus.is_array()) PrintLive(gpus);
   const Doc& knobs = Member(doc, "knobs");
   if (knobs.is_array() && !knobs.empty()) fmt::print("\n{}", KnobTable(knobs));
   PrintFindings(Member(doc, "findings"));

@@ -96,6 +96,8 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
   for (const detect::Finding& f : inventory.findings) report.findings.push_back(FromStatus(f));
   for (DoctorFinding& f : MachineChecks(root, inventory)) report.findings.push_back(std::move(f));
   for (DoctorFinding& f : SupportChecks(inventory)) report.findings.push_back(std::move(f));
+  if (status->live)
+    for (DoctorFinding& f : LiveChecks(*status->live)) report.findings.push_back(std::move(f));
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
   // With no GPU found, a log can still be explained by the issues that name none.
   std::vector<detect::Gpu> gpus = inventory.gpus;

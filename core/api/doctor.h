@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "detect/inventory.h"
+#include "detect/live_facts.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -60,5 +61,11 @@ nlohmann::ordered_json DoctorJson(const DoctorReport& report);
 std::vector<DoctorFinding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory);
 // Each GPU's gfx target against the installed ROCm release's GPU table (doctor_support.cc).
 std::vector<DoctorFinding> SupportChecks(const detect::Inventory& inventory);
+
+// What rocm-smi-lib's live facts show (doctor_live.cc): uncorrectable (error) and correctable
+// (info) ECC errors, a PCIe link below its fastest level (info), many PCIe replays (warning),
+// throttling (info), and an info finding when the facts are unknown altogether.
+inline constexpr uint64_t kReplayWarning = 100;
+std::vector<DoctorFinding> LiveChecks(const std::vector<detect::LiveFacts>& live);
 
 }  // namespace rocmtune::api

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/live_json.h"
 #include "api/status_json.h"
 #include "journal/attention.h"
 #include "journal/history.h"
@@ -26,7 +27,8 @@ Result<void> CheckReadable(const sys::Root& root) {
 }
 
 StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory) {
-  StatusReport report{std::move(inventory), {}, {}};
+  StatusReport report{std::move(inventory), {}, {}, {}};
+  if (root.IsLive()) report.live = detect::ReadLiveFacts(report.inventory.gpus);
   knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
   report.knobs = knobs::ReportKnobs(ctx);
   std::vector<detect::Finding> found = knobs::SettingFindings(ctx);
@@ -74,6 +76,9 @@ nlohmann::ordered_json StatusJson(const StatusReport& report) {
   nlohmann::ordered_json doc = StatusJson(report.inventory, report.knobs);
   doc["profile"] =
       report.active_profile.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(report.active_profile);
+  if (report.live)
+    for (size_t i = 0; i < report.live->size() && i < doc["gpus"].size(); ++i)
+      doc["gpus"][i]["live"] = LiveJson((*report.live)[i]);
   return doc;
 }
 

@@ -3,11 +3,13 @@
 // Describe() and the snapshot all come from this one report.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "detect/inventory.h"
+#include "detect/live_facts.h"
 #include "knobs/backend.h"
 #include "sys/root.h"
 #include "util/result.h"
@@ -18,6 +20,9 @@ struct StatusReport {
   detect::Inventory inventory;  // findings include the knobs' (environment, unreadable files)
   std::vector<knobs::KnobState> knobs;
   std::string active_profile;  // the profile of the apply still in effect; empty when none
+  // rocm-smi-lib's facts, one per GPU in the inventory's order: only for the live root (a
+  // world's files are not the running hardware's), so nothing for --root DIR.
+  std::optional<std::vector<detect::LiveFacts>> live;
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree

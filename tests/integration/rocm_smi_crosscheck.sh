@@ -28,48 +28,17 @@ set -u
 set -o pipefail
 
 SELF=$(readlink -f "$0")
+# shellcheck source=rsmi_world.sh
+. "$(dirname "$SELF")/rsmi_world.sh"
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 # ---------------------------------------------------------------------------------------------------
 # Inner mode (runs inside the private mount namespace): mount the copy, run both tools.
 # ---------------------------------------------------------------------------------------------------
-esc() { printf '%s' "$1" | sed 's/[\\:,]/\\&/g'; }  # escape a path for overlay's lowerdir= list
-
-# ensure_path REL: make /sys/REL exist, overlaying world parents over host parents as needed.
-ensure_path() {
-  local rel=$1 parent
-  [ -e "/sys/$rel" ] && return 0
-  parent=${rel%/*}
-  [ "$parent" = "$rel" ] && { echo "inner: /sys/$rel missing and has no parent to overlay" >&2; return 1; }
-  ensure_path "$parent" || return 1
-  mount -t overlay overlay -o "ro,lowerdir=$(esc "$WSYS/$parent"):$(esc "/sys/$parent")" "/sys/$parent" || return 1
-  echo "mount: overlay (ro) $WSYS/$parent over host /sys/$parent"
-  [ -e "/sys/$rel" ]
-}
-
-# place REL: bind the world's sys/REL at /sys/REL.
-place() {
-  local rel=$1
-  ensure_path "$rel" || return 1
-  mount --bind "$WSYS/$rel" "/sys/$rel" || return 1
-  echo "mount: bind $WSYS/$rel -> /sys/$rel"
-}
-
 inner() {
-  local tmp=$1 rsmi=$2 ctl=$3 d rel
-  WSYS=$tmp/world/sys
-  # Most specific last: the class/module/device dirs themselves are bind mounts of the copy.
-  for d in "$WSYS"/class/drm "$WSYS"/class/kfd "$WSYS"/class/hwmon "$WSYS"/module/* "$WSYS"/devices/*/*; do
-    [ -d "$d" ] && [ ! -L "$d" ] || continue
-    rel=${d#"$WSYS"/}
-    case $rel in devices/*/power | devices/*/firmware_node | devices/system/*) continue ;; esac
-    place "$rel" || return 77
-  done
-  if [ -f "$tmp/world/proc/cmdline" ]; then
-    mount --bind "$tmp/world/proc/cmdline" /proc/cmdline || return 77
-    echo "mount: bind $tmp/world/proc/cmdline -> /proc/cmdline"
-  fi
+  local tmp=$1 rsmi=$2 ctl=$3
+  rsmi_place_world "$tmp" || return 77
   "$rsmi" >"$tmp/rsmi.out" 2>"$tmp/rsmi.err"
   echo $? >"$tmp/rsmi.rc"
   "$ctl" status --json >"$tmp/status.json" 2>"$tmp/status.err"
@@ -128,68 +97,7 @@ W=$TMP/world
 echo "world: $WORLD (working on the copy $W)"
 
 # --- files rocm-smi-lib 5.2.x strictly needs that the capture lacks (added to the copy only) ------
-ADDED=0
-add() {  # add FILE CONTENT WHY
-  mkdir -p "$(dirname "$1")"
-  printf '%s\n' "$2" >"$1"
-  echo "ADDED for rocm-smi-lib: ${1#"$W"/} = '$2' -- $3"
-  ADDED=$((ADDED + 1))
-}
-declare -A CARD_INDEX=()
-cards=0
-for link in "$W"/sys/class/drm/card*; do
-  [ -e "$link" ] || [ -L "$link" ] || continue
-  cards=$((cards + 1))
-  name=${link##*/}
-  [[ $name =~ ^card([0-9]+)$ ]] || continue
-  CARD_INDEX[$name]=${BASH_REMATCH[1]}
-  dev=$(readlink -f "$link/device")
-  [ -d "$dev" ] || continue
-  pci_id=$(tr -d '\0' <"$dev/uevent" 2>/dev/null | sed -n 's/^PCI_ID=//p' | tr 'A-F' 'a-f')
-  if [ ! -e "$dev/vendor" ] && [ -n "$pci_id" ]; then
-    add "$dev/vendor" "0x${pci_id%%:*}" "rsmi checks device/vendor == 0x1002 to count the card; value from the world's uevent PCI_ID"
-  fi
-  if [ ! -e "$dev/device" ] && [ -n "$pci_id" ]; then
-    add "$dev/device" "0x${pci_id##*:}" "rsmi_dev_id_get reads device/device (NOT_SUPPORTED without it); value from the world's uevent PCI_ID"
-  fi
-  if [ ! -e "$dev/vbios_version" ]; then
-    add "$dev/vbios_version" "unknown" "rsmi skips a card without device/vbios_version"
-  fi
-  for h in "$dev"/hwmon/hwmon*; do
-    [ -d "$h" ] || continue
-    [ -e "$h/in0_input" ] && [ ! -e "$h/in0_label" ] && add "$h/in0_label" "vddgfx" "rsmi_init fails (status 8) on an amdgpu hwmon without in0_label"
-    [ -e "$h/temp1_input" ] && [ ! -e "$h/temp1_label" ] && add "$h/temp1_label" "edge" "rsmi_init fails on an amdgpu hwmon without temp1_label"
-  done
-done
-# rsmi 5.2.x probes /sys/class/drm/card0 .. card<K-1>, K = number of entries named card*; a real system
-# has connector entries (card1-eDP-1 ...) that the captures lack, so card1 alone is never probed.
-max=-1
-for n in "${CARD_INDEX[@]}"; do [ "$n" -gt "$max" ] && max=$n; done
-k=1
-while [ "$cards" -le "$max" ]; do
-  card=card$max
-  conn=$card-DP-$k
-  target=$(readlink "$W/sys/class/drm/$card")
-  if [ ! -e "$W/sys/class/drm/$conn" ]; then
-    mkdir -p "$W/sys/class/drm/$target/$conn"
-    printf 'disconnected\n' >"$W/sys/class/drm/$target/$conn/status"
-    ln -s "$target/$conn" "$W/sys/class/drm/$conn"
-    echo "ADDED for rocm-smi-lib: sys/class/drm/$conn -> $target/$conn (placeholder connector, status=disconnected)" \
-      "-- rsmi only probes card0..card<number of card* entries - 1>; a lone $card needs $((max + 1)) card* entries"
-    ADDED=$((ADDED + 1))
-    cards=$((cards + 1))
-  fi
-  k=$((k + 1))
-done
-for node in "$W"/sys/class/kfd/kfd/topology/nodes/*; do
-  [ -d "$node" ] || continue
-  if [ ! -d "$node/io_links" ]; then
-    mkdir -p "$node/io_links"
-    echo "ADDED for rocm-smi-lib: ${node#"$W"/}/io_links/ (empty dir) -- rsmi asserts every KFD node has io_links/"
-    ADDED=$((ADDED + 1))
-  fi
-done
-[ "$ADDED" = 0 ] && echo "ADDED for rocm-smi-lib: nothing (the world has everything rsmi needs)"
+rsmi_prepare_copy "$W"
 
 # --- negative control ------------------------------------------------------------------------------
 if [ -n "$MISMATCH" ]; then

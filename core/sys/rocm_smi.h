@@ -1,0 +1,90 @@
+// What rocm-smi-lib (librocm_smi64) says about the live GPUs that sysfs alone does not give
+// cleanly: firmware versions, RAS/ECC error counts, the PCIe DPM levels and replay count, the
+// SMU's throttle status. The library is loaded at run time (dlopen), so the programs do not
+// depend on it, and it is asked in a child process: rocm-smi-lib 5.2 asserts on sysfs it does not
+// expect and prints to stdout, neither of which may reach rocmtune. Only for the live root "/":
+// the library reads /sys itself. Every value is either known or carries why it is not.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rocmtune::sys {
+
+// A value from rocm-smi-lib, or why there is none ("rocm-smi-lib: RSMI_STATUS_NOT_SUPPORTED...").
+template <typename T>
+struct SmiFact {
+  std::optional<T> value;
+  std::string unknown;  // empty when value is set
+};
+
+struct SmiEccCount {
+  uint64_t correctable = 0;
+  uint64_t uncorrectable = 0;
+};
+
+// One PCIe DPM level (pp_dpm_pcie): transfer rate in T/s and lanes.
+struct SmiPcieLevel {
+  uint64_t transfer_rate = 0;
+  uint32_t lanes = 0;
+};
+
+struct SmiPcie {
+  std::vector<SmiPcieLevel> levels;  // lowest first, as the driver lists them
+  uint32_t current = 0;              // index of the level in use
+};
+
+struct SmiNamedFirmware {
+  std::string block;  // "mec", "smc", ... (the amdgpu fw_version/<block>_fw_version name)
+  SmiFact<uint64_t> version;
+};
+
+struct SmiNamedEcc {
+  std::string block;  // "umc", "sdma", "gfx"
+  SmiFact<SmiEccCount> count;
+};
+
+struct SmiDevice {
+  uint64_t bdfid = 0;  // rocm_smi.h: domain 63:32, bus 15:8, device 7:3, function 2:0
+  std::vector<SmiNamedFirmware> firmware;
+  SmiFact<uint64_t> ecc_enabled;  // rsmi_gpu_block_t bits
+  std::vector<SmiNamedEcc> ecc;
+  SmiFact<SmiPcie> pcie;
+  SmiFact<uint64_t> replay_count;
+  SmiFact<uint32_t> throttle_status;
+};
+
+struct SmiProbe {
+  std::string error;    // non-empty: nothing could be asked (library missing, init failed, ...)
+  std::string version;  // the library's, "1.0.0"
+  std::vector<SmiDevice> devices;
+};
+
+// The firmware blocks and ECC blocks asked, in report order.
+const std::vector<std::string>& SmiFirmwareBlocks();
+const std::vector<std::string>& SmiEccBlocks();
+// The names of the rsmi_gpu_block_t bits set in `mask` ("umc", "gfx", ...; "bit N" for others).
+std::vector<std::string> SmiBlockNames(uint64_t mask);
+
+struct SmiOptions {
+  std::string library = "librocm_smi64.so.1";  // Debian 12: librocm-smi64-1
+  std::chrono::milliseconds timeout{10000};
+};
+
+// Asks rocm-smi-lib in a child process; never throws, never crashes the caller: a child that
+// dies, hangs past the timeout or answers garbage gives a probe with `error` set.
+SmiProbe ProbeRocmSmi(const SmiOptions& options = {});
+
+// The child's side, in this process (what the child runs): load, init, read every device.
+SmiProbe ReadRocmSmi(const std::string& library);
+
+// The codec between the child and the parent (and for tests).
+nlohmann::ordered_json SmiProbeToJson(const SmiProbe& probe);
+SmiProbe SmiProbeFromJson(const nlohmann::ordered_json& doc);  // throws nlohmann::json::exception
+
+}  // namespace rocmtune::sys

@@ -1,0 +1,177 @@
+// ProbeRocmSmi: ReadRocmSmi in a forked child whose stdout and stderr are /dev/null, its answer
+// a JSON document on a pipe. rocm-smi-lib 5.2 is built with assert() live and prints its errors
+// to stdout; a crash, a hang or a stray line stays in the child.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "sys/rocm_smi.h"
+#include "sys/unique_fd.h"
+#include "util/json_limits.h"
+
+namespace rocmtune::sys {
+namespace {
+
+using json = nlohmann::ordered_json;
+constexpr size_t kMaxAnswer = 1 << 20;
+
+template <typename T>
+void PutFact(json& obj, const char* key, const SmiFact<T>& fact, json value) {
+  obj[key] = fact.value ? std::move(value) : json{{"unknown", fact.unknown}};
+}
+
+template <typename T, typename F>
+SmiFact<T> GetFact(const json& obj, const char* key, F&& read) {
+  const json& v = obj.at(key);
+  if (v.is_object() && v.contains("unknown")) return {std::nullopt, v.at("unknown").get<std::string>()};
+  return {read(v), {}};
+}
+
+[[noreturn]] void Child(int out, const std::string& library) {
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+  }
+  std::string text;
+  try {
+    text = SmiProbeToJson(ReadRocmSmi(library)).dump();
+  } catch (...) {
+    _exit(3);
+  }
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(out, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(2);
+    done += static_cast<size_t>(n);
+  }
+  _exit(0);  // never exit(): the parent's stdio buffers and atexit handlers are not the child's
+}
+
+SmiProbe Failed(std::string why) {
+  SmiProbe probe;
+  probe.error = std::move(why);
+  return probe;
+}
+
+std::string DescribeExit(int status) {
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return fmt::format("exited {}", WEXITSTATUS(status));
+}
+
+}  // namespace
+
+json SmiProbeToJson(const SmiProbe& probe) {
+  json devices = json::array();
+  for (const SmiDevice& d : probe.devices) {
+    json fw = json::object(), ecc = json::object(), dev;
+    for (const SmiNamedFirmware& f : d.firmware) PutFact(fw, f.block.c_str(), f.version, f.version.value.value_or(0));
+    for (const SmiNamedEcc& e : d.ecc) {
+      SmiEccCount c = e.count.value.value_or(SmiEccCount{});
+      PutFact(ecc, e.block.c_str(), e.count, json{c.correctable, c.uncorrectable});
+    }
+    json levels = json::array();
+    if (d.pcie.value)
+      for (const SmiPcieLevel& l : d.pcie.value->levels) levels.push_back({l.transfer_rate, l.lanes});
+    dev["bdfid"] = d.bdfid;
+    dev["firmware"] = std::move(fw);
+    PutFact(dev, "ecc_enabled", d.ecc_enabled, d.ecc_enabled.value.value_or(0));
+    dev["ecc"] = std::move(ecc);
+    PutFact(dev, "pcie", d.pcie,
+            json{{"levels", std::move(levels)}, {"current", d.pcie.value ? d.pcie.value->current : 0}});
+    PutFact(dev, "replay_count", d.replay_count, d.replay_count.value.value_or(0));
+    PutFact(dev, "throttle_status", d.throttle_status, d.throttle_status.value.value_or(0));
+    devices.push_back(std::move(dev));
+  }
+  return {{"error", probe.error}, {"version", probe.version}, {"devices", std::move(devices)}};
+}
+
+SmiProbe SmiProbeFromJson(const json& doc) {
+  SmiProbe probe;
+  probe.error = doc.at("error").get<std::string>();
+  probe.version = doc.at("version").get<std::string>();
+  auto u64 = [](const json& v) { return v.get<uint64_t>(); };
+  for (const json& d : doc.at("devices")) {
+    SmiDevice dev;
+    dev.bdfid = d.at("bdfid").get<uint64_t>();
+    for (const std::string& block : SmiFirmwareBlocks())
+      dev.firmware.push_back({block, GetFact<uint64_t>(d.at("firmware"), block.c_str(), u64)});
+    dev.ecc_enabled = GetFact<uint64_t>(d, "ecc_enabled", u64);
+    for (const std::string& block : SmiEccBlocks())
+      dev.ecc.push_back({block, GetFact<SmiEccCount>(d.at("ecc"), block.c_str(), [](const json& v) {
+                           return SmiEccCount{v.at(0).get<uint64_t>(), v.at(1).get<uint64_t>()};
+                         })});
+    dev.pcie = GetFact<SmiPcie>(d, "pcie", [](const json& v) {
+      SmiPcie p;
+      for (const json& l : v.at("levels")) p.levels.push_back({l.at(0).get<uint64_t>(), l.at(1).get<uint32_t>()});
+      p.current = v.at("current").get<uint32_t>();
+      if (p.current >= p.levels.size()) throw json::other_error::create(501, "pcie current out of range", &v);
+      return p;
+    });
+    dev.replay_count = GetFact<uint64_t>(d, "replay_count", u64);
+    dev.throttle_status = GetFact<uint32_t>(d, "throttle_status", [](const json& v) { return v.get<uint32_t>(); });
+    probe.devices.push_back(std::move(dev));
+  }
+  return probe;
+}
+
+SmiProbe ProbeRocmSmi(const SmiOptions& options) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Failed(fmt::format("cannot ask rocm-smi-lib: pipe: {}", strerror(errno)));
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+  pid_t pid = ::fork();
+  if (pid < 0) return Failed(fmt::format("cannot ask rocm-smi-lib: fork: {}", strerror(errno)));
+  if (pid == 0) Child(write_end.get(), options.library);
+  write_end.Reset();
+
+  std::string text;
+  bool timed_out = false, too_long = false;
+  auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{read_end.get(), POLLIN, 0};
+    int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      timed_out = ready == 0;
+      break;
+    }
+    char buf[8192];
+    ssize_t n = ::read(read_end.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > kMaxAnswer) {
+      too_long = true;
+      break;
+    }
+  }
+  if (timed_out || too_long) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (timed_out) return Failed(fmt::format("rocm-smi-lib did not answer within {} ms", options.timeout.count()));
+  if (too_long) return Failed("rocm-smi-lib's answer was longer than expected");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Failed(fmt::format("rocm-smi-lib failed: the process asking it {}", DescribeExit(status)));
+  auto doc = ParseBoundedJson(text, "rocm-smi-lib's answer");
+  if (!doc) return Failed(doc.error().message);
+  try {
+    return SmiProbeFromJson(*doc);
+  } catch (const json::exception& e) {
+    return Failed(fmt::format("rocm-smi-lib's answer is not understood: {}", e.what()));
+  }
+}
+
+}  // namespace rocmtune::sys
