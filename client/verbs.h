@@ -22,8 +22,10 @@ struct Args {
   bool check = false;             // plan only
   bool diff = false;              // print unified diffs
   bool force = false;
-  std::string output;  // snapshot --output FILE
-  std::string log;     // doctor --log FILE ("-": stdin)
+  std::string output;    // snapshot --output FILE
+  std::string log;       // doctor --log FILE ("-": stdin)
+  std::string workload;  // check-compute --workload W ("": any)
+  std::string device;    // check-compute --device ID ("": every GPU)
 };
 
 enum VerbFlags : unsigned {
@@ -68,6 +70,8 @@ int RunKeys(const Context& ctx, const Args& args);
 int RunProfiles(const Context& ctx, const Args& args);
 int RunShow(const Context& ctx, const Args& args);
 int RunDoctor(const Context& ctx, const Args& args);
+void AddCheckComputeOptions(CLI::App& sub, Args& args);
+int RunCheckCompute(const Context& ctx, const Args& args);
 
 // Prints "rocmtunectl: MESSAGE" on stderr.
 void PrintError(std::string_view message);
