@@ -38,6 +38,7 @@ bool Names(const detect::Gpu& g, std::string_view device) {
 
 std::string GpuList(const std::vector<detect::Gpu>& gpus) {
   std::vector<std::string> ids;
+  ids.reserve(gpus.size());
   for (const detect::Gpu& g : gpus) ids.push_back(g.card ? fmt::format("{} ({})", g.id, *g.card) : g.id);
   return ids.empty() ? "none" : fmt::format("{}", fmt::join(ids, ", "));
 }
