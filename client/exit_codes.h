@@ -7,8 +7,8 @@
 namespace rocmtune::client {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;
-inline constexpr int kExitUsage = 2;
+inline constexpr int kExitFailed = 1;  // check-compute: not safe, or no usable GPU
+inline constexpr int kExitUsage = 2;   // check-compute: also an unknown workload or device
 inline constexpr int kExitRefused = 3;
 inline constexpr int kExitNotAuthorized = 4;
 inline constexpr int kExitDrift = 5;

@@ -18,6 +18,10 @@ constexpr Verb kVerbs[] = {
      RunStatus},
     {"doctor", "Check everything that could stop ROCm here; with --log, name a crash's likely cause", "", "", 0, 0, 0,
      "Print rocmtune.doctor.v1 JSON", "", RunDoctor, AddDoctorOptions},
+    {"check-compute",
+     "Is running a workload on the GPUs here safe from known crashes? Ask before the program starts HIP; exit 0 "
+     "safe, 1 not safe or no usable GPU",
+     "", "", 0, 0, 0, "Print rocmtune.check_compute.v1 JSON", "", RunCheckCompute, AddCheckComputeOptions},
     {"profiles", "List profiles: origin, whether each fits this machine, and why", "", "", 0, 0, 0,
      "Print rocmtune.profiles.v1 JSON", "", RunProfiles},
     {"show", "Show a profile: its items, their sources, and what each would do here", "profile",

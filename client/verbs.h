@@ -25,6 +25,8 @@ struct Args {
   std::string output;      // snapshot --output FILE
   std::string log;         // doctor --log FILE ("-": stdin)
   std::string purge_plan;  // reset --purge-plan DIR
+  std::string workload;    // check-compute --workload W ("": any)
+  std::string device;      // check-compute --device ID ("": every GPU)
 };
 
 enum VerbFlags : unsigned {
@@ -71,6 +73,8 @@ int RunKeys(const Context& ctx, const Args& args);
 int RunProfiles(const Context& ctx, const Args& args);
 int RunShow(const Context& ctx, const Args& args);
 int RunDoctor(const Context& ctx, const Args& args);
+void AddCheckComputeOptions(CLI::App& sub, Args& args);
+int RunCheckCompute(const Context& ctx, const Args& args);
 
 // Prints "rocmtunectl: MESSAGE" on stderr.
 void PrintError(std::string_view message);

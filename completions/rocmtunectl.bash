@@ -53,7 +53,7 @@ _rocmtunectl_cards() {
 
 _rocmtunectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local verbs="status doctor profiles show apply set unset revert reset reapply history verify explain keys snapshot"
+    local verbs="status doctor check-compute profiles show apply set unset revert reset reapply history verify explain keys snapshot"
     local global_opts="--root --json --no-ask-password --help -h --version"
     local verb_opts="--json --help -h"
     local change_opts="--check --diff --force"
@@ -97,7 +97,16 @@ _rocmtunectl() {
         snapshot) verb_opts="$verb_opts -o --output" ;;
         doctor) verb_opts="$verb_opts --log" ;;
         reset) verb_opts="$verb_opts --purge-plan" ;;
+        check-compute) verb_opts="$verb_opts --workload --device" ;;
     esac
+    if [[ $verb == check-compute && $prev == --workload ]]; then
+        COMPREPLY=($(compgen -W "conv gemm any" -- "$cur"))
+        return
+    fi
+    if [[ $verb == check-compute && $prev == --device ]]; then
+        COMPREPLY=($(compgen -W "$(_rocmtunectl_cards)" -- "$cur"))
+        return
+    fi
     if [[ $verb == doctor && $prev == --log ]]; then
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -f -- "$cur"))

@@ -4,8 +4,8 @@
 # itself at completion time (`profiles --json`, `show PROFILE --json`, `keys`), on the tree a
 # `--root DIR` earlier on the line names.
 
-set -l __rocmtunectl_verbs status doctor profiles show apply set unset revert reset reapply history verify explain \
-    keys snapshot
+set -l __rocmtunectl_verbs status doctor check-compute profiles show apply set unset revert reset reapply history \
+    verify explain keys snapshot
 # Before the verb (global options, verbs); after one of these verbs (verb options, operands).
 set -l no_verb "not __fish_seen_subcommand_from $__rocmtunectl_verbs"
 set -l changes '__fish_seen_subcommand_from apply set unset revert reset reapply'
@@ -69,6 +69,11 @@ complete -c rocmtunectl -n $no_verb -l version -d 'Print the version and exit'
 complete -c rocmtunectl -n $no_verb -a status -d "Show GPUs, system facts and rocmtune's state"
 complete -c rocmtunectl -n $no_verb -a doctor -d "Check everything that could stop ROCm here; --log names a crash's cause"
 complete -c rocmtunectl -n '__fish_seen_subcommand_from doctor' -l log -r -F -d 'A crash log to match against the known issues'
+complete -c rocmtunectl -n $no_verb -a check-compute -d 'Is running a workload on the GPUs here safe from known crashes'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l workload -x -a 'conv gemm any' \
+    -d 'The kind of work the program runs'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l device -x -a '(__rocmtunectl_cards)' \
+    -d 'Only this GPU: id, card or render node'
 complete -c rocmtunectl -n $no_verb -a profiles -d 'List profiles and whether each fits this machine'
 complete -c rocmtunectl -n $no_verb -a show -d 'Show a profile and what each item would do here'
 complete -c rocmtunectl -n $no_verb -a apply -d 'Apply a profile (replacing the active one)'

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "api/change.h"
+#include "api/check_compute.h"
 #include "api/explain.h"
 #include "api/history.h"
 #include "api/profiles.h"
@@ -111,6 +112,17 @@ int Explain(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   return ReplyText(call, JsonText(api::ExplainJson(*report)));
 }
 
+// Read-only, for any caller (a program asking before it starts HIP); the same document as
+// `rocmtunectl check-compute --json`. "" means any workload, every GPU.
+int CheckCompute(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  const char* workload = nullptr;
+  const char* device = nullptr;
+  if (int r = sd_bus_message_read(call, "ss", &workload, &device); r < 0) return r;
+  auto report = api::CheckCompute(self.root(), self.Inventory(), workload, device);
+  if (!report) return SetError(ret, report.error());
+  return ReplyText(call, JsonText(api::CheckComputeJson(*report)));
+}
+
 int Plan(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* profile = nullptr;
   if (int r = sd_bus_message_read(call, "s", &profile); r < 0) return r;
@@ -166,6 +178,8 @@ const sd_bus_vtable kVTable[] = {
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Explain", "s", SD_BUS_PARAM(key), "s", SD_BUS_PARAM(explain_json), Method<Explain>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("CheckCompute", "ss", SD_BUS_PARAM(workload) SD_BUS_PARAM(device), "s",
+                             SD_BUS_PARAM(check_json), Method<CheckCompute>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("TransactionCommitted", "s", SD_BUS_PARAM(id), 0),
     SD_BUS_SIGNAL_WITH_NAMES("GpusChanged", "as", SD_BUS_PARAM(gpus), 0),
     SD_BUS_PROPERTY("Version", "s", Getter<GetVersion>, 0, SD_BUS_VTABLE_PROPERTY_CONST),

@@ -20,47 +20,15 @@ detect::Severity SeverityOf(const std::string& name) {
   return detect::Severity::kInfo;
 }
 
-DoctorFinding FromStatus(const detect::Finding& f) {
-  DoctorFinding d;
-  d.id = f.id;
-  d.severity = f.severity;
-  d.subject = f.subject;
-  d.what = f.message;
-  d.fix.text = f.hint;
-  if (!f.source.empty()) d.sources.push_back(f.source);
-  d.file = f.file;
-  d.line = f.line;
-  return d;
-}
-
-DoctorFinding FromIssue(const IssueMatch& m) {
-  const knowledge::KnownIssue& i = *m.issue;
-  DoctorFinding d;
-  d.id = "issue." + i.id;
-  d.severity = SeverityOf(i.severity);
-  d.subject = m.gpu;
-  d.what = i.title;
-  d.why = i.why;
-  d.fix = {i.fix.text, i.fix.profile, i.fix.set, i.fix.unset, i.fix.rocm, i.fix.kernel, i.fix.none};
-  d.sources = i.sources;
-  d.confidence = i.confidence;
-  d.evidence = m.evidence;
-  d.symptoms = m.symptoms;
-  return d;
-}
-
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json FindingJson(const DoctorFinding& f) {
-  json fix = {{"text", OrNull(f.fix.text)}, {"profile", OrNull(f.fix.profile)}, {"set", f.fix.set},
-              {"unset", f.fix.unset},       {"rocm", OrNull(f.fix.rocm)},       {"kernel", OrNull(f.fix.kernel)},
-              {"none", OrNull(f.fix.none)}};
   return {{"id", f.id},
           {"severity", detect::SeverityName(f.severity)},
           {"subject", OrNull(f.subject)},
           {"what", f.what},
           {"why", OrNull(f.why)},
-          {"fix", fix},
+          {"fix", DoctorFixJson(f.fix)},
           {"sources", f.sources},
           {"confidence", OrNull(f.confidence)},
           {"evidence", f.evidence},
@@ -86,6 +54,40 @@ void DropSuperseded(std::vector<DoctorFinding>& findings, const std::set<std::pa
 
 }  // namespace
 
+DoctorFinding StatusFinding(const detect::Finding& f) {
+  DoctorFinding d;
+  d.id = f.id;
+  d.severity = f.severity;
+  d.subject = f.subject;
+  d.what = f.message;
+  d.fix.text = f.hint;
+  if (!f.source.empty()) d.sources.push_back(f.source);
+  d.file = f.file;
+  d.line = f.line;
+  return d;
+}
+
+DoctorFinding IssueFinding(const IssueMatch& m) {
+  const knowledge::KnownIssue& i = *m.issue;
+  DoctorFinding d;
+  d.id = "issue." + i.id;
+  d.severity = SeverityOf(i.severity);
+  d.subject = m.gpu;
+  d.what = i.title;
+  d.why = i.why;
+  d.fix = {i.fix.text, i.fix.profile, i.fix.set, i.fix.unset, i.fix.rocm, i.fix.kernel, i.fix.none};
+  d.sources = i.sources;
+  d.confidence = i.confidence;
+  d.evidence = m.evidence;
+  d.symptoms = m.symptoms;
+  return d;
+}
+
+json DoctorFixJson(const DoctorFix& fix) {
+  return {{"text", OrNull(fix.text)}, {"profile", OrNull(fix.profile)}, {"set", fix.set},          {"unset", fix.unset},
+          {"rocm", OrNull(fix.rocm)}, {"kernel", OrNull(fix.kernel)},   {"none", OrNull(fix.none)}};
+}
+
 Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> log) {
   auto status = Status(root);
   if (!status) return tl::unexpected(status.error());
@@ -93,7 +95,7 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
   DoctorReport report;
   report.gpus = inventory.gpus;
   report.log_given = log.has_value();
-  for (const detect::Finding& f : inventory.findings) report.findings.push_back(FromStatus(f));
+  for (const detect::Finding& f : inventory.findings) report.findings.push_back(StatusFinding(f));
   for (DoctorFinding& f : MachineChecks(root, inventory)) report.findings.push_back(std::move(f));
   for (DoctorFinding& f : SupportChecks(inventory)) report.findings.push_back(std::move(f));
   if (status->live)
@@ -108,7 +110,7 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
     IssueInputs inputs = MachineInputs(root, inventory, gpu);
     if (!gpu.id.empty())
       for (const IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs)) {
-        report.findings.push_back(FromIssue(m));
+        report.findings.push_back(IssueFinding(m));
         for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
       }
     if (log)
@@ -117,7 +119,7 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
   }
   DropSuperseded(report.findings, superseded);
   RankLogMatches(log_matches);
-  for (const IssueMatch& m : log_matches) report.log_matches.push_back(FromIssue(m));
+  for (const IssueMatch& m : log_matches) report.log_matches.push_back(IssueFinding(m));
   return report;
 }
 

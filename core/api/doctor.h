@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/known_issue_eval.h"
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
 #include "sys/root.h"
@@ -56,6 +57,13 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
 // Whether something is wrong: a warning or an error, among the findings or the log's matches.
 bool DoctorFoundProblems(const DoctorReport& report);
 nlohmann::ordered_json DoctorJson(const DoctorReport& report);
+
+// A status finding as doctor reports it.
+DoctorFinding StatusFinding(const detect::Finding& finding);
+// A known issue that holds for a GPU as doctor reports it (id "issue.<id>").
+DoctorFinding IssueFinding(const IssueMatch& match);
+// A finding's fix as rocmtune.doctor.v1 writes it (unknown parts null).
+nlohmann::ordered_json DoctorFixJson(const DoctorFix& fix);
 
 // The machine checks that are not status findings nor known issues (doctor_checks.cc).
 std::vector<DoctorFinding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory);

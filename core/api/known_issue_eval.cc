@@ -107,6 +107,16 @@ std::vector<IssueMatch> EvaluateKnownIssues(const knowledge::KnownIssues& issues
   return out;
 }
 
+std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues, const detect::Gpu& gpu,
+                                           const IssueInputs& inputs) {
+  std::vector<IssueMatch> out;
+  for (const knowledge::KnownIssue& issue : issues.issues()) {
+    IssueMatch m{&issue, gpu.id, {}, {}};
+    if (RuleHolds(issue.when, gpu, inputs, m.evidence)) out.push_back(std::move(m));
+  }
+  return out;
+}
+
 IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu) {
   IssueInputs in;
   in.rocm_version = inventory.system.rocm_version;

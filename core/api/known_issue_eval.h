@@ -34,6 +34,11 @@ struct IssueMatch {
 std::vector<IssueMatch> EvaluateKnownIssues(const knowledge::KnownIssues& issues, const detect::Gpu& gpu,
                                             const IssueInputs& inputs, std::optional<std::string_view> log = {});
 
+// The issues whose rule holds for `gpu`, those only a log can show included (log_only is not a
+// condition here): what a program risks on the GPU before any log exists (check-compute).
+std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues, const detect::Gpu& gpu,
+                                           const IssueInputs& inputs);
+
 // This machine's inputs for `gpu`: ROCm and kernel versions, the environment files (rocmtune's
 // drop-ins and the others, as a login shell would end up with) and the facts rules may name.
 IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu);

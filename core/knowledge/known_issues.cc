@@ -1,9 +1,11 @@
 #include "knowledge/known_issues.h"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
@@ -16,8 +18,12 @@ namespace {
 const std::set<std::string_view> kWhenKeys = {"gfx",          "apu", "rocm_min", "rocm_below", "kernel_min",
                                               "kernel_below", "env", "facts",    "log_only"};
 const std::set<std::string_view> kFixKeys = {"text", "profile", "set", "unset", "rocm", "kernel", "none"};
-const std::set<std::string_view> kIssueKeys = {"id",       "title", "why", "severity", "confidence",
-                                               "symptoms", "when",  "fix", "sources",  "supersedes"};
+const std::set<std::string_view> kIssueKeys = {"id",        "title",    "why",  "severity", "confidence", "outcome",
+                                               "workloads", "symptoms", "when", "fix",      "sources",    "supersedes"};
+constexpr std::pair<std::string_view, Outcome> kOutcomes[] = {{"crash", Outcome::kCrash},
+                                                              {"no-gpu", Outcome::kNoGpu},
+                                                              {"limits", Outcome::kLimits},
+                                                              {"explains", Outcome::kExplains}};
 const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd};
 
 std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
@@ -67,6 +73,33 @@ Result<IssueRule> ParseRule(const toml::table& when, std::string_view where) {
   return r;
 }
 
+// `outcome` (required: check-compute's answer depends on it) and `workloads` (optional, crashes
+// only; names from kWorkloads, "any" being what leaving the key out says).
+Result<void> ParseOutcome(const toml::table& t, KnownIssue& i, std::string_view where) {
+  auto name = TomlString(t, "outcome");
+  auto found =
+      std::find_if(std::begin(kOutcomes), std::end(kOutcomes), [&](const auto& o) { return name && o.first == *name; });
+  if (found == std::end(kOutcomes))
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: outcome must be crash, no-gpu, limits or explains", where));
+  i.outcome = found->second;
+  if (!t.contains("workloads")) return {};
+  const toml::array* list = t["workloads"].as_array();
+  if (!list || list->empty())
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("{}: workloads must be a non-empty list (leave it out for every workload)", where));
+  if (i.outcome != Outcome::kCrash)
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: workloads is for outcome \"crash\" only", where));
+  for (const toml::node& n : *list) {
+    auto w = n.value<std::string>();
+    if (!w || !IsWorkload(*w))
+      return Fail(ErrorCode::kInvalidData,
+                  fmt::format("{}: unknown workload '{}' (known: {}; leave workloads out for every workload)", where,
+                              w.value_or("?"), fmt::join(kWorkloads, ", ")));
+    i.workloads.push_back(*w);
+  }
+  return {};
+}
+
 Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
   KnownIssue i;
   i.id = TomlString(t, "id").value_or("");
@@ -90,6 +123,7 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
     if (id.find('.') == std::string::npos || id.starts_with("issue."))
       return Fail(ErrorCode::kInvalidData,
                   fmt::format("{}: supersedes '{}' is not a doctor check's finding id", where, id));
+  if (auto ok = ParseOutcome(t, i, where); !ok) return tl::unexpected(ok.error());
   const toml::table* when = t["when"].as_table();
   const toml::table* fix = t["fix"].as_table();
   if (!when || !fix) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [when] and [fix] are required", where));
@@ -107,6 +141,9 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
            TomlString(*fix, "kernel").value_or(""),
            TomlString(*fix, "none").value_or("")};
   if (i.fix.text.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [fix] has no text", where));
+  if (!i.fix.none.empty() && i.outcome != Outcome::kNoGpu)
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("{}: [fix] none (no fix on this hardware) needs outcome \"no-gpu\"", where));
   return i;
 }
 
@@ -151,6 +188,21 @@ Result<KnownIssues> KnownIssues::Parse(std::string_view toml_text, std::string_v
 const KnownIssues& KnownIssues::Builtin() {
   static const KnownIssues table = LoadBuiltin<KnownIssues>(embedded::kKnownIssuesToml, "data/known_issues.toml");
   return table;
+}
+
+std::string_view OutcomeName(Outcome outcome) {
+  for (const auto& [name, value] : kOutcomes)
+    if (value == outcome) return name;
+  return "explains";
+}
+
+bool IsWorkload(std::string_view name) {
+  return std::find(kWorkloads.begin(), kWorkloads.end(), name) != kWorkloads.end();
+}
+
+bool KnownIssue::Hits(std::string_view workload) const {
+  if (workloads.empty() || workload == kWorkloadAny) return true;
+  return std::find(workloads.begin(), workloads.end(), workload) != workloads.end();
 }
 
 const KnownIssue* KnownIssues::Find(std::string_view id) const {

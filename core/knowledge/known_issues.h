@@ -4,6 +4,7 @@
 // inventory against the rules is api/known_issue_eval.h (knowledge depends on nothing).
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +21,22 @@ struct Version {
   auto operator<=>(const Version&) const = default;
 };
 std::optional<Version> ParseVersion(std::string_view text);
+
+// What happens to a program on a GPU where the issue holds (check-compute's answer).
+enum class Outcome {
+  kCrash,     // the program dies (HIP aborts the process on a memory access fault)
+  kNoGpu,     // ROCm programs do not get to use the GPU at all
+  kLimits,    // programs run with less than the hardware has (memory, speed)
+  kExplains,  // names the cause of a log line; no risk by itself
+};
+std::string_view OutcomeName(Outcome outcome);  // as data/known_issues.toml spells it
+
+// The workloads a known issue may be limited to (`workloads`) and check-compute may be asked
+// about; "any" (the question's default) means every kind of program, and is not an issue's value
+// (an issue without `workloads` hits every workload).
+inline constexpr std::string_view kWorkloadAny = "any";
+inline constexpr std::array<std::string_view, 2> kWorkloads = {"conv", "gemm"};
+bool IsWorkload(std::string_view name);
 
 // Machine facts a rule may name, computed above this layer (api/known_issue_eval.cc).
 inline constexpr std::string_view kFactGttAtMostHalfRam = "gtt-at-most-half-ram";
@@ -50,23 +67,30 @@ struct KnownIssue {
   std::string id;
   std::string title;
   std::string why;
-  std::string severity;               // "info", "warning", "error"
-  std::string confidence;             // "high", "medium", "low"
-  std::vector<std::string> symptoms;  // exact substrings of crash logs
+  std::string severity;    // "info", "warning", "error"
+  std::string confidence;  // "high", "medium", "low"
+  Outcome outcome = Outcome::kExplains;
+  std::vector<std::string> workloads;  // of kWorkloads; empty: every workload
+  std::vector<std::string> symptoms;   // exact substrings of crash logs
   IssueRule when;
   IssueFix fix;
   std::vector<std::string> sources;
   // Ids of doctor's generic findings this issue says better for the GPU it matches (e.g.
   // "rocm.gpu-not-supported"): doctor then shows the issue and drops them for that GPU.
   std::vector<std::string> supersedes;
+
+  // Whether a program running `workload` (kWorkloads or kWorkloadAny) meets it.
+  bool Hits(std::string_view workload) const;
 };
 
 class KnownIssues {
  public:
   static const KnownIssues& Builtin();
-  // Refuses unknown keys in [issue.when] and [issue.fix], an entry without sources, symptoms or
-  // fix, and versions that do not parse: a rule that says less than it was written to say would
-  // match machines it was not meant for.
+  // Refuses unknown keys in [issue.when] and [issue.fix], an entry without sources, symptoms,
+  // fix or outcome, versions that do not parse and workloads outside kWorkloads: a rule that says
+  // less than it was written to say would match machines it was not meant for. `workloads` is
+  // for crashes only (a GPU programs cannot use, or a limit, concerns every workload), and
+  // fix.none (no fix on this hardware) only for an issue whose outcome is no-gpu.
   static Result<KnownIssues> Parse(std::string_view toml_text, std::string_view origin);
   const std::vector<KnownIssue>& issues() const { return issues_; }
   const KnownIssue* Find(std::string_view id) const;

@@ -33,7 +33,8 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
   cp -a "$world" "$W"
   chmod -R a+rX "$W"
   start_daemon "$W"
-  for verb in status history verify "explain amdgpu.noretry"; do
+  for verb in status history verify "explain amdgpu.noretry" check-compute "check-compute --workload conv" \
+    "check-compute --workload gemm --device card0"; do
     # shellcheck disable=SC2086
     "$CTL" --root "$W" $verb --json >"$WORK/local.json"; lrc=$?
     # shellcheck disable=SC2086
@@ -45,7 +46,7 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
     [ "$nrc" = "$lrc" ] || fail "$name: '$verb --json' as nobody exits $nrc, $lrc as root"
     cmp -s "$WORK/local.json" "$WORK/nobody.json" || fail "$name: '$verb --json' as nobody differs"
   done
-  for verb in status verify "explain amdgpu.noretry"; do
+  for verb in status verify "explain amdgpu.noretry" "check-compute --workload conv"; do
     # shellcheck disable=SC2086
     "$CTL" --root "$W" $verb >"$WORK/local.txt" 2>&1
     # shellcheck disable=SC2086
@@ -57,6 +58,29 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
 done
 [ -n "${ONLY_WORLDS:-}" ] || [ "$n" -ge 10 ] || fail "only $n worlds were compared"
 echo "reads: $n worlds give the same JSON and text over the bus as locally (root and nobody)"
+
+# check-compute over the bus answers what the world has (the daemon serves it; no --root): the
+# RDNA2 convolution fault before ROCm 7 (exit 1), gemm safe (exit 0), the usage errors (exit 2).
+W=$WORK/w-compute
+cp -a "$SRC/tests/worlds/rx6900xt" "$W"
+start_daemon "$W"
+"$CTL" check-compute --workload conv --json >"$WORK/cc.json"; rc=$?
+[ $rc = 1 ] || fail "check-compute --workload conv over the bus exited $rc, want 1: $(cat "$WORK/cc.json")"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"] == "rocmtune.check_compute.v1" and d["safe"] is False and d["gpus"][0]["reasons"][0]["id"] == "issue.rdna2-miopen-conv-fault", d' "$WORK/cc.json" \
+  || fail "check-compute --workload conv over the bus: $(cat "$WORK/cc.json")"
+"${NOBODY[@]}" "$CTL" check-compute --workload gemm >"$WORK/cc.txt"; rc=$?
+[ $rc = 0 ] || fail "nobody's check-compute --workload gemm over the bus exited $rc, want 0: $(cat "$WORK/cc.txt")"
+grep -q "(gfx1030): safe for gemm work" "$WORK/cc.txt" || fail "check-compute gemm over the bus: $(cat "$WORK/cc.txt")"
+for args in "--workload convolution" "--device card9"; do
+  # shellcheck disable=SC2086
+  "$CTL" check-compute $args --json >"$WORK/l.json" 2>"$WORK/l.err"; brc=$?
+  # shellcheck disable=SC2086
+  "$CTL" --root "$W" check-compute $args --json >"$WORK/r.json" 2>"$WORK/r.err"; lrc=$?
+  [ $brc = 2 ] && [ $lrc = 2 ] || fail "check-compute $args exited $brc over the bus, $lrc locally, want 2"
+  cmp -s "$WORK/l.err" "$WORK/r.err" || fail "check-compute $args: the message differs over the bus: $(cat "$WORK/l.err" "$WORK/r.err")"
+done
+stop_daemon
+echo "check-compute: the bus answers the world's GPU (conv 1, gemm 0 as nobody, usage 2)"
 
 # 2. Changes as root through the daemon and the helper socket.
 W=$WORK/world

@@ -52,6 +52,10 @@ cases = [
     ("Describe(s)", raw("Describe", "s", "x"), SIGNATURE),
     ("Plan(a{sv}s)", raw("Plan", "a{sv}s", {}, "rdna1-safe"), SIGNATURE),
     ("History(b)", raw("History", "b", True), SIGNATURE),
+    ("CheckCompute(s)", raw("CheckCompute", "s", "conv"), SIGNATURE),
+    ("CheckCompute(is)", raw("CheckCompute", "is", 1, ""), SIGNATURE),
+    ("CheckCompute(sss)", raw("CheckCompute", "sss", "conv", "", ""), SIGNATURE),
+    ("CheckCompute(as,s)", raw("CheckCompute", "ass", ["conv"], ""), SIGNATURE),
     # 1 MiB strings wherever a string goes.
     ("Apply(1 MiB profile)", lambda: m.Apply(BIG, E), TYPED),
     ("Plan(1 MiB profile)", lambda: m.Plan(BIG, E), TYPED),
@@ -61,6 +65,11 @@ cases = [
     ("Set(1 MiB cmdline value)", lambda: m.Set(knobs({"cmdline.iommu": BIG}), E), TYPED),
     ("Unset(1 MiB key)", lambda: m.Unset(strings([BIG]), E), TYPED),
     ("Revert(1 MiB id)", lambda: m.Revert(BIG), TYPED),
+    ("CheckCompute(1 MiB workload)", lambda: m.CheckCompute(BIG, ""), INVALID),
+    ("CheckCompute(1 MiB device)", lambda: m.CheckCompute("conv", BIG), INVALID),
+    ("CheckCompute(unknown workload)", lambda: m.CheckCompute("convolution", ""), INVALID),
+    ("CheckCompute(workload 'Conv')", lambda: m.CheckCompute("Conv", ""), INVALID),
+    ("CheckCompute(unknown device)", lambda: m.CheckCompute("conv", "card99"), {"org.rocmtune1.Error.NotFound"}),
     ("option named 1 MiB", lambda: m.Apply("rdna1-safe", options(**{BIG: dbus.Boolean(True)})), INVALID),
     ("with [1 MiB]", lambda: m.Apply("rdna1-safe", options(**{"with": strings([BIG])})), INVALID),
     # Unknown options and options of the wrong type.
@@ -120,6 +129,10 @@ for s in SHELL:
         (f"Set(key env.{s!r})", lambda s=s: m.Set(knobs({"env.HSA" + s: "1"}), E), TYPED),
         (f"Unset(amdgpu.{s!r})", lambda s=s: m.Unset(strings(["amdgpu.noretry" + s]), E), TYPED),
         (f"with [{s!r}]", lambda s=s: m.Apply("rdna1-safe", options(**{"with": strings([s])})), TYPED),
+        (f"CheckCompute(workload {s!r})", lambda s=s: m.CheckCompute(s, ""), TYPED),
+        (f"CheckCompute(workload 'conv{s}')", lambda s=s: m.CheckCompute("conv" + s, ""), TYPED),
+        (f"CheckCompute(device {s!r})", lambda s=s: m.CheckCompute("conv", s), TYPED),
+        (f"CheckCompute(device 'card0{s}')", lambda s=s: m.CheckCompute("conv", "card0" + s), TYPED),
     ]
 cases.append(("Revert('1\\nlast')", lambda: m.Revert("1\nlast"), TYPED))
 cases.append(("Revert('99999999999999999999999')", lambda: m.Revert("99999999999999999999999"), TYPED))

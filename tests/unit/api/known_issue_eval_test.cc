@@ -17,6 +17,7 @@ title = "t"
 why = "w"
 severity = "error"
 confidence = "medium"
+outcome = "crash"
 symptoms = ["Memory access fault"]
 sources = ["s"]
 [issue.when]
@@ -32,6 +33,7 @@ title = "t"
 why = "w"
 severity = "info"
 confidence = "high"
+outcome = "explains"
 symptoms = ["APERTURE_VIOLATION"]
 sources = ["s"]
 [issue.when]
@@ -80,6 +82,20 @@ TEST(KnownIssueEvalTest, ALogMustShowASymptom) {
   EXPECT_THAT(Ids(both), ElementsAre("override", "generic"));
   EXPECT_THAT(both[0].symptoms, ElementsAre("Memory access fault"));
   EXPECT_TRUE(EvaluateKnownIssues(*base, gpu, in, "nothing here").empty());
+}
+
+// check-compute asks before there is a log: the issues only a log shows are risks too, and every
+// other key of their rule must still hold.
+TEST(KnownIssueEvalTest, RisksIncludeLogOnlyIssuesWhoseRuleHolds) {
+  auto base = knowledge::KnownIssues::Parse(kBase, "t.toml");
+  ASSERT_TRUE(base) << base.error().message;
+  detect::Gpu gpu;
+  gpu.gfx_target = "gfx1010";
+  IssueInputs in{"6.2.0", std::nullopt, {{"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}}, {}};
+  EXPECT_THAT(Ids(EvaluateKnownIssues(*base, gpu, in)), ElementsAre("override"));
+  EXPECT_THAT(Ids(EvaluateKnownRisks(*base, gpu, in)), ElementsAre("override", "generic"));
+  in.env.clear();
+  EXPECT_THAT(Ids(EvaluateKnownRisks(*base, gpu, in)), ElementsAre("generic"));
 }
 
 }  // namespace

@@ -76,6 +76,8 @@ title = "t"
 why = "w"
 severity = "warning"
 confidence = "low"
+outcome = "crash"
+workloads = ["conv"]
 symptoms = ["boom"]
 sources = ["s"]
 [issue.when]
@@ -104,6 +106,21 @@ TEST(KnownIssuesTest, ParsesARule) {
   EXPECT_EQ(i.when.rocm_below, ParseVersion("7"));
   EXPECT_EQ(i.when.env.at("A"), "1.*");
   EXPECT_EQ(i.when.facts, std::vector<std::string>{"gpu-not-in-kfd"});
+  EXPECT_EQ(i.outcome, Outcome::kCrash);
+  EXPECT_EQ(i.workloads, std::vector<std::string>{"conv"});
+  EXPECT_TRUE(i.Hits("conv"));
+  EXPECT_TRUE(i.Hits("any"));
+  EXPECT_FALSE(i.Hits("gemm"));
+}
+
+// Without `workloads` a crash hits every kind of work.
+TEST(KnownIssuesTest, ACrashWithoutWorkloadsHitsEveryWorkload) {
+  std::string text(kValid);
+  constexpr std::string_view kLine = "workloads = [\"conv\"]\n";
+  text.erase(text.find(kLine), kLine.size());
+  auto parsed = KnownIssues::Parse(text, "t.toml");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  for (std::string_view w : kWorkloads) EXPECT_TRUE(parsed->issues().at(0).Hits(w)) << w;
 }
 
 TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
@@ -118,6 +135,16 @@ TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
   EXPECT_THAT(Broken("sources = [\"s\"]", "sources = [\"s\"]\nsupersedes = [\"issue.y\"]"),
               HasSubstr("supersedes 'issue.y' is not a doctor check's finding id"));
   EXPECT_THAT(Broken("sources = [\"s\"]", "sources = [\"s\"]\nsupersedes = [\"gpu\"]"), HasSubstr("supersedes 'gpu'"));
+  // check-compute's answer depends on these: nothing may be left to a default.
+  EXPECT_THAT(Broken("outcome = \"crash\"\n", ""), HasSubstr("outcome must be"));
+  EXPECT_THAT(Broken("\"crash\"", "\"fatal\""), HasSubstr("outcome must be"));
+  EXPECT_THAT(Broken("[\"conv\"]", "[\"convolution\"]"), HasSubstr("unknown workload 'convolution'"));
+  EXPECT_THAT(Broken("[\"conv\"]", "[\"any\"]"), HasSubstr("unknown workload 'any'"));
+  EXPECT_THAT(Broken("[\"conv\"]", "[]"), HasSubstr("non-empty list"));
+  EXPECT_THAT(Broken("[\"conv\"]", "\"conv\""), HasSubstr("non-empty list"));
+  EXPECT_THAT(Broken("\"crash\"", "\"no-gpu\""), HasSubstr("workloads is for outcome \"crash\" only"));
+  EXPECT_THAT(Broken("\"crash\"", "\"limits\""), HasSubstr("workloads is for outcome \"crash\" only"));
+  EXPECT_THAT(Broken("text = \"do\"", "text = \"do\"\nnone = \"unsupported\""), HasSubstr("needs outcome \"no-gpu\""));
 }
 
 // The RDNA1 entry replaces doctor's generic "not a supported target" finding for its GPUs, so
@@ -130,6 +157,31 @@ TEST(KnownIssuesTest, Rdna1NotSupportedSupersedesTheGenericSupportFinding) {
       KnownIssues::Parse(std::string(kValid).replace(kValid.find("sources"), 0, "supersedes = [\"a.b\"]\n"), "t.toml");
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->issues().at(0).supersedes, std::vector<std::string>{"a.b"});
+}
+
+// The shipped outcomes check-compute answers with (data/known_issues.toml's sources): RDNA1 has
+// no fix (no GPU); the override on it crashes any kind of work (ROCm#2527: convolutions and
+// llama.cpp's hipBLAS); RDNA2's MIOpen faults are convolutions only (MIOpen#3540).
+TEST(KnownIssuesTest, ShippedOutcomesAndWorkloads) {
+  const KnownIssues& base = KnownIssues::Builtin();
+  auto outcome = [&](std::string_view id) {
+    const KnownIssue* i = base.Find(id);
+    EXPECT_NE(i, nullptr) << id;
+    return i ? std::string(OutcomeName(i->outcome)) : "";
+  };
+  EXPECT_EQ(outcome("rdna1-not-supported"), "no-gpu");
+  EXPECT_EQ(outcome("kfd-skipped-gpu"), "no-gpu");
+  EXPECT_EQ(outcome("rdna1-override-gfx1030"), "crash");
+  EXPECT_EQ(outcome("rdna2-miopen-conv-fault"), "crash");
+  EXPECT_EQ(outcome("strix-halo-gtt-limit"), "limits");
+  EXPECT_EQ(outcome("aperture-violation-kernel-fault"), "explains");
+  EXPECT_TRUE(base.Find("rdna1-override-gfx1030")->workloads.empty());
+  EXPECT_EQ(base.Find("rdna2-miopen-conv-fault")->workloads, std::vector<std::string>{"conv"});
+  for (const KnownIssue& i : base.issues()) {
+    if (!i.fix.none.empty()) {
+      EXPECT_EQ(i.outcome, Outcome::kNoGpu) << i.id;
+    }
+  }
 }
 
 TEST(KnownIssuesTest, VersionsCompareNumerically) {

@@ -1,0 +1,189 @@
+// api::CheckCompute on copies of captured worlds with the seeds' settings written in (as
+// tests/world/doctor_test.cc makes them): per GPU and workload, the known issue that makes it
+// unsafe, its outcome and evidence; a fix in effect clears it; the errors for a workload or device
+// that does not exist; the answer when there is no GPU.
+#include "api/check_compute.h"
+
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+
+namespace rocmtune::api {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::WorldCopy;
+
+sys::Root Open(const WorldCopy& w) { return *sys::Root::Open(w.root()); }
+
+ComputeReport Check(const WorldCopy& w, std::string_view workload, std::string_view device = "") {
+  auto report = CheckCompute(Open(w), workload, device);
+  EXPECT_TRUE(report) << report.error().message;
+  return report ? *report : ComputeReport{};
+}
+
+std::set<std::string> ReasonIds(const ComputeReport& r) {
+  std::set<std::string> ids;
+  for (const ComputeGpu& g : r.gpus)
+    for (const ComputeReason& reason : g.reasons) ids.insert(reason.finding.id);
+  return ids;
+}
+
+TEST(CheckComputeTest, Rdna2BeforeRocm7IsUnsafeForConvolutionsOnly) {
+  WorldCopy w("rx6900xt");  // gfx1030, ROCm 6.2.4 as captured
+  ComputeReport conv = Check(w, "conv");
+  ASSERT_EQ(conv.gpus.size(), 1u);
+  EXPECT_FALSE(conv.safe());
+  ASSERT_EQ(conv.gpus[0].reasons.size(), 1u);
+  const ComputeReason& r = conv.gpus[0].reasons[0];
+  EXPECT_EQ(r.finding.id, "issue.rdna2-miopen-conv-fault");
+  EXPECT_EQ(r.outcome, "crash");
+  EXPECT_THAT(r.finding.evidence, Contains("ROCm 6.2.4"));
+  EXPECT_EQ(r.finding.fix.rocm, ">= 7.0");
+  EXPECT_TRUE(Check(w, "gemm").safe());
+  EXPECT_FALSE(Check(w, "any").safe());
+  EXPECT_FALSE(Check(w, "").safe());  // "" is any
+  // The fix in effect: ROCm 7 makes the rule stop holding.
+  w.Write("opt/rocm/.info/version", "7.0.2\n");
+  ComputeReport upgraded = Check(w, "conv");
+  EXPECT_TRUE(upgraded.safe());
+  EXPECT_THAT(upgraded.gpus[0].reasons, IsEmpty());
+}
+
+TEST(CheckComputeTest, Rdna1IsUnsafeForEveryWorkloadAndTheOverrideIsACrashOnTop) {
+  WorldCopy w("rx5700xt");  // gfx1010
+  w.Write("opt/rocm/.info/version", "6.2.0\n");
+  for (std::string_view workload : {"conv", "gemm", "any"}) {
+    ComputeReport r = Check(w, workload);
+    EXPECT_FALSE(r.safe()) << workload;
+    EXPECT_EQ(ReasonIds(r), std::set<std::string>{"issue.rdna1-not-supported"}) << workload;
+    EXPECT_EQ(r.gpus.at(0).reasons.at(0).outcome, "no-gpu");
+    EXPECT_THAT(r.gpus.at(0).reasons.at(0).finding.fix.none, HasSubstr("use the CPU"));
+  }
+  // The seeds' override: a crash for every kind of work (ROCm#2527: convolutions and hipBLAS).
+  w.Write("etc/environment", "HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+  ComputeReport gemm = Check(w, "gemm");
+  EXPECT_THAT(ReasonIds(gemm), Contains("issue.rdna1-override-gfx1030"));
+  // ROCm 5.2, the last release the override worked with, has only the unsupported hardware.
+  w.Write("opt/rocm/.info/version", "5.2.0\n");
+  EXPECT_EQ(ReasonIds(Check(w, "conv")), std::set<std::string>{"issue.rdna1-not-supported"});
+}
+
+TEST(CheckComputeTest, AHealthyGpuIsSafeForEveryWorkload) {
+  for (std::string_view world : {"phoenix", "mi210x8", "rx7900xtx"}) {
+    SCOPED_TRACE(world);
+    WorldCopy w(world);
+    for (std::string_view workload : {"conv", "gemm", "any"}) {
+      ComputeReport r = Check(w, workload);
+      EXPECT_TRUE(r.safe()) << workload;
+      EXPECT_FALSE(r.gpus.empty());
+      EXPECT_THAT(ReasonIds(r), IsEmpty());
+      EXPECT_TRUE(r.reason.empty());
+    }
+  }
+}
+
+TEST(CheckComputeTest, StrixHaloAtTheTtmDefaultIsSafeWithALimitNoted) {
+  WorldCopy w("strixpoint");
+  std::string node = "sys/devices/virtual/kfd/kfd/topology/nodes/1/properties";
+  std::string props = w.Read(node);
+  props.replace(props.find("gfx_target_version 110500"), 25, "gfx_target_version 110501");
+  w.Write(node, props);
+  w.Write("proc/meminfo", "MemTotal:       32110204 kB\n");  // the captured GTT is half of it
+  ComputeReport r = Check(w, "any");
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_TRUE(r.safe());
+  ASSERT_EQ(r.gpus[0].notes.size(), 1u);
+  EXPECT_EQ(r.gpus[0].notes[0].finding.id, "issue.strix-halo-gtt-limit");
+  EXPECT_EQ(r.gpus[0].notes[0].outcome, "limits");
+}
+
+TEST(CheckComputeTest, AGpuWithoutARocmIsaIsNotUsable) {
+  WorldCopy w("r9-280");  // Tahiti (SI): amdgpu drives it, KFD never does
+  ComputeReport r = Check(w, "gemm");
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_FALSE(r.safe());
+  EXPECT_THAT(ReasonIds(r), Contains("gpu.no-rocm-isa"));
+  EXPECT_EQ(r.gpus[0].reasons.at(0).outcome, "no-gpu");
+}
+
+TEST(CheckComputeTest, NoGpuIsNotSafeAndSaysWhy) {
+  for (std::string_view world : {"no-amd", "hd7870"}) {
+    SCOPED_TRACE(world);
+    WorldCopy w(world);
+    ComputeReport r = Check(w, "conv");
+    EXPECT_FALSE(r.safe());
+    EXPECT_TRUE(r.gpus.empty());
+    EXPECT_THAT(r.reason, HasSubstr("no AMD GPU driven by amdgpu"));
+  }
+  WorldCopy radeon("hd7870");
+  EXPECT_THAT(Check(radeon, "any").reason, HasSubstr("bound to radeon"));
+}
+
+TEST(CheckComputeTest, ADeviceIsNamedByIdCardOrRenderNode) {
+  WorldCopy w("rx6900xt");
+  for (std::string_view device : {"0000:0c:00.0", "card0", "renderD128"}) {
+    ComputeReport r = Check(w, "conv", device);
+    ASSERT_EQ(r.gpus.size(), 1u) << device;
+    EXPECT_EQ(r.gpus[0].gpu.id, "0000:0c:00.0");
+    EXPECT_EQ(r.device, device);
+  }
+  WorldCopy many("mi210x8");
+  ComputeReport all = Check(many, "any");
+  ASSERT_EQ(all.gpus.size(), 8u);
+  ComputeReport one = Check(many, "any", all.gpus[3].gpu.id);
+  ASSERT_EQ(one.gpus.size(), 1u);
+  EXPECT_EQ(one.gpus[0].gpu.id, all.gpus[3].gpu.id);
+}
+
+TEST(CheckComputeTest, UnknownWorkloadsAndDevicesAreTheCallersMistake) {
+  WorldCopy w("rx6900xt");
+  auto bad_workload = CheckCompute(Open(w), "convolution", "");
+  ASSERT_FALSE(bad_workload);
+  EXPECT_EQ(bad_workload.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_THAT(bad_workload.error().message, HasSubstr("unknown workload 'convolution': use one of conv, gemm, any"));
+  auto bad_device = CheckCompute(Open(w), "conv", "card7");
+  ASSERT_FALSE(bad_device);
+  EXPECT_EQ(bad_device.error().code, ErrorCode::kNotFound);
+  EXPECT_THAT(bad_device.error().message, HasSubstr("no GPU 'card7' here (GPUs: 0000:0c:00.0 (card0))"));
+  // What is not a name is not echoed back.
+  auto hostile = CheckCompute(Open(w), std::string(4096, 'x') + "\n", "");
+  ASSERT_FALSE(hostile);
+  EXPECT_EQ(hostile.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_LT(hostile.error().message.size(), 200u);
+  auto hostile_device = CheckCompute(Open(w), "conv", "card0\n");
+  ASSERT_FALSE(hostile_device);
+  EXPECT_EQ(hostile_device.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(CheckComputeTest, TheDocumentCarriesTheContractsFields) {
+  WorldCopy w("rx6900xt");
+  nlohmann::ordered_json doc = CheckComputeJson(Check(w, "conv", "card0"));
+  EXPECT_EQ(doc["schema"], "rocmtune.check_compute.v1");
+  EXPECT_EQ(doc["safe"], false);
+  EXPECT_EQ(doc["workload"], "conv");
+  EXPECT_EQ(doc["device"], "card0");
+  EXPECT_TRUE(doc["reason"].is_null());
+  const auto& gpu = doc["gpus"].at(0);
+  EXPECT_EQ(gpu["id"], "0000:0c:00.0");
+  EXPECT_EQ(gpu["gfx_target"], "gfx1030");
+  EXPECT_EQ(gpu["safe"], false);
+  const auto& reason = gpu["reasons"].at(0);
+  for (const char* key : {"id", "outcome", "title", "why", "evidence", "fix", "sources"})
+    EXPECT_TRUE(reason.contains(key)) << key;
+  EXPECT_FALSE(reason["sources"].empty());
+  EXPECT_TRUE(reason["fix"]["text"].is_string());
+  nlohmann::ordered_json none = CheckComputeJson(Check(WorldCopy("no-amd"), "any"));
+  EXPECT_EQ(none["safe"], false);
+  EXPECT_TRUE(none["gpus"].empty());
+  EXPECT_TRUE(none["reason"].is_string());
+  EXPECT_TRUE(none["device"].is_null());
+}
+
+}  // namespace
+}  // namespace rocmtune::api
