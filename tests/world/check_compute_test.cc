@@ -89,6 +89,28 @@ TEST(CheckComputeCliTest, AHealthyWorldIsSafe) {
   EXPECT_TRUE(doc["gpus"][0]["reasons"].empty());
 }
 
+// The Strix Halo seed (gfx1151 at the TTM default: GTT half of RAM): programs run, with less
+// memory than the APU has, so it is safe, and the GTT limit is a note with its profile.
+TEST(CheckComputeCliTest, StrixHaloAtTheGttLimitIsSafeWithTheLimitAsANote) {
+  WorldCopy w("strixpoint");
+  std::string node = "sys/devices/virtual/kfd/kfd/topology/nodes/1/properties";
+  std::string props = w.Read(node);
+  props.replace(props.find("gfx_target_version 110500"), 25, "gfx_target_version 110501");
+  w.Write(node, props);
+  w.Write("proc/meminfo", "MemTotal:       32110204 kB\nMemFree:         1000000 kB\n");
+  CliResult r = Check(w, {"--workload", "conv"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(gfx1151): safe for conv work"));
+  json doc = Check(w, {"--json"}).Json();
+  ASSERT_EQ(doc["gpus"].size(), 1u);
+  EXPECT_EQ(doc["gpus"][0]["gfx_target"], "gfx1151");
+  EXPECT_EQ(doc["gpus"][0]["safe"], true);
+  EXPECT_TRUE(doc["gpus"][0]["reasons"].empty());
+  std::vector<std::string> notes;
+  for (const json& n : doc["gpus"][0]["notes"]) notes.push_back(n["id"]);
+  EXPECT_THAT(notes, ::testing::Contains("issue.strix-halo-gtt-limit")) << doc.dump();
+}
+
 TEST(CheckComputeCliTest, DeviceSelectsOneGpu) {
   WorldCopy w("mi210x8");
   json all = Check(w, {"--json"}).Json();
