@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check check-system bench clean fuzz asan fuzz-deps lint lint-deps format
+.PHONY: all deps configure build demo check check-system bench clean fuzz asan fuzz-deps lint lint-deps format rpm
 
 all: build
 
@@ -39,6 +39,12 @@ check-system: build
 
 bench: build
 	$(BUILD_DIR)/tests/bench/rocmtune_bench --benchmark_min_time=0.2
+
+# RPM smoke build (packaging/README.md): packaging/rpm/rocmtune.spec with Debian's rpmbuild and
+# packaging/rpm/macros.debian-smoke; the package lands in $(BUILD_DIR)/rpm/RPMS/<arch>/. A real
+# Fedora/EL package is built with rpmbuild -ba or mock there. ccache, when set up, keeps a rebuild cheap.
+rpm: deps
+	JOBS=$(JOBS) packaging/rpm/smoke-build.sh $(BUILD_DIR)/rpm
 
 # Lint (README.md, Development): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
 # .clang-tidy. `make lint` needs a configured build folder (compile_commands.json), not a build; CI runs it

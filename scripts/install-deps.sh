@@ -10,9 +10,10 @@ BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
 libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
 libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev scdoc"
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
-# the shell completions and man finds and renders the pages (tests/docs).
+# the shell completions and man finds and renders the pages (tests/docs); rpm's rpmbuild builds the
+# RPM smoke package (`make rpm`, tests/rpm).
 TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus polkitd systemd-container \
-zsh fish man-db"
+zsh fish man-db rpm"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
