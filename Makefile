@@ -28,8 +28,9 @@ demo: build
 	@echo
 	@scripts/demo-change.sh $(BUILD_DIR)
 
+# rpm.smoke_build (label rpmbuild) is a whole rpmbuild: `make rpm`, or `ctest -L rpmbuild` in the build folder.
 check: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^system$$'
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
 
 # Whole-system tests (label `system`, tests/system/): a debootstrap'd Debian 12 cached in
 # $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot and the installed rocmtune booted in

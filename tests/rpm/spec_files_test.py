@@ -283,7 +283,7 @@ def main(argv):
                 continue
             if var not in cache:
                 print(f"note: -D{var} is not a cache variable of this build (the project does not "
-                      "read it yet): its files stay where the project installs them")
+                      "read it yet): its files stay where the project installs them", file=sys.stderr)
                 continue
             here = os.path.normpath(os.path.join("/usr", cache[var]))
             if here != wanted:
@@ -306,9 +306,10 @@ def main(argv):
     if list_only:
         for p in problems:
             print(f"FAIL: {p}", file=sys.stderr)
-        # %doc files land in %{_docdir}/NAME.
-        docs = {f"{macros.expand('%{_docdir}', 'list')}/{tags['name']}/{os.path.basename(e[3])}"
-                for e in entries if e[2] == "doc"}
+        # %doc files land in %{_docdir}/NAME (Fedora's %_docdir_fmt), which the package owns.
+        docdir = f"{macros.expand('%{_docdir}', 'list')}/{tags['name']}"
+        docs = {f"{docdir}/{os.path.basename(e[3])}" for e in entries if e[2] == "doc"}
+        docs |= {docdir} if docs else set()
         print("\n".join(sorted(owned | docs)))
         return 1 if problems else 0
     files_count = sum(1 for kind in tree.values() if kind != "dir")
