@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check check-system bench clean fuzz asan fuzz-deps lint lint-deps format package
+.PHONY: all deps configure build demo check check-system bench clean fuzz asan fuzz-deps lint lint-deps format package rpm
 
 all: build
 
@@ -28,8 +28,9 @@ demo: build
 	@echo
 	@scripts/demo-change.sh $(BUILD_DIR)
 
+# rpm.smoke_build (label rpmbuild) is a whole rpmbuild: `make rpm`, or `ctest -L rpmbuild` in the build folder.
 check: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^system$$'
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
 
 # Whole-system tests (label `system`, tests/system/): a debootstrap'd Debian 12 cached in
 # $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot and the installed rocmtune booted in
@@ -44,6 +45,12 @@ package: deps
 
 bench: build
 	$(BUILD_DIR)/tests/bench/rocmtune_bench --benchmark_min_time=0.2
+
+# RPM smoke build (packaging/README.md): packaging/rpm/rocmtune.spec with Debian's rpmbuild and
+# packaging/rpm/macros.debian-smoke; the package lands in $(BUILD_DIR)/rpm/RPMS/<arch>/. A real
+# Fedora/EL package is built with rpmbuild -ba or mock there. ccache, when set up, keeps a rebuild cheap.
+rpm: deps
+	JOBS=$(JOBS) packaging/rpm/smoke-build.sh $(BUILD_DIR)/rpm
 
 # Lint (README.md, Development): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
 # .clang-tidy. `make lint` needs a configured build folder (compile_commands.json), not a build; CI runs it

@@ -12,9 +12,9 @@ libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libude
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
 # the shell completions and man finds and renders the pages (tests/docs); debhelper and lintian
 # build and check the Debian package (`make package`, tests/package); ansible-core runs the
-# Ansible role (tests/ansible).
+# Ansible role (tests/ansible); rpm's rpmbuild builds the RPM smoke package (`make rpm`, tests/rpm).
 TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus polkitd systemd-container \
-zsh fish man-db debhelper lintian ansible-core"
+zsh fish man-db debhelper lintian ansible-core rpm"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
