@@ -60,7 +60,7 @@ if grep -E "deb-systemd-invoke (start|\\\$_dh_action)" "$CONTROL/postinst"; then
   fail "postinst starts a unit on installation"
 fi
 grep -q "deb-systemd-helper unmask 'rocmtune-helper.socket'" "$CONTROL/postinst" || fail "postinst does not enable the helper socket"
-echo "ok: postinst enables the socket and boot units, starts nothing, try-restarts rocmtuned after an upgrade"
+echo "ok ($SECONDS s): postinst enables the socket and boot units, starts nothing, try-restarts rocmtuned after an upgrade"
 
 # new_root DIR: a copy of the cached root with what an admin had before rocmtune: GRUB's
 # defaults and a grub.cfg made from them, a kernel, a modprobe.d file of their own and the
@@ -76,7 +76,8 @@ GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`
 GRUB_CMDLINE_LINUX_DEFAULT="quiet"
 GRUB_CMDLINE_LINUX=""
 GRUB
-  mkdir -p "$R/boot/grub" "$R/etc/rocmtune/profiles"
+  # kmod (not in a minbase root) makes /etc/modprobe.d on every real Debian.
+  mkdir -p "$R/boot/grub" "$R/etc/rocmtune/profiles" "$R/etc/modprobe.d"
   : >"$R/boot/vmlinuz-6.1.0-99-amd64"
   : >"$R/boot/initrd.img-6.1.0-99-amd64"
   echo "options snd_hda_intel power_save=0" >"$R/etc/modprobe.d/admin.conf"
@@ -156,7 +157,7 @@ settings() { (cd "$R" && sha256sum "${SETTINGS[@]}" && find var/lib/rocmtune/jou
 new_root "$WORK/root1"
 reference=$(tree)
 install_deb "$DEB"
-echo "ok: dpkg -i with no network, no systemd and no bus"
+echo "ok ($SECONDS s): dpkg -i with no network, no systemd and no bus"
 for f in /usr/bin/rocmtunectl /usr/libexec/rocmtune/rocmtune-helper /usr/libexec/rocmtune/rocmtuned \
     /lib/systemd/system/rocmtuned.service /lib/systemd/system/rocmtune-helper.socket \
     /lib/systemd/system/rocmtune-helper@.service /lib/systemd/system/rocmtune-apply@.service \
@@ -169,21 +170,21 @@ for f in /usr/bin/rocmtunectl /usr/libexec/rocmtune/rocmtune-helper /usr/libexec
     /usr/share/man/man5/rocmtune.profile.5.gz /usr/share/doc/rocmtune/copyright; do
   [ -e "$R$f" ] || fail "the package did not install $f"
 done
-echo "ok: binaries, units, udev rule, catalog, bus policy and activation, polkit, data, completions and pages installed"
+echo "ok ($SECONDS s): binaries, units, udev rule, catalog, bus policy and activation, polkit, data, completions and pages installed"
 pgrep -x rocmtuned >/dev/null && fail "rocmtuned runs after installation"
-for f in etc/modprobe.d/rocmtune.conf etc/default/grub.d var/lib/rocmtune; do
+for f in etc/modprobe.d/rocmtune.conf etc/default/grub.d/zz-rocmtune.cfg etc/environment.d var/lib/rocmtune; do
   [ -e "$R/$f" ] && fail "installation created /$f"
 done
 cmp -s <(echo "$reference" | grep ' \./boot/grub/grub.cfg$') <(tree | grep ' \./boot/grub/grub.cfg$') ||
   fail "installation changed grub.cfg"
-echo "ok: installation started nothing and configured nothing"
+echo "ok ($SECONDS s): installation started nothing and configured nothing"
 
 in_root rocmtunectl apply fleet >"$WORK/apply.log" 2>&1 || { cat "$WORK/apply.log"; fail "rocmtunectl apply fleet"; }
 grep -q "^options amdgpu runpm=0" "$R/etc/modprobe.d/rocmtune.conf" || fail "no amdgpu runpm=0 in modprobe.d"
 grep -q "iommu=pt" "$R/etc/default/grub.d/zz-rocmtune.cfg" || fail "no iommu=pt in the GRUB drop-in"
 grep -q "HSA_ENABLE_SDMA=0" "$R/etc/environment.d/90-rocmtune.conf" || fail "no HSA_ENABLE_SDMA in environment.d"
 grep -q "iommu=pt" "$R/boot/grub/grub.cfg" || fail "update-grub did not put iommu=pt in grub.cfg"
-echo "ok: apply fleet wrote modprobe.d, the GRUB drop-in (grub.cfg regenerated) and the environment"
+echo "ok ($SECONDS s): apply fleet wrote modprobe.d, the GRUB drop-in (grub.cfg regenerated) and the environment"
 applied=$(settings)
 history_before=$(in_root rocmtunectl history --json)
 
@@ -192,12 +193,12 @@ grep -q "Version: $VERSION+upgrade1" <(in_root dpkg -s rocmtune) || fail "the up
 [ "$(settings)" = "$applied" ] || { diff <(echo "$applied") <(settings); fail "the upgrade changed settings or journal"; }
 [ "$(in_root rocmtunectl history --json)" = "$history_before" ] || fail "history differs after the upgrade"
 in_root rocmtunectl status --json | grep -q '"profile": *"fleet"' || fail "fleet is not active after the upgrade"
-echo "ok: upgrade to $VERSION+upgrade1 kept the settings, the journal and the active profile"
+echo "ok ($SECONDS s): upgrade to $VERSION+upgrade1 kept the settings, the journal and the active profile"
 
 in_root dpkg -P rocmtune >"$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "dpkg -P"; }
 cat "$WORK/purge.log"
 same_tree "after purge, the tree differs from the one before installation (beyond dpkg's records)" "$reference"
-echo "ok: after purge the whole tree equals the one before installation, dpkg's records aside"
+echo "ok ($SECONDS s): after purge the whole tree equals the one before installation, dpkg's records aside"
 umount -R "$R/dev" "$R/proc" "$R/run" "$R/sys" 2>/dev/null
 rm -rf "$R"
 
@@ -206,7 +207,7 @@ new_root "$WORK/root2"
 reference=$(tree)
 install_deb "$DEB"
 in_root rocmtunectl apply fleet >"$WORK/apply2.log" 2>&1 || { cat "$WORK/apply2.log"; fail "apply fleet (2)"; }
-echo "options amdgpu lockup_timeout=10000  # the admin's" >>"$R/etc/modprobe.d/rocmtune.conf"
+printf '# the admin'"'"'s\noptions amdgpu lockup_timeout=10000\n' >>"$R/etc/modprobe.d/rocmtune.conf"
 in_root dpkg -r rocmtune >"$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log"; fail "dpkg -r"; }
 cat "$WORK/remove.log"
 for f in "${SETTINGS[@]}"; do [ -e "$R/$f" ] || fail "dpkg -r removed /$f"; done
@@ -214,7 +215,7 @@ grep -q "iommu=pt" "$R/boot/grub/grub.cfg" || fail "dpkg -r changed the boot men
 [ -f "$R/var/lib/rocmtune/purge/plan" ] || fail "removal left no purge plan"
 grep -qx "left etc/modprobe.d/rocmtune.conf" "$R/var/lib/rocmtune/purge/plan" ||
   { cat "$R/var/lib/rocmtune/purge/plan"; fail "the purge plan does not leave the edited modprobe.d file"; }
-echo "ok: dpkg -r left every setting in place and recorded the purge plan"
+echo "ok ($SECONDS s): dpkg -r left every setting in place and recorded the purge plan"
 echo "HSA_ENABLE_INTERRUPT=0" >>"$R/etc/environment.d/90-rocmtune.conf"
 edited=$(cd "$R" && sha256sum etc/modprobe.d/rocmtune.conf etc/environment.d/90-rocmtune.conf)
 in_root dpkg -P rocmtune >"$WORK/purge2.log" 2>&1 || { cat "$WORK/purge2.log"; fail "dpkg -P (2)"; }
@@ -230,5 +231,5 @@ now=$(tree | without_dpkg | grep -Ev "$EDITED")
   { diff <(echo "$reference" | without_dpkg | grep -Ev "$EDITED") <(echo "$now")
     fail "purge with the admin's edits: the tree differs from the reference beyond the two edited files"; }
 [ -e "$R/var/lib/rocmtune" ] && fail "purge left /var/lib/rocmtune"
-echo "ok: purge left the two files the admin edited (before and after removal) and undid the rest"
+echo "ok ($SECONDS s): purge left the two files the admin edited (before and after removal) and undid the rest"
 echo "PASS: package install, apply, upgrade, remove and purge"
