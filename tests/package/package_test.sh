@@ -198,6 +198,9 @@ echo "ok ($SECONDS s): upgrade to $VERSION+upgrade1 kept the settings, the journ
 in_root dpkg -P rocmtune >"$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "dpkg -P"; }
 cat "$WORK/purge.log"
 same_tree "after purge, the tree differs from the one before installation (beyond dpkg's records)" "$reference"
+echo "what differs from the tree before installation (dpkg's records, which may):"
+diff <(echo "$reference") <(tree) | sed -nE 's/^[<>] //p' | sed -E 's/^[0-9a-f]{64}  //; s/^[a-z] [0-7]+ [0-9:]+ //; s/ -> .*$//' |
+  sort -u | sed 's/^/  /'
 echo "ok ($SECONDS s): after purge the whole tree equals the one before installation, dpkg's records aside"
 umount -R "$R/dev" "$R/proc" "$R/run" "$R/sys" 2>/dev/null
 rm -rf "$R"
