@@ -32,14 +32,14 @@ demo: build
 check: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
 
-# Whole-system tests (label `system`, tests/system/): a debootstrap'd Debian 12 cached in
-# $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot and the installed rocmtune booted in
-# systemd-nspawn. Root; each skips (77) with a reason where it cannot run. CI runs it after `check`.
+# Whole-system tests (label `system`, tests/system/, tests/package/): a debootstrap'd Debian 12
+# cached in $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot, the Debian package installed,
+# upgraded and purged with dpkg, and the installed package booted in systemd-nspawn. Root; each skips (77) with a reason where it cannot run. CI runs it after `check`.
 check-system: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L '^system$$'
 
 # The Debian package (debian/, dpkg-buildpackage -b, then lintian: fails on an error or a warning)
-# in $(BUILD_DIR)/package. The package test in `make check` installs, upgrades and purges it.
+# in $(BUILD_DIR)/package. The package test in `make check-system` installs, upgrades and purges it.
 package: deps
 	scripts/build-deb.sh $(BUILD_DIR)
 
