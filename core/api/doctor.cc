@@ -67,6 +67,19 @@ DoctorFinding StatusFinding(const detect::Finding& f) {
   return d;
 }
 
+DoctorFinding MakeFinding(std::string id, detect::Severity severity, std::string subject, std::string what,
+                          std::string why, std::string fix, std::vector<std::string> sources) {
+  DoctorFinding f;
+  f.id = std::move(id);
+  f.severity = severity;
+  f.subject = std::move(subject);
+  f.what = std::move(what);
+  f.why = std::move(why);
+  f.fix.text = std::move(fix);
+  f.sources = std::move(sources);
+  return f;
+}
+
 DoctorFinding IssueFinding(const IssueMatch& m) {
   const knowledge::KnownIssue& i = *m.issue;
   DoctorFinding d;

@@ -62,6 +62,9 @@ nlohmann::ordered_json DoctorJson(const DoctorReport& report);
 DoctorFinding StatusFinding(const detect::Finding& finding);
 // A known issue that holds for a GPU as doctor reports it (id "issue.<id>").
 DoctorFinding IssueFinding(const IssueMatch& match);
+// A finding of one of doctor's own checks (doctor_checks, doctor_live, doctor_support).
+DoctorFinding MakeFinding(std::string id, detect::Severity severity, std::string subject, std::string what,
+                          std::string why, std::string fix = "", std::vector<std::string> sources = {});
 // A finding's fix as rocmtune.doctor.v1 writes it (unknown parts null).
 nlohmann::ordered_json DoctorFixJson(const DoctorFix& fix);
 

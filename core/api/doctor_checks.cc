@@ -32,15 +32,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 
 DoctorFinding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why,
                    std::string fix, std::string source) {
-  DoctorFinding f;
-  f.id = std::move(id);
-  f.severity = severity;
-  f.subject = std::move(subject);
-  f.what = std::move(what);
-  f.why = std::move(why);
-  f.fix.text = std::move(fix);
-  f.sources.push_back(std::move(source));
-  return f;
+  return MakeFinding(std::move(id), severity, std::move(subject), std::move(what), std::move(why), std::move(fix),
+                     {std::move(source)});
 }
 
 bool IsDgpu(const detect::Gpu& g) { return g.apu && !*g.apu; }

@@ -15,18 +15,7 @@ using detect::Severity;
 
 constexpr const char* kSmiHeader = "rocm-smi-lib rocm_smi.h";
 
-DoctorFinding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why,
-                   std::string fix, std::vector<std::string> sources) {
-  DoctorFinding f;
-  f.id = std::move(id);
-  f.severity = severity;
-  f.subject = std::move(subject);
-  f.what = std::move(what);
-  f.why = std::move(why);
-  f.fix.text = std::move(fix);
-  f.sources = std::move(sources);
-  return f;
-}
+constexpr auto Make = MakeFinding;
 
 std::string Speed(uint64_t rate) { return fmt::format("{:.1f} GT/s", static_cast<double>(rate) / 1e9); }
 

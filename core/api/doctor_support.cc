@@ -20,13 +20,7 @@ using knowledge::TargetSupport;
 constexpr std::string_view kVersionFile = "/opt/rocm/.info/version";
 
 DoctorFinding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why) {
-  DoctorFinding f;
-  f.id = std::move(id);
-  f.severity = severity;
-  f.subject = std::move(subject);
-  f.what = std::move(what);
-  f.why = std::move(why);
-  return f;
+  return MakeFinding(std::move(id), severity, std::move(subject), std::move(what), std::move(why));
 }
 
 std::string Span(const knowledge::RocmSupport& table) {
