@@ -15,8 +15,6 @@ using detect::Severity;
 
 constexpr const char* kSmiHeader = "rocm-smi-lib rocm_smi.h";
 
-constexpr auto Make = MakeFinding;
-
 std::string Speed(uint64_t rate) { return fmt::format("{:.1f} GT/s", static_cast<double>(rate) / 1e9); }
 
 void CheckEcc(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
@@ -31,22 +29,23 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
       "linux drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c (ras/<block>_err_count: ue, ce)",
       "linux Documentation/gpu/amdgpu/ras.rst"};
   if (!ue.empty()) {
-    DoctorFinding f = Make("live.ecc-uncorrectable", Severity::kError, live.gpu_id,
-                           fmt::format("Uncorrectable ECC errors since boot: {}", fmt::join(ue, ", ")),
-                           "An uncorrectable error is data the GPU's memory or an engine lost; a program that "
-                           "touched it got wrong results or was killed, and the driver may reset the GPU",
-                           "Check ras/gpu_vram_bad_pages and dmesg for the retired pages; if the count grows, the "
-                           "board needs service (RMA)",
-                           sources);
+    DoctorFinding f =
+        MakeFinding("live.ecc-uncorrectable", Severity::kError, live.gpu_id,
+                    fmt::format("Uncorrectable ECC errors since boot: {}", fmt::join(ue, ", ")),
+                    "An uncorrectable error is data the GPU's memory or an engine lost; a program that "
+                    "touched it got wrong results or was killed, and the driver may reset the GPU",
+                    "Check ras/gpu_vram_bad_pages and dmesg for the retired pages; if the count grows, the "
+                    "board needs service (RMA)",
+                    sources);
     f.evidence = ue;
     out.push_back(std::move(f));
   }
   if (!ce.empty()) {
-    DoctorFinding f = Make("live.ecc-correctable", Severity::kInfo, live.gpu_id,
-                           fmt::format("Correctable ECC errors since boot: {}", fmt::join(ce, ", ")),
-                           "ECC corrected them, so no data was lost; a steadily growing count can precede "
-                           "uncorrectable errors",
-                           "Watch the count (rocmtunectl doctor, rocm-smi --showrasinfo)", sources);
+    DoctorFinding f = MakeFinding("live.ecc-correctable", Severity::kInfo, live.gpu_id,
+                                  fmt::format("Correctable ECC errors since boot: {}", fmt::join(ce, ", ")),
+                                  "ECC corrected them, so no data was lost; a steadily growing count can precede "
+                                  "uncorrectable errors",
+                                  "Watch the count (rocmtunectl doctor, rocm-smi --showrasinfo)", sources);
     f.evidence = ce;
     out.push_back(std::move(f));
   }
@@ -54,35 +53,37 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
 
 void CheckPcie(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
   if (auto link = detect::LinkOf(live.smi.pcie); link && link->BelowMax()) {
-    out.push_back(Make("live.pcie-below-max", Severity::kInfo, live.gpu_id,
-                       fmt::format("The PCIe link runs at {} x{}; the GPU's fastest level is {} x{}", Speed(link->rate),
-                                   link->lanes, Speed(link->max_rate), link->max_lanes),
-                       "amdgpu's power management lowers the link while the GPU is idle; a link that stays below "
-                       "its fastest level under load slows every transfer between host and GPU",
-                       "Check again under load; if it stays low, check the slot (electrically x16, wired to the "
-                       "CPU), risers and the PCIe generation set in the firmware setup",
-                       {fmt::format("{} rsmi_dev_pci_bandwidth_get", kSmiHeader),
-                        "linux Documentation/gpu/amdgpu/thermal.rst (pp_dpm_pcie)"}));
+    out.push_back(
+        MakeFinding("live.pcie-below-max", Severity::kInfo, live.gpu_id,
+                    fmt::format("The PCIe link runs at {} x{}; the GPU's fastest level is {} x{}", Speed(link->rate),
+                                link->lanes, Speed(link->max_rate), link->max_lanes),
+                    "amdgpu's power management lowers the link while the GPU is idle; a link that stays below "
+                    "its fastest level under load slows every transfer between host and GPU",
+                    "Check again under load; if it stays low, check the slot (electrically x16, wired to the "
+                    "CPU), risers and the PCIe generation set in the firmware setup",
+                    {fmt::format("{} rsmi_dev_pci_bandwidth_get", kSmiHeader),
+                     "linux Documentation/gpu/amdgpu/thermal.rst (pp_dpm_pcie)"}));
   }
   const auto& replays = live.smi.replay_count.value;
   if (replays && *replays >= kReplayWarning) {
-    out.push_back(Make("live.pcie-replays", Severity::kWarning, live.gpu_id,
-                       fmt::format("The PCIe link replayed {} packets since boot", *replays),
-                       fmt::format("A replay is a packet sent again after a NAK: a few over a long uptime are normal, "
-                                   "{} or more (rocmtune's threshold, not a vendor number) point to a marginal link "
-                                   "(riser, slot, signal integrity) that costs bandwidth and can end in link errors",
-                                   kReplayWarning),
-                       "Reseat the GPU, remove risers or extension cables, or lower the slot's PCIe generation in "
-                       "the firmware setup",
-                       {fmt::format("{} rsmi_dev_pci_replay_counter_get", kSmiHeader),
-                        "linux drivers/gpu/drm/amd/amdgpu/amdgpu_device.c (DOC: pcie_replay_count)"}));
+    out.push_back(
+        MakeFinding("live.pcie-replays", Severity::kWarning, live.gpu_id,
+                    fmt::format("The PCIe link replayed {} packets since boot", *replays),
+                    fmt::format("A replay is a packet sent again after a NAK: a few over a long uptime are normal, "
+                                "{} or more (rocmtune's threshold, not a vendor number) point to a marginal link "
+                                "(riser, slot, signal integrity) that costs bandwidth and can end in link errors",
+                                kReplayWarning),
+                    "Reseat the GPU, remove risers or extension cables, or lower the slot's PCIe generation in "
+                    "the firmware setup",
+                    {fmt::format("{} rsmi_dev_pci_replay_counter_get", kSmiHeader),
+                     "linux drivers/gpu/drm/amd/amdgpu/amdgpu_device.c (DOC: pcie_replay_count)"}));
   }
 }
 
 void CheckThrottle(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
   const auto& status = live.smi.throttle_status.value;
   if (!status || *status == 0) return;
-  DoctorFinding f = Make(
+  DoctorFinding f = MakeFinding(
       "live.throttling", Severity::kInfo, live.gpu_id,
       fmt::format("The GPU's power management firmware reports throttling (throttle_status {:#010x})", *status),
       "The SMU lowers clocks to stay within power, current or temperature limits; the bits' meaning depends on the "
@@ -111,12 +112,13 @@ std::vector<DoctorFinding> LiveChecks(const std::vector<detect::LiveFacts>& live
   }
   for (const std::string& why : unavailable) {
     bool missing = why.starts_with("rocm-smi-lib is not installed");
-    out.push_back(Make("live.unknown", Severity::kInfo, "rocm-smi-lib",
-                       fmt::format("Firmware versions, ECC counts, the PCIe link and throttling are unknown: {}", why),
-                       "rocmtune asks rocm-smi-lib for what sysfs alone does not give cleanly",
-                       missing ? "Install it: apt install librocm-smi64-1"
-                               : "Run rocm-smi to see what rocm-smi-lib itself says about this machine",
-                       {fmt::format("{} rsmi_init", kSmiHeader)}));
+    out.push_back(
+        MakeFinding("live.unknown", Severity::kInfo, "rocm-smi-lib",
+                    fmt::format("Firmware versions, ECC counts, the PCIe link and throttling are unknown: {}", why),
+                    "rocmtune asks rocm-smi-lib for what sysfs alone does not give cleanly",
+                    missing ? "Install it: apt install librocm-smi64-1"
+                            : "Run rocm-smi to see what rocm-smi-lib itself says about this machine",
+                    {fmt::format("{} rsmi_init", kSmiHeader)}));
   }
   return out;
 }
