@@ -74,7 +74,7 @@ format:
 # here: `make check` stays a gcc build.
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= plan_reader journal_reader profile_load grub cmdline_tokens modprobe detect_world sysfs_values status_world snapshot_redact
+FUZZ_TARGETS ?= $(shell cat tests/fuzz/targets)
 ASAN_DIR ?= build-asan
 SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
