@@ -170,25 +170,24 @@ class Reader {
   const Api& api_;
 };
 
+// The `name`s of a block table, in its order.
+template <typename Table>
+std::vector<std::string> Names(const Table& table) {
+  std::vector<std::string> names;
+  names.reserve(table.size());
+  for (const auto& entry : table) names.emplace_back(entry.name);
+  return names;
+}
+
 }  // namespace
 
 const std::vector<std::string>& SmiFirmwareBlocks() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names;
-    names.reserve(kFirmware.size());
-    for (const FirmwareBlock& fw : kFirmware) names.emplace_back(fw.name);
-    return names;
-  }();
+  static const std::vector<std::string> kNames = Names(kFirmware);
   return kNames;
 }
 
 const std::vector<std::string>& SmiEccBlocks() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names;
-    names.reserve(kEcc.size());
-    for (const EccBlock& b : kEcc) names.emplace_back(b.name);
-    return names;
-  }();
+  static const std::vector<std::string> kNames = Names(kEcc);
   return kNames;
 }
 

@@ -93,8 +93,8 @@ bool RootRelative(std::string_view path) {
   return true;
 }
 
-void CheckFileStep(const api::PurgePlan& purge, const plan::Plan& reset, std::string_view verb, std::string_view n, std::string_view path,
-                   std::set<std::string>& named) {
+void CheckFileStep(const api::PurgePlan& purge, const plan::Plan& reset, std::string_view verb, std::string_view n,
+                   std::string_view path, std::set<std::string>& named) {
   if (n.empty() || n.find_first_not_of("0123456789") != std::string_view::npos || n.front() == '0') std::abort();
   auto has = [&](const std::string& name) {
     for (const auto& [file, content] : purge.files)

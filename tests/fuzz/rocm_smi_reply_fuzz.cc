@@ -44,8 +44,7 @@ void CheckReasons(const json& live) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const fuzz::ScratchRoot world("mi210x8");
-  static const detect::Inventory inventory =
-      detect::Detect(*sys::Root::Open(world.path()), {.use_libdrm = false});
+  static const detect::Inventory inventory = detect::Detect(*sys::Root::Open(world.path()), {.use_libdrm = false});
 
   auto doc = ParseBoundedJson(fuzz::AsText(data, size), "rocm-smi-lib's answer");
   if (!doc) return 0;

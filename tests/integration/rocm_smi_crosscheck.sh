@@ -69,11 +69,7 @@ GPU_IDS=${4:+$(readlink -f "$4")}
 [ -d "$WORLD/sys" ] || fail "$1 is not a world (no sys/)"
 [ -x "$CTL" ] || fail "$3 is not executable"
 
-[ "$(id -u)" = 0 ] || skip "needs root (mount namespace and bind mounts over /sys)"
-command -v unshare >/dev/null || skip "unshare(1) not installed (util-linux)"
-if ! err=$(unshare -m --propagation private true 2>&1); then
-  skip "unshare cannot create a private mount namespace: $err"
-fi
+rsmi_require_namespace
 [ -x "$RSMI" ] || skip "$2 not built (librocm_smi64 missing at configure time)"
 if ldd "$RSMI" 2>/dev/null | grep -q 'not found'; then
   skip "librocm_smi64 (or a dependency) missing at run time: $(ldd "$RSMI" | grep 'not found' | tr -s ' \t\n' ' ')"
@@ -86,15 +82,7 @@ elif command -v jq >/dev/null; then
 else
   skip "no STATUS_GPU_IDS helper given and jq not installed (cannot read rocmtune's JSON)"
 fi
-for d in class/drm class/kfd; do
-  [ -e "$WORLD/sys/$d" ] || skip "world $(basename "$WORLD") has no sys/$d (rocm-smi-lib needs DRM and KFD)"
-done
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rocm_smi_crosscheck.XXXXXX") || fail "mktemp failed"
-trap 'rm -rf "$TMP"' EXIT
-cp -a "$WORLD" "$TMP/world" || fail "cannot copy the world"
-W=$TMP/world
-echo "world: $WORLD (working on the copy $W)"
+rsmi_copy_world "$WORLD" rocm_smi_crosscheck
 
 # --- files rocm-smi-lib 5.2.x strictly needs that the capture lacks (added to the copy only) ------
 rsmi_prepare_copy "$W"
@@ -125,16 +113,7 @@ if [ -n "$MISMATCH" ]; then
 fi
 
 # --- run both tools in the namespace ---------------------------------------------------------------
-MOUNTS_BEFORE=$(awk '{print $5}' /proc/self/mountinfo | sort)
-unshare -m --propagation private -- "$SELF" --inside "$TMP" "$RSMI" "$CTL"
-rc=$?
-MOUNTS_AFTER=$(awk '{print $5}' /proc/self/mountinfo | sort)
-if grep -qF "$TMP" /proc/self/mountinfo || [ "$MOUNTS_BEFORE" != "$MOUNTS_AFTER" ]; then
-  fail "a mount leaked out of the namespace: $(diff <(echo "$MOUNTS_BEFORE") <(echo "$MOUNTS_AFTER") | tr '\n' ' ')"
-fi
-echo "mounts: none leaked out of the namespace"
-[ "$rc" = 77 ] && skip "could not place the world over /sys (overlay/bind mount refused; see above)"
-[ "$rc" = 0 ] || fail "namespace helper failed (exit $rc)"
+rsmi_run_inside "$RSMI" "$CTL"
 
 rsmi_rc=$(cat "$TMP/rsmi.rc")
 status_rc=$(cat "$TMP/status.rc")

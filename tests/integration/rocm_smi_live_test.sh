@@ -57,20 +57,10 @@ METRICS=${3:+$(readlink -f "$3")}
 [ -z "$METRICS" ] || [ -f "$METRICS" ] || fail "$3 is not a file"
 [ -d "$WORLD/sys" ] || fail "$1 is not a world (no sys/)"
 [ -x "$CTL" ] || fail "$2 is not executable"
-[ "$(id -u)" = 0 ] || skip "needs root (mount namespace and bind mounts over /sys)"
-command -v unshare >/dev/null || skip "unshare(1) not installed (util-linux)"
-err=$(unshare -m --propagation private true 2>&1) || skip "unshare cannot create a private mount namespace: $err"
+rsmi_require_namespace
 ldconfig -p | grep -q 'librocm_smi64\.so\.1 ' || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 missing (the checks are Python)"
-for d in class/drm class/kfd; do
-  [ -e "$WORLD/sys/$d" ] || skip "world $(basename "$WORLD") has no sys/$d (rocm-smi-lib needs DRM and KFD)"
-done
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rocm_smi_live.XXXXXX") || fail "mktemp failed"
-trap 'rm -rf "$TMP"' EXIT
-cp -a "$WORLD" "$TMP/world" || fail "cannot copy the world"
-W=$TMP/world
-echo "world: $WORLD (working on the copy $W)"
+rsmi_copy_world "$WORLD" rocm_smi_live
 rsmi_prepare_copy "$W"
 
 # --- live-fact fixtures on the first amdgpu card (synthetic; formats from amdgpu's sysfs) ----------
@@ -108,13 +98,7 @@ fi
 GPU_ID=${DEV##*/}
 
 # --- run in the namespace ------------------------------------------------------------------------
-MOUNTS_BEFORE=$(awk '{print $5}' /proc/self/mountinfo | sort)
-unshare -m --propagation private -- "$SELF" --inside "$TMP" "$CTL"
-rc=$?
-MOUNTS_AFTER=$(awk '{print $5}' /proc/self/mountinfo | sort)
-[ "$MOUNTS_BEFORE" = "$MOUNTS_AFTER" ] || fail "a mount leaked out of the namespace"
-[ "$rc" = 77 ] && skip "could not place the world over /sys (see above)"
-[ "$rc" = 0 ] || fail "namespace helper failed (exit $rc)"
+rsmi_run_inside "$CTL"
 "$CTL" --root "$W" status --json >"$TMP/status-world.json" 2>"$TMP/status-world.err" ||
   fail "--root status failed: $(cat "$TMP/status-world.err")"
 echo "status (human, live):"

@@ -9,6 +9,45 @@
 #                       /sys, TMP/world/proc/cmdline at /proc/cmdline and an empty tmpfs at /dev/shm
 #                       (rocm-smi-lib keeps its per-card mutexes there: one left locked by an aborted
 #                       run must not reach the host or the next test); returns 77 if a mount is refused.
+# rsmi_require_namespace  skips (the caller's `skip`) unless this is root with a private mount namespace.
+# rsmi_copy_world WORLD NAME  skips a world without DRM and KFD, copies it to TMP/world (TMP a new
+#                       directory named after NAME, removed on exit) and sets TMP and W.
+# rsmi_run_inside ARG...  runs "$SELF --inside TMP ARG..." in a private mount namespace; fails (the
+#                       caller's `fail`) if a mount leaked out, skips on 77, fails on another error.
+
+rsmi_require_namespace() {
+  local err
+  [ "$(id -u)" = 0 ] || skip "needs root (mount namespace and bind mounts over /sys)"
+  command -v unshare >/dev/null || skip "unshare(1) not installed (util-linux)"
+  err=$(unshare -m --propagation private true 2>&1) || skip "unshare cannot create a private mount namespace: $err"
+}
+
+rsmi_copy_world() {
+  local world=$1 name=$2 d
+  for d in class/drm class/kfd; do
+    [ -e "$world/sys/$d" ] || skip "world $(basename "$world") has no sys/$d (rocm-smi-lib needs DRM and KFD)"
+  done
+  TMP=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX") || fail "mktemp failed"
+  # shellcheck disable=SC2064  # TMP is fixed now
+  trap "rm -rf '$TMP'" EXIT
+  cp -a "$world" "$TMP/world" || fail "cannot copy the world"
+  W=$TMP/world
+  echo "world: $world (working on the copy $W)"
+}
+
+rsmi_run_inside() {
+  local before after rc
+  before=$(awk '{print $5}' /proc/self/mountinfo | sort)
+  unshare -m --propagation private -- "$SELF" --inside "$TMP" "$@"
+  rc=$?
+  after=$(awk '{print $5}' /proc/self/mountinfo | sort)
+  if grep -qF "$TMP" /proc/self/mountinfo || [ "$before" != "$after" ]; then
+    fail "a mount leaked out of the namespace: $(diff <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+  fi
+  echo "mounts: none leaked out of the namespace"
+  [ "$rc" = 77 ] && skip "could not place the world over /sys (overlay/bind mount refused; see above)"
+  [ "$rc" = 0 ] || fail "namespace helper failed (exit $rc)"
+}
 
 esc() { printf '%s' "$1" | sed 's/[\\:,]/\\&/g'; }  # escape a path for overlay's lowerdir= list
 

@@ -69,17 +69,9 @@ echo "ok ($SECONDS s): postinst enables the socket and boot units, starts nothin
 new_root() {
   R=$1
   cp -a "$ROOT" "$R" || fail "copy of the cached root"
-  cat >"$R/etc/default/grub" <<'GRUB'
-GRUB_DEFAULT=0
-GRUB_TIMEOUT=5
-GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`
-GRUB_CMDLINE_LINUX_DEFAULT="quiet"
-GRUB_CMDLINE_LINUX=""
-GRUB
+  debian_grub_setup "$R" || fail "GRUB setup"
   # kmod (not in a minbase root) makes /etc/modprobe.d on every real Debian.
-  mkdir -p "$R/boot/grub" "$R/etc/rocmtune/profiles" "$R/etc/modprobe.d"
-  : >"$R/boot/vmlinuz-6.1.0-99-amd64"
-  : >"$R/boot/initrd.img-6.1.0-99-amd64"
+  mkdir -p "$R/etc/rocmtune/profiles" "$R/etc/modprobe.d"
   echo "options snd_hda_intel power_save=0" >"$R/etc/modprobe.d/admin.conf"
   cat >"$R/etc/rocmtune/profiles/fleet.toml" <<'TOML'
 schema_version = 1

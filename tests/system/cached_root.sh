@@ -12,6 +12,22 @@ SYSTEM_PACKAGES="grub-common systemd-sysv dbus polkitd"
 # (it reloads dbus, which does not run there).
 LATE_PACKAGES="polkitd"
 
+# debian_grub_setup ROOT: what a Debian 12 machine that boots with GRUB has before rocmtune:
+# Debian's stock /etc/default/grub (grub2-common 2.06) and one kernel with its initramfs, so
+# grub-mkconfig writes a menu entry with the command line.
+debian_grub_setup() {
+  cat >"$1/etc/default/grub" <<'GRUB'
+GRUB_DEFAULT=0
+GRUB_TIMEOUT=5
+GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`
+GRUB_CMDLINE_LINUX_DEFAULT="quiet"
+GRUB_CMDLINE_LINUX=""
+GRUB
+  mkdir -p "$1/boot/grub" || return 1
+  : >"$1/boot/vmlinuz-6.1.0-99-amd64"
+  : >"$1/boot/initrd.img-6.1.0-99-amd64"
+}
+
 # chroot_run ROOT CMD...: CMD in ROOT, in its own mount and PID namespaces (a postinst that stops
 # a daemon by name must not see the host's processes), with /proc, /dev and an empty /run.
 chroot_run() {

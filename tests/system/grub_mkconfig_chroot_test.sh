@@ -22,15 +22,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-grub-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cp -a "$ROOT" "$WORK/root" || fail "copy of the chroot"
 R=$WORK/root
-cat > "$R/etc/default/grub" <<'GRUB'
-GRUB_DEFAULT=0
-GRUB_TIMEOUT=5
-GRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`
-GRUB_CMDLINE_LINUX_DEFAULT="quiet"
-GRUB_CMDLINE_LINUX=""
-GRUB
-mkdir -p "$R/boot/grub" "$R/proc" "$R/sys/module/amdgpu/parameters"
-: > "$R/boot/vmlinuz-6.1.0-99-amd64"; : > "$R/boot/initrd.img-6.1.0-99-amd64"
+debian_grub_setup "$R" || fail "GRUB setup"
+mkdir -p "$R/proc" "$R/sys/module/amdgpu/parameters"
 
 mkconfig() {  # prints the "linux" lines grub-mkconfig generates inside the chroot
   unshare -m -p -f --propagation private bash -c '

@@ -3,6 +3,7 @@
 // (allow_list_test.cc BaselineOpsPass) and must be refused by the rule named in its message.
 #include <fstream>
 
+#include "edited.h"
 #include "helper/allow_list.h"
 #include "helper/allow_list_fixture.h"
 #include "plan/owned_paths.h"
@@ -11,13 +12,6 @@ using ::testing::HasSubstr;
 
 namespace rocmtune::helper {
 namespace {
-
-std::string Replace(std::string text, std::string_view from, std::string_view to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
   const std::string grub = Disk(knobs::kGrubDefaultsPath);
@@ -28,36 +22,41 @@ TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
   Op no_before = GrubEdit(GrubWith({"iommu=pt"}));
   no_before.before.reset();
   Op stale = GrubEdit(GrubWith({"iommu=pt"}));
-  stale.before = Replace(*stale.before, "GRUB_TIMEOUT=5", "GRUB_TIMEOUT=0");
-  stale.after = Replace(*stale.after, "GRUB_TIMEOUT=5", "GRUB_TIMEOUT=0");
+  stale.before = rocmtune::testing::Edited(*stale.before, "GRUB_TIMEOUT=5", "GRUB_TIMEOUT=0");
+  stale.after = rocmtune::testing::Edited(*stale.after, "GRUB_TIMEOUT=5", "GRUB_TIMEOUT=0");
   const std::vector<Hostile> cases = {
       {"remove /etc/default/grub", File(grub_path, "cmdline", std::nullopt, grub), rule::kSharedFileRemoval},
       {"remove a BLS entry", File(bls_path, "cmdline", std::nullopt, bls), rule::kSharedFileRemoval},
       {"remove /etc/kernel/cmdline", File(kcmd_path, "cmdline", std::nullopt, kcmd), rule::kSharedFileRemoval},
       {"grub edit without before", no_before, rule::kSharedBefore},
       {"grub edit on a stale before", stale, rule::kSharedBefore},
-      {"GRUB_TIMEOUT changed", GrubEdit(Replace(GrubWith({"iommu=pt"}), "GRUB_TIMEOUT=5", "GRUB_TIMEOUT=0")),
+      {"GRUB_TIMEOUT changed",
+       GrubEdit(rocmtune::testing::Edited(GrubWith({"iommu=pt"}), "GRUB_TIMEOUT=5", "GRUB_TIMEOUT=0")),
        rule::kSharedOtherLine},
       {"GRUB_INIT_TUNE added", GrubEdit(GrubWith({"iommu=pt"}) + "GRUB_INIT_TUNE=\"480 440 1\"\n"),
        rule::kSharedOtherLine},
-      {"a comment uncommented", GrubEdit(Replace(grub, "#GRUB_ENABLE_CRYPTODISK=y", "GRUB_ENABLE_CRYPTODISK=y")),
+      {"a comment uncommented",
+       GrubEdit(rocmtune::testing::Edited(grub, "#GRUB_ENABLE_CRYPTODISK=y", "GRUB_ENABLE_CRYPTODISK=y")),
        rule::kSharedOtherLine},
-      {"command after the value", GrubEdit(Replace(grub, cmdline_line, iommu_line + "; reboot")),
+      {"command after the value", GrubEdit(rocmtune::testing::Edited(grub, cmdline_line, iommu_line + "; reboot")),
        rule::kSharedOtherLine},
       {"command substitution in the value",
-       GrubEdit(Replace(grub, cmdline_line, "GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet $(reboot)\"")),
+       GrubEdit(
+           rocmtune::testing::Edited(grub, cmdline_line, "GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet $(reboot)\"")),
        rule::kSharedOtherLine},
       {"other variable renamed",
-       GrubEdit(Replace(grub, cmdline_line, "GRUB_CMDLINE_LINUX=\"loglevel=3 quiet iommu=pt\"")),
+       GrubEdit(rocmtune::testing::Edited(grub, cmdline_line, "GRUB_CMDLINE_LINUX=\"loglevel=3 quiet iommu=pt\"")),
        rule::kSharedOtherLine},
-      {"line endings changed", GrubEdit(Replace(GrubWith({"iommu=pt"}), "GRUB_TIMEOUT=5\n", "GRUB_TIMEOUT=5\r\n")),
+      {"line endings changed",
+       GrubEdit(rocmtune::testing::Edited(GrubWith({"iommu=pt"}), "GRUB_TIMEOUT=5\n", "GRUB_TIMEOUT=5\r\n")),
        rule::kSharedOtherLine},
       {"amd_iommu=on added", GrubEdit(GrubWith({"amd_iommu=on"})), rule::kKernelToken},
       {"amd-iommu=pt added", GrubEdit(GrubWith({"amd-iommu=pt"})), rule::kKernelToken},
       {"init=/bin/sh added", GrubEdit(GrubWith({"init=/bin/sh"})), rule::kKernelToken},
       {"unknown amdgpu parameter", GrubEdit(GrubWith({"amdgpu.nosuch=1"})), rule::kKernelToken},
       {"system token removed", GrubEdit(GrubWith({}, {"quiet"})), rule::kRemovedToken},
-      {"BLS linux line changed", File(bls_path, "cmdline", Replace(bls, "linux /vmlinuz", "linux /tmp/vmlinuz"), bls),
+      {"BLS linux line changed",
+       File(bls_path, "cmdline", rocmtune::testing::Edited(bls, "linux /vmlinuz", "linux /tmp/vmlinuz"), bls),
        rule::kSharedOtherLine},
       {"BLS init line added", File(bls_path, "cmdline", bls + "initrd /tmp/evil.img\n", bls), rule::kSharedOtherLine},
       {"BLS amd_iommu=pt",
@@ -66,11 +65,14 @@ TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
       {"BLS root= removed",
        File(bls_path, "cmdline", *knobs::SetBlsOptions(bls, {}, std::vector<std::string>{"root"}), bls),
        rule::kRemovedToken},
-      {"kernel cmdline amd_iommu=on", File(kcmd_path, "cmdline", Replace(kcmd, "quiet", "quiet amd_iommu=on"), kcmd),
+      {"kernel cmdline amd_iommu=on",
+       File(kcmd_path, "cmdline", rocmtune::testing::Edited(kcmd, "quiet", "quiet amd_iommu=on"), kcmd),
        rule::kKernelToken},
-      {"kernel cmdline root= removed", File(kcmd_path, "cmdline", Replace(kcmd, "root=UUID=3cf73d50 ", ""), kcmd),
+      {"kernel cmdline root= removed",
+       File(kcmd_path, "cmdline", rocmtune::testing::Edited(kcmd, "root=UUID=3cf73d50 ", ""), kcmd),
        rule::kRemovedToken},
-      {"kernel cmdline control byte", File(kcmd_path, "cmdline", Replace(kcmd, "quiet", "quiet\x1b[2J"), kcmd),
+      {"kernel cmdline control byte",
+       File(kcmd_path, "cmdline", rocmtune::testing::Edited(kcmd, "quiet", "quiet\x1b[2J"), kcmd),
        rule::kSharedOtherLine},
       {"NUL in a shared file", GrubEdit(GrubWith({"iommu=pt"}) + std::string("\0", 1)), rule::kContentText},
   };
@@ -80,10 +82,10 @@ TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
 // An admin's value of an option rocmtune sets is replaced in place (AddOrReplaceToken).
 TEST_F(AllowListTest, ReplacingAnOptionRocmtuneManages) {
   std::string grub = "GRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX_DEFAULT=quiet iommu=soft\n";
-  grub = Replace(grub, "quiet iommu=soft", "\"quiet iommu=soft\"");
+  grub = rocmtune::testing::Edited(grub, "quiet iommu=soft", "\"quiet iommu=soft\"");
   tree_.Write("root/etc/default/grub", grub);
   std::string after = GrubWith({"iommu=pt"});
-  EXPECT_EQ(after, Replace(grub, "iommu=soft", "iommu=pt"));
+  EXPECT_EQ(after, rocmtune::testing::Edited(grub, "iommu=soft", "iommu=pt"));
   EXPECT_TRUE(Check(GrubEdit(after)));
   ExpectRefused(Check(GrubEdit(GrubWith({"iommu=pt"}, {"quiet"}))), {"quiet removed", {}, rule::kRemovedToken});
 
@@ -164,7 +166,7 @@ TEST_F(AllowListTest, DeviceNoLongerBoundToAmdgpuIsRefused) {
   // The inventory still lists the GPU; the device was rebound since (or the tree lies).
   std::string uevent = std::filesystem::canonical(tree_.Path("root/" + std::string(kCard0) + "/uevent")).string();
   std::string content = Disk(std::string(kCard0) + "/uevent");
-  std::ofstream(uevent, std::ios::trunc) << Replace(content, "DRIVER=amdgpu", "DRIVER=vfio-pci");
+  std::ofstream(uevent, std::ios::trunc) << rocmtune::testing::Edited(content, "DRIVER=amdgpu", "DRIVER=vfio-pci");
   ExpectRefused(Check(op), {"vfio-pci", {}, rule::kSysfsDriver});
 }
 
@@ -248,8 +250,8 @@ namespace {
 // rocmtune's replaced.
 TEST_F(AllowListTest, AdminTokensAreTakenOffOnlyRemembered) {
   const std::string state_path(plan::kCmdlineTokensState);
-  tree_.Write("root/etc/default/grub", Replace(Disk(knobs::kGrubDefaultsPath), "loglevel=3 quiet",
-                                               "loglevel=3 iommu=nopt pci=realloc=off quiet"));
+  tree_.Write("root/etc/default/grub", rocmtune::testing::Edited(Disk(knobs::kGrubDefaultsPath), "loglevel=3 quiet",
+                                                                 "loglevel=3 iommu=nopt pci=realloc=off quiet"));
   auto plan_of = [](std::vector<Op> ops) {
     plan::Plan p;
     p.ops = std::move(ops);

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "edited.h"
 #include "knobs/knob_key.h"
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"
@@ -90,11 +91,7 @@ text = "do"
 )";
 
 std::string Broken(std::string_view from, std::string_view to) {
-  std::string text(kValid);
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  auto parsed = KnownIssues::Parse(text, "t.toml");
+  auto parsed = KnownIssues::Parse(rocmtune::testing::Edited(kValid, from, to), "t.toml");
   return parsed ? "" : parsed.error().message;
 }
 

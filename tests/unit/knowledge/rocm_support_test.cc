@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "edited.h"
+
 namespace rocmtune::knowledge {
 namespace {
 
@@ -112,11 +114,7 @@ source = "b"
 )";
 
 std::string Broken(std::string_view from, std::string_view to) {
-  std::string text(kValid);
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  auto parsed = RocmSupport::Parse(text, "t.toml", GfxTargetTable::Builtin());
+  auto parsed = RocmSupport::Parse(rocmtune::testing::Edited(kValid, from, to), "t.toml", GfxTargetTable::Builtin());
   return parsed ? "" : parsed.error().message;
 }
 
