@@ -1,6 +1,7 @@
 #include "api/check_compute.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,6 +16,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 using knowledge::Outcome;
+
+// The outcome of a note from the ROCm support table (not a known issue's outcome).
+constexpr std::string_view kUnsupported = "unsupported";
 
 // Longer than any GPU id, card or render node name; such an argument is not echoed back.
 constexpr size_t kMaxName = 64;
@@ -51,11 +55,14 @@ void IdentityReasons(const detect::Inventory& inventory, ComputeGpu& out) {
       out.reasons.push_back({knowledge::OutcomeName(Outcome::kNoGpu), StatusFinding(f)});
 }
 
-void IssueReasons(const sys::Root& root, const detect::Inventory& inventory, std::string_view workload,
-                  ComputeGpu& out) {
+// The known issues that hold; returns the finding ids they supersede (as doctor drops them).
+std::set<std::string> IssueReasons(const sys::Root& root, const detect::Inventory& inventory, std::string_view workload,
+                                   ComputeGpu& out) {
+  std::set<std::string> superseded;
   IssueInputs inputs = MachineInputs(root, inventory, out.gpu);
   for (const IssueMatch& m : EvaluateKnownRisks(knowledge::KnownIssues::Builtin(), out.gpu, inputs)) {
     const knowledge::KnownIssue& issue = *m.issue;
+    superseded.insert(issue.supersedes.begin(), issue.supersedes.end());
     ComputeReason reason{knowledge::OutcomeName(issue.outcome), IssueFinding(m)};
     switch (issue.outcome) {
       case Outcome::kNoGpu: out.reasons.push_back(std::move(reason)); break;
@@ -69,6 +76,16 @@ void IssueReasons(const sys::Root& root, const detect::Inventory& inventory, std
       case Outcome::kExplains: break;
     }
   }
+  return superseded;
+}
+
+// The installed ROCm release's word on the GPU (doctor's rocm.gpu-not-supported and
+// rocm.gpu-deprecated) as a note: its prebuilt libraries may carry no code for the GPU, which a
+// program meets as an error (hipErrorNoBinaryForGpu), not as a crash, and some do run.
+void SupportNotes(const std::vector<DoctorFinding>& support, const std::set<std::string>& superseded, ComputeGpu& out) {
+  for (const DoctorFinding& f : support)
+    if (f.subject == out.gpu.id && f.severity != detect::Severity::kInfo && !superseded.contains(f.id))
+      out.notes.push_back({kUnsupported, f});
 }
 
 std::string NoGpuReason(const detect::Inventory& inventory) {
@@ -115,11 +132,12 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inve
   if (!status) return tl::unexpected(status.error());
   const detect::Inventory& inv = status->inventory;
   ComputeReport report{*name, std::string(device), {}, {}};
+  const std::vector<DoctorFinding> support = SupportChecks(inv);
   for (const detect::Gpu& g : inv.gpus) {
     if (!device.empty() && !Names(g, device)) continue;
     ComputeGpu answer{g, {}, {}};
     IdentityReasons(inv, answer);
-    IssueReasons(root, inv, report.workload, answer);
+    SupportNotes(support, IssueReasons(root, inv, report.workload, answer), answer);
     report.gpus.push_back(std::move(answer));
   }
   if (!device.empty() && report.gpus.empty())

@@ -24,14 +24,16 @@
 namespace rocmtune::api {
 
 struct ComputeReason {
-  std::string_view outcome;  // knowledge::OutcomeName: "crash", "no-gpu", "limits"
+  std::string_view outcome;  // knowledge::OutcomeName ("crash", "no-gpu", "limits"), or "unsupported"
   DoctorFinding finding;     // as doctor reports it
 };
 
 struct ComputeGpu {
   detect::Gpu gpu;
   std::vector<ComputeReason> reasons;  // why it is not safe; empty: safe
-  std::vector<ComputeReason> notes;    // issues that hold but let programs run (limits)
+  // What holds but lets programs run: issues that limit them, and the installed ROCm release not
+  // supporting (or deprecating) the GPU, which programs meet as missing code, not as a crash.
+  std::vector<ComputeReason> notes;
   bool safe() const { return reasons.empty(); }
 };
 

@@ -4,6 +4,7 @@
 // that does not exist; the answer when there is no GPU.
 #include "api/check_compute.h"
 
+#include <filesystem>
 #include <set>
 
 #include <gmock/gmock.h>
@@ -69,6 +70,8 @@ TEST(CheckComputeTest, Rdna1IsUnsafeForEveryWorkloadAndTheOverrideIsACrashOnTop)
   w.Write("etc/environment", "HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
   ComputeReport gemm = Check(w, "gemm");
   EXPECT_THAT(ReasonIds(gemm), Contains("issue.rdna1-override-gfx1030"));
+  // The known issue says more than the support table's note, which it supersedes (as in doctor).
+  EXPECT_THAT(gemm.gpus.at(0).notes, IsEmpty());
   // ROCm 5.2, the last release the override worked with, has only the unsupported hardware.
   w.Write("opt/rocm/.info/version", "5.2.0\n");
   EXPECT_EQ(ReasonIds(Check(w, "conv")), std::set<std::string>{"issue.rdna1-not-supported"});
@@ -101,6 +104,23 @@ TEST(CheckComputeTest, StrixHaloAtTheTtmDefaultIsSafeWithALimitNoted) {
   ASSERT_EQ(r.gpus[0].notes.size(), 1u);
   EXPECT_EQ(r.gpus[0].notes[0].finding.id, "issue.strix-halo-gtt-limit");
   EXPECT_EQ(r.gpus[0].notes[0].outcome, "limits");
+}
+
+// The installed release's support table is a note: its prebuilt libraries may lack the GPU's
+// code, which programs meet as an error they can handle, not a crash.
+TEST(CheckComputeTest, AGpuTheInstalledRocmDoesNotSupportIsSafeWithANote) {
+  WorldCopy w("vega56");  // gfx900, ROCm 5.7.1 as captured: "unsupported" in its table
+  ComputeReport r = Check(w, "conv");
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_TRUE(r.safe());
+  ASSERT_EQ(r.gpus[0].notes.size(), 1u);
+  EXPECT_EQ(r.gpus[0].notes[0].finding.id, "rocm.gpu-not-supported");
+  EXPECT_EQ(r.gpus[0].notes[0].outcome, "unsupported");
+  EXPECT_THAT(r.gpus[0].notes[0].finding.what, HasSubstr("ROCm 5.7.1"));
+  EXPECT_EQ(CheckComputeJson(r)["gpus"][0]["notes"][0]["outcome"], "unsupported");
+  // Without an installed ROCm there is no release to ask: no note.
+  std::filesystem::remove_all(std::filesystem::path(w.root()) / "opt");
+  EXPECT_THAT(Check(w, "conv").gpus.at(0).notes, IsEmpty());
 }
 
 TEST(CheckComputeTest, AGpuWithoutARocmIsaIsNotUsable) {
