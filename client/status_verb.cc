@@ -110,7 +110,8 @@ void PrintLive(const Doc& gpus) {
                Field(pcie, "replay_count"));
     fmt::print("    ECC:       {} (uncorrectable/correctable)\n", fmt::join(ecc, ", "));
     const Doc& throttle = Member(live, "throttle_status");
-    fmt::print("    Throttle:  {}\n", throttle.is_number() ? fmt::format("{:#010x}", throttle.get<uint32_t>()) : "-");
+    fmt::print("    Throttle:  {}\n",
+               throttle.is_number_unsigned() ? fmt::format("{:#010x}", throttle.get<uint64_t>()) : "-");
     fmt::print("    Firmware:  {}\n", fmt::join(fws, ", "));
   }
 }

@@ -12,9 +12,10 @@ libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libude
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
 # the shell completions and man finds and renders the pages (tests/docs); debhelper and lintian
 # build and check the Debian package (`make package`, tests/package); ansible-core runs the
-# Ansible role (tests/ansible); rpm's rpmbuild builds the RPM smoke package (`make rpm`, tests/rpm).
+# Ansible role (tests/ansible); rpm's rpmbuild builds the RPM smoke package (`make rpm`, tests/rpm);
+# strace shows which commands start a child (rocm_smi_live: check-compute must not ask rocm-smi-lib).
 TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus polkitd systemd-container \
-zsh fish man-db debhelper lintian ansible-core rpm"
+zsh fish man-db debhelper lintian ansible-core rpm strace"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"

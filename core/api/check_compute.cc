@@ -128,7 +128,8 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inve
   if (!name) return tl::unexpected(name.error());
   if (!device.empty() && !Printable(device))
     return Fail(ErrorCode::kInvalidArgument, "the device is not a GPU id, card or render node name");
-  auto status = Status(root, std::move(inventory));
+  // Known issues and the support table only: rocm-smi-lib's live values change no answer here.
+  auto status = Status(root, std::move(inventory), {.live_facts = false});
   if (!status) return tl::unexpected(status.error());
   const detect::Inventory& inv = status->inventory;
   ComputeReport report{*name, std::string(device), {}, {}};

@@ -26,9 +26,9 @@ Result<void> CheckReadable(const sys::Root& root) {
   return {};
 }
 
-StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory) {
+StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory, const StatusOptions& options) {
   StatusReport report{std::move(inventory), {}, {}, {}};
-  if (root.IsLive()) report.live = detect::ReadLiveFacts(report.inventory.gpus);
+  if (root.IsLive() && options.live_facts) report.live = detect::ReadLiveFacts(report.inventory.gpus);
   knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
   report.knobs = knobs::ReportKnobs(ctx);
   std::vector<detect::Finding> found = knobs::SettingFindings(ctx);
@@ -58,12 +58,12 @@ StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory) {
 
 Result<StatusReport> Status(const sys::Root& root) {
   if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
-  return StatusOf(root, detect::Detect(root));
+  return StatusOf(root, detect::Detect(root), {});
 }
 
-Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory) {
+Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, const StatusOptions& options) {
   if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
-  return StatusOf(root, std::move(inventory));
+  return StatusOf(root, std::move(inventory), options);
 }
 
 Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory) {

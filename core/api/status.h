@@ -25,12 +25,18 @@ struct StatusReport {
   std::optional<std::vector<detect::LiveFacts>> live;
 };
 
+struct StatusOptions {
+  // Ask rocm-smi-lib on the live root (a child process, up to its timeout). Off for callers that
+  // use neither the values nor doctor's live checks (check-compute, asked before a program starts).
+  bool live_facts = true;
+};
+
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
 // rocmtune cannot see into is not a machine without AMD GPUs.
 Result<StatusReport> Status(const sys::Root& root);
 // The same with an inventory detected earlier on this root (the daemon keeps one, refreshed by
 // udev): the knobs, the journal and every file are read now.
-Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory);
+Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, const StatusOptions& options = {});
 
 nlohmann::ordered_json StatusJson(const StatusReport& report);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -24,6 +25,16 @@ constexpr size_t kMaxAnswer = 1 << 20;
 template <typename T>
 void PutFact(json& obj, const char* key, const SmiFact<T>& fact, json value) {
   obj[key] = fact.value ? std::move(value) : json{{"unknown", fact.unknown}};
+}
+
+// An unsigned integer that fits T. nlohmann's get<uint64_t>() casts whatever number it finds: a
+// fraction, a negative number or one past the range (undefined behaviour for 1e46) is an answer
+// not understood instead.
+template <typename T>
+T Unsigned(const json& v) {
+  if (!v.is_number_unsigned() || v.get<uint64_t>() > std::numeric_limits<T>::max())
+    throw json::type_error::create(302, fmt::format("expected an unsigned {}-bit integer", sizeof(T) * 8), &v);
+  return static_cast<T>(v.get<uint64_t>());
 }
 
 template <typename T, typename F>
@@ -98,26 +109,27 @@ SmiProbe SmiProbeFromJson(const json& doc) {
   SmiProbe probe;
   probe.error = doc.at("error").get<std::string>();
   probe.version = doc.at("version").get<std::string>();
-  auto u64 = [](const json& v) { return v.get<uint64_t>(); };
+  auto u64 = [](const json& v) { return Unsigned<uint64_t>(v); };
   for (const json& d : doc.at("devices")) {
     SmiDevice dev;
-    dev.bdfid = d.at("bdfid").get<uint64_t>();
+    dev.bdfid = Unsigned<uint64_t>(d.at("bdfid"));
     for (const std::string& block : SmiFirmwareBlocks())
       dev.firmware.push_back({block, GetFact<uint64_t>(d.at("firmware"), block.c_str(), u64)});
     dev.ecc_enabled = GetFact<uint64_t>(d, "ecc_enabled", u64);
     for (const std::string& block : SmiEccBlocks())
       dev.ecc.push_back({block, GetFact<SmiEccCount>(d.at("ecc"), block.c_str(), [](const json& v) {
-                           return SmiEccCount{v.at(0).get<uint64_t>(), v.at(1).get<uint64_t>()};
+                           return SmiEccCount{Unsigned<uint64_t>(v.at(0)), Unsigned<uint64_t>(v.at(1))};
                          })});
     dev.pcie = GetFact<SmiPcie>(d, "pcie", [](const json& v) {
       SmiPcie p;
-      for (const json& l : v.at("levels")) p.levels.push_back({l.at(0).get<uint64_t>(), l.at(1).get<uint32_t>()});
-      p.current = v.at("current").get<uint32_t>();
+      for (const json& l : v.at("levels"))
+        p.levels.push_back({Unsigned<uint64_t>(l.at(0)), Unsigned<uint32_t>(l.at(1))});
+      p.current = Unsigned<uint32_t>(v.at("current"));
       if (p.current >= p.levels.size()) throw json::other_error::create(501, "pcie current out of range", &v);
       return p;
     });
     dev.replay_count = GetFact<uint64_t>(d, "replay_count", u64);
-    dev.throttle_status = GetFact<uint32_t>(d, "throttle_status", [](const json& v) { return v.get<uint32_t>(); });
+    dev.throttle_status = GetFact<uint32_t>(d, "throttle_status", [](const json& v) { return Unsigned<uint32_t>(v); });
     probe.devices.push_back(std::move(dev));
   }
   return probe;

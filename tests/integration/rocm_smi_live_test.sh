@@ -42,6 +42,12 @@ if [ "${1:-}" = "--inside" ]; then
   "$ctl" doctor --json >"$tmp/doctor.json" 2>"$tmp/doctor.err"
   echo $? >"$tmp/doctor.rc"
   "$ctl" status >"$tmp/status.txt" 2>&1
+  # Which of them start a child: status asks rocm-smi-lib in one, check-compute must not.
+  if command -v strace >/dev/null; then
+    for verb in status check-compute; do
+      strace -f -qq -e trace=fork,vfork,clone,clone3 -o "$tmp/$verb.strace" "$ctl" "$verb" --json >/dev/null 2>&1
+    done
+  fi
   exit 0
 fi
 
@@ -99,6 +105,17 @@ GPU_ID=${DEV##*/}
 
 # --- run in the namespace ------------------------------------------------------------------------
 rsmi_run_inside "$CTL"
+# check-compute answers from known issues and the support table: no rocm-smi-lib child (a program
+# asks it before it starts; the probe may take seconds). status, the control, starts one.
+if [ -f "$TMP/status.strace" ]; then
+  grep -Eq 'clone3?\(|fork\(' "$TMP/status.strace" || fail "strace saw no child of status (the control)"
+  if grep -E 'clone3?\(|fork\(' "$TMP/check-compute.strace"; then
+    fail "check-compute started a child process (rocm-smi-lib's probe)"
+  fi
+  echo "ok: status starts rocm-smi-lib's child, check-compute starts none (strace)"
+else
+  echo "NOTE: strace not installed: which commands start rocm-smi-lib's child is not checked"
+fi
 "$CTL" --root "$W" status --json >"$TMP/status-world.json" 2>"$TMP/status-world.err" ||
   fail "--root status failed: $(cat "$TMP/status-world.err")"
 echo "status (human, live):"

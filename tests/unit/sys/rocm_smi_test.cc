@@ -55,6 +55,38 @@ TEST(RocmSmiTest, CodecRefusesACurrentLevelOutOfRange) {
   EXPECT_THROW(SmiProbeFromJson(doc), nlohmann::json::exception);
 }
 
+// nlohmann's get<uint64_t>() casts any number (1e46 is undefined behaviour, found by the
+// rocm_smi_reply fuzz target); an answer whose numbers are not unsigned integers of their field's
+// size is not understood.
+TEST(RocmSmiTest, CodecRefusesNumbersThatAreNotUnsignedIntegersOfTheirSize) {
+  SmiProbe probe;
+  probe.devices = {Sample()};
+  const nlohmann::ordered_json good = SmiProbeToJson(probe);
+  EXPECT_NO_THROW(SmiProbeFromJson(good));
+  auto refused = [&](const nlohmann::ordered_json::json_pointer& at, const nlohmann::ordered_json& value) {
+    nlohmann::ordered_json doc = good;
+    doc[at] = value;
+    EXPECT_THROW(SmiProbeFromJson(doc), nlohmann::json::exception) << at.to_string() << " = " << value.dump();
+  };
+  using Ptr = nlohmann::ordered_json::json_pointer;
+  refused(Ptr("/devices/0/bdfid"), 1.26667e+46);
+  refused(Ptr("/devices/0/bdfid"), -1);
+  refused(Ptr("/devices/0/replay_count"), 2.5);
+  refused(Ptr("/devices/0/ecc/umc/0"), -3);
+  refused(Ptr("/devices/0/firmware/mec"), 1e300);
+  refused(Ptr("/devices/0/throttle_status"), 4294967296ULL);  // 2^32 in a 32-bit field
+  refused(Ptr("/devices/0/pcie/levels/0/1"), 4294967296ULL);
+  refused(Ptr("/devices/0/pcie/current"), 0.0);
+  refused(Ptr("/devices/0/ecc_enabled"), "5");
+  // The largest values of each field are still values.
+  nlohmann::ordered_json big = good;
+  big["devices"][0]["throttle_status"] = 4294967295ULL;
+  big["devices"][0]["replay_count"] = 18446744073709551615ULL;
+  SmiProbe back = SmiProbeFromJson(big);
+  EXPECT_EQ(back.devices[0].throttle_status.value, 4294967295u);
+  EXPECT_EQ(back.devices[0].replay_count.value, 18446744073709551615ULL);
+}
+
 TEST(RocmSmiTest, BlockNamesFollowTheHeadersBits) {
   EXPECT_EQ(SmiBlockNames(0x5), (std::vector<std::string>{"umc", "gfx"}));
   EXPECT_EQ(SmiBlockNames(0x2000 | (1ULL << 20)), (std::vector<std::string>{"fuse", "bit 20"}));
