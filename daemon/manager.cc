@@ -68,7 +68,10 @@ Result<api::System> Load(Manager& manager) {
 }
 
 int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  auto doc = api::DescribeSystem(self.root(), self.Inventory());
+  detect::Inventory inventory = self.Inventory();
+  api::StatusOptions options;
+  if (self.root().IsLive()) options.known_live = &self.LiveFacts(inventory.gpus);
+  auto doc = api::DescribeSystem(self.root(), std::move(inventory), options);
   if (!doc) return SetError(ret, doc.error());
   return ReplyText(call, JsonText(*doc));
 }
@@ -221,7 +224,12 @@ std::vector<std::string> GpuIds(const detect::Inventory& inventory) {
 
 }  // namespace
 
+const std::vector<detect::LiveFacts>& Manager::LiveFacts(const std::vector<detect::Gpu>& gpus) {
+  return live_.Get(gpus);
+}
+
 void Manager::RefreshInventory() {
+  live_.Forget();
   std::optional<std::vector<std::string>> before;
   if (inventory_) before = GpuIds(*inventory_);
   inventory_ = detect::Detect(root_);

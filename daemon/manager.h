@@ -6,13 +6,16 @@
 
 #include <systemd/sd-bus.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "daemon/change_worker.h"
 #include "daemon/gpu_watch.h"
 #include "daemon/sd_handles.h"
 #include "detect/inventory.h"
+#include "detect/live_facts_cache.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -21,6 +24,9 @@ namespace rocmtune::daemon {
 inline constexpr const char* kBusName = "org.rocmtune1";
 inline constexpr const char* kObjectPath = "/org/rocmtune1";
 inline constexpr const char* kInterface = "org.rocmtune1.Manager";
+
+// How long Describe shows the same live facts (ECC counts, throttling, the PCIe link).
+inline constexpr std::chrono::milliseconds kLiveFactsMaxAge{2000};
 
 class Manager {
  public:
@@ -49,6 +55,9 @@ class Manager {
   detect::Inventory Inventory();
   // Detects again now; emits GpusChanged when the GPUs differ from the ones known before.
   void RefreshInventory();
+  // rocm-smi-lib's facts for `gpus` (live root only), kept for kLiveFactsMaxAge: Describe's
+  // callers (status pollers, the Ansible fact) do not start rocm-smi-lib's child every time.
+  const std::vector<detect::LiveFacts>& LiveFacts(const std::vector<detect::Gpu>& gpus);
 
  private:
   sys::Root root_;
@@ -57,6 +66,7 @@ class Manager {
   sd_bus* bus_ = nullptr;
   SlotPtr slot_;
   GpuWatch watch_;
+  detect::LiveFactsCache live_{kLiveFactsMaxAge};
   bool watching_ = false;
   std::optional<detect::Inventory> inventory_;
 };

@@ -28,7 +28,8 @@ Result<void> CheckReadable(const sys::Root& root) {
 
 StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory, const StatusOptions& options) {
   StatusReport report{std::move(inventory), {}, {}, {}};
-  if (root.IsLive() && options.live_facts) report.live = detect::ReadLiveFacts(report.inventory.gpus);
+  if (root.IsLive() && options.live_facts)
+    report.live = options.known_live ? *options.known_live : detect::ReadLiveFacts(report.inventory.gpus);
   knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
   report.knobs = knobs::ReportKnobs(ctx);
   std::vector<detect::Finding> found = knobs::SettingFindings(ctx);
@@ -66,8 +67,9 @@ Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, 
   return StatusOf(root, std::move(inventory), options);
 }
 
-Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory) {
-  auto report = Status(root, std::move(inventory));
+Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory,
+                                              const StatusOptions& options) {
+  auto report = Status(root, std::move(inventory), options);
   if (!report) return tl::unexpected(report.error());
   return StatusJson(*report);
 }

@@ -29,6 +29,8 @@ struct StatusOptions {
   // Ask rocm-smi-lib on the live root (a child process, up to its timeout). Off for callers that
   // use neither the values nor doctor's live checks (check-compute, asked before a program starts).
   bool live_facts = true;
+  // Facts read already (rocmtuned's, detect/live_facts_cache.h) instead of asking now.
+  const std::vector<detect::LiveFacts>* known_live = nullptr;
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
@@ -42,6 +44,7 @@ nlohmann::ordered_json StatusJson(const StatusReport& report);
 
 // The rocmtune.status.v1 document of Status(root).
 Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root);
-Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory);
+Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory,
+                                              const StatusOptions& options = {});
 
 }  // namespace rocmtune::api
