@@ -109,4 +109,31 @@ expect_file 1 "$R/etc/shadow-like"
 printf 'rocmtune-purge-plan 1\nremove 1 etc/environment.d/90-rocmtune.conf\n' >"$P/plan"
 run_purge
 [ -L "$R/etc/environment.d/90-rocmtune.conf" ] || fail "a symlink in place of rocmtune's file was removed"
+echo "ok: a symlink in place of rocmtune's file is left"
+
+# 5. A prerm cut short: the step files are written, the plan (written last) is not; or a plan cut
+#    mid-line whose path became another allowed path. Nothing changes but /var/lib/rocmtune.
+setup
+expect_file 1 "$R/etc/modprobe.d/rocmtune.conf"
+expect_file 2 "$R/etc/default/grub"; echo 'GRUB_CMDLINE_LINUX=""' >"$P/2.new"
+before=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+run_purge
+[ "$(cat "$WORK/rc")" = 0 ] || fail "no plan: postrm exited $(cat "$WORK/rc")"
+grep -q "no purge plan was recorded" "$WORK/out" || { cat "$WORK/out"; fail "no plan: not reported"; }
+after=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+[ "$before" = "$after" ] || fail "no plan: files changed"
+[ -e "$R/var/lib/rocmtune" ] && fail "no plan: /var/lib/rocmtune is still there"
+setup
+mkdir -p "$R/etc/default/grub.d"
+echo 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt"' >"$R/etc/default/grub.d/zz-rocmtune.cfg"
+expect_file 1 "$R/etc/default/grub.d/zz-rocmtune.cfg"
+: >"$P/1.new"
+# "write 1 etc/default/grub.d/zz-rocmtune.cfg" cut after "grub": the path is etc/default/grub.
+printf 'rocmtune-purge-plan 1\nwrite 1 etc/default/grub' >"$P/plan"
+before=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+run_purge
+after=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
+[ "$before" = "$after" ] || fail "a plan cut mid-line changed a file"
+grep -q "/etc/default/grub changed since" "$WORK/out" || { cat "$WORK/out"; fail "cut plan: the mismatch was not reported"; }
+echo "ok: a prerm cut short (no plan, or a plan cut mid-line) changes nothing"
 echo "PASS: the purge plan reader"
