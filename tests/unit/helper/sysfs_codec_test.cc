@@ -170,6 +170,20 @@ TEST(SysfsCodecTest, AWriteToACopyMarkedTwiceLeavesOnlyTheWrittenRowMarked) {
   }
 }
 
+// Rows of many a line whose mark is all that parts a name from the next index (a hand edit; the
+// sysfs_values fuzz target found it): moving the mark keeps the rows apart.
+TEST(SysfsCodecTest, MovingAMarkThatPartedTwoRowsKeepsThemApart) {
+  const std::string raw = " 3  VIDEO \n 4  VR  *5  COMPUTE \n 8  CAPPED \n";
+  ASSERT_EQ(Codec().Current(raw), "VR");
+  auto index = Codec().Encode(raw, "COMPUTE");
+  ASSERT_TRUE(index) << index.error().message;
+  EXPECT_EQ(*index, "5");
+  std::string written = Codec().Emulate(raw, *index);
+  EXPECT_EQ(Codec().Current(written), "COMPUTE") << written;
+  EXPECT_TRUE(Codec().Holds(written, "5")) << written;
+  EXPECT_EQ(knobs::ParsePowerProfiles(written).size(), 4u) << written;
+}
+
 TEST(SysfsCodecTest, AWordAttributeReadsItsWordAndRestoresWhatItRead) {
   const knobs::SysfsCodec& level = *knobs::FindSysfsAttribute("power_dpm_force_performance_level")->codec;
   EXPECT_EQ(level.Current("auto\n"), "auto");
