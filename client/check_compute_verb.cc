@@ -45,9 +45,11 @@ void PrintHuman(const Doc& doc) {
   }
   for (const Doc& g : gpus) {
     bool safe = g.contains("safe") && g["safe"].is_boolean() && g["safe"].get<bool>();
+    bool notes = g.contains("notes") && g["notes"].is_array() && !g["notes"].empty();
     std::string card = Field(g, "card", "");
-    fmt::print("{}{} {} ({}): {} for {} work\n", Field(g, "id"), card.empty() ? "" : " " + card, Field(g, "name"),
-               Field(g, "gfx_target", "gfx target unknown"), safe ? "safe" : "NOT SAFE", workload);
+    fmt::print("{}{} {} ({}): {} for {} work{}\n", Field(g, "id"), card.empty() ? "" : " " + card, Field(g, "name"),
+               Field(g, "gfx_target", "gfx target unknown"), safe ? "safe" : "NOT SAFE", workload,
+               safe && notes ? " (no known crash; read the notes)" : "");
     if (g.contains("reasons") && g["reasons"].is_array())
       for (const Doc& r : g["reasons"]) PrintReason(r, Field(r, "outcome"));
     if (g.contains("notes") && g["notes"].is_array())

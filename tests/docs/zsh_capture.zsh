@@ -1,9 +1,14 @@
-# zsh -f zsh_capture.zsh COMPLETION_DIR "command line": prints what zsh's completion offers for the
+# zsh -f zsh_capture.zsh COMPLETION_DIR "command line" [DUMP_FILE]: prints what zsh's completion offers for the
 # end of the line, one per line: an interactive zsh on a pty (zsh/zpty) with compadd wrapped to
 # print its matches, TAB, then ^X to finish (after Valodim's zsh-capture-completion, MIT).
 zmodload zsh/zpty || exit 2
 zpty z zsh -f -i
-zpty -w z "PROMPT= RPROMPT= ; fpath=(${(q)1} \$fpath); autoload -U compinit; compinit -u -D"
+# With a third argument, compinit keeps its dump there (made by the first call, read by the next).
+if [[ -n $3 ]]; then
+  zpty -w z "PROMPT= RPROMPT= ; fpath=(${(q)1} \$fpath); autoload -U compinit; compinit -u -d ${(q)3}"
+else
+  zpty -w z "PROMPT= RPROMPT= ; fpath=(${(q)1} \$fpath); autoload -U compinit; compinit -u -D"
+fi
 zpty -w z 'compadd () {
   if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return $?; fi
   typeset -a __hits; builtin compadd -A __hits "$@"; local ret=$?

@@ -75,7 +75,14 @@ TEST(CheckComputeCliTest, AHealthyWorldIsSafe) {
   CliResult r = Check(w, {});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("0000:64:00.0 card1 "));
-  EXPECT_THAT(r.out, HasSubstr("(gfx1103): safe for any work\n"));
+  // ROCm 6.3's table does not list the 780M: no known crash, and the support note.
+  EXPECT_THAT(r.out, HasSubstr("(gfx1103): safe for any work (no known crash; read the notes)\n"));
+  // The MI210s on ROCm 6.2.0, which supports them: nothing to note.
+  WorldCopy mi210("mi210x8");
+  CliResult supported = Check(mi210, {});
+  EXPECT_EQ(supported.exit_code, kExitOk) << supported.out << supported.err;
+  EXPECT_THAT(supported.out, HasSubstr("(gfx90a): safe for any work\n"));
+  EXPECT_THAT(supported.out, Not(HasSubstr("note:")));
   json doc = Check(w, {"--json"}).Json();
   EXPECT_EQ(doc["schema"], "rocmtune.check_compute.v1");
   EXPECT_EQ(doc["safe"], true);
@@ -89,6 +96,19 @@ TEST(CheckComputeCliTest, AHealthyWorldIsSafe) {
   EXPECT_TRUE(doc["gpus"][0]["reasons"].empty());
 }
 
+// gfx900 on ROCm 5.7.1, which AMD's table lists as unsupported: no known crash, and the note says
+// what the release does not promise.
+TEST(CheckComputeCliTest, AGpuTheInstalledRocmDoesNotSupportIsSafeWithTheSupportNote) {
+  WorldCopy w("vega56");
+  CliResult r = Check(w, {"--workload", "conv"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("(gfx900): safe for conv work (no known crash; read the notes)\n"));
+  EXPECT_THAT(r.out, HasSubstr("  note: gfx900 is not a supported target of ROCm 5.7.1 [rocm.gpu-not-supported]\n"));
+  json doc = Check(w, {"--json"}).Json();
+  EXPECT_EQ(doc["safe"], true);
+  EXPECT_EQ(doc["gpus"][0]["notes"][0]["outcome"], "unsupported");
+}
+
 // The Strix Halo seed (gfx1151 at the TTM default: GTT half of RAM): programs run, with less
 // memory than the APU has, so it is safe, and the GTT limit is a note with its profile.
 TEST(CheckComputeCliTest, StrixHaloAtTheGttLimitIsSafeWithTheLimitAsANote) {
@@ -100,7 +120,7 @@ TEST(CheckComputeCliTest, StrixHaloAtTheGttLimitIsSafeWithTheLimitAsANote) {
   w.Write("proc/meminfo", "MemTotal:       32110204 kB\nMemFree:         1000000 kB\n");
   CliResult r = Check(w, {"--workload", "conv"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("(gfx1151): safe for conv work"));
+  EXPECT_THAT(r.out, HasSubstr("(gfx1151): safe for conv work (no known crash; read the notes)\n"));
   json doc = Check(w, {"--json"}).Json();
   ASSERT_EQ(doc["gpus"].size(), 1u);
   EXPECT_EQ(doc["gpus"][0]["gfx_target"], "gfx1151");
