@@ -144,7 +144,10 @@ TEST(SettingFindingsTest, BundledWorldsAndOwnSettingsGiveNone) {
   WorldCopy w("rx6900xt");
   auto set = w.Ctl({"set", "amdgpu.noretry=1"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
-  for (const json& f : Status(w)["findings"]) EXPECT_FALSE(IsSettingFinding(f)) << f;
+  // Named: a range-for over Status(w)["findings"] would walk a temporary destroyed before the
+  // loop (heap-use-after-free under make asan).
+  const json after = Status(w);
+  for (const json& f : after.at("findings")) EXPECT_FALSE(IsSettingFinding(f)) << f;
 }
 
 // Folklore that is really there: vangogh boots with the deprecated amdgpu.gttsize.
