@@ -41,6 +41,8 @@ if [ "${4:-}" != --inner ]; then
 fi
 
 # ---- inner: own mount and PID namespaces ----------------------------------------------------
+# The script starts again here: cached_root.sh's functions (debian_grub_setup) are sourced anew.
+. "$SRC/tests/system/cached_root.sh"
 WORLD=$SRC/tests/worlds/$WORLD_NAME
 mount -t proc proc /proc || fail "mount /proc in the new PID namespace"
 in_root() { chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
