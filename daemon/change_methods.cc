@@ -1,9 +1,10 @@
 #include "daemon/change_methods.h"
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,24 +13,33 @@
 #include "api/change.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
+#include "daemon/change_summary.h"
 #include "daemon/helper_socket.h"
 #include "daemon/polkit.h"
+#include "journal/journal.h"
 #include "util/json_text.h"
 
 namespace rocmtune::daemon {
 namespace {
 
 constexpr const char* kInteractiveRequired = "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired";
+constexpr const char* kBusy = "org.rocmtune1.Error.Busy";
+// polkit/org.rocmtune1.policy
+constexpr const char* kActionApply = "org.rocmtune1.apply";
+constexpr const char* kActionSet = "org.rocmtune1.set";
+constexpr const char* kActionRevert = "org.rocmtune1.revert";
+constexpr const char* kActionForce = "org.rocmtune1.force";
 constexpr size_t kMaxKnobs = 256;
 
 using RunFn = std::function<Result<api::ChangeReport>(const sys::Root&, const api::ChangeOptions&, api::Writer&)>;
 
 struct Request {
-  std::string action;  // the polkit action
+  std::string action;  // the polkit action of the request without force
   std::map<std::string, std::string> details;
   RunFn run;
   bool check = false;
   bool force = false;
+  std::vector<std::string> with;  // apply: optional items
 };
 
 // The reply of a finished change: the result document, or a typed error whose message is that
@@ -67,35 +77,79 @@ int Reply(sd_bus_message* call, const JobResult& result) {
   return sd_bus_reply_method_errorf(call, result.error_name.c_str(), "%s", result.text.c_str());
 }
 
-int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request request) {
+int ReplyBusy(sd_bus_message* call, const std::string& why) {
+  return sd_bus_reply_method_errorf(call, kBusy, "%s", why.c_str());
+}
+
+// What polkit is asked: force overrides rocmtune's own refusals (drift, a setting that taints the
+// kernel), so it is its own action that no profile- or key-scoped rule grants by accident; an
+// apply with optional items sets knobs the profile leaves out, which is what org.rocmtune1.set
+// allows.
+std::string ActionFor(const Request& request) {
+  if (request.force) return kActionForce;
+  if (!request.with.empty()) return kActionSet;
+  return request.action;
+}
+
+std::map<std::string, std::string> DetailsFor(const Request& request, const ChangeSummary& summary) {
+  std::map<std::string, std::string> details = request.details;
+  details["force"] = request.force ? "true" : "false";
+  details["request"] = request.action;  // the action the request is without force
+  std::string with, keys, steps;
+  for (const std::string& w : request.with) with += (with.empty() ? "" : " ") + w;
+  for (const std::string& k : summary.keys) keys += (keys.empty() ? "" : " ") + k;
+  for (const std::string& s : summary.steps) steps += (steps.empty() ? "" : "\n") + s;
+  details["with"] = with;
+  details["keys"] = keys;
+  details["steps"] = steps;
+  details["summary"] = summary.Text();
+  return details;
+}
+
+// A writer for a request polkit already allowed (or root's): it never asks again, and it runs
+// only the change that was authorized: a plan whose steps differ from the authorized ones (the
+// machine changed between the question and the change) is refused.
+class AuthorizedWriter final : public api::Writer {
+ public:
+  AuthorizedWriter(std::string socket, std::optional<ChangeSummary> authorized)
+      : inner_(std::move(socket), [] { return Result<void>{}; }), authorized_(std::move(authorized)) {}
+  Result<void> MayWrite(const sys::Root&) const override { return {}; }
+  Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) override {
+    if (authorized_) {
+      api::ChangeReport now;
+      now.plan = plan;
+      if (Summarize(now).steps != authorized_->steps)
+        return Fail(ErrorCode::kNotAuthorized,
+                    "the change is no longer the one authorized (the machine changed meanwhile); ask again");
+    }
+    return inner_.Apply(plan, force);
+  }
+  Result<plan::HelperReply> Recover() override { return inner_.Recover(); }
+
+ private:
+  HelperSocketWriter inner_;
+  std::optional<ChangeSummary> authorized_;
+};
+
+// Takes the change slot and runs the request there; the reply comes from the loop when it ends.
+void RunChange(const std::shared_ptr<sd_bus_message>& held, Manager& self, Request request, const Caller& caller,
+               std::optional<ChangeSummary> authorized) {
+  if (self.worker().Busy()) {
+    (void)ReplyBusy(held.get(), "another change is running; ask again when it is done");
+    return;
+  }
   auto root = self.root().Duplicate();
-  if (!root) return SetError(ret, root.error());
-  if (request.check) {
-    CheckOnlyWriter writer;
-    api::ChangeOptions options{.check = true, .force = request.force, .on_planned = {}};
-    return Reply(call, ToResult(request.run(*root, options, writer), false));
+  if (!root) {
+    (void)Reply(held.get(), {std::string(ErrorName(root.error().code)), root.error().message, ""});
+    return;
   }
-  if (self.Busy()) {
-    sd_bus_error_set(ret, "org.rocmtune1.Error.Busy", "another change is running; ask again when it is done");
-    return -EBUSY;
-  }
-  auto caller = CallerOf(call);
-  if (!caller) return SetError(ret, caller.error());
   auto shared_root = std::make_shared<sys::Root>(std::move(*root));
-  std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
-  auto job = [shared_root, request = std::move(request), caller = *caller, socket = self.helper_socket()] {
-    bool challenged = false;
-    HelperSocketWriter writer(socket, [&]() -> Result<void> {
-      auto answer = CheckAuthorization(caller, request.action, request.details);
-      if (!answer) return Fail(ErrorCode::kNotAuthorized, answer.error().message);
-      if (answer->authorized) return {};
-      challenged = answer->challenge;
-      return Fail(ErrorCode::kNotAuthorized, answer->why);
-    });
-    // The caller's uid goes into every journal entry of the change (a polkit denial included).
+  auto job = [shared_root, request = std::move(request), caller, socket = self.helper_socket(),
+              authorized = std::move(authorized)] {
+    AuthorizedWriter writer(socket, authorized);
+    // The caller's uid goes into every journal entry of the change.
     api::ChangeOptions options{.check = false, .force = request.force, .on_planned = {}, .caller_uid = caller.uid};
-    auto report = request.run(*shared_root, options, writer);  // sets `challenged`: read it after
-    return ToResult(report, challenged);
+    return ToResult(request.run(*shared_root, options, writer), false);
   };
   auto done = [held, bus = self.bus(), manager = &self](const JobResult& result) {
     (void)Reply(held.get(), result);
@@ -104,11 +158,85 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
     (void)sd_bus_emit_signal(bus, kObjectPath, kInterface, "TransactionCommitted", "s", result.transaction.c_str());
     (void)sd_bus_emit_properties_changed(bus, kObjectPath, kInterface, "ActiveProfile", "PendingReboot", nullptr);
   };
-  if (!self.worker().Start(std::move(job), std::move(done))) {
-    sd_bus_error_set(ret, "org.rocmtune1.Error.Busy", "another change is running; ask again when it is done");
-    return -EBUSY;
+  if (!self.worker().Start(std::move(job), std::move(done)))
+    (void)ReplyBusy(held.get(), "another change is running; ask again when it is done");
+}
+
+// A denial by polkit: one `refused` journal entry, at the caller's bounded rate.
+void LogDenial(Manager& self, const Caller& caller, const api::ChangeReport& planned, const std::string& why) {
+  auto dropped = self.refusals().Admit(caller.uid);
+  if (!dropped) return;
+  api::Event e;
+  e.kind = api::EventKind::kRefused;
+  e.verb = planned.plan.intent.verb;
+  e.profile = planned.plan.intent.profile;
+  e.reverts = planned.plan.intent.reverts;
+  e.knobs = Summarize(planned).keys;
+  e.reasons = {why};
+  if (*dropped > 0)
+    e.reasons.push_back(fmt::format("{} more refusals for uid {} were not logged", *dropped, caller.uid));
+  e.root = api::EventRoot(self.root());
+  e.caller_uid = caller.uid;
+  api::LogEvent(e);
+}
+
+bool Interrupted(const sys::Root& root) {
+  auto txns = journal::Load(root);
+  if (!txns) return false;
+  return std::any_of(txns->begin(), txns->end(),
+                     [](const journal::Transaction& t) { return t.state == journal::State::kIncomplete; });
+}
+
+// Every change: a check is answered at once. Root's request takes the change slot directly
+// (polkit is never asked for uid 0). Anyone else's is planned first, on the loop (milliseconds,
+// no write): one that is refused or changes nothing is answered at once, without polkit and
+// without a journal entry; otherwise polkit is asked asynchronously with the plan's summary, and
+// only an authorized request takes the slot, where the plan must still be the authorized one.
+int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request request) {
+  auto root = self.root().Duplicate();
+  if (!root) return SetError(ret, root.error());
+  if (request.check) {
+    CheckOnlyWriter writer;
+    api::ChangeOptions options{.check = true, .force = request.force, .on_planned = {}};
+    return Reply(call, ToResult(request.run(*root, options, writer), false));
   }
-  return 1;  // the reply comes from `done`
+  auto caller = CallerOf(call);
+  if (!caller) return SetError(ret, caller.error());
+  std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
+  if (caller->uid == 0) {
+    if (self.worker().Busy()) return ReplyBusy(call, "another change is running; ask again when it is done");
+    RunChange(held, self, std::move(request), *caller, std::nullopt);
+    return 1;
+  }
+
+  CheckOnlyWriter writer;
+  api::ChangeOptions plan_only{.check = true, .force = request.force, .on_planned = {}, .caller_uid = caller->uid};
+  auto planned = request.run(*root, plan_only, writer);
+  if (!planned) return Reply(call, ToResult(planned, false));
+  planned->outcome.check = false;
+  if (!WouldWrite(*planned) && !Interrupted(*root)) return Reply(call, ToResult(*planned, false));
+  if (self.worker().Busy()) return ReplyBusy(call, "another change is running; ask again when it is done");
+
+  ChangeSummary summary = Summarize(*planned);
+  const std::string action = ActionFor(request);
+  auto details = DetailsFor(request, summary);
+  auto report = std::make_shared<api::ChangeReport>(std::move(*planned));
+  auto answered = [held, manager = &self, request = std::move(request), caller = *caller, action, summary,
+                   report](Result<AuthorizationAnswer> answer) mutable {
+    if (!answer || !answer->authorized) {
+      const std::string why = !answer ? answer.error().message : answer->why;
+      report->status = api::ChangeStatus::kNotAuthorized;
+      report->outcome.errors.push_back(
+          why.find(action) == std::string::npos ? fmt::format("{} (polkit action {})", why, action) : why);
+      LogDenial(*manager, caller, *report, why);
+      (void)Reply(held.get(), ToResult(*report, answer && answer->challenge));
+      return;
+    }
+    RunChange(held, *manager, std::move(request), caller, summary);
+  };
+  if (auto asked = self.authorizer().Ask(*caller, action, details, std::move(answered)); !asked)
+    return ReplyBusy(call, asked.error().message);
+  return 1;  // the reply comes when polkit answers
 }
 
 Result<std::vector<std::string>> ReadStrings(sd_bus_message* call) {
@@ -171,7 +299,7 @@ int ApplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   auto options = ReadOptions(call, {kOptionWith, kOptionForce, kOptionCheck});
   if (!options) return SetError(ret, options.error());
   std::string profile(profile_raw);
-  Request request{"org.rocmtune1.apply", {{"profile", profile}}, {}, options->check, options->force};
+  Request request{kActionApply, {{"profile", profile}}, {}, options->check, options->force, options->with};
   request.run = [profile, with = options->with](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Apply(root, profile, with, o, w);
   };
@@ -183,7 +311,7 @@ int SetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   if (!assignments) return SetError(ret, assignments.error());
   auto options = ReadOptions(call, {kOptionForce, kOptionCheck});
   if (!options) return SetError(ret, options.error());
-  Request request{"org.rocmtune1.set", {{"knobs", Joined(*assignments)}}, {}, options->check, options->force};
+  Request request{kActionSet, {{"knobs", Joined(*assignments)}}, {}, options->check, options->force, {}};
   request.run = [assignments = *assignments](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Set(root, assignments, o, w);
   };
@@ -195,7 +323,7 @@ int UnsetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   if (!keys) return SetError(ret, keys.error());
   auto options = ReadOptions(call, {kOptionForce, kOptionCheck});
   if (!options) return SetError(ret, options.error());
-  Request request{"org.rocmtune1.set", {{"knobs", Joined(*keys)}}, {}, options->check, options->force};
+  Request request{kActionSet, {{"knobs", Joined(*keys)}}, {}, options->check, options->force, {}};
   request.run = [keys = *keys](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Unset(root, keys, o, w);
   };
@@ -206,7 +334,7 @@ int RevertMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* id_raw = nullptr;
   if (int r = sd_bus_message_read(call, "s", &id_raw); r < 0) return r;
   std::string id(id_raw);
-  Request request{"org.rocmtune1.revert", {{"transaction", id.empty() ? "last" : id}}, {}, false, false};
+  Request request{kActionRevert, {{"transaction", id.empty() ? "last" : id}}, {}, false, false, {}};
   request.run = [id](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Revert(root, id, o, w);
   };
@@ -214,7 +342,7 @@ int RevertMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 }
 
 int ResetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  Request request{"org.rocmtune1.revert", {{"transaction", "all"}}, {}, false, false};
+  Request request{kActionRevert, {{"transaction", "all"}}, {}, false, false, {}};
   request.run = [](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Reset(root, o, w);
   };

@@ -197,6 +197,7 @@ const sd_bus_vtable kVTable[] = {
 Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
   if (auto attached = worker_.Attach(event); !attached) return attached;
   bus_ = bus;
+  authorizer_.Attach(bus);
   sd_bus_slot* slot = nullptr;
   if (int r = sd_bus_add_object_vtable(bus, &slot, kObjectPath, kInterface, kVTable, this); r < 0)
     return Fail(ErrorCode::kIo, fmt::format("cannot add {} to the bus", kObjectPath), -r);

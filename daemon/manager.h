@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "daemon/authorizer.h"
 #include "daemon/change_worker.h"
 #include "daemon/gpu_watch.h"
+#include "daemon/refusal_limiter.h"
 #include "daemon/sd_handles.h"
 #include "detect/inventory.h"
 #include "detect/live_facts_cache.h"
@@ -46,9 +48,11 @@ class Manager {
   const sys::Root& root() const { return root_; }
   const std::string& helper_socket() const { return helper_socket_; }
   ChangeWorker& worker() { return worker_; }
+  Authorizer& authorizer() { return authorizer_; }
+  RefusalLimiter& refusals() { return refusals_; }
   sd_bus* bus() const { return bus_; }
-  // A change is running: the daemon must not exit for being idle.
-  bool Busy() const { return worker_.Busy(); }
+  // A change is running or polkit is being asked for one: the daemon must not exit for being idle.
+  bool Busy() const { return worker_.Busy() || authorizer_.Pending(); }
 
   // The inventory, detected once and then kept: udev's drm events and committed transactions
   // refresh it (no polling). Without udev's monitor every call detects.
@@ -63,6 +67,8 @@ class Manager {
   sys::Root root_;
   std::string helper_socket_;
   ChangeWorker worker_;
+  Authorizer authorizer_;
+  RefusalLimiter refusals_;
   sd_bus* bus_ = nullptr;
   SlotPtr slot_;
   GpuWatch watch_;

@@ -1,15 +1,16 @@
 // Asking polkit whether a bus caller may do an action (org.freedesktop.PolicyKit1.Authority.
-// CheckAuthorization; sd-bus has no public helper). Called from the change worker with its own
-// bus connection, so the daemon's loop never waits for it (an interactive authorization can
-// take minutes). Root is authorized without asking: polkit authorizes uid 0 anyway, and a
-// machine without polkitd still works for root.
+// CheckAuthorization; sd-bus has no public helper): the call and the reading of its answer. The
+// daemon sends it asynchronously (daemon/authorizer.h), so its loop never waits for polkit (an
+// interactive authorization can take minutes).
 #pragma once
 
 #include <sys/types.h>
+#include <systemd/sd-bus.h>
 
 #include <map>
 #include <string>
 
+#include "daemon/sd_handles.h"
 #include "util/result.h"
 
 namespace rocmtune::daemon {
@@ -26,8 +27,13 @@ struct AuthorizationAnswer {
   std::string why;         // when not authorized
 };
 
-// kIo when polkit cannot be asked (no polkitd, no bus).
-Result<AuthorizationAnswer> CheckAuthorization(const Caller& caller, const std::string& action,
-                                               const std::map<std::string, std::string>& details);
+// The CheckAuthorization call for `caller` (a system-bus-name subject) with `details` (shown to
+// polkit's rules as action.lookup(KEY) and in the agent's message as $(KEY)); `cancellation_id`
+// lets CancelCheckAuthorization end it.
+Result<MessagePtr> NewCheckAuthorization(sd_bus* bus, const Caller& caller, const std::string& action,
+                                         const std::map<std::string, std::string>& details,
+                                         const std::string& cancellation_id);
+// polkit's reply (an error reply gives kIo naming it).
+Result<AuthorizationAnswer> ReadAuthorization(sd_bus_message* reply, const Caller& caller, const std::string& action);
 
 }  // namespace rocmtune::daemon

@@ -4,7 +4,10 @@
 # behind its socket and, for the refusal, a real polkitd with rocmtune's actions and no rule:
 #   - root's Apply is one `applied` entry with ROCMTUNE_CALLER_UID=0 and the reply's transaction;
 #   - nobody's Reset, which polkit does not allow without a password, is one `refused` entry with
-#     nobody's uid and the reason, and nothing is written.
+#     nobody's uid and the reason, and nothing is written;
+#   - a flood from nobody is not a flood of root's journal: 200 requests refused before polkit is
+#     asked (an invalid value, nothing to change) make no entry at all, and 30 more polkit denials
+#     make at most RefusalLimiter::kBurst entries for that uid in all (daemon/refusal_limiter.h).
 # Skips (77) with the reason where journald, dbus, polkitd or root are missing.
 # usage: daemon_journal_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER SOURCE_DIR
 set -u
@@ -90,4 +93,32 @@ reason = reason[0] if isinstance(reason, list) else reason
 assert reason and "org.rocmtune1.revert" in reason, reason
 print(f"applied by uid 0 (transaction {txn}); refused for uid {nobody}: {reason}")
 PY
+
+# The flood, from one connection (as a script would send it).
+"${NOBODY[@]}" env PYTHONPATH="$PYDIR" /usr/bin/python3 - <<'PY' || fail "the flood did not go as expected"
+import dbus
+from busclient import manager, outcome, EMPTY_OPTIONS, NOT_AUTHORIZED
+m = manager()
+names = {}
+for i in range(100):
+    # refused by validation: not a value amdgpu.noretry takes
+    name, _ = outcome(lambda: m.Set(dbus.Dictionary({"amdgpu.noretry": f"bogus{i}"}, signature="ss"), EMPTY_OPTIONS))
+    names[name] = names.get(name, 0) + 1
+    # nothing to change: the machine is stock for this key
+    name, _ = outcome(lambda: m.Unset(dbus.Array(["amdgpu.lockup_timeout"], signature="s"), EMPTY_OPTIONS))
+    names[name] = names.get(name, 0) + 1
+for i in range(30):
+    name, _ = outcome(lambda: m.Reset())
+    names[name] = names.get(name, 0) + 1
+print("flood answers:", names)
+assert names.get("org.rocmtune1.Error.Refused") == 100, names
+assert names.get("") == 100, names
+assert sum(names.get(n, 0) for n in NOT_AUTHORIZED) == 30, names
+PY
+sleep 0.5  # journald reads its socket asynchronously; the count below may only grow
+n=$(entries ROCMTUNE_EVENT=refused | grep -c .)
+echo "refused entries after the flood: $n"
+[ "$n" -le 5 ] || fail "$n refused entries for one caller's flood (want at most 5: RefusalLimiter::kBurst)"
+[ "$n" -ge 2 ] || fail "the polkit denials of the flood were not logged at all ($n entries)"
+entries ROCMTUNE_EVENT=refused | grep -q bogus && fail "a request refused before polkit was logged"
 echo "PASS"

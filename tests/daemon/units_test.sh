@@ -95,15 +95,17 @@ grep -qx 'BusName=org.rocmtune1' "$SRC/systemd/rocmtuned.service" || fail "rocmt
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 actions = {a.get("id"): a for a in root.findall("action")}
-want = {"org.rocmtune1.apply", "org.rocmtune1.set", "org.rocmtune1.revert"}
+want = {"org.rocmtune1.apply", "org.rocmtune1.set", "org.rocmtune1.revert", "org.rocmtune1.force"}
 if set(actions) != want:
     sys.exit(f"actions {sorted(actions)} != {sorted(want)}")
 for name, a in actions.items():
     d = {c.tag: c.text for c in a.find("defaults")}
-    if d != {"allow_any": "auth_admin", "allow_inactive": "auth_admin", "allow_active": "auth_admin_keep"}:
+    # force overrides rocmtune's own refusals: an admin's password every time, never kept.
+    active = "auth_admin" if name == "org.rocmtune1.force" else "auth_admin_keep"
+    if d != {"allow_any": "auth_admin", "allow_inactive": "auth_admin", "allow_active": active}:
         sys.exit(f"{name}: defaults {d}")
     if not a.findtext("description") or not a.findtext("message"):
         sys.exit(f"{name}: no description or message")
-print(f"polkit: {len(actions)} actions, auth_admin_keep for active sessions")
+print(f"polkit: {len(actions)} actions, auth_admin_keep for active sessions, force never kept")
 PY
 echo PASS

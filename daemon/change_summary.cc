@@ -1,0 +1,58 @@
+#include "daemon/change_summary.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "util/text.h"
+
+namespace rocmtune::daemon {
+namespace {
+
+constexpr size_t kMaxText = 400;
+
+std::string KeyOf(const std::string& arg) { return arg.substr(0, arg.find('=')); }
+
+void AddUnique(std::vector<std::string>& to, std::string item) {
+  if (std::find(to.begin(), to.end(), item) == to.end()) to.push_back(std::move(item));
+}
+
+std::string StepOf(const plan::Op& op) {
+  if (op.kind == plan::OpKind::kRegenerate) {
+    std::string argv;
+    for (const std::string& a : op.argv) argv += (argv.empty() ? "" : " ") + a;
+    return fmt::format("run {}", argv.empty() ? op.path : argv);
+  }
+  return fmt::format("{} {}", plan::OpKindName(op.kind), op.path);
+}
+
+}  // namespace
+
+ChangeSummary Summarize(const api::ChangeReport& report) {
+  ChangeSummary summary;
+  const plan::Plan& plan = report.plan;
+  for (const std::string& k : report.knobs.empty() ? plan.intent.args : report.knobs) AddUnique(summary.keys, KeyOf(k));
+  for (const plan::Op& op : plan.ops) AddUnique(summary.steps, StepOf(op));
+  summary.records = plan.record_if_empty;
+  return summary;
+}
+
+bool WouldWrite(const api::ChangeReport& report) {
+  return !report.blocked && (!report.plan.ops.empty() || report.plan.record_if_empty);
+}
+
+std::string ChangeSummary::Text() const {
+  std::string line;
+  for (const std::string& s : steps) line += (line.empty() ? "" : ", ") + s;
+  if (line.empty()) line = records ? "record the profile as active" : "nothing";
+  if (!keys.empty()) {
+    std::string k;
+    for (const std::string& key : keys) k += (k.empty() ? "" : " ") + key;
+    line = fmt::format("{} ({})", line, k);
+  }
+  line = text::EscapeControl(line);
+  if (line.size() > kMaxText) line = line.substr(0, kMaxText - 3) + "...";
+  return line;
+}
+
+}  // namespace rocmtune::daemon
