@@ -13,8 +13,9 @@ libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libude
 # the shell completions and man finds and renders the pages (tests/docs); debhelper and lintian
 # build and check the Debian package (`make package`, tests/package); ansible-core runs the
 # Ansible role (tests/ansible); rpm's rpmbuild builds the RPM smoke package (`make rpm`, tests/rpm);
-# strace shows which commands start a child (rocm_smi_live: check-compute must not ask rocm-smi-lib).
-TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus polkitd systemd-container \
+# strace shows which commands start a child (rocm_smi_live: check-compute must not ask rocm-smi-lib);
+# python3-gi runs the polkit agent of daemon.authorization (a GLib main loop for dbus-python).
+TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus python3-gi polkitd systemd-container \
 zsh fish man-db debhelper lintian ansible-core rpm strace"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
