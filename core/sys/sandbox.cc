@@ -64,6 +64,9 @@ Result<void> WriteProcFile(const char* path, const std::string& text) {
 Result<void> MountPrivateShm(bool as_root, uid_t uid, gid_t gid) {
   if (::unshare(as_root ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) != 0) return Errno(kNoShm, "unshare");
   if (!as_root) {
+    // A process that changed its uid is not dumpable, and then /proc/self/uid_map is root's and
+    // cannot be written (proc(5)); the end of EnterSandbox makes it not dumpable again.
+    if (::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) return Errno(kNoShm, "dumpable");
     if (auto w = WriteProcFile("/proc/self/setgroups", "deny"); !w) return w;
     if (auto w = WriteProcFile("/proc/self/uid_map", fmt::format("{0} {0} 1\n", uid)); !w) return w;
     if (auto w = WriteProcFile("/proc/self/gid_map", fmt::format("{0} {0} 1\n", gid)); !w) return w;
