@@ -112,14 +112,15 @@ Result<void> ChangeIds(uid_t uid, gid_t gid, bool drop_groups) {
   return {};
 }
 
-Result<SandboxState> Verify(SandboxState state, bool as_root) {
+Result<SandboxState> Verify(SandboxState state, bool as_root, bool bounding_dropped) {
   auto wrong = [](std::string what) { return Fail(ErrorCode::kIo, fmt::format("{}: {}", kNoDrop, what)); };
   if (state.euid == 0 || state.ruid != state.euid || state.suid != state.euid)
     return wrong(fmt::format("uids are {}/{}/{}", state.ruid, state.euid, state.suid));
   if (state.egid == 0 || state.rgid != state.egid || state.sgid != state.egid)
     return wrong(fmt::format("gids are {}/{}/{}", state.rgid, state.egid, state.sgid));
   if (as_root && state.supplementary_groups != 0) return wrong("supplementary groups are left");
-  if ((state.effective | state.permitted | state.inheritable | state.ambient | state.bounding) != 0)
+  if ((state.effective | state.permitted | state.inheritable | state.ambient |
+       (bounding_dropped ? state.bounding : 0)) != 0)
     return wrong(
         fmt::format("capabilities are left (effective {:#x}, permitted {:#x}, inheritable {:#x}, "
                     "ambient {:#x}, bounding {:#x})",
@@ -162,7 +163,13 @@ Result<SandboxState> EnterSandbox(const SandboxOptions& options) {
     if (!options.shm_is_private) return tl::unexpected(shm.error());
     private_shm = false;  // the unit's own /dev/shm (its TemporaryFileSystem=)
   }
-  if (auto bounding = EmptyBoundingSet(); !bounding) return tl::unexpected(bounding.error());
+  // A caller that is neither root nor in its own user namespace (a service user under a unit that
+  // forbids unshare) lacks CAP_SETPCAP and keeps its bounding set, which with no_new_privs can no
+  // longer give it anything (prctl(2) PR_SET_NO_NEW_PRIVS: execve grants no capability).
+  const bool may_drop_bounding = as_root || private_shm;
+  if (may_drop_bounding) {
+    if (auto bounding = EmptyBoundingSet(); !bounding) return tl::unexpected(bounding.error());
+  }
   if (as_root) {
     if (auto ids = ChangeIds(uid, gid, true); !ids) return tl::unexpected(ids.error());
   }
@@ -173,7 +180,7 @@ Result<SandboxState> EnterSandbox(const SandboxOptions& options) {
   auto state = ReadSandboxState();
   if (!state) return state;
   state->private_shm = private_shm;
-  return Verify(*state, as_root);
+  return Verify(*state, as_root, may_drop_bounding);
 }
 
 }  // namespace rocmtune::sys

@@ -4,8 +4,8 @@
 // stalls the probe, reads the robust-list pointers glibc writes into it and can make glibc's
 // unlink write where they point. So the child gets a /dev/shm of its own (a fresh tmpfs in a new
 // mount namespace) and keeps no privilege it does not need: an unprivileged uid, no supplementary
-// groups, no capabilities in any set, no_new_privs, not dumpable. Without a private /dev/shm the
-// library is not loaded at all.
+// groups, no capabilities in any set (the bounding set too, wherever the process may empty it),
+// no_new_privs, not dumpable. Without a private /dev/shm the library is not loaded at all.
 #pragma once
 
 #include <sys/types.h>

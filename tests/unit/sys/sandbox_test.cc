@@ -139,5 +139,22 @@ TEST(SandboxTest, UnderTheUnitItsOwnShmIsUsedAndPrivilegesStillGo) {
       << got;
 }
 
+// rocmtuned as its own system user under the unit: no user namespace either, nothing to drop but
+// the ambient set and no_new_privs (no capset or setresuid, which the unit's filter refuses). Its
+// bounding set stays when it had one (the unit's CapabilityBoundingSet= empties it): without
+// CAP_SETPCAP it cannot be dropped, and no_new_privs makes it useless.
+TEST(SandboxTest, UnderTheUnitAServiceUserKeepsItsUid) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to become uid 4711 first";
+  std::string got = InChild([] {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(4711, 4711, 4711) != 0 || ::setresuid(4711, 4711, 4711) != 0)
+      return std::string("setresuid failed");
+    if (!RefuseUnshare()) return std::string("no seccomp");
+    return Describe(EnterSandbox({.shm_is_private = true}));
+  });
+  if (got == "no seccomp") GTEST_SKIP() << "cannot install a seccomp filter here";
+  EXPECT_TRUE(got.starts_with("uid 4711/4711/4711 gid 4711/4711/4711 groups 0 caps 0/0/0/0/")) << got;
+  EXPECT_NE(got.find(" nnp true private false shm "), std::string::npos) << got;
+}
+
 }  // namespace
 }  // namespace rocmtune::sys
