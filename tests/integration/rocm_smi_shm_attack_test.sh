@@ -59,7 +59,7 @@ if [ "${1:-}" = "--inside" ]; then
   apid=$!
   for _ in $(seq 100); do grep -qx ready "$tmp/attacker.out" && break; sleep 0.05; done
   grep -qx ready "$tmp/attacker.out" || fail "the attacker did not start: $(cat "$tmp/attacker.out")"
-  ls -ln /dev/shm | sed 's/^/  \/dev\/shm: /'
+  find /dev/shm -mindepth 1 -printf '  /dev/shm: %f uid %U mode %m\n'
 
   # Root's status, the live path (no --root).
   start=$(date +%s%N)
@@ -78,10 +78,11 @@ if [ "${1:-}" = "--inside" ]; then
   dpid=$!
   for _ in $(seq 100); do busctl --system status org.rocmtune1 >/dev/null 2>&1 && break; sleep 0.05; done
   busctl --system status org.rocmtune1 >/dev/null 2>&1 || fail "rocmtuned did not start: $(cat "$tmp/daemon.log")"
+  describers=()
   for i in 1 2; do
     busctl --system --json=short --timeout=30 call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Describe \
       >"$tmp/describe$i.json" 2>"$tmp/describe$i.err" &
-    eval "d$i=\$!"
+    describers+=($!)
   done
   if snapshot_child "$spydir/daemon" "$tmp/daemon-child"; then
     busctl --system --json=short --timeout=10 call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager History \
@@ -93,9 +94,10 @@ if [ "${1:-}" = "--inside" ]; then
   else
     echo "no child of rocmtuned mapped /dev/shm" >"$tmp/daemon-child.none"
   fi
-  # shellcheck disable=SC2154  # d1, d2 set by eval
-  wait "$d1"; echo $? >"$tmp/describe1.rc"
-  wait "$d2"; echo $? >"$tmp/describe2.rc"
+  for i in 1 2; do
+    wait "${describers[$((i - 1))]}"
+    echo $? >"$tmp/describe$i.rc"
+  done
   cat "/proc/$dpid/maps" >"$tmp/daemon-parent.maps" 2>/dev/null
   if kill -0 "$dpid" 2>/dev/null; then echo alive; else echo dead; fi >"$tmp/daemon.alive"
   kill -TERM "$dpid" 2>/dev/null
