@@ -1,5 +1,7 @@
 // rocmtuned: rocmtune on the system bus (README.md "Daemon", dbus/org.rocmtune1.Manager.xml).
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -23,6 +25,9 @@ int Run(int argc, char** argv) {
     return e.get_exit_code() == 0 ? printed : 2;
   }
   options.idle_usec = static_cast<uint64_t>(idle_seconds * 1e6);
+  // Set by systemd/rocmtuned.service beside its TemporaryFileSystem=/dev/shm; never by rocmtunectl.
+  const char* private_shm = std::getenv("ROCMTUNED_PRIVATE_SHM");
+  options.shm_is_private = private_shm != nullptr && std::string_view(private_shm) == "1";
   return rocmtune::daemon::RunService(options);
 }
 

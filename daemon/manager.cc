@@ -1,6 +1,8 @@
 #include "daemon/manager.h"
 
 #include <cerrno>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,13 +69,41 @@ Result<api::System> Load(Manager& manager) {
   return api::LoadSystem(std::move(*root), manager.Inventory());
 }
 
-int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  detect::Inventory inventory = self.Inventory();
+// Status's document; `live`: rocm-smi-lib's facts (the live root), else none are asked.
+int ReplyDescribe(sd_bus_message* call, Manager& self, detect::Inventory inventory,
+                  const std::vector<detect::LiveFacts>* live, sd_bus_error* ret) {
   api::StatusOptions options;
-  if (self.root().IsLive()) options.known_live = &self.LiveFacts(inventory.gpus);
+  options.known_live = live;
   auto doc = api::DescribeSystem(self.root(), std::move(inventory), options);
   if (!doc) return SetError(ret, doc.error());
   return ReplyText(call, JsonText(*doc));
+}
+
+// On the live root the reply waits for the live facts off the loop (History, properties and
+// other Describes are answered meanwhile); the call is held until then.
+int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  detect::Inventory inventory = self.Inventory();
+  if (!self.root().IsLive()) return ReplyDescribe(call, self, std::move(inventory), nullptr, ret);
+  std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
+  std::vector<detect::Gpu> gpus = inventory.gpus;
+  self.LiveFacts(gpus, [&self, held, inventory = std::move(inventory)](const std::vector<detect::LiveFacts>& facts) {
+    BusError error;
+    int r = 0;
+    try {
+      r = ReplyDescribe(held.get(), self, inventory, &facts, error.get());
+    } catch (const std::exception& e) {
+      r = Internal(error.get(), e.what());
+    } catch (...) {
+      r = Internal(error.get(), "an unknown exception");
+    }
+    if (r < 0 && sd_bus_error_is_set(error.get())) {
+      fmt::print(stderr, "rocmtuned: Describe failed: {}\n", error.message());
+      (void)sd_bus_reply_method_error(held.get(), error.get());
+    } else if (r < 0) {
+      fmt::print(stderr, "rocmtuned: cannot reply to Describe: {}\n", std::strerror(-r));
+    }
+  });
+  return 1;  // answered later (or already, from kept facts)
 }
 
 int ListProfiles(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
@@ -196,6 +226,7 @@ const sd_bus_vtable kVTable[] = {
 
 Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
   if (auto attached = worker_.Attach(event); !attached) return attached;
+  if (auto attached = live_.Attach(event); !attached) return attached;
   bus_ = bus;
   authorizer_.Attach(bus);
   sd_bus_slot* slot = nullptr;
@@ -225,8 +256,15 @@ std::vector<std::string> GpuIds(const detect::Inventory& inventory) {
 
 }  // namespace
 
-const std::vector<detect::LiveFacts>& Manager::LiveFacts(const std::vector<detect::Gpu>& gpus) {
-  return live_.Get(gpus);
+Manager::Manager(sys::Root root, std::string helper_socket, bool shm_is_private)
+    : root_(std::move(root)),
+      helper_socket_(std::move(helper_socket)),
+      live_(kLiveFactsMaxAge, [shm_is_private](const std::vector<detect::Gpu>& gpus) {
+        return detect::ReadLiveFacts(gpus, {.shm_is_private = shm_is_private});
+      }) {}
+
+void Manager::LiveFacts(const std::vector<detect::Gpu>& gpus, LiveFactsWorker::Done done) {
+  live_.Get(gpus, std::move(done));
 }
 
 void Manager::RefreshInventory() {

@@ -14,10 +14,10 @@
 #include "daemon/authorizer.h"
 #include "daemon/change_worker.h"
 #include "daemon/gpu_watch.h"
+#include "daemon/live_facts_worker.h"
 #include "daemon/refusal_limiter.h"
 #include "daemon/sd_handles.h"
 #include "detect/inventory.h"
-#include "detect/live_facts_cache.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -34,8 +34,8 @@ class Manager {
  public:
   // `root`: the tree served ("/" in production, a world in tests); `helper_socket`: where
   // rocmtune-helper.socket listens.
-  Manager(sys::Root root, std::string helper_socket)
-      : root_(std::move(root)), helper_socket_(std::move(helper_socket)) {}
+  // `shm_is_private`: the unit gave the daemon a /dev/shm of its own (sys::SmiOptions).
+  Manager(sys::Root root, std::string helper_socket, bool shm_is_private = false);
   ~Manager() = default;
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
@@ -51,8 +51,11 @@ class Manager {
   Authorizer& authorizer() { return authorizer_; }
   RefusalLimiter& refusals() { return refusals_; }
   sd_bus* bus() const { return bus_; }
-  // A change is running or polkit is being asked for one: the daemon must not exit for being idle.
-  bool Busy() const { return worker_.Busy() || authorizer_.Pending(); }
+  // A change is running: a second one is refused.
+  bool Busy() const { return worker_.Busy(); }
+  // A change, a live-facts probe or a question to polkit is running: the daemon must not exit
+  // before answering it.
+  bool Pending() const { return worker_.Busy() || live_.Busy() || authorizer_.Pending(); }
 
   // The inventory, detected once and then kept: udev's drm events and committed transactions
   // refresh it (no polling). Without udev's monitor every call detects.
@@ -61,7 +64,8 @@ class Manager {
   void RefreshInventory();
   // rocm-smi-lib's facts for `gpus` (live root only), kept for kLiveFactsMaxAge: Describe's
   // callers (status pollers, the Ansible fact) do not start rocm-smi-lib's child every time.
-  const std::vector<detect::LiveFacts>& LiveFacts(const std::vector<detect::Gpu>& gpus);
+  // Never on the event loop: `done` runs on the loop when the facts are there (LiveFactsWorker).
+  void LiveFacts(const std::vector<detect::Gpu>& gpus, LiveFactsWorker::Done done);
 
  private:
   sys::Root root_;
@@ -72,7 +76,7 @@ class Manager {
   sd_bus* bus_ = nullptr;
   SlotPtr slot_;
   GpuWatch watch_;
-  detect::LiveFactsCache live_{kLiveFactsMaxAge};
+  LiveFactsWorker live_;
   bool watching_ = false;
   std::optional<detect::Inventory> inventory_;
 };

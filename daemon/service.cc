@@ -25,7 +25,7 @@ int RunService(const ServiceOptions& options) {
     fmt::print(stderr, "rocmtuned: {}\n", root.error().message);
     return 1;
   }
-  Manager manager(std::move(*root), options.helper_socket);
+  Manager manager(std::move(*root), options.helper_socket, options.shm_is_private);
 
   sd_event* event_raw = nullptr;
   if (int r = sd_event_default(&event_raw); r < 0) return Failed("cannot create the event loop", r);
@@ -61,9 +61,9 @@ int RunService(const ServiceOptions& options) {
   for (;;) {
     int r = sd_event_run(event.get(), options.idle_usec > 0 ? options.idle_usec : UINT64_MAX);
     if (r < 0) return Failed("event loop", r);
-    if (stopping && !manager.Busy()) break;
-    // Nothing happened for idle_usec and no change is running (its reply is still to come).
-    if (r == 0 && options.idle_usec > 0 && !manager.Busy()) break;
+    if (stopping && !manager.Pending()) break;
+    // Nothing happened for idle_usec and no change or probe is running (its reply is still to come).
+    if (r == 0 && options.idle_usec > 0 && !manager.Pending()) break;
   }
   // Give the name back first: a request sent to it from now on starts a new instance. What was
   // already queued for this one is still answered before the connection closes.

@@ -27,6 +27,14 @@ class LiveFactsCache {
   // The facts for `gpus`: the kept ones when they are younger than max_age and were read for
   // the same GPU ids, else read now (and kept).
   const std::vector<LiveFacts>& Get(const std::vector<Gpu>& gpus);
+  // Get's two halves for a caller that must not wait for the probe (rocmtuned's event loop runs
+  // it on a thread): the kept facts when Get would return them without reading, else nullptr;
+  // and Keep, the facts a read started at `read` (a Now()) gave for `gpus`.
+  const std::vector<LiveFacts>* Fresh(const std::vector<Gpu>& gpus) const;
+  const std::vector<LiveFacts>& Keep(const std::vector<Gpu>& gpus, std::chrono::steady_clock::time_point read,
+                                     std::vector<LiveFacts> facts);
+  std::chrono::steady_clock::time_point Now() const { return clock_(); }
+  const Probe& probe() const { return probe_; }
   // The next Get reads again (the GPUs changed, a change was committed).
   void Forget() { kept_.reset(); }
 

@@ -74,10 +74,14 @@ std::vector<std::string> SmiBlockNames(uint64_t mask);
 struct SmiOptions {
   std::string library = "librocm_smi64.so.1";  // Debian 12: librocm-smi64-1
   std::chrono::milliseconds timeout{10000};
+  // /dev/shm is already the caller's own (SandboxOptions::shm_is_private): rocmtuned's unit.
+  bool shm_is_private = false;
 };
 
 // Asks rocm-smi-lib in a child process; never throws, never crashes the caller: a child that
-// dies, hangs past the timeout or answers garbage gives a probe with `error` set.
+// dies, hangs past the timeout or answers garbage gives a probe with `error` set. The child runs
+// sandboxed (sys/sandbox.h); one that cannot have a private /dev/shm answers that as the `error`
+// and never loads the library.
 SmiProbe ProbeRocmSmi(const SmiOptions& options = {});
 
 // The child's side, in this process (what the child runs): load, init, read every device.

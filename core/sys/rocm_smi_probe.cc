@@ -1,7 +1,10 @@
 // ProbeRocmSmi: ReadRocmSmi in a forked child whose stdout and stderr are /dev/null, its answer
 // a JSON document on a pipe. rocm-smi-lib 5.2 is built with assert() live and prints its errors
-// to stdout; a crash, a hang or a stray line stays in the child.
+// to stdout; a crash, a hang or a stray line stays in the child. The child keeps no descriptor
+// but the pipe (not the caller's bus connection or root handle) and enters the sandbox
+// (sys/sandbox.h: its own /dev/shm, no privileges) before the library is loaded.
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "sys/rocm_smi.h"
+#include "sys/sandbox.h"
 #include "sys/unique_fd.h"
 #include "util/json_limits.h"
 
@@ -44,16 +48,30 @@ SmiFact<T> GetFact(const json& obj, const char* key, F&& read) {
   return {read(v), {}};
 }
 
-[[noreturn]] void Child(int out, const std::string& library) {
+SmiProbe Failed(std::string why) {
+  SmiProbe probe;
+  probe.error = std::move(why);
+  return probe;
+}
+
+// Every descriptor above stderr but `keep` (the pipe, kept open, so keep > STDERR_FILENO).
+void CloseOthers(int keep) {
+  if (keep > STDERR_FILENO + 1) ::close_range(STDERR_FILENO + 1, keep - 1, 0);
+  ::close_range(keep + 1, ~0U, 0);
+}
+
+[[noreturn]] void Child(int out, const SmiOptions& options) {
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0) {
     dup2(null, STDIN_FILENO);
     dup2(null, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
   }
+  CloseOthers(out);
   std::string text;
   try {
-    text = SmiProbeToJson(ReadRocmSmi(library)).dump();
+    auto sandbox = EnterSandbox({.shm_is_private = options.shm_is_private});
+    text = SmiProbeToJson(sandbox ? ReadRocmSmi(options.library) : Failed(sandbox.error().message)).dump();
   } catch (...) {
     _exit(3);
   }
@@ -64,12 +82,6 @@ SmiFact<T> GetFact(const json& obj, const char* key, F&& read) {
     done += static_cast<size_t>(n);
   }
   _exit(0);  // never exit(): the parent's stdio buffers and atexit handlers are not the child's
-}
-
-SmiProbe Failed(std::string why) {
-  SmiProbe probe;
-  probe.error = std::move(why);
-  return probe;
 }
 
 std::string DescribeExit(int status) {
@@ -141,7 +153,7 @@ SmiProbe ProbeRocmSmi(const SmiOptions& options) {
   UniqueFd read_end(fds[0]), write_end(fds[1]);
   pid_t pid = ::fork();
   if (pid < 0) return Failed(fmt::format("cannot ask rocm-smi-lib: fork: {}", strerror(errno)));
-  if (pid == 0) Child(write_end.get(), options.library);
+  if (pid == 0) Child(write_end.get(), options);
   write_end.Reset();
 
   std::string text;

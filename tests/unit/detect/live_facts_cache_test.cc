@@ -90,5 +90,23 @@ TEST(LiveFactsCacheTest, AZeroAgeAsksEveryTime) {
   EXPECT_EQ(fake.probes, 2);
 }
 
+// rocmtuned's worker uses the two halves: Fresh never probes, Keep dates the facts at the read's
+// start (a probe that took long is not kept longer for it).
+TEST(LiveFactsCacheTest, FreshNeverProbesAndKeepDatesFactsAtTheReadsStart) {
+  Fake fake;
+  LiveFactsCache cache = fake.Cache(2000ms);
+  const auto gpus = Gpus({"0000:03:00.0"});
+  EXPECT_EQ(cache.Fresh(gpus), nullptr);
+  const Time started = cache.Now();
+  fake.now += 1500ms;  // the probe ran 1.5 s
+  (void)cache.Keep(gpus, started, cache.probe()(gpus));
+  ASSERT_NE(cache.Fresh(gpus), nullptr);
+  EXPECT_EQ(cache.Fresh(gpus)->at(0).library_version, "1");
+  EXPECT_EQ(cache.Fresh(Gpus({"0000:26:00.0"})), nullptr);
+  fake.now += 500ms;
+  EXPECT_EQ(cache.Fresh(gpus), nullptr);
+  EXPECT_EQ(fake.probes, 1);
+}
+
 }  // namespace
 }  // namespace rocmtune::detect
