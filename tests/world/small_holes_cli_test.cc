@@ -94,8 +94,6 @@ TEST(SmallHolesCliTest, DoctorLogTakesOnlyARegularFileOrStdinAndRefusesAFifoAtOn
   Timed on_fifo = RunWithTimeout(w, fmt::format("doctor --log '{}'", fifo));
   EXPECT_EQ(on_fifo.exit_code, kExitUsage);
   EXPECT_LT(on_fifo.took, std::chrono::seconds(4));
-  auto fifo_message = w.Ctl({"doctor", "--log", scratch / "log.fifo"});  // stdin is /dev/null, not the FIFO
-  EXPECT_THAT(fifo_message.err, HasSubstr("not a regular file")) << fifo_message.err;
   for (const std::string& other : {std::string("/dev/null"), scratch.string()}) {
     auto r = w.Ctl({"doctor", "--log", other});
     EXPECT_EQ(r.exit_code, kExitUsage) << other << ": " << r.err;
