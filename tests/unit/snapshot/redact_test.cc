@@ -59,10 +59,8 @@ TEST(RedactTest, PrivateKernelParametersLoseTheirValue) {
   // root= and resume= keep a device path and the kind of an identifier.
   EXPECT_EQ(RedactKernelTokens("root=UUID=4398-68dc resume=PARTUUID=cafe root=/dev/nvme0n1p2 resume=LABEL=swap"),
             "root=UUID=redacted resume=PARTUUID=redacted root=/dev/nvme0n1p2 resume=LABEL=redacted");
-  EXPECT_EQ(RedactKernelTokens("resume=/dev/disk/by-uuid/cafe-01 x /dev/disk/by-id/nvme-Samsung_S4EW123-part2
-"),
-            "resume=/dev/disk/by-uuid/redacted x /dev/disk/by-id/redacted
-");
+  EXPECT_EQ(RedactKernelTokens("resume=/dev/disk/by-uuid/cafe-01 x /dev/disk/by-id/nvme-Samsung_S4EW123-part2\n"),
+            "resume=/dev/disk/by-uuid/redacted x /dev/disk/by-id/redacted\n");
   EXPECT_EQ(RedactKernelTokens("GRUB_CMDLINE_LINUX=\"quiet ip=dhcp\"\n"), "GRUB_CMDLINE_LINUX=\"quiet ip=redacted\"\n");
   EXPECT_EQ(RedactKernelTokens(R"({"content":"ip=1.2.3.4\nGRUB=\"hostname=h ro\""})"),
             R"({"content":"ip=redacted\nGRUB=\"hostname=redacted ro\""})");
