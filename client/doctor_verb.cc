@@ -1,9 +1,12 @@
 // `rocmtunectl doctor [--log FILE|-]`: every check of this machine (or a --root world) with what
 // to do about each finding; with a crash log, the likely cause for the GPUs here. Exit 0 when
-// nothing is wrong, 1 when something is.
-#include <cstdio>
-#include <iostream>
-#include <iterator>
+// nothing is wrong, 1 when something is, 2 when the log cannot be read (not a regular file or
+// stdin, or over 16 MiB).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -11,23 +14,50 @@
 #include "api/doctor.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
+#include "sys/unique_fd.h"
 #include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
 
-// A crash log is text a person pasted; more than this is not a log of one crash.
+// A crash log is text a person pasted; more than this is not a log of one crash. Larger logs
+// are refused (not cut): a cut log could lose the crash, and the user can pick the part (tail -c).
 constexpr size_t kMaxLogBytes = 16u << 20;
 
-Result<std::string> ReadLog(const std::string& path) {
+Result<std::string> ReadBounded(int fd, const std::string& name) {
   std::string text;
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) return Fail(ErrorCode::kInvalidArgument, fmt::format("cannot read the log {}", path), errno);
   char buf[65536];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < kMaxLogBytes) text.append(buf, n);
-  if (f != stdin) std::fclose(f);
-  return text;
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(ErrorCode::kInvalidArgument, fmt::format("cannot read the log {}", name), errno);
+    if (n == 0) return text;
+    if (text.size() + static_cast<size_t>(n) > kMaxLogBytes)
+      return Fail(ErrorCode::kInvalidArgument,
+                  fmt::format("the log {} is larger than {} MiB: pass the part around the crash (tail -c 16M)", name,
+                              kMaxLogBytes >> 20));
+    text.append(buf, static_cast<size_t>(n));
+  }
+}
+
+// `--log FILE|-` (issue 24 item 7): stdin, or a regular file. A FIFO, device or directory is
+// refused before it is read: opening a FIFO waits for a writer and reading a device may never
+// end. The type is checked with stat() first so no device is even opened, and again on the
+// descriptor (opened O_NONBLOCK, so a FIFO swapped in meanwhile cannot block the open either).
+// A symlink to a log is followed: the user named it, and what it opens is checked.
+Result<std::string> ReadLog(const std::string& path) {
+  if (path == "-") return ReadBounded(STDIN_FILENO, "on stdin");
+  auto not_regular = [&path] {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("the log {} is not a regular file (use - for stdin)", path));
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("cannot read the log {}", path), errno);
+  if (!S_ISREG(st.st_mode)) return not_regular();
+  sys::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) return Fail(ErrorCode::kInvalidArgument, fmt::format("cannot read the log {}", path), errno);
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return not_regular();
+  return ReadBounded(fd.get(), path);
 }
 
 void PrintFinding(const api::DoctorFinding& f) {

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "api/status_json.h"
+#include "journal/write_access.h"
 #include "plan/plan_json.h"
 #include "sys/unique_fd.h"
 #include "util/json_text.h"
@@ -51,11 +52,7 @@ constexpr int kHelperNotAuthorized = 4;
 
 }  // namespace
 
-Result<void> LocalWriter::MayWrite(const sys::Root& root) const {
-  if (root.IsLive() && ::geteuid() != 0)
-    return Fail(ErrorCode::kNotAuthorized, "changing the running system needs root: run it with sudo");
-  return {};
-}
+Result<void> LocalWriter::MayWrite(const sys::Root& root) const { return journal::CheckWriteAccess(root); }
 
 Result<plan::HelperReply> LocalWriter::Run(std::vector<std::string> args, const std::string& input) {
   auto root = ctx_.OpenRoot();
@@ -91,7 +88,7 @@ Result<plan::HelperReply> LocalWriter::Run(std::vector<std::string> args, const 
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (exit_code == 127 && reply.empty()) return Fail(ErrorCode::kNotFound, fmt::format("cannot run {}", helper));
   if (exit_code == kHelperNotAuthorized && reply.empty())
-    return Fail(ErrorCode::kNotAuthorized, "rocmtune-helper: changing the running system needs root");
+    return Fail(ErrorCode::kNotAuthorized, "rocmtune-helper: not authorized to change this root");
   auto parsed = plan::ParseHelperReply(reply);
   if (!parsed) {
     if (!written) return tl::unexpected(written.error());

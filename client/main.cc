@@ -1,5 +1,6 @@
 // rocmtunectl: the unprivileged client. Global options, then one verb of the table
 // (client/verb_table.cc), run after parsing, once --json (which may follow the verb) is known.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -23,7 +24,10 @@ void AddVerb(CLI::App& app, const Verb& verb, Context& ctx, Args& args) {
     int max = verb.max_operands == kManyOperands ? CLI::detail::expected_max_vector_size : verb.max_operands;
     CLI::Option* operands =
         sub->add_option(std::string(verb.operand_name), args.operands, std::string(verb.operand_help));
-    operands->expected(verb.min_operands, max);
+    // At least one item per occurrence, even when the operand is optional (not required()):
+    // CLI11 2.1 hands `--` back to the parent unless a positional still expects an item, so
+    // `reapply -- card0` (rocmtune-apply@.service) would be "not expected" with a minimum of 0.
+    operands->expected(std::max(verb.min_operands, 1), max);
     if (verb.min_operands > 0) operands->required();
   }
   if (verb.flags & kVerbWith)

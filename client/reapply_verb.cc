@@ -1,6 +1,6 @@
 // reapply [CARD]: the core writes back the runtime attributes rocmtune keeps set that a reboot,
 // GPU reset or resume undid (core/api/reapply.h); this shows the plan and the outcome, or prints
-// the result document. rocmtune-apply@.service runs it as `rocmtunectl --root / reapply cardN`.
+// the result document. rocmtune-apply@.service runs it as `rocmtunectl --root / reapply -- cardN`.
 #include <fmt/format.h>
 
 #include "api/reapply.h"
@@ -39,6 +39,18 @@ void PrintOutcome(const api::ChangeReport& report) {
 }  // namespace
 
 int RunReapply(const Context& ctx, const Args& args) {
+  // The unit passes its instance after `--`, so a name like "--force" arrives here as CARD: it
+  // names no card (kernel names are cardN), and an empty one would mean every GPU (issue 24 item 7).
+  if (!args.operands.empty()) {
+    const std::string& given = args.operands.front();
+    if (given.empty() || given.starts_with('-'))
+      return Failed(ctx,
+                    Error{ErrorCode::kInvalidArgument, 0,
+                          fmt::format("reapply: '{}' is not a card: give cardN or a PCI address, or nothing for every "
+                                      "GPU",
+                                      given)},
+                    kExitUsage);
+  }
   auto root = ctx.OpenRoot();
   if (!root) return Failed(ctx, root.error(), kExitFailed);
   LocalWriter writer(ctx);

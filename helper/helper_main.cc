@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "helper/executor.h"
+#include "journal/write_access.h"
 #include "plan/plan_json.h"
 #include "util/json_text.h"
 
@@ -113,8 +114,9 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     fmt::print(stderr, "rocmtune-helper: {}\n", root.error().message);
     return 1;
   }
-  if (root->IsLive() && ::geteuid() != 0) {
-    fmt::print(stderr, "rocmtune-helper: changing the running system needs root\n");
+  // Not root on the running system, or a tree this user may not write (issue 24 item 7).
+  if (auto access = journal::CheckWriteAccess(*root); !access) {
+    fmt::print(stderr, "rocmtune-helper: {}\n", access.error().message);
     return 4;
   }
   Executor executor(*root, hook);

@@ -62,6 +62,10 @@ Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options
   auto dup = root.Duplicate();
   if (!dup) return tl::unexpected(dup.error());
   auto system = LoadSystem(std::move(*dup));
+  // A tree this user cannot read (the helper writes its journal 0600) is one they may not change
+  // either: that is the answer (exit 4 and the way out), not the read's "Permission denied".
+  if (!system && !options.check)
+    if (auto may = writer.MayWrite(root); !may) return tl::unexpected(may.error());
   if (!system) return system;
   std::vector<std::string> interrupted;
   for (const journal::Transaction& t : system->journal)

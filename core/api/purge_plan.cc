@@ -108,9 +108,9 @@ Result<void> WritePurgePlan(const PurgePlan& plan, const std::string& dir) {
   auto out = snapshot::OutDir::Open(dir);
   if (!out) return tl::unexpected(out.error());
   for (const auto& [name, content] : plan.files)
-    if (auto r = out->WriteFile(name, content, 0); !r) return tl::unexpected(r.error());
+    if (auto r = out->WriteFile(name, content, 0, 0644); !r) return tl::unexpected(r.error());
   // The plan last: a cut-short write leaves no plan, and the purge script then changes nothing.
-  if (auto r = out->WriteFile("plan", plan.text, 0); !r) return tl::unexpected(r.error());
+  if (auto r = out->WriteFile("plan", plan.text, 0, 0644); !r) return tl::unexpected(r.error());
   return {};
 }
 

@@ -109,12 +109,18 @@ Result<bool> ArchiveOut::Add(std::string_view rel, Entry entry) {
   return true;
 }
 
-Result<bool> ArchiveOut::WriteFile(std::string_view rel, std::string_view content, int64_t mtime) {
-  return Add(rel, {Kind::kFile, std::string(content), mtime});
+Result<bool> ArchiveOut::WriteFile(std::string_view rel, std::string_view content, int64_t mtime, mode_t mode) {
+  return Add(rel, {Kind::kFile, std::string(content), mtime, mode & kMaxMode});
 }
 
 Result<bool> ArchiveOut::Symlink(std::string_view rel, std::string_view target, int64_t mtime) {
-  return Add(rel, {Kind::kSymlink, std::string(target), mtime});
+  return Add(rel, {Kind::kSymlink, std::string(target), mtime, 0777});
+}
+
+Result<void> ArchiveOut::Directory(std::string_view rel, mode_t mode) {
+  auto added = Add(rel, {Kind::kDirectory, "", 0, mode & kMaxMode});
+  if (!added) return tl::unexpected(added.error());
+  return {};
 }
 
 Result<void> ArchiveOut::WriteTo(int fd) const {
@@ -122,8 +128,11 @@ Result<void> ArchiveOut::WriteTo(int fd) const {
   int64_t newest = 0;
   for (const auto& [rel, e] : entries_) newest = std::max(newest, e.mtime);
   std::map<std::string, const Entry*, std::less<>> members;  // archive path -> entry
-  static const Entry kDir{Kind::kDirectory, "", 0};
+  static const Entry kDir{Kind::kDirectory, "", 0, 0755};
   members.emplace(top_, &kDir);
+  // The directories named by Directory() first: a parent made for a file keeps their mode.
+  for (const auto& [rel, e] : entries_)
+    if (e.kind == Kind::kDirectory) members.emplace(fmt::format("{}/{}", top_, rel), &e);
   for (const auto& [rel, e] : entries_) {
     for (size_t slash = rel.find('/'); slash != std::string::npos; slash = rel.find('/', slash + 1))
       members.emplace(fmt::format("{}/{}", top_, rel.substr(0, slash)), &kDir);
@@ -152,16 +161,16 @@ Result<void> ArchiveOut::WriteTo(int fd) const {
     switch (e->kind) {
       case Kind::kDirectory:
         archive_entry_set_filetype(entry.get(), AE_IFDIR);
-        archive_entry_set_perm(entry.get(), 0755);
+        archive_entry_set_perm(entry.get(), e->mode);
         break;
       case Kind::kFile:
         archive_entry_set_filetype(entry.get(), AE_IFREG);
-        archive_entry_set_perm(entry.get(), 0644);
+        archive_entry_set_perm(entry.get(), e->mode);
         archive_entry_set_size(entry.get(), static_cast<la_int64_t>(e->data.size()));
         break;
       case Kind::kSymlink:
         archive_entry_set_filetype(entry.get(), AE_IFLNK);
-        archive_entry_set_perm(entry.get(), 0777);
+        archive_entry_set_perm(entry.get(), e->mode);
         archive_entry_set_symlink(entry.get(), e->data.c_str());
         break;
     }

@@ -1,8 +1,8 @@
 // ArchiveOut: a snapshot as one tar.gz (`rocmtunectl snapshot --output FILE`). Entries are kept
 // in memory (a snapshot is a few hundred small files) and written at Finish() sorted by path,
-// each directory before its contents, with the source's mtimes, uid/gid 0 and no user or group
-// names: the same source gives the same bytes. Every entry lies under one top directory, the
-// world: `tar xzf FILE -C DIR && rocmtunectl --root DIR/TOP status`.
+// each directory before its contents, with the source's mtimes and modes (at most kMaxMode),
+// uid/gid 0 and no user or group names: the same source gives the same bytes. Every entry lies under one top directory,
+// the world: `tar xzf FILE -C DIR && rocmtunectl --root DIR/TOP status`.
 //
 // The archive is written to a temporary file beside FILE and renamed to FILE only when complete,
 // without replacing anything: an existing FILE is refused at Open() and, should one appear
@@ -27,8 +27,9 @@ class ArchiveOut final : public Sink {
   // nothing is left of it).
   const std::string& top() const { return top_; }
 
-  Result<bool> WriteFile(std::string_view rel, std::string_view content, int64_t mtime) override;
+  Result<bool> WriteFile(std::string_view rel, std::string_view content, int64_t mtime, mode_t mode) override;
   Result<bool> Symlink(std::string_view rel, std::string_view target, int64_t mtime) override;
+  Result<void> Directory(std::string_view rel, mode_t mode) override;
   Result<void> Finish() override;
 
  private:
@@ -37,6 +38,7 @@ class ArchiveOut final : public Sink {
     Kind kind;
     std::string data;  // the content, or the link's target
     int64_t mtime;
+    mode_t mode;  // permission bits
   };
 
   ArchiveOut(std::string path, sys::UniqueFd dir, std::string name, std::string top)

@@ -108,15 +108,16 @@ Result<int> OutDir::Dir(std::string_view rel_dir) {
   return open_.empty() ? fd_.get() : open_.back().second.get();
 }
 
-Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content, int64_t /*mtime*/) {
+Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content, int64_t /*mtime*/, mode_t mode) {
   if (written_.count(rel)) return false;
   auto [dir_rel, name] = SplitLast(rel);
   if (!IsPlainName(name)) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}/{}: not a plain path", path_, rel));
   auto dir = Dir(dir_rel);
   if (!dir) return tl::unexpected(dir.error());
   std::string display = fmt::format("{}/{}", path_, rel);
+  // The descriptor is writable whatever `mode` allows: a 0400 source makes a 0400 copy.
   sys::UniqueFd fd(
-      ::openat(*dir, std::string(name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+      ::openat(*dir, std::string(name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & kMaxMode));
   if (!fd.valid()) return tl::unexpected(Errno(display));
   size_t done = 0;
   while (done < content.size()) {
@@ -142,7 +143,25 @@ Result<bool> OutDir::Symlink(std::string_view rel, std::string_view target, int6
   return tl::unexpected(Errno(fmt::format("{}/{}", path_, rel)));
 }
 
+Result<void> OutDir::Directory(std::string_view rel, mode_t mode) {
+  auto dir = Dir(rel);
+  if (!dir) return tl::unexpected(dir.error());
+  dir_modes_.insert_or_assign(std::string(rel), mode & kMaxMode);
+  return {};
+}
+
 Result<void> OutDir::Finish() {
+  // Deepest first (a child sorts after its parent): a parent narrowed to 0500 or less would
+  // otherwise keep a non-root writer from reaching its children.
+  for (auto it = dir_modes_.rbegin(); it != dir_modes_.rend(); ++it) {
+    auto dir = Dir(it->first);
+    if (!dir) return tl::unexpected(dir.error());
+    struct stat st {};
+    // Within what it was made with (0755 less the umask): never wider than the user asked for.
+    if (::fstat(*dir, &st) != 0 || ::fchmod(*dir, st.st_mode & it->second & 07777) != 0)
+      return tl::unexpected(Errno(fmt::format("{}/{}", path_, it->first)));
+  }
+  open_.clear();
   if (created_ && ::fchmod(fd_.get(), 0755) != 0) return tl::unexpected(Errno(path_));
   return {};
 }

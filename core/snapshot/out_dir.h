@@ -4,6 +4,7 @@
 // time, never following a symlink, and files are created with O_EXCL (issue 11).
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -24,11 +25,16 @@ class OutDir final : public Sink {
 
   // Writes a new file at `rel`, making its parent directories. Returns false (and writes
   // nothing) when this OutDir already wrote `rel`; any other existing entry is an error.
-  // The files keep the time they are written at (`mtime` is for archives).
-  Result<bool> WriteFile(std::string_view rel, std::string_view content, int64_t mtime) override;
+  // The files keep the time they are written at (`mtime` is for archives); `mode` is created
+  // through the umask, so it only narrows.
+  Result<bool> WriteFile(std::string_view rel, std::string_view content, int64_t mtime, mode_t mode) override;
   // Makes a symlink at `rel`; false when one is already there.
   Result<bool> Symlink(std::string_view rel, std::string_view target, int64_t mtime) override;
-  // Opens the output to its readers (0755) when this OutDir created it.
+  // Makes `rel` now (0755 through the umask, so that the snapshot can write in it whatever the
+  // source's mode) and narrows it to `mode` at Finish().
+  Result<void> Directory(std::string_view rel, mode_t mode) override;
+  // Gives the directories their modes, deepest first, and opens the output to its readers
+  // (0755) when this OutDir created it.
   Result<void> Finish() override;
 
  private:
@@ -42,6 +48,7 @@ class OutDir final : public Sink {
   bool created_;
   std::vector<std::pair<std::string, sys::UniqueFd>> open_;  // components of the last Dir(), open
   std::set<std::string, std::less<>> written_;
+  std::map<std::string, mode_t, std::less<>> dir_modes_;  // Directory(): applied at Finish()
 };
 
 }  // namespace rocmtune::snapshot

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "snapshot/redact_cmdline.h"
 #include "util/text.h"
 
 namespace rocmtune::snapshot {
@@ -40,6 +41,21 @@ std::string FirstLine(const sys::Root& root, std::string_view rel) {
 }
 
 bool IsHostNameFile(std::string_view rel) { return rel == "etc/hostname" || rel == "proc/sys/kernel/hostname"; }
+
+// "localhost" names no one; a one- or two-letter name would redact half of every file.
+constexpr std::array<std::string_view, 3> kPublicHostNames = {"localhost", "localhost.localdomain", kRedacted};
+// Accounts a distribution's image creates on every install (cloud images: ubuntu, debian, fedora,
+// ec2-user...; SteamOS: deck; Raspberry Pi OS: pi), or that name software (taking "rocm" out
+// would rename /opt/rocm): they identify no one.
+constexpr std::array<std::string_view, 14> kPublicUserNames = {
+    "ubuntu",   "debian", "fedora", "centos", "rocky", "almalinux", "arch",
+    "ec2-user", "admin",  "deck",   "pi",     "rocm",  "amdgpu",    "radeon",
+};
+
+template <size_t N>
+bool IsPublic(std::string_view name, const std::array<std::string_view, N>& list) {
+  return name.size() < 3 || std::find(list.begin(), list.end(), name) != list.end();
+}
 
 }  // namespace
 
@@ -90,21 +106,44 @@ std::string RedactWord(std::string_view content, std::string_view word) {
   return out;
 }
 
-Redactor::Redactor(const sys::Root& root)
-    : Redactor(std::vector<std::string>{FirstLine(root, "etc/hostname"), FirstLine(root, "proc/sys/kernel/hostname")}) {
+std::vector<std::string> UserNames(const sys::Root& root) {
+  // Human accounts: uid 1000 and up (UID_MIN of login.defs on Debian, Fedora, Arch), not the
+  // overflow ids nobody/nfsnobody (65534, 4294967294). The tree's own file: a snapshot of a
+  // --root world names that world's users, not this machine's.
+  static constexpr uint64_t kUidMin = 1000;
+  std::vector<std::string> names;
+  if (auto passwd = root.ReadFile("etc/passwd", 4 << 20)) {
+    for (std::string_view line : text::SplitLines(*passwd)) {
+      // name:password:uid:...
+      size_t colon1 = line.find(':');
+      size_t colon2 = colon1 == std::string_view::npos ? colon1 : line.find(':', colon1 + 1);
+      size_t colon3 = colon2 == std::string_view::npos ? colon2 : line.find(':', colon2 + 1);
+      if (colon1 == 0 || colon3 == std::string_view::npos) continue;
+      std::string_view name = line.substr(0, colon1);
+      auto uid = text::ParseU64(line.substr(colon2 + 1, colon3 - colon2 - 1));
+      if (!uid || *uid < kUidMin || *uid == 65534 || *uid == 4294967294 || name == "nobody") continue;
+      names.emplace_back(name);
+    }
+  }
+  if (auto homes = root.ListDir("home"))
+    for (const std::string& name : *homes) names.push_back(name);
+  return names;
 }
 
-Redactor::Redactor(std::vector<std::string> host_names) {
-  // "localhost" names no one; a one- or two-letter name would redact half of every file.
-  static constexpr std::array<std::string_view, 3> kPublic = {"localhost", "localhost.localdomain", kRedacted};
-  for (std::string& name : host_names) {
-    std::string short_name = name.substr(0, name.find('.'));
-    for (std::string* n : {&name, &short_name})
-      if (n->size() >= 3 && std::find(kPublic.begin(), kPublic.end(), *n) == kPublic.end() &&
-          std::find(host_names_.begin(), host_names_.end(), *n) == host_names_.end())
-        host_names_.push_back(*n);
-  }
-  std::sort(host_names_.begin(), host_names_.end(),
+Redactor::Redactor(const sys::Root& root)
+    : Redactor(std::vector<std::string>{FirstLine(root, "etc/hostname"), FirstLine(root, "proc/sys/kernel/hostname")},
+               UserNames(root)) {}
+
+Redactor::Redactor(const std::vector<std::string>& host_names, const std::vector<std::string>& user_names) {
+  auto add = [this](const std::string& n) {
+    if (std::find(names_.begin(), names_.end(), n) == names_.end()) names_.push_back(n);
+  };
+  for (const std::string& name : host_names)
+    for (const std::string& n : {name, name.substr(0, name.find('.'))})
+      if (!IsPublic(n, kPublicHostNames)) add(n);
+  for (const std::string& name : user_names)
+    if (!IsPublic(name, kPublicHostNames) && !IsPublic(name, kPublicUserNames)) add(name);
+  std::sort(names_.begin(), names_.end(),
             [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
 }
 
@@ -118,10 +157,10 @@ bool Redactor::MayCopy(std::string_view rel) {
 
 std::string Redactor::Redact(std::string_view rel, std::string_view content) const {
   if (IsHostNameFile(rel)) return std::string(kRedacted) + "\n";
-  std::string out = RedactHomes(RedactMacs(content));
+  std::string out = RedactKernelTokens(RedactHomes(RedactMacs(content)));
   bool keeps_names = rel.starts_with("sys/") || rel.ends_with("os-release");
   if (!keeps_names)
-    for (const std::string& name : host_names_) out = RedactWord(out, name);
+    for (const std::string& name : names_) out = RedactWord(out, name);
   return out;
 }
 

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -138,6 +140,21 @@ std::string Dirname(std::string_view path) {
   return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
 }
 
+// The source entry's own mtime and permission bits (a symlink's, not its target's, unless
+// `follow`); nothing when it cannot be read.
+struct SourceStat {
+  int64_t mtime = 0;
+  mode_t mode = 0;
+  bool directory = false;
+};
+
+std::optional<SourceStat> StatOf(const sys::Root& root, std::string_view rel, bool follow) {
+  auto fd = root.Open(rel, O_PATH | (follow ? 0 : O_NOFOLLOW));
+  struct stat st {};
+  if (!fd || ::fstat(fd->get(), &st) != 0) return std::nullopt;
+  return SourceStat{st.st_mtim.tv_sec, st.st_mode & 07777, S_ISDIR(st.st_mode)};
+}
+
 class Writer {
  public:
   Writer(const sys::Root& root, Sink& out) : root_(root), out_(out), redactor_(root) {}
@@ -145,18 +162,36 @@ class Writer {
   SnapshotStats& stats() { return stats_; }
 
   // Every file goes through the Redactor, what the snapshot makes as well as what it copies.
-  Result<void> WriteFile(std::string_view rel, std::string_view content, int64_t mtime = 0) {
-    auto wrote = out_.WriteFile(rel, redactor_.Redact(rel, content), mtime ? mtime : newest_);
+  // A file the snapshot makes gets the mode of the source's file at `rel` when there is one
+  // (the environment files), else 0644.
+  Result<void> WriteFile(std::string_view rel, std::string_view content, int64_t mtime = 0,
+                         std::optional<mode_t> mode = std::nullopt) {
+    if (auto r = Parents(rel); !r) return r;
+    if (!mode) {
+      auto source = StatOf(root_, rel, true);
+      mode = source && !source->directory ? source->mode : 0644;
+    }
+    auto wrote = out_.WriteFile(rel, redactor_.Redact(rel, content), mtime ? mtime : newest_, *mode);
     if (!wrote) return tl::unexpected(wrote.error());
     if (*wrote) ++stats_.files;
     return {};
   }
 
   Result<void> WriteSymlink(std::string_view rel, std::string_view target) {
-    auto made = out_.Symlink(rel, target, MTime(rel));
+    if (auto r = Parents(rel); !r) return r;
+    auto source = StatOf(root_, rel, false);
+    auto made = out_.Symlink(rel, target, source ? source->mtime : 0);
     if (!made) return tl::unexpected(made.error());
     if (*made) ++stats_.symlinks;
     return {};
+  }
+
+  // The directory `rel` with the source's mode, kept even when nothing is copied into it.
+  Result<void> Directory(std::string_view rel) {
+    if (auto r = Parents(rel); !r) return r;
+    if (!declared_.emplace(rel).second) return {};
+    auto source = StatOf(root_, rel, true);
+    return out_.Directory(rel, source && source->directory ? source->mode : 0755);
   }
 
   // Copies a file if the root has it; a missing file is not an error.
@@ -168,9 +203,11 @@ class Writer {
       return {};
     }
     if (scrub_unique_id) *content = ScrubUniqueId(*content);
-    int64_t mtime = MTime(rel);
+    // ReadFile followed a final symlink: the mode is the file's that was read.
+    auto source = StatOf(root_, rel, true);
+    int64_t mtime = source ? source->mtime : 0;
     newest_ = std::max(newest_, mtime);
-    return WriteFile(rel, *content, mtime);
+    return WriteFile(rel, *content, mtime, source ? source->mode : 0644);
   }
 
   // Follows `rel` when it is a symlink: writes the link (made relative) and returns the
@@ -205,19 +242,25 @@ class Writer {
     return out;
   }
 
-  // The entry's own mtime (a symlink's, not its target's); 0 when it cannot be read.
-  int64_t MTime(std::string_view rel) const {
-    auto fd = root_.Open(rel, O_PATH | O_NOFOLLOW);
-    struct stat st {};
-    if (!fd || ::fstat(fd->get(), &st) != 0) return 0;
-    return st.st_mtim.tv_sec;
+  // Each parent directory of `rel`, outermost first, with the source's mode (issue 24 item 7:
+  // a directory only root may enter stays so in the snapshot).
+  Result<void> Parents(std::string_view rel) {
+    for (size_t slash = rel.find('/'); slash != std::string_view::npos; slash = rel.find('/', slash + 1)) {
+      std::string_view dir = rel.substr(0, slash);
+      if (!declared_.emplace(dir).second) continue;
+      auto source = StatOf(root_, dir, true);
+      if (!source || !source->directory) continue;  // made for the snapshot's own files: 0755
+      if (auto r = out_.Directory(dir, source->mode); !r) return r;
+    }
+    return {};
   }
 
   const sys::Root& root_;
   Sink& out_;
   Redactor redactor_;
   SnapshotStats stats_;
-  int64_t newest_ = 0;  // of the files copied so far: the time of the files a snapshot makes
+  int64_t newest_ = 0;                           // of the files copied so far: the time of the files a snapshot makes
+  std::set<std::string, std::less<>> declared_;  // directories given to out_.Directory() (or not in the source)
 };
 
 Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, int depth, bool scrub,
@@ -225,6 +268,7 @@ Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, 
   if (depth > 8) return {};
   auto names = root.ListDir(dir);
   if (!names) return {};
+  if (auto r = w.Directory(dir); !r) return r;  // kept when empty, with its mode
   for (const std::string& name : *names) {
     std::string path = sys::JoinPath(dir, name);
     switch (root.TypeOf(path)) {
@@ -279,7 +323,7 @@ Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<con
     if (auto r = w.WriteFile(f.path, f.content); !r) return tl::unexpected(r.error());
   for (std::string_view tool : kToolMarkers)
     if (root.Exists(tool))
-      if (auto r = w.WriteFile(tool, "# rocmtune snapshot: this tool is installed on the source system\n"); !r)
+      if (auto r = w.WriteFile(tool, "# rocmtune snapshot: this tool is installed on the source system\n", 0, 0644); !r)
         return tl::unexpected(r.error());
   for (std::string_view module : {"amdgpu", "ttm", "amdttm"}) {
     std::string dir = fmt::format("sys/module/{}/parameters", module);
@@ -287,10 +331,14 @@ Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<con
       for (const std::string& name : *names)
         if (auto r = w.CopyFile(sys::JoinPath(dir, name)); !r) return tl::unexpected(r.error());
   }
-  if (auto units = root.ListDir("sys/class/iommu"))
+  // An empty sys/class/iommu means "no IOMMU unit" (detect/system_facts.cc); a missing one,
+  // unknown. The units are links into sys/devices: a marker file stands for each.
+  if (auto units = root.ListDir("sys/class/iommu")) {
+    if (auto r = w.Directory("sys/class/iommu"); !r) return tl::unexpected(r.error());
     for (const std::string& unit : *units)
       if (auto r = w.WriteFile(fmt::format("sys/class/iommu/{}/.rocmtune-snapshot", unit), ""); !r)
         return tl::unexpected(r.error());
+  }
   if (auto entries = root.ListDir("sys/class/drm")) {
     for (const std::string& name : *entries) {
       bool card = name.starts_with("card") && name.find('-') == std::string::npos;

@@ -38,6 +38,11 @@ for unit in "$WORK"/*; do
   echo "verify $(basename "$unit"): clean"
 done
 
+# The instance is CARD even when it starts with a dash: `reapply --force` must not be an option
+# (issue 24 item 7; reapply refuses a dash-led or empty CARD, tests/world/small_holes_cli_test.cc).
+grep -q '^ExecStart=[^ ]*rocmtunectl --root / reapply -- %I$' "$WORK/rocmtune-apply@.service" ||
+  fail "rocmtune-apply@.service does not pass its instance after --: $(grep '^ExecStart=' "$WORK/rocmtune-apply@.service")"
+
 # A template is analyzed as an instance (systemd-analyze names it rocmtune-apply@i.service).
 for unit in rocmtuned.service rocmtune-apply@.service; do
   report=$(cd "$WORK" && systemd-analyze security --offline=true "./$unit" 2>&1)

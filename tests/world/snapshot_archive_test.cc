@@ -95,10 +95,14 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
   ASSERT_EQ(source.exit_code, kExitOk) << source.err;
   ASSERT_EQ(extracted.exit_code, kExitOk) << extracted.err;
   std::string expected = source.out;
-  for (auto [from, to] : {std::pair<std::string, std::string>{"secrethost", "redacted"},
-                          {"/home/alice", "/home/redacted"},
-                          {"01-aa-bb-cc-dd-ee-f2", "00-00-00-00-00-00-00"},
-                          {w.root(), top}})
+  // ip= and BOOTIF= keep their names only (issue 24 item 8).
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"ip=10.0.0.2::10.0.0.1:255.255.255.0:secrethost:eno1:none", "ip=redacted"},
+        {"BOOTIF=01-aa-bb-cc-dd-ee-f2", "BOOTIF=redacted"},
+        {"root=UUID=439868dc-c5d4-4754-8106-ac392fe377cd", "root=UUID=redacted"},
+        {"secrethost", "redacted"},
+        {"/home/alice", "/home/redacted"},
+        {w.root(), top}})
     expected = Replace(expected, from, to);
   EXPECT_EQ(extracted.out, expected);
   EXPECT_NE(extracted.out.find("iommu"), std::string::npos);

@@ -201,8 +201,8 @@ TEST(SnapshotArchiveTest, MembersArePlainPathsUnderTheTop) {
   auto archive = ArchiveOut::Open(out.Path("p.tar.gz"));
   ASSERT_TRUE(archive) << archive.error().message;
   for (const char* bad : {"../etc/x", "etc/../../x", "/etc/x", "etc//x", "etc/./x", ""})
-    EXPECT_FALSE(archive->WriteFile(bad, "x", 1)) << bad;
-  auto odd = archive->WriteFile("etc/modprobe.d/a..b.conf", "options amdgpu noretry=0\n", 1);
+    EXPECT_FALSE(archive->WriteFile(bad, "x", 1, 0644)) << bad;
+  auto odd = archive->WriteFile("etc/modprobe.d/a..b.conf", "options amdgpu noretry=0\n", 1, 0644);
   ASSERT_TRUE(odd) << odd.error().message;
   EXPECT_TRUE(*odd);
   ASSERT_TRUE(archive->Finish());
