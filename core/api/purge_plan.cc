@@ -2,8 +2,10 @@
 #include "api/purge_plan.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "journal/history.h"
 #include "journal/journal.h"
@@ -36,7 +38,28 @@ bool IsPlainPath(std::string_view path) {
   return true;
 }
 
+constexpr std::array<std::string_view, 8> kPurgeCommands = {
+    "update-grub",
+    "grub-mkconfig -o /boot/grub/grub.cfg",
+    "kernel-install add-all",
+    "update-initramfs -u -k all",
+    "dracut --force --regenerate-all",
+    "mkinitcpio -P",
+    "booster build --force",
+    "grubby --update-kernel=ALL --remove-args=*",
+};
+
 }  // namespace
+
+std::span<const std::string_view> PurgeCommands() { return kPurgeCommands; }
+
+bool IsPurgeCommand(std::string_view command) {
+  return std::any_of(kPurgeCommands.begin(), kPurgeCommands.end(), [&](std::string_view form) {
+    if (!form.ends_with('*')) return command == form;
+    form.remove_suffix(1);
+    return command.starts_with(form) && IsPlainWord(command.substr(form.size()));
+  });
+}
 
 Result<PurgePlan> MakePurgePlan(const sys::Root& root, const ChangeReport& report) {
   const plan::Plan& reset = report.plan;
@@ -85,13 +108,13 @@ Result<PurgePlan> MakePurgePlan(const sys::Root& root, const ChangeReport& repor
         break;
       case plan::OpKind::kRegenerate: {
         bool plain = !op.argv.empty() && std::all_of(op.argv.begin(), op.argv.end(), IsPlainWord);
-        if (!plain) {
-          out.left.push_back(fmt::format("{}: its arguments are not plain words; run it by hand after purge", op.path));
+        std::string command = fmt::format("{}", fmt::join(op.argv, " "));
+        if (!plain || !IsPurgeCommand(command)) {
+          out.left.push_back(fmt::format("{}: `{}` is not a command the purge script runs; run it by hand after purge",
+                                         op.path, command));
           continue;
         }
-        text += "run";
-        for (const std::string& a : op.argv) text += fmt::format(" {}", a);
-        text += '\n';
+        text += fmt::format("run {}\n", command);
         break;
       }
     }

@@ -9,14 +9,19 @@
 //                      replace it with DIR/N.new
 //   remove N PATH      if /PATH holds DIR/N.expect, remove it
 //   rmdir PATH         a directory rocmtune created: removed when empty
-//   run PROG ARG...    a regenerator the reset needs (update-grub, update-initramfs ...), if installed
+//   run PROG ARG...    a regenerator the reset needs (update-grub, update-initramfs ...), if installed:
+//                      only one of PurgeCommands(), exactly
 //   left PATH          a file rocmtune will not touch: someone else edited it since rocmtune wrote it
 // PATH is root-relative. Every word is made of [A-Za-z0-9._/+=,:@-], so the shell splits lines on
 // blanks with globbing off and never evaluates a word; the script checks each path against its own
-// allow-list, and a file that changed after the plan was made is left as it is.
+// allow-list, and a file that changed after the plan was made is left as it is. The script holds
+// the plan to the helper's rules (one line it would not accept refuses the whole plan), because it
+// runs as root after the helper is gone.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +32,15 @@
 namespace rocmtune::api {
 
 inline constexpr std::string_view kPurgePlanHeader = "rocmtune-purge-plan 1";
+
+// The commands a purge plan may run, as its `run` lines spell them (argv joined by one blank): the
+// reset's regenerators (knobs/cmdline_backend.cc, knobs/initramfs.cc) with their exact arguments.
+// A trailing '*' stands for one plain word: the option key grubby removes, which the script
+// checks against rocmtune's token record. debian/rocmtune.postrm's run_form() accepts these and
+// nothing else; PurgePlanTest.PostrmRunsTheSameCommands fails when the two lists differ. A reset
+// command outside the list is left out of the plan, for the admin to run.
+std::span<const std::string_view> PurgeCommands();
+bool IsPurgeCommand(std::string_view command);
 
 struct PurgePlan {
   std::string text;                                        // DIR/plan

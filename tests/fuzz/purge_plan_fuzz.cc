@@ -5,7 +5,7 @@
 // helper is gone, so what it relies on is checked here: the header first; every line a known step
 // of plain words ([A-Za-z0-9._/+=,:@-]); every path root-relative without an empty, "." or ".."
 // part; every file step numbered with its N.new (write) and only the N.expect/N.new files; every
-// file a path the helper's allow-list lets a plan name.
+// file a path the helper's allow-list lets a plan name; every command one of api::PurgeCommands().
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -129,7 +129,8 @@ void CheckPurgePlan(const api::PurgePlan& purge, const plan::Plan& reset) {
     } else if (verb == "rmdir" || verb == "left") {
       if (w.size() != 2 || !RootRelative(w[1])) std::abort();
     } else if (verb == "run") {
-      if (w.size() < 2) std::abort();
+      // Exactly a command the purge script accepts (it refuses the whole plan otherwise).
+      if (w.size() < 2 || !api::IsPurgeCommand(line.substr(4))) std::abort();
     } else {
       std::abort();
     }

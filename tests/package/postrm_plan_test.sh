@@ -1,8 +1,9 @@
 #!/bin/bash
-# debian/rocmtune.postrm's purge plan reader against plans no rocmtune writes: every refused line
-# changes nothing, words are never evaluated or globbed, paths outside its allow-list and files
-# changed since the plan are left; the good lines beside them are carried out. Runs the script as
-# dpkg would on purge, on a scratch root (DPKG_ROOT), without root.
+# debian/rocmtune.postrm's purge plan reader against plans no rocmtune writes: one line the helper
+# would not accept (a path outside its allow-list, a command in another form than the reset's, a
+# file content that is more than rocmtune's tokens taken off) refuses the whole plan and nothing
+# changes; words are never evaluated or globbed; files changed since the plan are left. Runs the
+# script as dpkg would on purge, on a scratch root (DPKG_ROOT), without root.
 # usage: postrm_plan_test.sh POSTRM
 set -u
 POSTRM=$(realpath "$1")
@@ -21,7 +22,10 @@ setup() {
   echo "HSA_ENABLE_SDMA=0" >"$R/etc/environment.d/90-rocmtune.conf"
   echo "secret" >"$R/etc/shadow-like"
   mkdir -p "$R/var/lib/rocmtune/journal"
+  # What rocmtune added to the command lines it edits in place (knobs/cmdline_owned.h).
+  printf '# rocmtune\niommu=pt\n' >"$R/var/lib/rocmtune/cmdline-tokens"
 }
+files() { (cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
 expect_file() { cp "$2" "$P/$1.expect"; }
 run_purge() { DPKG_ROOT=$R sh "$POSTRM" purge >"$WORK/out" 2>&1; echo $? >"$WORK/rc"; }
 
@@ -45,7 +49,7 @@ grep -q "not run in DPKG_ROOT" "$WORK/out" || { cat "$WORK/out"; fail "good plan
 ls "$R"/etc/default/*.rocmtune-purge 2>/dev/null && fail "good plan: a temporary file was left"
 echo "ok: a good plan is carried out (mode kept, files removed, empty directories removed, state gone)"
 
-# 2. Hostile and broken lines: each is refused and changes nothing; the one good line runs.
+# 2. Hostile and broken lines: each is refused, and so is the plan: nothing changes.
 setup
 before=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
 expect_file 1 "$R/etc/modprobe.d/rocmtune.conf"
@@ -84,7 +88,7 @@ after=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xarg
 [ -d "$R/etc" ] || fail "hostile plan: rmdir etc"
 refused=$(grep -c "refused plan line" "$WORK/out")
 [ "$refused" -ge 16 ] || { cat "$WORK/out"; fail "hostile plan: $refused refusals reported, want 16 or more"; }
-grep -q "changed since rocmtune was removed" "$WORK/out" || fail "hostile plan: the changed environment file was not reported"
+grep -q "the purge plan is refused" "$WORK/out" || { cat "$WORK/out"; fail "hostile plan: the plan's refusal not reported"; }
 echo "ok: $refused hostile or broken lines refused, nothing evaluated, nothing changed"
 
 # 3. A plan that is not a plan: a wrong header, a symlinked plan file.
@@ -134,6 +138,92 @@ before=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xar
 run_purge
 after=$(cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
 [ "$before" = "$after" ] || fail "a plan cut mid-line changed a file"
-grep -q "/etc/default/grub changed since" "$WORK/out" || { cat "$WORK/out"; fail "cut plan: the mismatch was not reported"; }
+grep -q "is cut short" "$WORK/out" || { cat "$WORK/out"; fail "cut plan: not reported"; }
 echo "ok: a prerm cut short (no plan, or a plan cut mid-line) changes nothing"
+
+# 6. One line the helper would not accept, beside a good one: the whole plan is refused, nothing
+#    changes (the good line's modprobe.d file stays). Commands: only the reset's exact argv.
+#    Contents: /etc/default/grub (and /etc/kernel/cmdline) only with rocmtune's recorded tokens
+#    taken off, every other line and the line's frame byte for byte.
+GRUB='GRUB_DEFAULT=0
+GRUB_TIMEOUT=5
+GRUB_CMDLINE_LINUX_DEFAULT="quiet iommu=pt"
+GRUB_CMDLINE_LINUX=""'
+# refused_alone WHAT LINE [N.new content]: LINE (a write names step 2, etc/default/grub) beside
+# `remove 1 etc/modprobe.d/rocmtune.conf`.
+refused_alone() {
+  local what=$1 line=$2
+  setup
+  echo "$GRUB" >"$R/etc/default/grub"
+  echo "quiet iommu=pt" >"$R/etc/kernel/cmdline"
+  expect_file 1 "$R/etc/modprobe.d/rocmtune.conf"
+  case "$line" in
+    *etc/kernel/cmdline) expect_file 2 "$R/etc/kernel/cmdline" ;;
+    *) expect_file 2 "$R/etc/default/grub" ;;
+  esac
+  [ $# -ge 3 ] && printf '%s\n' "$3" >"$P/2.new"
+  printf 'rocmtune-purge-plan 1\nremove 1 etc/modprobe.d/rocmtune.conf\n%s\n' "$line" >"$P/plan"
+  local before after
+  before=$(files)
+  run_purge
+  after=$(files)
+  [ "$(cat "$WORK/rc")" = 0 ] || { cat "$WORK/out"; fail "$what: postrm exited $(cat "$WORK/rc")"; }
+  [ "$before" = "$after" ] || { cat "$WORK/out"; diff <(echo "$before") <(echo "$after"); fail "$what: files changed"; }
+  grep -q "refused plan line" "$WORK/out" && grep -q "the purge plan is refused" "$WORK/out" ||
+    { cat "$WORK/out"; fail "$what: the refusal is not reported"; }
+  find "$WORK" -name pwned | grep -q . && fail "$what: a word was evaluated"
+  echo "ok: refused, nothing changed: $what ($(grep -m1 "refused plan line" "$WORK/out"))"
+}
+refused_alone "grub-mkconfig writing another file" "run grub-mkconfig -o /etc/shadow"
+refused_alone "grub-mkconfig with an extra argument" "run grub-mkconfig -o /boot/grub/grub.cfg --debug"
+refused_alone "update-initramfs with another argument" "run update-initramfs -c -k all"
+refused_alone "update-grub with an argument" "run update-grub --output=/etc/shadow"
+refused_alone "update-grub followed by a command" "run update-grub; touch pwned"
+refused_alone "grubby removing the admin's root=" "run grubby --update-kernel=ALL --remove-args=root"
+refused_alone "grubby adding a token" "run grubby --update-kernel=ALL --args=init=/bin/sh"
+refused_alone "a regenerator rocmtune does not run" "run grub2-mkconfig -o /boot/grub2/grub.cfg"
+refused_alone "a shared file removed" "remove 2 etc/default/grub"
+refused_alone "rocmtune's drop-in written, not removed" "write 2 etc/modprobe.d/rocmtune.conf" \
+  "install amdgpu /bin/sh -c 'touch /pwned'"
+refused_alone "a command substitution added" "write 2 etc/default/grub" \
+  "$(echo "$GRUB" | sed 's/"quiet iommu=pt"/"quiet $(touch pwned)"/')"
+refused_alone "a new variable" "write 2 etc/default/grub" \
+  "$(echo "$GRUB" | sed 's/"quiet iommu=pt"/"quiet"/'; echo 'GRUB_INIT_TUNE="480 440 1"')"
+refused_alone "the admin's line dropped" "write 2 etc/default/grub" \
+  "$(echo "$GRUB" | sed 's/"quiet iommu=pt"/"quiet"/; /GRUB_TIMEOUT/d')"
+refused_alone "another line changed" "write 2 etc/default/grub" \
+  "$(echo "$GRUB" | sed 's/"quiet iommu=pt"/"quiet"/; s/GRUB_TIMEOUT=5/GRUB_TIMEOUT=0/')"
+refused_alone "the admin's token taken off" "write 2 etc/default/grub" \
+  "$(echo "$GRUB" | sed 's/"quiet iommu=pt"/"iommu=pt"/')"
+refused_alone "a token rocmtune never replaced put in" "write 2 etc/default/grub" \
+  "$(echo "$GRUB" | sed 's/"quiet iommu=pt"/"quiet init=\/bin\/sh"/')"
+refused_alone "a command after the value" "write 2 etc/default/grub" \
+  "$(echo "$GRUB" | sed 's/"quiet iommu=pt"/"quiet"; touch pwned/')"
+refused_alone "a token added to /etc/kernel/cmdline" "write 2 etc/kernel/cmdline" "quiet init=/bin/sh"
+
+# 7. The same kinds of lines as the reset writes them are carried out: rocmtune's token taken
+#    off and the admin's it replaced put back, the exact commands (reported, not run, in DPKG_ROOT).
+setup
+echo "$GRUB" >"$R/etc/default/grub"
+echo "quiet iommu=pt amdgpu.runpm=0" >"$R/etc/kernel/cmdline"
+printf 'iommu=pt replaced iommu=soft\namdgpu.runpm=0\n' >"$R/var/lib/rocmtune/cmdline-tokens"
+expect_file 1 "$R/etc/default/grub"
+echo "$GRUB" | sed 's/"quiet iommu=pt"/"quiet iommu=soft"/' >"$P/1.new"
+expect_file 2 "$R/etc/kernel/cmdline"
+echo "quiet iommu=soft" >"$P/2.new"
+cat >"$P/plan" <<'PLAN'
+rocmtune-purge-plan 1
+write 1 etc/default/grub
+write 2 etc/kernel/cmdline
+run grub-mkconfig -o /boot/grub/grub.cfg
+run grubby --update-kernel=ALL --remove-args=amdgpu.runpm
+run update-initramfs -u -k all
+run kernel-install add-all
+PLAN
+run_purge
+grep -q '^GRUB_CMDLINE_LINUX_DEFAULT="quiet iommu=soft"$' "$R/etc/default/grub" ||
+  { cat "$WORK/out"; fail "good edits: /etc/default/grub not put back"; }
+[ "$(cat "$R/etc/kernel/cmdline")" = "quiet iommu=soft" ] || { cat "$WORK/out"; fail "good edits: /etc/kernel/cmdline not put back"; }
+[ "$(grep -c "not run in DPKG_ROOT" "$WORK/out")" = 4 ] || { cat "$WORK/out"; fail "good edits: the 4 commands not reported"; }
+echo "ok: the reset's own edits and commands are carried out"
 echo "PASS: the purge plan reader"

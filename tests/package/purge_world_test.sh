@@ -4,9 +4,11 @@
 # debian/rocmtune.postrm purge carries it out on the copy (DPKG_ROOT): the copy must then equal the
 # world as it was, byte for byte, every file and directory, modes included. One case per boot
 # setup and backend the worlds cover, so every kind of write a reset plans goes through the reader.
-# usage: purge_world_test.sh ROCMTUNECTL WORLDS_DIR POSTRM
+# The last cases run the real prerm too, as dpkg --root --force-script-chrootless runs both
+# scripts for an image builder: on the host with DPKG_ROOT set to the tree.
+# usage: purge_world_test.sh ROCMTUNECTL WORLDS_DIR POSTRM PRERM
 set -u
-CTL=$1 WORLDS=$2 POSTRM=$(realpath "$3")
+CTL=$(realpath "$1") WORLDS=$2 POSTRM=$(realpath "$3") PRERM=$(realpath "$4")
 fail() { echo "FAIL: $*"; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-purge-world-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -90,4 +92,57 @@ mkdir -p "$WORK/full" && touch "$WORK/full/x"
 rc=$?
 [ $rc = 2 ] || { cat "$WORK/out"; fail "--purge-plan into a non-empty directory exited $rc, want 2"; }
 [ "$(ls "$WORK/full")" = x ] || fail "--purge-plan wrote into a non-empty directory"
+# Image builders: dpkg --root DIR --force-script-chrootless runs prerm remove and postrm purge on
+# the host with DPKG_ROOT=DIR. A profile's GRUB token and modprobe.d drop-in in the tree are gone
+# after purge, the tree's /var/lib/rocmtune (the journal) last, and the host is untouched. With the
+# tree's own rocmtunectl (the package's, still there at prerm), and with only the host's.
+host_state() {
+  for f in /var/lib/rocmtune /etc/modprobe.d/rocmtune.conf /etc/default/grub /etc/default/grub.d/zz-rocmtune.cfg; do
+    if [ -e "$f" ]; then find "$f" -type f -print0 | sort -z | xargs -0 -r sha256sum; else echo "absent $f"; fi
+  done
+}
+# dpkg_root_case WHICH: WHICH is "tree" (rocmtunectl in the tree, none on PATH), "host" (none in
+# the tree, the built one on PATH) or "foreign" (one in the tree that cannot run on this host, as
+# another architecture's would not, and the built one on PATH).
+dpkg_root_case() {
+  local which=$1 copy=$WORK/dpkg-root-$1 bin=$WORK/host-bin path
+  rm -rf "$copy" "$bin"
+  cp -a "$WORLDS/rx6600" "$copy" || fail "dpkg-root: copy"
+  mkdir -p "$copy/var/lib" "$bin"
+  path=/usr/sbin:/usr/bin:/sbin:/bin
+  local used=$bin/rocmtunectl
+  case "$which" in
+    tree) install -D -m 0755 "$CTL" "$copy/usr/bin/rocmtunectl"; used=$copy/usr/bin/rocmtunectl ;;
+    foreign) mkdir -p "$copy/usr/bin" && printf '\177ELF\002\001\001' >"$copy/usr/bin/rocmtunectl" &&
+               chmod 0755 "$copy/usr/bin/rocmtunectl" ;;
+  esac
+  if [ "$which" != tree ]; then
+    ln -s "$CTL" "$bin/rocmtunectl"
+    path=$bin:$path
+  fi
+  local reference host
+  reference=$(tree "$copy")
+  host=$(host_state)
+  "$CTL" --root "$copy" set amdgpu.runpm=0 cmdline.iommu=pt >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "dpkg-root: set"; }
+  grep -q 'iommu=pt' "$copy/etc/default/grub" "$copy"/etc/default/grub.d/* 2>/dev/null ||
+    fail "dpkg-root: no GRUB token written, the case tests nothing"
+  [ -f "$copy/etc/modprobe.d/rocmtune.conf" ] || fail "dpkg-root: no modprobe.d drop-in written"
+  (cd / && PATH=$path DPKG_ROOT=$copy sh "$PRERM" remove) >"$WORK/prerm" 2>&1 ||
+    { cat "$WORK/prerm"; fail "dpkg-root ($which): prerm remove"; }
+  [ -f "$copy/var/lib/rocmtune/purge/plan" ] || { cat "$WORK/prerm"; fail "dpkg-root ($which): prerm wrote no plan in the tree"; }
+  grep -qF " with $used" "$WORK/prerm" || { cat "$WORK/prerm"; fail "dpkg-root ($which): not planned with $used"; }
+  (cd / && PATH=$path DPKG_ROOT=$copy sh "$POSTRM" purge) >"$WORK/postrm" 2>&1 ||
+    { cat "$WORK/postrm"; fail "dpkg-root ($which): postrm purge"; }
+  if [ "$(tree "$copy")" != "$reference" ]; then
+    cat "$WORK/prerm" "$WORK/postrm"
+    diff <(echo "$reference") <(tree "$copy")
+    fail "dpkg-root ($which): after purge the tree differs from what it was"
+  fi
+  [ "$(host_state)" = "$host" ] || fail "dpkg-root ($which): the host changed"
+  echo "ok: DPKG_ROOT, planned with $used ($which): the token and the drop-in are gone, the host untouched"
+}
+dpkg_root_case tree
+dpkg_root_case host
+dpkg_root_case foreign
+
 echo "PASS: purge on worlds"
