@@ -5,6 +5,7 @@
 #include "helper/peer_check.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
