@@ -1,5 +1,6 @@
 // The daemon's api::Writer: every write goes to rocmtune-helper through its socket
-// (rocmtune-helper.socket, Accept=yes, root-only; one helper instance per connection). The
+// (rocmtune-helper.socket, Accept=yes, root and group rocmtune, the daemon's user; one helper
+// instance per connection). The
 // request is a line ("apply", "apply --force", "recover"), then the plan JSON; the daemon shuts its
 // side for writing and reads the helper's reply (plan::HelperReply) to the end. The daemon
 // itself never writes. MayWrite asks `authorize` (polkit), so a change that turns out to

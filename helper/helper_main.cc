@@ -1,6 +1,5 @@
 #include "helper/helper_main.h"
 
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "helper/executor.h"
+#include "helper/peer_check.h"
 #include "journal/write_access.h"
 #include "plan/plan_json.h"
 #include "util/json_text.h"
@@ -50,19 +50,6 @@ Result<std::string> ReadStdin() {
   return text;
 }
 
-// `socket` mode: stdin and stdout are one connection accepted by rocmtune-helper.socket
-// (Accept=yes, root-only). Only a root peer may ask (the daemon); the socket's mode is the first
-// fence, this the second.
-Result<void> CheckRootPeer() {
-  struct ucred peer {};
-  socklen_t len = sizeof(peer);
-  if (::getsockopt(STDIN_FILENO, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0)
-    return Fail(ErrorCode::kNotAuthorized, "socket mode: stdin is not a connected socket", errno);
-  if (peer.uid != 0)
-    return Fail(ErrorCode::kNotAuthorized, fmt::format("socket mode: the peer (uid {}) is not root", peer.uid));
-  return {};
-}
-
 // The request line before the plan: "apply", "apply --force" or "recover".
 struct SocketRequest {
   bool apply = false;
@@ -98,10 +85,10 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   CLI::App* apply = app.add_subcommand("apply", "Run the plan (rocmtune.plan.v1 JSON) read from stdin");
   apply->add_flag("--force", options.force, "Overwrite owned files that someone else edited (drift)");
   app.add_subcommand("recover", "Roll back an interrupted transaction, if any");
-  CLI::App* socket =
-      app.add_subcommand("socket",
-                         "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply', "
-                         "'apply --force' or 'recover', then the plan; the peer must be root");
+  CLI::App* socket = app.add_subcommand(
+      "socket",
+      "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply', "
+      "'apply --force' or 'recover', then the plan; the peer must be root or the daemon's user (rocmtune)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -121,7 +108,11 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   }
   Executor executor(*root, hook);
   if (socket->parsed()) {
-    if (auto peer = CheckRootPeer(); !peer) {
+    // stdin and stdout are one connection accepted by rocmtune-helper.socket (Accept=yes); the
+    // peer's uid is named by this system's /etc/passwd, whatever root is written.
+    auto accounts = sys::Root::Open("/");
+    auto peer = accounts ? CheckPeer(STDIN_FILENO, *accounts) : Result<void>(tl::unexpected(accounts.error()));
+    if (!peer) {
       fmt::print(stderr, "rocmtune-helper: {}\n", peer.error().message);
       return 4;
     }

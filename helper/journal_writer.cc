@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "helper/file_writer.h"
+#include "helper/state_access.h"
 #include "journal/journal.h"
 #include "util/json_text.h"
 
@@ -50,8 +51,11 @@ Result<JournalWriter> JournalWriter::Create(const sys::Root& root, StepHook& hoo
   int fd = OpenBeneath(root.fd(), file, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return JournalError(root, "creating", file, errno);
   JournalWriter writer(root, hook, file, sys::UniqueFd(fd));
-  // It holds the before-contents of files an admin may keep private: root's alone, whatever the umask.
-  if (::fchmod(writer.fd_.get(), 0600) != 0) return JournalError(root, "creating", file, errno);
+  // It holds the before-contents of files an admin may keep private: root's alone whatever the
+  // umask, or root's and readable by rocmtuned's group (state_access.h), which answers History.
+  StateAccess access = StateAccessFor(root);
+  if (auto set = SetAccess(writer.fd_.get(), access, access.FileMode()); !set)
+    return JournalError(root, "creating", file, set.error().errno_value);
   // The new name must survive a crash too, or the transaction's records would vanish with it.
   int dir = OpenBeneath(root.fd(), std::string(journal::kJournalDir), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (dir < 0) return JournalError(root, "opening", journal::kJournalDir, errno);

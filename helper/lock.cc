@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "helper/journal_writer.h"
+#include "helper/state_access.h"
 #include "journal/journal.h"
 
 namespace rocmtune::helper {
@@ -32,6 +33,8 @@ Result<WriterLock> WriterLock::Acquire(const sys::Root& root, StepHook& hook, bo
       return Fail(ErrorCode::kUnsupported, "another rocmtune transaction is in progress", errno);
     return Fail(ErrorCode::kIo, fmt::format("locking {}: {}", root.Display(path), std::strerror(errno)), errno);
   }
+  // Under the lock: no other helper is making journal files meanwhile.
+  ShareJournal(root, lock_fd.get());
   return WriterLock(std::move(lock_fd));
 }
 

@@ -27,6 +27,8 @@ fi
 rm -rf "$out/BUILD" "$out/BUILDROOT" "$out/RPMS" "$out/SOURCES" "$out/SPECS"
 mkdir -p "$out/SOURCES" "$out/SPECS"
 cp "$src/packaging/rpm/rocmtune.spec" "$out/SPECS/"
+# Source1: the sysusers.d file, beside the tarball as a Fedora dist-git keeps it.
+cp "$src/systemd/sysusers.d/rocmtune.conf" "$out/SOURCES/rocmtune.sysusers"
 
 # The files git knows of and does not ignore; a tracked file deleted in the working tree is left out.
 tarball="$out/SOURCES/rocmtune-$version.tar.gz"

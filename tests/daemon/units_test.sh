@@ -53,6 +53,27 @@ for unit in rocmtuned.service rocmtune-apply@.service; do
   awk -v e="$exposure" 'BEGIN { exit !(e <= 1.5) }' || fail "$unit: exposure $exposure is over 1.5"
 done
 
+# rocmtuned is not root: its own system user, made by the shipped sysusers.d file (read by the real
+# systemd-sysusers into a scratch root), the only other user the helper's socket lets connect.
+grep -qx 'User=rocmtune' "$SRC/systemd/rocmtuned.service" || fail "rocmtuned.service does not run as user rocmtune"
+grep -qx 'Group=rocmtune' "$SRC/systemd/rocmtuned.service" || fail "rocmtuned.service does not run as group rocmtune"
+report=$(cd "$WORK" && systemd-analyze security --offline=true ./rocmtuned.service 2>&1)
+echo "$report" | grep -q '✗ User=/DynamicUser=' && fail "systemd-analyze says rocmtuned.service runs as root"
+for line in SocketUser=root SocketGroup=rocmtune SocketMode=0660; do
+  grep -qx "$line" "$SRC/systemd/rocmtune-helper.socket" || fail "rocmtune-helper.socket lacks $line"
+done
+if command -v systemd-sysusers >/dev/null; then
+  mkdir -p "$WORK/sysroot/etc"
+  systemd-sysusers --root="$WORK/sysroot" - <"$SRC/systemd/sysusers.d/rocmtune.conf" >/dev/null 2>&1 ||
+    fail "systemd-sysusers rejects systemd/sysusers.d/rocmtune.conf"
+  user=$(grep '^rocmtune:' "$WORK/sysroot/etc/passwd") || fail "sysusers.d/rocmtune.conf makes no user rocmtune"
+  grep -q '^rocmtune:' "$WORK/sysroot/etc/group" || fail "sysusers.d/rocmtune.conf makes no group rocmtune"
+  case $user in *:/:/usr/sbin/nologin) ;; *) fail "user rocmtune has a home or a login shell: $user" ;; esac
+  uid=$(echo "$user" | cut -d: -f3)
+  [ "$uid" -gt 0 ] && [ "$uid" -lt 1000 ] || fail "user rocmtune is not a system user: $user"
+  echo "sysusers.d/rocmtune.conf: $user"
+fi
+
 # The boot units: before anything reads modprobe.d, after / is writable and the journal mounted.
 for unit in rocmtune-recover.service rocmtune-reset.service; do
   f=$SRC/systemd/$unit

@@ -131,8 +131,11 @@ tree() {
    cd "$R" && find . \( -path ./proc -o -path ./sys -o -path ./dev -o -path ./run \) -prune -o -type f -print0 |
      sort -z | xargs -0 sha256sum)
 }
-# dpkg's own records: its database and log (a purged package stays known as "not-installed").
-DPKG_RECORDS='^(d|f) [0-9]+ [0-9:]+ \./var/(lib/dpkg|log/dpkg\.log)|^[0-9a-f]{64}  \./var/(lib/dpkg/|log/dpkg\.log)'
+# dpkg's own records: its database and log (a purged package stays known as "not-installed"),
+# and the account databases: rocmtuned's system user, made by systemd-sysusers at installation,
+# stays after purge, as Debian packages leave the system users they made (its files may be
+# owned by it elsewhere; dh_installsysusers adds no removal).
+DPKG_RECORDS='^(d|f) [0-9]+ [0-9:]+ \./(var/(lib/dpkg|log/dpkg\.log)|etc/(passwd|group|shadow|gshadow)-?$)|^[0-9a-f]{64}  \./(var/(lib/dpkg/|log/dpkg\.log)|etc/(passwd|group|shadow|gshadow)-?$)'
 without_dpkg() { grep -Ev "$DPKG_RECORDS"; }
 same_tree() {  # same_tree WHAT REFERENCE
   local now
@@ -165,6 +168,11 @@ for f in /usr/bin/rocmtunectl /usr/libexec/rocmtune/rocmtune-helper /usr/libexec
   [ -e "$R$f" ] || fail "the package did not install $f"
 done
 echo "ok ($SECONDS s): binaries, units, udev rule, catalog, bus policy and activation, polkit, data, completions and pages installed"
+# rocmtuned's user and group, made by the postinst (dh_installsysusers: systemd-sysusers).
+user=$(grep '^rocmtune:' "$R/etc/passwd") || fail "the package made no user rocmtune"
+grep -q '^rocmtune:' "$R/etc/group" || fail "the package made no group rocmtune"
+case $user in *:/usr/sbin/nologin) ;; *) fail "user rocmtune can log in: $user" ;; esac
+echo "ok ($SECONDS s): the daemon's system user: $user"
 pgrep -x rocmtuned >/dev/null && fail "rocmtuned runs after installation"
 for f in etc/modprobe.d/rocmtune.conf etc/default/grub.d/zz-rocmtune.cfg etc/environment.d var/lib/rocmtune; do
   [ -e "$R/$f" ] && fail "installation created /$f"
@@ -181,11 +189,22 @@ grep -q "iommu=pt" "$R/boot/grub/grub.cfg" || fail "update-grub did not put iomm
 echo "ok ($SECONDS s): apply fleet wrote modprobe.d, the GRUB drop-in (grub.cfg regenerated) and the environment"
 applied=$(settings)
 history_before=$(in_root rocmtunectl history --json)
+# The journal is root's and readable by group rocmtune only, so the daemon (user rocmtune) reads it.
+gid=$(awk -F: '$1 == "rocmtune" { print $3 }' "$R/etc/group")
+for f in "$R"/var/lib/rocmtune/journal/*.jsonl; do
+  [ "$(stat -c '%a %u %g' "$f")" = "640 0 $gid" ] || fail "$f is $(stat -c '%a %u %g' "$f"), not 640 root:rocmtune"
+done
+[ "$(stat -c '%a %u %g' "$R/var/lib/rocmtune/journal")" = "750 0 $gid" ] || fail "the journal directory is not 750 root:rocmtune"
+# A journal from before the daemon had its user (root's alone): the upgrade's postinst shares it.
+chmod 0600 "$R"/var/lib/rocmtune/journal/*.jsonl && chgrp 0 "$R"/var/lib/rocmtune/journal/*.jsonl
 
 install_deb "$UPGRADE"
 grep -q "Version: $VERSION+upgrade1" <(in_root dpkg -s rocmtune) || fail "the upgrade is not installed"
 [ "$(settings)" = "$applied" ] || { diff <(echo "$applied") <(settings); fail "the upgrade changed settings or journal"; }
 [ "$(in_root rocmtunectl history --json)" = "$history_before" ] || fail "history differs after the upgrade"
+for f in "$R"/var/lib/rocmtune/journal/*.jsonl; do
+  [ "$(stat -c '%a %u %g' "$f")" = "640 0 $gid" ] || fail "the upgrade left $f $(stat -c '%a %u %g' "$f")"
+done
 in_root rocmtunectl status --json | grep -q '"profile": *"fleet"' || fail "fleet is not active after the upgrade"
 echo "ok ($SECONDS s): upgrade to $VERSION+upgrade1 kept the settings, the journal and the active profile"
 

@@ -68,6 +68,9 @@ install_rocmtune
 make_users
 KNOB_FILE=$HW/sys/devices/pci0000:00/0000:12:00.0/pp_power_profile_mode
 cp -a "$SRC/tests/worlds/rx6600" "$HW" || fail "copy of the world"
+# The world's own etc/group names rocmtuned's group (the container's, from the package's
+# sysusers.d): the helper gives the world's journal to it, so the daemon (user rocmtune) reads it.
+grep '^rocmtune:' "$R/etc/group" >"$HW/etc/group" || fail "the package made no group rocmtune"
 cp -a "$SRC/tests/worlds/rx6600" "$WORK/expected" || fail "copy of the world"
 BOOT_VALUE=$WORK/boot-value
 cp "$KNOB_FILE" "$BOOT_VALUE"
