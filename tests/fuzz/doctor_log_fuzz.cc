@@ -82,6 +82,7 @@ struct World {
   size_t max_text = 0;
 };
 
+// `name` must outlive the process (an element of kWorlds): it is the map's key.
 World& WorldNamed(std::string_view name) {
   static std::map<std::string_view, std::unique_ptr<World>> worlds;
   std::unique_ptr<World>& w = worlds[name];
@@ -110,12 +111,13 @@ std::map<std::pair<std::string, std::string>, std::vector<std::string>> Expected
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input = fuzz::AsText(data, size);
+  // The world's name as kWorlds holds it: WorldNamed keeps it as a key beyond this input.
   std::string_view world_name = kWorlds[0];
   std::string_view log = input;
   auto parts = fuzz::SplitInput(input, 2);
-  if (std::find(std::begin(kWorlds), std::end(kWorlds), parts[0]) != std::end(kWorlds) &&
-      input.size() > parts[0].size()) {
-    world_name = parts[0];
+  const auto* named = std::find(std::begin(kWorlds), std::end(kWorlds), parts[0]);
+  if (named != std::end(kWorlds) && input.size() > parts[0].size()) {
+    world_name = *named;
     log = parts[1];
   }
   const World& world = WorldNamed(world_name);
