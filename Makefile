@@ -77,12 +77,17 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(shell cat tests/fuzz/targets)
 ASAN_DIR ?= build-asan
 SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# Both build at -O1 with line tables only (-g1) and no build type: OSS-Fuzz's default flags
+# (google/oss-fuzz infra/base-images/base-clang/Dockerfile: -O1 -fno-omit-frame-pointer
+# -gline-tables-only), enough for a report's stack, at about half the compile of -O2 -g
+# (BENCHMARKS.md, CI). Without NDEBUG, the asserts run as well.
+SANITIZE_OPT = -O1 -g1
 
 fuzz-deps: deps
 	@scripts/install-deps.sh --fuzz
 
 fuzz: fuzz-deps
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT)" \
 	  -DROCMTUNE_FUZZ=ON -DROCMTUNE_WERROR=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addprefix rocmtune_fuzz_,$(FUZZ_TARGETS))
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
@@ -90,7 +95,7 @@ fuzz: fuzz-deps
 # make check's tests under ASan + UBSan (gcc); any report fails its test. The system tests run
 # packaged binaries in a chroot, not these.
 asan: deps
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$(SANITIZE_FLAGS)"
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT) $(SANITIZE_FLAGS)"
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'

@@ -17,11 +17,14 @@ for t in $targets; do
   bin="$build/tests/fuzz/rocmtune_fuzz_$t"
   [ -x "$bin" ] || { echo "fuzz: $bin missing (build it first)" >&2; exit 2; }
   rm -rf "$out/$t"; mkdir -p "$out/$t/corpus" "$out/$t/artifacts" "$out/$t/tmp"
+  # repro/<target> exists once a crash was found there (git keeps no empty directory).
+  repro=""
+  [ -d "$src/repro/$t" ] && repro="$src/repro/$t"
   cp "$src/corpus/$t/"* "$out/$t/corpus/" 2>/dev/null
   echo "== fuzz $t for ${seconds}s (-max_len=$max_len)"
   # TMPDIR: the targets' scratch worlds, removed with the rest of fuzz-out on the next run.
   TMPDIR="$out/$t/tmp" "$bin" -max_total_time="$seconds" -max_len="$max_len" -timeout=25 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$out/$t/artifacts/" "$out/$t/corpus" "$src/repro/$t" \
+    -print_final_stats=1 -artifact_prefix="$out/$t/artifacts/" "$out/$t/corpus" ${repro:+"$repro"} \
     > "$out/$t/log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t/log" | tail -1)

@@ -1,0 +1,148 @@
+// `doctor --log`: a crash log is text a person pasted (any bytes: NULs, invalid UTF-8, megabytes
+// of it), matched by api::Doctor against the known-issue base for the GPUs of a world. The input
+// is `WORLD` fuzz::kSeparator `LOG` with WORLD one of kWorlds; otherwise the whole input is the
+// log on the first world, so a raw crash log is an input as it is.
+// Invariants: the log changes only the report's `log` section (doctor's findings stay those
+// without a log); the matches are exactly the issues whose rule holds for a GPU
+// (EvaluateKnownRisks) and one of whose symptoms the log holds (found with memmem, not the
+// doctor's find), each once per GPU of the world (naming none when the world has no GPU) with
+// every symptom the log shows; the document prints as JSON that parses back to itself (no log
+// byte reaches it) and is never larger than every possible match at once.
+#include <string.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/doctor.h"
+#include "api/known_issue_eval.h"
+#include "api/status.h"
+#include "fuzz_support.h"
+#include "knowledge/known_issues.h"
+#include "sys/root.h"
+#include "util/json_text.h"
+
+using namespace rocmtune;
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// RDNA1 (gfx1010), RDNA2 (gfx1030, gfx1032), Polaris (gfx803), 8 MI210s, and no AMD GPU at all
+// (a log is then matched against the issues that name no GPU).
+constexpr std::string_view kWorlds[] = {"rx5700xt", "rx6900xt", "rx6600", "rx580", "mi210x8", "no-amd"};
+
+// One (issue id, GPU id) the log may match, with the issue's symptoms.
+struct Candidate {
+  std::string id;
+  std::string gpu;
+  std::vector<std::string> symptoms;
+};
+
+// A world and what its doctor report is without a log, computed once per process.
+struct World {
+  explicit World(std::string_view name) : scratch(name), root(*sys::Root::Open(scratch.path())) {
+    auto status = api::Status(root);
+    auto report = api::Doctor(root);
+    if (!status || !report) std::abort();  // not a finding: the world itself cannot be read
+    findings = api::DoctorJson(*report).at("findings");
+    for (const detect::Gpu& g : report->gpus) gpu_ids.insert(g.id);
+    // Doctor matches a log against the issues that name no GPU when there is none.
+    std::vector<detect::Gpu> gpus = status->inventory.gpus;
+    if (gpus.empty()) gpus.emplace_back();
+    // The largest document a log can give: every issue whose rule holds, on every GPU, with all
+    // its symptoms.
+    api::DoctorReport worst = *report;
+    worst.log_given = true;
+    const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
+    for (const detect::Gpu& g : gpus) {
+      const api::IssueInputs inputs = api::MachineInputs(root, status->inventory, g);
+      for (api::IssueMatch& m : api::EvaluateKnownRisks(issues, g, inputs)) {
+        candidates.push_back({"issue." + m.issue->id, g.id, m.issue->symptoms});
+        m.symptoms = m.issue->symptoms;
+        worst.log_matches.push_back(api::IssueFinding(m));
+      }
+    }
+    max_text = JsonText(api::DoctorJson(worst)).size();
+  }
+
+  fuzz::ScratchRoot scratch;
+  sys::Root root;
+  std::set<std::string> gpu_ids;
+  json findings;
+  std::vector<Candidate> candidates;
+  size_t max_text = 0;
+};
+
+// `name` must outlive the process (an element of kWorlds): it is the map's key.
+World& WorldNamed(std::string_view name) {
+  static std::map<std::string_view, std::unique_ptr<World>> worlds;
+  std::unique_ptr<World>& w = worlds[name];
+  if (!w) w = std::make_unique<World>(name);
+  return *w;
+}
+
+bool Contains(std::string_view log, const std::string& symptom) {
+  return !symptom.empty() && ::memmem(log.data(), log.size(), symptom.data(), symptom.size()) != nullptr;
+}
+
+// The (issue, GPU) pairs the log must match, each with the symptoms it shows.
+std::map<std::pair<std::string, std::string>, std::vector<std::string>> Expected(const World& world,
+                                                                                 std::string_view log) {
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;
+  for (const Candidate& c : world.candidates) {
+    std::vector<std::string> shown;
+    for (const std::string& s : c.symptoms)
+      if (Contains(log, s)) shown.push_back(s);
+    if (!shown.empty()) out[{c.id, c.gpu}] = shown;
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view input = fuzz::AsText(data, size);
+  // The world's name as kWorlds holds it: WorldNamed keeps it as a key beyond this input.
+  std::string_view world_name = kWorlds[0];
+  std::string_view log = input;
+  auto parts = fuzz::SplitInput(input, 2);
+  const auto* named = std::find(std::begin(kWorlds), std::end(kWorlds), parts[0]);
+  if (named != std::end(kWorlds) && input.size() > parts[0].size()) {
+    world_name = *named;
+    log = parts[1];
+  }
+  const World& world = WorldNamed(world_name);
+
+  auto report = api::Doctor(world.root, std::string(log));
+  if (!report || !report->log_given) std::abort();
+  const json doc = api::DoctorJson(*report);
+  if (doc.at("findings") != world.findings) std::abort();
+
+  // Exactly the expected matches, each once, naming a GPU of the world (or none without one).
+  auto expected = Expected(world, log);
+  if (report->log_matches.size() != expected.size()) std::abort();
+  for (const api::DoctorFinding& f : report->log_matches) {
+    if (world.gpu_ids.empty() ? !f.subject.empty() : world.gpu_ids.count(f.subject) == 0) std::abort();
+    auto it = expected.find({f.id, f.subject});
+    if (it == expected.end() || it->second != f.symptoms) std::abort();
+    expected.erase(it);  // a second match of the same pair finds nothing left
+  }
+  const json& section = doc.at("log");
+  if (section.at("matches").size() != report->log_matches.size()) std::abort();
+  if (report->log_matches.empty() != section.at("likely_cause").is_null()) std::abort();
+
+  // What `doctor --json` prints parses back to the same document, and stays bounded.
+  const std::string text = JsonText(doc);
+  if (text.size() > world.max_text) std::abort();
+  if (json::parse(text, nullptr, false) != doc) std::abort();
+  return 0;
+}
