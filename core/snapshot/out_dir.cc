@@ -108,7 +108,7 @@ Result<int> OutDir::Dir(std::string_view rel_dir) {
   return open_.empty() ? fd_.get() : open_.back().second.get();
 }
 
-Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content, int64_t /*mtime*/, mode_t mode) {
+Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content, int64_t mtime, mode_t mode) {
   if (written_.count(rel)) return false;
   auto [dir_rel, name] = SplitLast(rel);
   if (!IsPlainName(name)) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}/{}: not a plain path", path_, rel));
@@ -125,6 +125,12 @@ Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content, i
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return tl::unexpected(Errno(display));
     done += static_cast<size_t>(n);
+  }
+  // The source's mtime, as the archive keeps it: what the journal's attention compares (a boot
+  // file rebuilt after a transaction's commit) must read back the same from the snapshot.
+  if (mtime > 0) {
+    const struct timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(mtime), 0}};
+    if (::futimens(fd.get(), times) != 0) return tl::unexpected(Errno(display));
   }
   written_.emplace(rel);
   return true;
