@@ -68,7 +68,7 @@ DAEMON=$(readlink -f "$3")
 [ -d "$WORLD/sys" ] || fail "$1 is not a world (no sys/)"
 [ -x "$CTL" ] && [ -x "$DAEMON" ] || fail "$2 or $3 is not executable"
 rsmi_require_namespace
-ldconfig -p | grep -q 'librocm_smi64\.so\.1 ' || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
+ldconfig -p | grep 'librocm_smi64\.so\.1 ' >/dev/null || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
 command -v strace >/dev/null || skip "strace not installed (it shows when rocmtuned starts rocm-smi-lib's child)"
 
 TMP=$WORK

@@ -64,7 +64,7 @@ METRICS=${3:+$(readlink -f "$3")}
 [ -d "$WORLD/sys" ] || fail "$1 is not a world (no sys/)"
 [ -x "$CTL" ] || fail "$2 is not executable"
 rsmi_require_namespace
-ldconfig -p | grep -q 'librocm_smi64\.so\.1 ' || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
+ldconfig -p | grep 'librocm_smi64\.so\.1 ' >/dev/null || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 missing (the checks are Python)"
 rsmi_copy_world "$WORLD" rocm_smi_live
 rsmi_prepare_copy "$W"

@@ -118,7 +118,7 @@ SPY=$(readlink -f "$5")
 [ -d "$WORLD/sys" ] || fail "$1 is not a world (no sys/)"
 [ -x "$CTL" ] && [ -x "$DAEMON" ] && [ -x "$ATTACKER" ] && [ -f "$SPY" ] || fail "a program is missing: $*"
 rsmi_require_namespace
-ldconfig -p | grep -q 'librocm_smi64\.so\.1 ' || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
+ldconfig -p | grep 'librocm_smi64\.so\.1 ' >/dev/null || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
 
 TMP=$WORK
 cp -a "$WORLD" "$TMP/world" || fail "cannot copy the world"
