@@ -72,6 +72,7 @@ cp -a "$SRC/tests/worlds/rx6600" "$HW" || fail "copy of the world"
 # sysusers.d): the helper gives the world's journal to it, so the daemon (user rocmtune) reads it.
 grep '^rocmtune:' "$R/etc/group" >"$HW/etc/group" || fail "the package made no group rocmtune"
 cp -a "$SRC/tests/worlds/rx6600" "$WORK/expected" || fail "copy of the world"
+cp "$HW/etc/group" "$WORK/expected/etc/group" || fail "the expected copy's etc/group"
 BOOT_VALUE=$WORK/boot-value
 cp "$KNOB_FILE" "$BOOT_VALUE"
 
