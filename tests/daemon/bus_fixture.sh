@@ -12,7 +12,15 @@ command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to call as
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-bus-XXXXXX")
 chmod 755 "$WORK"
 PIDS=()
-cleanup() { [ -n "${KEEP_WORK:-}" ] && cp -a "$WORK" "$KEEP_WORK"; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$WORK"; }
+# Every process started for the test ends with it: the PIDS it recorded, then anything still
+# running from $WORK (a dbus-daemon behind a namespace wrapper, an agent started by a subshell).
+cleanup() {
+  [ -n "${KEEP_WORK:-}" ] && cp -a "$WORK" "$KEEP_WORK"
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  pkill -f -- "$WORK/" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 # The Python helpers where the unprivileged callers can read them: a clone may sit in a 0700
 # directory (mktemp -d), which nobody cannot enter.

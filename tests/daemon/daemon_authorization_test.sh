@@ -103,7 +103,8 @@ setpriv --reuid=$ATTACKER --regid=$ATTACKER --groups=$ATTACKER -- bash -c 'read 
 ATTACK_PID=$!
 PIDS+=("$ATTACK_PID")
 touch "$WORK/agent.log" && chmod 666 "$WORK/agent.log"
-as_user $ATTACKER "$PY" "$PYDIR/silent_agent.py" "$ATTACK_PID" "$WORK/agent.log" >"$WORK/agent.err" 2>&1 &
+setpriv --reuid=$ATTACKER --regid=$ATTACKER --groups=$ATTACKER -- "$PY" "$PYDIR/silent_agent.py" "$ATTACK_PID" \
+  "$WORK/agent.log" >"$WORK/agent.err" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do grep -q '"registered"' "$WORK/agent.log" && break; sleep 0.05; done
 grep -q '"registered"' "$WORK/agent.log" || fail "the attacker's agent did not register: $(cat "$WORK/agent.err")"
