@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "api/check_compute.h"
+#include "client/caller_env.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
@@ -25,6 +26,10 @@ void PrintReason(const Doc& r, std::string_view kind) {
   fmt::print("  {}: {} [{}]\n", kind, Field(r, "title"), Field(r, "id"));
   if (r.contains("why") && r["why"].is_string()) fmt::print("    why: {}\n", r["why"].get<std::string>());
   fmt::print("{}", Strings(r, "evidence", "    seen: "));
+  if (std::string file = Field(r, "file", ""); !file.empty()) {
+    std::string line = Field(r, "line", "");
+    fmt::print("    at: /{}{}\n", file, line.empty() ? "" : ":" + line);
+  }
   if (!r.contains("fix") || !r["fix"].is_object()) return;
   const Doc& fix = r["fix"];
   if (fix.contains("none") && fix["none"].is_string()) fmt::print("    no fix: {}\n", fix["none"].get<std::string>());
@@ -33,6 +38,27 @@ void PrintReason(const Doc& r, std::string_view kind) {
     fmt::print("    profile: sudo rocmtunectl apply {}\n", fix["profile"].get<std::string>());
   fmt::print("{}", Strings(fix, "unset", "    unset: "));
   fmt::print("{}", Strings(fix, "set", "    set: "));
+}
+
+bool Flag(const Doc& g, std::string_view key) { return g.contains(key) && g[key].is_boolean() && g[key].get<bool>(); }
+
+bool HasNote(const Doc& g, std::string_view outcome) {
+  if (!g.contains("notes") || !g["notes"].is_array()) return false;
+  for (const Doc& n : g["notes"])
+    if (Field(n, "outcome", "") == outcome) return true;
+  return false;
+}
+
+// The verdict in words. Never "safe" above a note that ROCm does not support the GPU: programs
+// meet no known crash there, but may find no code for it.
+std::string Verdict(const Doc& g, const std::string& workload) {
+  if (g.contains("usable") && g["usable"].is_boolean() && !g["usable"].get<bool>())
+    return "NOT USABLE: ROCm programs cannot use this GPU";
+  if (!Flag(g, "safe")) return fmt::format("NOT SAFE for {} work", workload);
+  if (HasNote(g, "unsupported"))
+    return fmt::format("no known crash for {} work, but not supported by the installed ROCm (see the note)", workload);
+  if (HasNote(g, "limits")) return fmt::format("safe for {} work, with limits (see the notes)", workload);
+  return fmt::format("safe for {} work", workload);
 }
 
 // One line per GPU, then each reason with why and the fix.
@@ -44,12 +70,9 @@ void PrintHuman(const Doc& doc) {
     return;
   }
   for (const Doc& g : gpus) {
-    bool safe = g.contains("safe") && g["safe"].is_boolean() && g["safe"].get<bool>();
-    bool notes = g.contains("notes") && g["notes"].is_array() && !g["notes"].empty();
     std::string card = Field(g, "card", "");
-    fmt::print("{}{} {} ({}): {} for {} work{}\n", Field(g, "id"), card.empty() ? "" : " " + card, Field(g, "name"),
-               Field(g, "gfx_target", "gfx target unknown"), safe ? "safe" : "NOT SAFE", workload,
-               safe && notes ? " (no known crash; read the notes)" : "");
+    fmt::print("{}{} {} ({}): {}\n", Field(g, "id"), card.empty() ? "" : " " + card, Field(g, "name"),
+               Field(g, "gfx_target", "gfx target unknown"), Verdict(g, workload));
     if (g.contains("reasons") && g["reasons"].is_array())
       for (const Doc& r : g["reasons"]) PrintReason(r, Field(r, "outcome"));
     if (g.contains("notes") && g["notes"].is_array())
@@ -69,21 +92,19 @@ void AddCheckComputeOptions(CLI::App& sub, Args& args) {
       ->option_text("ID");
 }
 
+// Answered here, never by rocmtuned: the question is about the programs this process starts,
+// which run with its environment (and its user's shell files), and the daemon sees neither.
+// Nothing it reads needs privileges (sysfs, KFD's topology, the environment files).
 int RunCheckCompute(const Context& ctx, const Args& args) {
-  Fetched doc = ReadDocument(
-      ctx, "CheckCompute",
-      [&](sd_bus_message* m) { return sd_bus_message_append(m, "ss", args.workload.c_str(), args.device.c_str()); },
-      [&]() -> Result<Doc> {
-        auto root = ctx.OpenRoot();
-        if (!root) return tl::unexpected(root.error());
-        auto report = api::CheckCompute(*root, args.workload, args.device);
-        if (!report) return tl::unexpected(report.error());
-        return api::CheckComputeJson(*report);
-      });
-  if (!doc) return doc.error();
-  if (ctx.json) PrintJson(*doc);
-  else PrintHuman(*doc);
-  return Safe(*doc) ? kExitOk : kExitFailed;
+  auto root = ctx.OpenRoot();
+  if (!root) return Failed(ctx, root.error(), ExitFor(root.error()));
+  auto report =
+      api::CheckCompute(*root, detect::Detect(*root), args.workload, args.device, true, CallerEnvironment(*root));
+  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
+  Doc doc = api::CheckComputeJson(*report);
+  if (ctx.json) PrintJson(doc);
+  else PrintHuman(doc);
+  return Safe(doc) ? kExitOk : kExitFailed;
 }
 
 }  // namespace rocmtune::client

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "api/doctor.h"
+#include "client/caller_env.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
 #include "sys/unique_fd.h"
@@ -71,7 +72,8 @@ void PrintFinding(const api::DoctorFinding& f) {
   for (const std::string& s : f.fix.set) fmt::print("        set: {}\n", s);
   for (const std::string& u : f.fix.unset) fmt::print("        unset: {}\n", u);
   if (!f.fix.rocm.empty()) fmt::print("        ROCm: {}\n", f.fix.rocm);
-  if (!f.file.empty()) fmt::print("        at: {}:{}\n", f.file, f.line);
+  // Paths as on the machine, one way everywhere (status, doctor, check-compute): /etc/environment:2.
+  if (!f.file.empty()) fmt::print("        at: /{}{}\n", f.file, f.line > 0 ? fmt::format(":{}", f.line) : "");
   for (const std::string& s : f.sources) fmt::print("        source: {}\n", s);
   fmt::print("        id: {}\n", f.id);
 }
@@ -91,7 +93,11 @@ int RunDoctor(const Context& ctx, const Args& args) {
   }
   auto root = ctx.OpenRoot();
   if (!root) return Failed(ctx, root.error(), ExitFor(root.error()));
-  auto report = api::Doctor(*root, std::move(log));
+  // As the programs of the user running it see the machine: its own environment too.
+  api::DoctorOptions options;
+  options.log = std::move(log);
+  options.caller_env = CallerEnvironment(*root);
+  auto report = api::Doctor(*root, std::move(options));
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (ctx.json) {
     fmt::print("{}\n", JsonText(api::DoctorJson(*report)));

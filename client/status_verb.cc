@@ -36,10 +36,22 @@ std::string IommuLine(const Doc& iommu) {
   return evidence.empty() ? mode.get<std::string>() : fmt::format("{} ({})", mode.get<std::string>(), evidence);
 }
 
+// check-compute's verdict for any work, from the same findings (details: rocmtunectl check-compute).
+std::string ComputeCell(const Doc& compute) {
+  const Doc& usable = Member(compute, "usable");
+  const Doc& safe = Member(compute, "safe");
+  if (usable.is_boolean() && !usable.get<bool>()) return "not usable";
+  if (!safe.is_boolean()) return "-";
+  if (!safe.get<bool>()) return "NOT SAFE";
+  if (Member(compute, "supported").is_boolean() && !Member(compute, "supported").get<bool>()) return "unsupported";
+  const Doc& notes = Member(compute, "notes");
+  return notes.is_array() && !notes.empty() ? "safe (notes)" : "safe";
+}
+
 std::string GpuTable(const Doc& gpus) {
   bool partitions = false;
   for (const Doc& g : gpus) partitions |= Field(g, "physical_id") != Field(g, "id");
-  std::vector<std::string> header = {"GPU", "NAME", "GFX", "GC", "FAMILY", "TYPE", "VRAM", "CARD", "KFD"};
+  std::vector<std::string> header = {"GPU", "NAME", "GFX", "GC", "FAMILY", "TYPE", "VRAM", "CARD", "KFD", "COMPUTE"};
   if (partitions) header.push_back("PHYSICAL");
   Table table(header);
   for (const Doc& g : gpus) {
@@ -55,6 +67,7 @@ std::string GpuTable(const Doc& gpus) {
         vram.is_number_unsigned() ? HumanBytes(vram.get<unsigned long long>()) : "-",
         Field(g, "card"),
         Field(g, "kfd_node"),
+        ComputeCell(Member(g, "compute")),
     };
     if (partitions) row.push_back(Field(g, "physical_id"));
     table.AddRow(std::move(row));

@@ -74,6 +74,7 @@ int ReplyDescribe(sd_bus_message* call, Manager& self, detect::Inventory invento
                   const std::vector<detect::LiveFacts>* live, sd_bus_error* ret) {
   api::StatusOptions options;
   options.known_live = live;
+  options.caller = false;  // rocmtuned answers for no one user
   auto doc = api::DescribeSystem(self.root(), std::move(inventory), options);
   if (!doc) return SetError(ret, doc.error());
   return ReplyText(call, JsonText(*doc));
@@ -151,7 +152,8 @@ int CheckCompute(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* workload = nullptr;
   const char* device = nullptr;
   if (int r = sd_bus_message_read(call, "ss", &workload, &device); r < 0) return r;
-  auto report = api::CheckCompute(self.root(), self.Inventory(), workload, device);
+  // For every caller alike: no one user's access to /dev/kfd decides it (diagnose/assess.h).
+  auto report = api::CheckCompute(self.root(), self.Inventory(), workload, device, /*caller=*/false);
   if (!report) return SetError(ret, report.error());
   return ReplyText(call, JsonText(api::CheckComputeJson(*report)));
 }
@@ -180,7 +182,7 @@ int GetActiveProfile(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
 
 int GetPendingReboot(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
   // The knobs only: reading a property must not start rocm-smi-lib's child on a live root.
-  auto report = api::Status(self.root(), self.Inventory(), {.live_facts = false});
+  auto report = api::Status(self.root(), self.Inventory(), {.live_facts = false, .known_live = nullptr, .caller = false});
   if (!report) return SetError(ret, report.error());
   int pending = 0;
   for (const knobs::KnobState& k : report->knobs) pending |= k.pending_reboot ? 1 : 0;

@@ -6,8 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "api/known_issue_eval.h"
-#include "api/status.h"
+#include "diagnose/verdict.h"
 #include "knowledge/known_issues.h"
 
 namespace rocmtune::api {
@@ -15,10 +14,6 @@ namespace rocmtune::api {
 namespace {
 
 using json = nlohmann::ordered_json;
-using knowledge::Outcome;
-
-// The outcome of a note from the ROCm support table (not a known issue's outcome).
-constexpr std::string_view kUnsupported = "unsupported";
 
 // Longer than any GPU id, card or render node name; such an argument is not echoed back.
 constexpr size_t kMaxName = 64;
@@ -47,47 +42,6 @@ std::string GpuList(const std::vector<detect::Gpu>& gpus) {
   return ids.empty() ? "none" : fmt::format("{}", fmt::join(ids, ", "));
 }
 
-// Detection's own findings about the GPU at warning or above: it has no ROCm ISA, or its
-// target is unknown. Programs cannot run ROCm code on it (status's "gpu." findings).
-void IdentityReasons(const detect::Inventory& inventory, ComputeGpu& out) {
-  for (const detect::Finding& f : inventory.findings)
-    if (f.id.starts_with("gpu.") && f.subject == out.gpu.id && f.severity != detect::Severity::kInfo)
-      out.reasons.push_back({knowledge::OutcomeName(Outcome::kNoGpu), StatusFinding(f)});
-}
-
-// The known issues that hold; returns the finding ids they supersede (as doctor drops them).
-std::set<std::string> IssueReasons(const sys::Root& root, const detect::Inventory& inventory, std::string_view workload,
-                                   ComputeGpu& out) {
-  std::set<std::string> superseded;
-  IssueInputs inputs = MachineInputs(root, inventory, out.gpu);
-  for (const IssueMatch& m : EvaluateKnownRisks(knowledge::KnownIssues::Builtin(), out.gpu, inputs)) {
-    const knowledge::KnownIssue& issue = *m.issue;
-    superseded.insert(issue.supersedes.begin(), issue.supersedes.end());
-    ComputeReason reason{knowledge::OutcomeName(issue.outcome), IssueFinding(m)};
-    switch (issue.outcome) {
-      case Outcome::kNoGpu: out.reasons.push_back(std::move(reason)); break;
-      case Outcome::kCrash:
-        if (issue.Hits(workload)) out.reasons.push_back(std::move(reason));
-        break;
-      // A limit only a log can show is not worth a note before there is one.
-      case Outcome::kLimits:
-        if (!issue.when.log_only) out.notes.push_back(std::move(reason));
-        break;
-      case Outcome::kExplains: break;
-    }
-  }
-  return superseded;
-}
-
-// The installed ROCm release's word on the GPU (doctor's rocm.gpu-not-supported and
-// rocm.gpu-deprecated) as a note: its prebuilt libraries may carry no code for the GPU, which a
-// program meets as an error (hipErrorNoBinaryForGpu), not as a crash, and some do run.
-void SupportNotes(const std::vector<DoctorFinding>& support, const std::set<std::string>& superseded, ComputeGpu& out) {
-  for (const DoctorFinding& f : support)
-    if (f.subject == out.gpu.id && f.severity != detect::Severity::kInfo && !superseded.contains(f.id))
-      out.notes.push_back({kUnsupported, f});
-}
-
 std::string NoGpuReason(const detect::Inventory& inventory) {
   std::vector<std::string> seen;
   for (const detect::Finding& f : inventory.findings)
@@ -103,7 +57,7 @@ json ReasonJson(const ComputeReason& r) {
   const DoctorFinding& f = r.finding;
   return {{"id", f.id},           {"outcome", r.outcome},   {"title", f.what},
           {"why", OrNull(f.why)}, {"evidence", f.evidence}, {"fix", DoctorFixJson(f.fix)},
-          {"sources", f.sources}};
+          {"sources", f.sources}, {"file", OrNull(f.file)}, {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
 }
 
 json ReasonsJson(const std::vector<ComputeReason>& reasons) {
@@ -122,24 +76,32 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workl
   return CheckCompute(root, detect::Detect(root), workload, device);
 }
 
+ComputeGpu ComputeGpuOf(const diagnose::Assessment& assessment, const detect::Gpu& gpu, std::string_view workload) {
+  diagnose::Verdict v = diagnose::VerdictFor(assessment, gpu, workload);
+  ComputeGpu out{gpu, v.usable, {}, {}};
+  for (const diagnose::Finding* f : v.reasons) out.reasons.push_back({diagnose::EffectName(f->effect), *f});
+  for (const diagnose::Finding* f : v.notes) out.notes.push_back({diagnose::EffectName(f->effect), *f});
+  return out;
+}
+
 Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inventory, std::string_view workload,
-                                   std::string_view device) {
+                                   std::string_view device, bool caller, std::vector<knobs::EnvSetting> caller_env) {
   auto name = CheckWorkload(workload);
   if (!name) return tl::unexpected(name.error());
   if (!device.empty() && !Printable(device))
     return Fail(ErrorCode::kInvalidArgument, "the device is not a GPU id, card or render node name");
-  // Known issues and the support table only: rocm-smi-lib's live values change no answer here.
-  auto status = Status(root, std::move(inventory), {.live_facts = false});
-  if (!status) return tl::unexpected(status.error());
-  const detect::Inventory& inv = status->inventory;
+  // rocm-smi-lib's live values change no verdict: not asked.
+  diagnose::AssessOptions options;
+  options.live_facts = false;
+  options.caller = caller;
+  options.caller_env = std::move(caller_env);
+  auto assessment = diagnose::Assess(root, std::move(inventory), options);
+  if (!assessment) return tl::unexpected(assessment.error());
+  const detect::Inventory& inv = assessment->inventory;
   ComputeReport report{*name, std::string(device), {}, {}};
-  const std::vector<DoctorFinding> support = SupportChecks(inv);
   for (const detect::Gpu& g : inv.gpus) {
     if (!device.empty() && !Names(g, device)) continue;
-    ComputeGpu answer{g, {}, {}};
-    IdentityReasons(inv, answer);
-    SupportNotes(support, IssueReasons(root, inv, report.workload, answer), answer);
-    report.gpus.push_back(std::move(answer));
+    report.gpus.push_back(ComputeGpuOf(*assessment, g, report.workload));
   }
   if (!device.empty() && report.gpus.empty())
     return Fail(
@@ -156,6 +118,7 @@ json CheckComputeJson(const ComputeReport& report) {
                     {"name", g.gpu.marketing_name},
                     {"card", g.gpu.card ? json(*g.gpu.card) : json(nullptr)},
                     {"gfx_target", g.gpu.gfx_target ? json(*g.gpu.gfx_target) : json(nullptr)},
+                    {"usable", g.usable},
                     {"safe", g.safe()},
                     {"reasons", ReasonsJson(g.reasons)},
                     {"notes", ReasonsJson(g.notes)}});

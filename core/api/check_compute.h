@@ -2,11 +2,9 @@
 // crash, answered before it touches the GPU. A fallback after the fact cannot work: HIP aborts
 // the process on a GPU memory access fault, so no try/except in the program ever runs.
 //
-// A GPU is not safe for a workload when a known issue holds for it (doctor's evaluation, issues
-// only a log can show included: they are the risk) whose outcome is a crash that hits the
-// workload or a GPU ROCm programs cannot use; or when detection says it has no ROCm ISA. A fix in
-// effect (a profile applied, the variable removed, a newer ROCm) makes the rule stop holding.
-// rocmtunectl and rocmtuned's CheckCompute both answer with this.
+// The answer is the assessment's compute verdict (diagnose/verdict.h): the same findings
+// `status` and `doctor` show decide it. rocmtunectl and rocmtuned's CheckCompute both answer
+// with this.
 #pragma once
 
 #include <optional>
@@ -17,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/doctor.h"
+#include "diagnose/assess.h"
 #include "detect/inventory.h"
 #include "sys/root.h"
 #include "util/result.h"
@@ -24,17 +23,18 @@
 namespace rocmtune::api {
 
 struct ComputeReason {
-  std::string_view outcome;  // knowledge::OutcomeName ("crash", "no-gpu", "limits"), or "unsupported"
+  std::string_view outcome;  // diagnose::EffectName: "crash", "no-gpu", "limits", "unsupported"
   DoctorFinding finding;     // as doctor reports it
 };
 
 struct ComputeGpu {
   detect::Gpu gpu;
+  bool usable = true;  // ROCm programs can use it at all (KFD lists it, ...)
   std::vector<ComputeReason> reasons;  // why it is not safe; empty: safe
   // What holds but lets programs run: issues that limit them, and the installed ROCm release not
   // supporting (or deprecating) the GPU, which programs meet as missing code, not as a crash.
   std::vector<ComputeReason> notes;
-  bool safe() const { return reasons.empty(); }
+  bool safe() const { return usable && reasons.empty(); }
 };
 
 struct ComputeReport {
@@ -50,9 +50,13 @@ struct ComputeReport {
 // id (PCI address, as status prints it), a card ("card1") or a render node ("renderD128").
 // Fails with kInvalidArgument for an unknown workload, kNotFound for a device that is not here.
 Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workload, std::string_view device);
-// The same with an inventory detected earlier on this root (the daemon's).
+// The same with an inventory detected earlier on this root (the daemon's); `caller` as in
+// diagnose::AssessOptions.
 Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inventory, std::string_view workload,
-                                   std::string_view device);
+                                   std::string_view device, bool caller = true,
+                                   std::vector<knobs::EnvSetting> caller_env = {});
+// The verdict of an assessment made already (status's per-GPU verdict uses the same).
+ComputeGpu ComputeGpuOf(const diagnose::Assessment& assessment, const detect::Gpu& gpu, std::string_view workload);
 
 // The rocmtune.check_compute.v1 document.
 nlohmann::ordered_json CheckComputeJson(const ComputeReport& report);

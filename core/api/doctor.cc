@@ -1,12 +1,7 @@
 #include "api/doctor.h"
 
 #include <algorithm>
-#include <set>
 #include <utility>
-
-#include "api/known_issue_eval.h"
-#include "api/status.h"
-#include "knowledge/known_issues.h"
 
 namespace rocmtune::api {
 
@@ -14,17 +9,16 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-detect::Severity SeverityOf(const std::string& name) {
-  if (name == "error") return detect::Severity::kError;
-  if (name == "warning") return detect::Severity::kWarning;
-  return detect::Severity::kInfo;
-}
-
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-json FindingJson(const DoctorFinding& f) {
+}  // namespace
+
+json DoctorFindingJson(const DoctorFinding& f) {
   return {{"id", f.id},
           {"severity", detect::SeverityName(f.severity)},
+          {"kind", diagnose::KindName(f.kind)},
+          {"effect", diagnose::EffectName(f.effect)},
+          {"gpu", OrNull(f.gpu)},
           {"subject", OrNull(f.subject)},
           {"what", f.what},
           {"why", OrNull(f.why)},
@@ -37,112 +31,38 @@ json FindingJson(const DoctorFinding& f) {
           {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
 }
 
-// Causes particular to the GPU (a gfx rule) before general explanations, then the graver first.
-void RankLogMatches(std::vector<IssueMatch>& matches) {
-  std::stable_sort(matches.begin(), matches.end(), [](const IssueMatch& a, const IssueMatch& b) {
-    bool a_gpu = !a.issue->when.gfx.empty(), b_gpu = !b.issue->when.gfx.empty();
-    if (a_gpu != b_gpu) return a_gpu;
-    return SeverityOf(a.issue->severity) > SeverityOf(b.issue->severity);
-  });
-}
-
-// A known issue that matched a GPU replaces the generic findings it names for that GPU (the
-// rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead).
-void DropSuperseded(std::vector<DoctorFinding>& findings, const std::set<std::pair<std::string, std::string>>& gone) {
-  std::erase_if(findings, [&](const DoctorFinding& f) { return gone.count({f.subject, f.id}) > 0; });
-}
-
-}  // namespace
-
-DoctorFinding StatusFinding(const detect::Finding& f) {
-  DoctorFinding d;
-  d.id = f.id;
-  d.severity = f.severity;
-  d.subject = f.subject;
-  d.what = f.message;
-  d.fix.text = f.hint;
-  if (!f.source.empty()) d.sources.push_back(f.source);
-  d.file = f.file;
-  d.line = f.line;
-  return d;
-}
-
-DoctorFinding MakeFinding(std::string id, detect::Severity severity, std::string subject, std::string what,
-                          std::string why, std::string fix, std::vector<std::string> sources) {
-  DoctorFinding f;
-  f.id = std::move(id);
-  f.severity = severity;
-  f.subject = std::move(subject);
-  f.what = std::move(what);
-  f.why = std::move(why);
-  f.fix.text = std::move(fix);
-  f.sources = std::move(sources);
-  return f;
-}
-
-DoctorFinding IssueFinding(const IssueMatch& m) {
-  const knowledge::KnownIssue& i = *m.issue;
-  DoctorFinding d;
-  d.id = "issue." + i.id;
-  d.severity = SeverityOf(i.severity);
-  d.subject = m.gpu;
-  d.what = i.title;
-  d.why = i.why;
-  d.fix = {i.fix.text, i.fix.profile, i.fix.set, i.fix.unset, i.fix.rocm, i.fix.kernel, i.fix.none};
-  d.sources = i.sources;
-  d.confidence = i.confidence;
-  d.evidence = m.evidence;
-  d.symptoms = m.symptoms;
-  return d;
-}
-
 json DoctorFixJson(const DoctorFix& fix) {
   return {{"text", OrNull(fix.text)}, {"profile", OrNull(fix.profile)}, {"set", fix.set},          {"unset", fix.unset},
           {"rocm", OrNull(fix.rocm)}, {"kernel", OrNull(fix.kernel)},   {"none", OrNull(fix.none)}};
 }
 
+DoctorReport DoctorOf(diagnose::Assessment a) {
+  return {std::move(a.inventory.gpus), std::move(a.findings), a.log_given, std::move(a.log_matches)};
+}
+
+Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options) {
+  diagnose::AssessOptions assess;
+  assess.log = std::move(options.log);
+  assess.caller = options.caller;
+  assess.caller_env = std::move(options.caller_env);
+  auto assessment = diagnose::Assess(root, detect::Detect(root), assess);
+  if (!assessment) return tl::unexpected(assessment.error());
+  return DoctorOf(std::move(*assessment));
+}
+
 Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> log) {
-  auto status = Status(root);
-  if (!status) return tl::unexpected(status.error());
-  const detect::Inventory& inventory = status->inventory;
-  DoctorReport report;
-  report.gpus = inventory.gpus;
-  report.log_given = log.has_value();
-  for (const detect::Finding& f : inventory.findings) report.findings.push_back(StatusFinding(f));
-  for (DoctorFinding& f : MachineChecks(root, inventory)) report.findings.push_back(std::move(f));
-  for (DoctorFinding& f : SupportChecks(inventory)) report.findings.push_back(std::move(f));
-  if (status->live)
-    for (DoctorFinding& f : LiveChecks(*status->live)) report.findings.push_back(std::move(f));
-  const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
-  // With no GPU found, a log can still be explained by the issues that name none.
-  std::vector<detect::Gpu> gpus = inventory.gpus;
-  if (gpus.empty() && log) gpus.push_back({});
-  std::vector<IssueMatch> log_matches;
-  std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
-  for (const detect::Gpu& gpu : gpus) {
-    IssueInputs inputs = MachineInputs(root, inventory, gpu);
-    if (!gpu.id.empty())
-      for (const IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs)) {
-        report.findings.push_back(IssueFinding(m));
-        for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
-      }
-    if (log)
-      for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs, std::string_view(*log)))
-        log_matches.push_back(std::move(m));
-  }
-  DropSuperseded(report.findings, superseded);
-  RankLogMatches(log_matches);
-  for (const IssueMatch& m : log_matches) report.log_matches.push_back(IssueFinding(m));
-  return report;
+  DoctorOptions options;
+  options.log = std::move(log);
+  return Doctor(root, std::move(options));
 }
 
 bool DoctorFoundProblems(const DoctorReport& report) {
-  auto bad = [](const DoctorFinding& f) { return f.severity != detect::Severity::kInfo; };
+  auto bad = [](const DoctorFinding& f) { return f.Problem(); };
   return std::any_of(report.findings.begin(), report.findings.end(), bad) ||
          std::any_of(report.log_matches.begin(), report.log_matches.end(), bad);
 }
 
-nlohmann::ordered_json DoctorJson(const DoctorReport& report) {
+json DoctorJson(const DoctorReport& report) {
   json gpus = json::array();
   for (const detect::Gpu& g : report.gpus)
     gpus.push_back({{"id", g.id},
@@ -150,11 +70,11 @@ nlohmann::ordered_json DoctorJson(const DoctorReport& report) {
                     {"gfx_target", g.gfx_target ? json(*g.gfx_target) : json(nullptr)},
                     {"apu", g.apu ? json(*g.apu) : json(nullptr)}});
   json findings = json::array();
-  for (const DoctorFinding& f : report.findings) findings.push_back(FindingJson(f));
+  for (const DoctorFinding& f : report.findings) findings.push_back(DoctorFindingJson(f));
   json log = nullptr;
   if (report.log_given) {
     json matches = json::array();
-    for (const DoctorFinding& f : report.log_matches) matches.push_back(FindingJson(f));
+    for (const DoctorFinding& f : report.log_matches) matches.push_back(DoctorFindingJson(f));
     log = {{"likely_cause", report.log_matches.empty() ? json(nullptr) : json(report.log_matches.front().id)},
            {"matches", matches}};
   }

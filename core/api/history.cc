@@ -69,8 +69,10 @@ json HistoryJson(const HistoryReport& report) {
                     {"superseded_by", e.superseded_by.empty() ? json(nullptr) : json(e.superseded_by)},
                     {"changes", std::move(paths)}});
   }
-  return json{
-      {"schema", "rocmtune.history.v1"}, {"active_profile", report.active_profile}, {"transactions", std::move(list)}};
+  return json{{"schema", "rocmtune.history.v1"},
+              {"active_profile", report.active_profile.empty() ? nlohmann::ordered_json(nullptr)
+                                                               : nlohmann::ordered_json(report.active_profile)},
+              {"transactions", std::move(list)}};
 }
 
 }  // namespace rocmtune::api

@@ -1,70 +1,66 @@
 #include "api/status.h"
 
-#include <fmt/format.h>
-
+#include "api/check_compute.h"
 #include "api/live_json.h"
 #include "api/status_json.h"
-#include "journal/attention.h"
-#include "journal/history.h"
-#include "journal/writer_probe.h"
-#include "knobs/file_findings.h"
-#include "knobs/registry.h"
-#include "knobs/setting_findings.h"
+#include "knowledge/known_issues.h"
 
 namespace rocmtune::api {
 
 namespace {
 
-Result<void> CheckReadable(const sys::Root& root) {
-  for (std::string_view dir : {".", "sys", "proc"}) {
-    auto listed = root.ListDir(dir);
-    if (listed || listed.error().code == ErrorCode::kNotFound) continue;
-    return Fail(listed.error().code,
-                fmt::format("cannot read {}; nothing about this machine can be said", listed.error().message),
-                listed.error().errno_value);
-  }
-  return {};
+using json = nlohmann::ordered_json;
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+std::string Sources(const std::vector<std::string>& sources) {
+  std::string out;
+  for (const std::string& s : sources) out += (out.empty() ? "" : "; ") + s;
+  return out;
 }
 
-StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory, const StatusOptions& options) {
-  StatusReport report{std::move(inventory), {}, {}, {}};
-  if (root.IsLive() && options.live_facts)
-    report.live = options.known_live ? *options.known_live : detect::ReadLiveFacts(report.inventory.gpus);
-  knobs::KnobContext ctx{root, report.inventory, knowledge::Catalog::Builtin()};
-  report.knobs = knobs::ReportKnobs(ctx);
-  std::vector<detect::Finding> found = knobs::SettingFindings(ctx);
-  for (detect::Finding& f : knobs::UnreadableFileFindings(ctx)) found.push_back(std::move(f));
-  // The journal says which profile is active; one that cannot be read is a finding, not a
-  // reason to show nothing else.
-  if (auto txns = journal::Load(root)) {
-    report.active_profile = journal::ActiveProfile(*txns);
-    // What `verify` reports from the journal is worth seeing in `status` too.
-    std::vector<journal::Attention> attention = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns));
-    for (journal::Attention& a : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(a));
-    for (journal::Attention& a : journal::LeftoverTemporaries(root, *txns)) attention.push_back(std::move(a));
-    for (journal::Attention& a : attention)
-      found.push_back({"journal." + a.kind, detect::Severity::kWarning, std::move(a.message), std::move(a.subject)});
-  } else {
-    found.push_back({"journal.unreadable", detect::Severity::kError,
-                     fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are "
-                                 "unknown: {}",
-                                 txns.error().message),
-                     std::string(journal::kJournalDir)});
+json FindingJson(const diagnose::Finding& f) {
+  return {{"id", f.id},
+          {"severity", detect::SeverityName(f.severity)},
+          {"kind", diagnose::KindName(f.kind)},
+          {"effect", diagnose::EffectName(f.effect)},
+          {"gpu", OrNull(f.gpu)},
+          {"subject", OrNull(f.subject)},
+          {"message", f.what},
+          {"file", OrNull(f.file)},
+          {"line", f.line > 0 ? json(f.line) : json(nullptr)},
+          {"hint", OrNull(f.fix.text)},
+          {"source", OrNull(Sources(f.sources))}};
+}
+
+// Each GPU's verdict for any work: usable, safe, and the ids of the findings that decide it.
+json ComputeJson(const diagnose::Assessment& a, const detect::Gpu& g) {
+  ComputeGpu verdict = ComputeGpuOf(a, g, knowledge::kWorkloadAny);
+  json reasons = json::array();
+  for (const ComputeReason& r : verdict.reasons) reasons.push_back(r.finding.id);
+  json notes = json::array();
+  bool supported = true;
+  for (const ComputeReason& r : verdict.notes) {
+    notes.push_back(r.finding.id);
+    supported &= r.finding.effect != diagnose::Effect::kUnsupported;
   }
-  for (detect::Finding& f : found) report.inventory.findings.push_back(std::move(f));
-  return report;
+  return {{"usable", verdict.usable},
+          {"safe", verdict.safe()},
+          {"supported", supported},
+          {"reasons", reasons},
+          {"notes", notes}};
 }
 
 }  // namespace
 
-Result<StatusReport> Status(const sys::Root& root) {
-  if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
-  return StatusOf(root, detect::Detect(root), {});
-}
+Result<StatusReport> Status(const sys::Root& root) { return Status(root, detect::Detect(root), {}); }
 
 Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, const StatusOptions& options) {
-  if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
-  return StatusOf(root, std::move(inventory), options);
+  diagnose::AssessOptions assess;
+  assess.live_facts = options.live_facts;
+  assess.known_live = options.known_live;
+  assess.caller = options.caller;
+  return diagnose::Assess(root, std::move(inventory), assess);
 }
 
 Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory,
@@ -75,9 +71,13 @@ Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inv
 }
 
 nlohmann::ordered_json StatusJson(const StatusReport& report) {
-  nlohmann::ordered_json doc = StatusJson(report.inventory, report.knobs);
-  doc["profile"] =
-      report.active_profile.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(report.active_profile);
+  json doc = StatusJson(report.inventory, report.knobs);
+  doc["profile"] = OrNull(report.active_profile);
+  json findings = json::array();
+  for (const diagnose::Finding& f : report.findings) findings.push_back(FindingJson(f));
+  doc["findings"] = std::move(findings);
+  for (size_t i = 0; i < report.inventory.gpus.size() && i < doc["gpus"].size(); ++i)
+    doc["gpus"][i]["compute"] = ComputeJson(report, report.inventory.gpus[i]);
   if (report.live)
     for (size_t i = 0; i < report.live->size() && i < doc["gpus"].size(); ++i)
       doc["gpus"][i]["live"] = LiveJson((*report.live)[i]);

@@ -1,6 +1,7 @@
-// `status`: what rocmtune knows about this machine — the inventory with every finding, and
-// the state of each configured or watched knob. The CLI's table and its --json, the daemon's
-// Describe() and the snapshot all come from this one report.
+// `status`: what rocmtune knows about this machine — the inventory, the state of each configured
+// or watched knob, every finding of the assessment and each GPU's compute verdict. The CLI's
+// table and its --json, the daemon's Describe() and the snapshot all come from this one report,
+// which is the assessment `doctor` and `check-compute` render too (diagnose/assess.h).
 #pragma once
 
 #include <optional>
@@ -10,27 +11,22 @@
 
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
-#include "knobs/backend.h"
+#include "diagnose/assess.h"
 #include "sys/root.h"
 #include "util/result.h"
 
 namespace rocmtune::api {
 
-struct StatusReport {
-  detect::Inventory inventory;  // findings include the knobs' (environment, unreadable files)
-  std::vector<knobs::KnobState> knobs;
-  std::string active_profile;  // the profile of the apply still in effect; empty when none
-  // rocm-smi-lib's facts, one per GPU in the inventory's order: only for the live root (a
-  // world's files are not the running hardware's), so nothing for --root DIR.
-  std::optional<std::vector<detect::LiveFacts>> live;
-};
+using StatusReport = diagnose::Assessment;
 
 struct StatusOptions {
   // Ask rocm-smi-lib on the live root (a child process, up to its timeout). Off for callers that
-  // use neither the values nor doctor's live checks (check-compute, asked before a program starts).
+  // use the values for nothing (a property read).
   bool live_facts = true;
   // Facts read already (rocmtuned's, detect/live_facts_cache.h) instead of asking now.
   const std::vector<detect::LiveFacts>* known_live = nullptr;
+  // A person runs this (diagnose::AssessOptions::caller); rocmtuned answers for no one user.
+  bool caller = true;
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree

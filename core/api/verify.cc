@@ -158,7 +158,8 @@ nlohmann::ordered_json VerifyJson(const VerifyReport& report) {
                     {"running", d.running ? json(*d.running) : json(nullptr)},
                     {"message", d.message}});
   return json{{"schema", "rocmtune.verify.v1"},
-              {"active_profile", report.active_profile},
+              {"active_profile", report.active_profile.empty() ? nlohmann::ordered_json(nullptr)
+                                                               : nlohmann::ordered_json(report.active_profile)},
               {"ok", report.ok()},
               {"differences", std::move(list)}};
 }

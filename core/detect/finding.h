@@ -28,6 +28,8 @@ struct Finding {
   int line = 0;
   std::string hint = {};    // what to do about it, may be empty
   std::string source = {};  // the public citation that makes it true, may be empty
+  // The GPU id it concerns when it is about what one GPU does (subject may name a variable).
+  std::string gpu = {};
 };
 
 }  // namespace rocmtune::detect

@@ -95,7 +95,9 @@ void GroupPartitions(std::vector<Gpu>& gpus, const std::map<int, uint64_t>& uniq
   }
 }
 
-void ReportIdentityGaps(const std::vector<Gpu>& gpus, std::vector<Finding>& findings) {
+// `kfd`: whether KFD's topology is there at all (sys/class/kfd/kfd/topology/nodes).
+void ReportIdentityGaps(const std::vector<Gpu>& gpus, bool kfd, std::vector<Finding>& findings) {
+  const size_t first = findings.size();
   for (const Gpu& gpu : gpus) {
     const knowledge::GpuModel* model =
         gpu.device_id ? knowledge::GpuTable::Builtin().ByDeviceId(*gpu.device_id) : nullptr;
@@ -114,13 +116,21 @@ void ReportIdentityGaps(const std::vector<Gpu>& gpus, std::vector<Finding>& find
     else if (!gpu.family)
       findings.push_back({"gpu.not-rocm-family", Severity::kInfo,
                           fmt::format("{}: {} is not a GPU family ROCm targets", gpu.id, *gpu.gfx_target), gpu.id});
+    // ROCm programs reach a GPU only through KFD (/dev/kfd and its topology): a GPU KFD does not
+    // list is not usable by them, whatever amdgpu's DRM side shows (linux amdkfd kfd_topology.c).
     if (!gpu.kfd_node && gpu.card && gpu.gfx_target)
-      findings.push_back({"gpu.no-kfd", Severity::kInfo,
-                          fmt::format("{}: no KFD topology node: ROCm cannot use this GPU as detected (is amdgpu's "
-                                      "KFD (CONFIG_HSA_AMD) available?)",
-                                      gpu.id),
-                          gpu.id});
+      findings.push_back(
+          {"gpu.no-kfd", Severity::kError,
+           kfd ? fmt::format("{}: KFD's topology does not list this GPU: ROCm programs cannot use it", gpu.id)
+               : fmt::format("{}: there is no KFD (no /sys/class/kfd): ROCm programs cannot use any GPU", gpu.id),
+           gpu.id, "", 0,
+           kfd ? "Check dmesg for 'kfd' lines about this device (skipped device, PCI rejects atomics)"
+               : "Load amdgpu from a kernel built with CONFIG_HSA_AMD=y (Debian's, Ubuntu's and Fedora's are)",
+           "linux drivers/gpu/drm/amd/amdkfd/kfd_topology.c; drivers/gpu/drm/amd/amdkfd/Kconfig (HSA_AMD)"});
   }
+  // Each says what one GPU does (programs cannot run on it) except the family note.
+  for (size_t i = first; i < findings.size(); ++i)
+    if (findings[i].severity != Severity::kInfo) findings[i].gpu = findings[i].subject;
 }
 
 void ApplyIommuGroups(const sys::Root& root, const std::vector<Gpu>& gpus, IommuState& iommu) {
@@ -204,7 +214,7 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
   GroupPartitions(inv.gpus, unique_by_node);
   if (options.use_libdrm && root.IsLive()) EnrichWithLibdrm(inv.gpus);
   ApplyIommuGroups(root, inv.gpus, inv.system.iommu);
-  ReportIdentityGaps(inv.gpus, inv.findings);
+  ReportIdentityGaps(inv.gpus, root.IsDirectory("sys/class/kfd/kfd/topology/nodes"), inv.findings);
   return inv;
 }
 

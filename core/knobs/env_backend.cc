@@ -40,10 +40,12 @@ std::map<std::string, std::string> Owned(const sys::Root& root) {
 
 // HSA_OVERRIDE_GFX_VERSION against the GPUs present: the override only makes sense between
 // targets of one ISA family (gfx1031..1036 as gfx1030).
-// `where` names a file rocmtune does not own ("etc/environment:3"): what would be refused for
+// `where` says where a setting rocmtune does not own is written ("/etc/environment:3", "the
+// environment of this process", knobs::SettingPlace): what would be refused for
 // rocmtune's own file is then a warning about that file.
+// `cross_isa` (when given) gets the GPU id of each cross-ISA message, in order.
 void CheckOverride(const KnobContext& ctx, const std::string& key, const std::string& value, plan::Plan& plan,
-                   const std::string& where = "") {
+                   const std::string& where = "", std::vector<std::string>* cross_isa = nullptr) {
   auto v = ParseGc(value);  // same N.N.N shape, already range-checked by CheckEnvValue
   if (!v) return;
   uint32_t version = static_cast<uint32_t>(v->major * 10000 + v->minor * 100 + v->rev);
@@ -61,11 +63,12 @@ void CheckOverride(const KnobContext& ctx, const std::string& key, const std::st
     const auto* own = knowledge::GfxTargetTable::Builtin().ByName(*gpu.gfx_target);
     bool same_family = as && own && as->family && own->family && *as->family == *own->family;
     if (!same_family) {
+      if (cross_isa) cross_isa->push_back(gpu.id);
       (where.empty() ? plan.refused : plan.warnings)
           .push_back({key,
                       fmt::format("{}{}={}{} {} code on {} ({}, {}): a different ISA; expect "
                                   "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION or wrong results",
-                                  where.empty() ? "" : ctx.root.Display(where) + " sets ", key, value,
+                                  where.empty() ? "" : where + " sets ", key, value,
                                   where.empty() ? " would run" : ", which runs", target, gpu.id, *gpu.gfx_target,
                                   gpu.family ? std::string(knowledge::FamilyName(*gpu.family)) : "family unknown"),
                       source});
@@ -95,10 +98,11 @@ std::string ValueText(const EnvSetting& s) { return s.value ? *s.value : "(compu
 
 // An HSA_OVERRIDE_GFX_VERSION in a file rocmtune did not write (or one edited by hand): what
 // it does to the GPUs here, as warnings (the file is not rocmtune's to refuse).
-void CheckSetOverride(const KnobContext& ctx, const std::string& key, const EnvSetting& s, plan::Plan& plan) {
+void CheckSetOverride(const KnobContext& ctx, const std::string& key, const EnvSetting& s, plan::Plan& plan,
+                      std::vector<std::string>* cross_isa = nullptr) {
   const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION");
   if (!s.value || !knowledge::CheckEnvValue(*var, *s.value).empty()) return;
-  CheckOverride(ctx, key, *s.value, plan, s.line ? Where(s) : s.file);
+  CheckOverride(ctx, key, *s.value, plan, SettingPlace(ctx.root, s), cross_isa);
 }
 
 // rocmtune edits only its own drop-ins: a setting in another file stays whatever rocmtune does.
@@ -125,11 +129,15 @@ void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional
 
 }  // namespace
 
-std::vector<plan::Message> OverrideProblems(const KnobContext& ctx, const EnvSetting& setting) {
+std::vector<OverrideProblem> OverrideProblems(const KnobContext& ctx, const EnvSetting& setting) {
   if (setting.name != "HSA_OVERRIDE_GFX_VERSION") return {};
   plan::Plan scratch;
-  CheckSetOverride(ctx, setting.name, setting, scratch);
-  return scratch.warnings;
+  std::vector<std::string> gpus;
+  CheckSetOverride(ctx, setting.name, setting, scratch, &gpus);
+  std::vector<OverrideProblem> out;
+  for (size_t i = 0; i < gpus.size() && i < scratch.warnings.size(); ++i)
+    out.push_back({gpus[i], std::move(scratch.warnings[i])});
+  return out;
 }
 
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view content) {

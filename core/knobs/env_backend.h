@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "knobs/backend.h"
 #include "knobs/env_sources.h"
@@ -19,7 +20,11 @@ std::unique_ptr<Backend> MakeEnvBackend();
 // What an HSA_OVERRIDE_GFX_VERSION written in a file (any file, rocmtune's own included) does to
 // the GPUs here when it makes one run code of another ISA family (the RDNA1 + 10.3.0 crash):
 // one message per GPU, naming the file and line. Nothing for another variable or an invalid value.
-std::vector<plan::Message> OverrideProblems(const KnobContext& ctx, const EnvSetting& setting);
+struct OverrideProblem {
+  std::string gpu;  // the GPU id that would run another ISA's code
+  plan::Message message;
+};
+std::vector<OverrideProblem> OverrideProblems(const KnobContext& ctx, const EnvSetting& setting);
 
 // name -> value from rocmtune's environment.d file content.
 std::map<std::string, std::string> ParseEnvironmentFile(std::string_view content);

@@ -44,12 +44,14 @@ class EnvChecker {
             var->source);
         return;
       }
-      for (const plan::Message& m : OverrideProblems(ctx_, s))
-        Add("env.override-other-isa", detect::Severity::kError, WithoutLocation(m.message, s), s,
+      for (const OverrideProblem& p : OverrideProblems(ctx_, s)) {
+        Add("env.override-other-isa", detect::Severity::kError, WithoutLocation(p.message.message, s), s,
             owned ? Unset(s)
                   : "remove it: an override only works between targets of one ISA family (gfx1031..gfx1036 as "
                     "10.3.0), never across generations",
-            m.source);
+            p.message.source);
+        out_.back().gpu = p.gpu;
+      }
     }
     if (const knowledge::DebugVar* debug = table.FindDebug(s.name); debug && knowledge::DebugSwitchOn(*debug, value))
       Add("env.debug-switch", detect::Severity::kWarning,
@@ -63,7 +65,7 @@ class EnvChecker {
   // `set` warns with "<file>:<line> sets NAME=..." (a plan message has no file field); a finding
   // has one, so its message starts at NAME.
   std::string WithoutLocation(const std::string& message, const EnvSetting& s) const {
-    const std::string prefix = ctx_.root.Display(fmt::format("{}:{}", s.file, s.line)) + " sets ";
+    const std::string prefix = SettingPlace(ctx_.root, s) + " sets ";
     return message.starts_with(prefix) ? message.substr(prefix.size()) : message;
   }
 
@@ -99,6 +101,17 @@ std::vector<detect::Finding> EnvSettingFindings(const KnobContext& ctx) {
     }
   }
   return checker.Take();
+}
+
+std::vector<detect::Finding> CallerEnvFindings(const KnobContext& ctx, const std::vector<EnvSetting>& caller) {
+  EnvChecker checker(ctx);
+  for (const EnvSetting& s : caller) checker.Check(s, false);
+  return checker.Take();
+}
+
+bool KnownEnvName(std::string_view name) {
+  const knowledge::EnvVars& table = knowledge::EnvVars::Builtin();
+  return table.Find(name) || table.FindNotRead(name) || table.FindDebug(name);
 }
 
 }  // namespace rocmtune::knobs

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "knobs/env_backend.h"
 #include "plan/owned_paths.h"
 #include "util/shell_words.h"
@@ -137,6 +139,40 @@ std::vector<EnvSetting> ForeignEnvSettings(const sys::Root& root) {
   std::vector<EnvSetting> out;
   for (const EnvSource& source : ForeignEnvSources(root)) ReadSource(root, source, out);
   return out;
+}
+
+std::vector<EnvSource> UserEnvSources(const sys::Root& root, std::string_view home) {
+  std::vector<EnvSource> out;
+  if (home.empty() || home == ".") return out;  // no home (a system user): nothing of its own
+  AddDirectory(root, sys::JoinPath(home, ".config/environment.d"), ".conf", false, out);
+  for (std::string_view shell_file :
+       {".profile", ".bash_profile", ".bash_login", ".bashrc", ".zshenv", ".zprofile", ".zshrc"})
+    out.push_back({sys::JoinPath(home, shell_file), true});
+  return out;
+}
+
+std::vector<EnvSetting> UserEnvSettings(const sys::Root& root, std::string_view home) {
+  std::vector<EnvSetting> out;
+  for (const EnvSource& source : UserEnvSources(root, home)) ReadSource(root, source, out);
+  return out;
+}
+
+std::vector<EnvSetting> ProcessEnvSettings(const std::vector<std::string>& entries,
+                                           bool (*keep)(std::string_view name)) {
+  std::vector<EnvSetting> out;
+  for (const std::string& entry : entries) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    std::string name = entry.substr(0, eq);
+    if (!keep(name)) continue;
+    out.push_back({"", 0, std::move(name), entry.substr(eq + 1)});
+  }
+  return out;
+}
+
+std::string SettingPlace(const sys::Root& root, const EnvSetting& s) {
+  if (s.file.empty()) return "the environment of this process";
+  return s.line ? root.Display(fmt::format("{}:{}", s.file, s.line)) : root.Display(s.file);
 }
 
 }  // namespace rocmtune::knobs

@@ -45,6 +45,21 @@ std::vector<EnvSetting> ReadEnvSource(const sys::Root& root, const EnvSource& so
 // rocmtune's own drop-ins, as sources: /etc/environment.d/90-rocmtune.conf, /etc/profile.d/rocmtune.sh.
 std::vector<EnvSource> OwnedEnvSources();
 
+// The caller's own environment (doctor and check-compute ask for the programs its user starts):
+// the process's variables (file empty: "the environment of this process"), and the files that
+// user's sessions and shells read — ~/.config/environment.d/*.conf (systemd user sessions,
+// environment.d(5)), ~/.profile, ~/.bash_profile, ~/.bash_login, ~/.bashrc (bash(1) INVOCATION),
+// ~/.zshenv, ~/.zprofile, ~/.zshrc (zsh(1) STARTUP/SHUTDOWN FILES). `home` is root-relative;
+// the files are opened by the calling process, so only what that user may read is read.
+std::vector<EnvSource> UserEnvSources(const sys::Root& root, std::string_view home);
+std::vector<EnvSetting> UserEnvSettings(const sys::Root& root, std::string_view home);
+// `environ`-style NAME=VALUE entries, of the names `keep` accepts, in order.
+std::vector<EnvSetting> ProcessEnvSettings(const std::vector<std::string>& entries,
+                                           bool (*keep)(std::string_view name));
+// Where a setting is written, for a person: "/etc/environment:2", or "the environment of this
+// process".
+std::string SettingPlace(const sys::Root& root, const EnvSetting& setting);
+
 // One line of an environment file or a shell script, or nullopt when it assigns nothing (a
 // script line assigning several names: the first).
 std::optional<EnvSetting> ParseEnvAssignment(std::string_view line, bool shell);

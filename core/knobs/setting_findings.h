@@ -6,10 +6,12 @@
 // the files that still hold them.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "detect/finding.h"
 #include "knobs/backend.h"
+#include "knobs/env_sources.h"
 
 namespace rocmtune::knobs {
 
@@ -19,6 +21,13 @@ std::vector<detect::Finding> ModuleOptionFindings(const KnobContext& ctx);
 std::vector<detect::Finding> CmdlineTokenFindings(const KnobContext& ctx);
 // ROCm/HIP/PyTorch variables in the environment files (env_setting_findings.cc).
 std::vector<detect::Finding> EnvSettingFindings(const KnobContext& ctx);
+
+// The same checks of the caller's own environment (env_sources.h: the process's variables, the
+// user's session and shell files), for doctor and check-compute.
+std::vector<detect::Finding> CallerEnvFindings(const KnobContext& ctx, const std::vector<EnvSetting>& caller);
+// Whether data/env_vars.toml knows the name (checked, read by nobody, or a debugging switch):
+// the only variables of a process that are looked at.
+bool KnownEnvName(std::string_view name);
 
 // All of the above, in that order.
 std::vector<detect::Finding> SettingFindings(const KnobContext& ctx);

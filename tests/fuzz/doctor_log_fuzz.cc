@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "api/doctor.h"
-#include "api/known_issue_eval.h"
 #include "api/status.h"
+#include "diagnose/known_issue_eval.h"
 #include "fuzz_support.h"
 #include "knowledge/known_issues.h"
 #include "sys/root.h"
@@ -64,11 +64,11 @@ struct World {
     worst.log_given = true;
     const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
     for (const detect::Gpu& g : gpus) {
-      const api::IssueInputs inputs = api::MachineInputs(root, status->inventory, g);
-      for (api::IssueMatch& m : api::EvaluateKnownRisks(issues, g, inputs)) {
+      const diagnose::IssueInputs inputs = diagnose::MachineInputs(root, status->inventory, g);
+      for (diagnose::IssueMatch& m : diagnose::EvaluateKnownRisks(issues, g, inputs)) {
         candidates.push_back({"issue." + m.issue->id, g.id, m.issue->symptoms});
         m.symptoms = m.issue->symptoms;
-        worst.log_matches.push_back(api::IssueFinding(m));
+        worst.log_matches.push_back(diagnose::IssueFinding(m));
       }
     }
     max_text = JsonText(api::DoctorJson(worst)).size();

@@ -12,6 +12,7 @@
 #include "api/live_json.h"
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
+#include "diagnose/checks.h"
 #include "fuzz_support.h"
 #include "sys/rocm_smi.h"
 #include "sys/root.h"
@@ -70,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckReasons(rendered);
     (void)JsonText(rendered);
   }
-  for (const api::DoctorFinding& f : api::LiveChecks(live)) {
+  for (const api::DoctorFinding& f : diagnose::LiveChecks(live)) {
     if (f.id.empty() || f.what.empty()) std::abort();
     (void)JsonText(api::DoctorFixJson(f.fix));
   }

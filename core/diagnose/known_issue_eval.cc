@@ -1,4 +1,4 @@
-#include "api/known_issue_eval.h"
+#include "diagnose/known_issue_eval.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "knobs/env_sources.h"
 #include "util/text.h"
 
-namespace rocmtune::api {
+namespace rocmtune::diagnose {
 
 namespace {
 
@@ -117,7 +117,8 @@ std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues,
   return out;
 }
 
-IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu) {
+IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu,
+                          const std::vector<knobs::EnvSetting>& caller_env) {
   IssueInputs in;
   in.rocm_version = inventory.system.rocm_version;
   in.kernel = inventory.system.kernel;
@@ -127,8 +128,10 @@ IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& invent
   for (const knobs::EnvSource& src : knobs::OwnedEnvSources())
     for (const knobs::EnvSetting& s : knobs::ReadEnvSource(root, src))
       if (s.value) in.env[s.name] = *s.value;
+  for (const knobs::EnvSetting& s : caller_env)
+    if (s.value) in.env[s.name] = *s.value;
   AddFacts(root, gpu, in);
   return in;
 }
 
-}  // namespace rocmtune::api
+}  // namespace rocmtune::diagnose

@@ -2,11 +2,13 @@
 // table of rocm-smi-lib values.
 #include <gtest/gtest.h>
 
-#include "api/doctor.h"
+#include "diagnose/checks.h"
 #include "api/live_json.h"
 
-namespace rocmtune::api {
+namespace rocmtune::diagnose {
 namespace {
+
+using api::LiveJson;
 
 // A healthy GPU: every value known, nothing to report.
 detect::LiveFacts Healthy(std::string id = "0000:03:00.0") {
@@ -20,15 +22,15 @@ detect::LiveFacts Healthy(std::string id = "0000:03:00.0") {
   return f;
 }
 
-std::vector<std::string> Ids(const std::vector<DoctorFinding>& findings) {
+std::vector<std::string> Ids(const std::vector<Finding>& findings) {
   std::vector<std::string> ids;
   ids.reserve(findings.size());
-  for (const DoctorFinding& f : findings) ids.push_back(f.id);
+  for (const Finding& f : findings) ids.push_back(f.id);
   return ids;
 }
 
-const DoctorFinding* Find(const std::vector<DoctorFinding>& findings, const std::string& id) {
-  for (const DoctorFinding& f : findings)
+const Finding* Find(const std::vector<Finding>& findings, const std::string& id) {
+  for (const Finding& f : findings)
     if (f.id == id) return &f;
   return nullptr;
 }
@@ -40,7 +42,7 @@ TEST(DoctorLiveTest, UncorrectableEccIsAnErrorCorrectableInfo) {
   f.smi.ecc[0].count = {sys::SmiEccCount{5, 2}, {}};  // umc: 5 corrected, 2 not
   auto found = LiveChecks({f});
   EXPECT_EQ(Ids(found), (std::vector<std::string>{"live.ecc-uncorrectable", "live.ecc-correctable"}));
-  const DoctorFinding* ue = Find(found, "live.ecc-uncorrectable");
+  const Finding* ue = Find(found, "live.ecc-uncorrectable");
   ASSERT_TRUE(ue);
   EXPECT_EQ(ue->severity, detect::Severity::kError);
   EXPECT_EQ(ue->subject, "0000:03:00.0");
@@ -100,7 +102,7 @@ TEST(DoctorLiveTest, UnknownValuesMakeNoFindingButAMissingLibraryIsSaidOnce) {
                       detect::UnknownDevice("rocm-smi-lib does not list this GPU")};
   found = LiveChecks({a, c, Healthy()});
   ASSERT_EQ(Ids(found), (std::vector<std::string>{"live.unknown", "live.unknown"}));
-  const DoctorFinding& listed = found[0].what.find("does not list") != std::string::npos ? found[0] : found[1];
+  const Finding& listed = found[0].what.find("does not list") != std::string::npos ? found[0] : found[1];
   EXPECT_NE(listed.what.find("does not list this GPU"), std::string::npos);
   EXPECT_EQ(listed.fix.text, "Run rocm-smi to see what rocm-smi-lib itself says about this machine");
 }
@@ -139,4 +141,4 @@ TEST(LiveJsonTest, EverythingUnknownHasAReasonPerValue) {
 }
 
 }  // namespace
-}  // namespace rocmtune::api
+}  // namespace rocmtune::diagnose

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "api/doctor.h"
+#include "diagnose/checks.h"
 #include "knowledge/rocm_support.h"
 
-namespace rocmtune::api {
+namespace rocmtune::diagnose {
 
 namespace {
 
@@ -19,7 +19,7 @@ using knowledge::TargetSupport;
 
 constexpr std::string_view kVersionFile = "/opt/rocm/.info/version";
 
-DoctorFinding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why) {
+Finding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why) {
   return MakeFinding(std::move(id), severity, std::move(subject), std::move(what), std::move(why));
 }
 
@@ -27,7 +27,7 @@ std::string Span(const knowledge::RocmSupport& table) {
   return fmt::format("{} to {}", table.releases().front().version_text, table.releases().back().version_text);
 }
 
-DoctorFinding Supported(const detect::Gpu& g, const std::string& gfx, const std::string& installed,
+Finding Supported(const detect::Gpu& g, const std::string& gfx, const std::string& installed,
                         const RocmRelease& r, TargetSupport status) {
   std::string what = fmt::format("{} is a supported target of ROCm {}", gfx, installed);
   std::string why = fmt::format("AMD's GPU table for ROCm {} lists {}", r.version_text, gfx);
@@ -42,13 +42,15 @@ DoctorFinding Supported(const detect::Gpu& g, const std::string& gfx, const std:
         "AMD's 'Use ROCm on Radeon and Ryzen' Linux pages list {} for ROCm {}; the compatibility matrix does not", gfx,
         r.version_text);
   }
-  DoctorFinding f = Make(id, Severity::kInfo, g.id, what, why);
+  Finding f = Make(id, Severity::kInfo, g.id, what, why);
+  f.kind = Kind::kSupport;
+  f.gpu = g.id;
   f.sources.push_back(r.source);
   f.evidence = {fmt::format("{}: {}", kVersionFile, installed), fmt::format("GPU {} is {}", g.id, gfx)};
   return f;
 }
 
-DoctorFinding NotSupported(const knowledge::RocmSupport& table, const detect::Gpu& g, const std::string& gfx,
+Finding NotSupported(const knowledge::RocmSupport& table, const detect::Gpu& g, const std::string& gfx,
                            const std::string& installed, const knowledge::Version& version, const RocmRelease& r,
                            TargetSupport status) {
   std::string why =
@@ -57,8 +59,11 @@ DoctorFinding NotSupported(const knowledge::RocmSupport& table, const detect::Gp
                         r.version_text, gfx)
           : fmt::format("AMD's GPU table for ROCm {} does not list {}", r.version_text, gfx);
   why += "; its prebuilt libraries may carry no code for this GPU (hipErrorNoBinaryForGpu) or are untested on it";
-  DoctorFinding f = Make("rocm.gpu-not-supported", Severity::kWarning, g.id,
+  Finding f = Make("rocm.gpu-not-supported", Severity::kWarning, g.id,
                          fmt::format("{} is not a supported target of ROCm {}", gfx, installed), why);
+  f.kind = Kind::kSupport;
+  f.effect = Effect::kUnsupported;
+  f.gpu = g.id;
   f.sources.push_back(r.source);
   f.evidence = {fmt::format("{}: {}", kVersionFile, installed), fmt::format("GPU {} is {}", g.id, gfx)};
   const RocmRelease* nearest = table.NearestSupporting(gfx, version);
@@ -80,13 +85,13 @@ DoctorFinding NotSupported(const knowledge::RocmSupport& table, const detect::Gp
 
 }  // namespace
 
-std::vector<DoctorFinding> SupportChecks(const detect::Inventory& inventory) {
-  std::vector<DoctorFinding> out;
+std::vector<Finding> SupportChecks(const detect::Inventory& inventory) {
+  std::vector<Finding> out;
   if (inventory.gpus.empty()) return out;
   const knowledge::RocmSupport& table = knowledge::RocmSupport::Builtin();
   const std::optional<std::string>& installed = inventory.system.rocm_version;
   if (!installed) {
-    DoctorFinding f = Make("rocm.not-installed", Severity::kInfo, std::string(kVersionFile),
+    Finding f = Make("rocm.not-installed", Severity::kInfo, std::string(kVersionFile),
                            "No ROCm install found: GPU support was not checked",
                            fmt::format("{} is where AMD's ROCm packages record the release", kVersionFile));
     f.fix.text = "If ROCm comes from your distribution's packages (not /opt/rocm), check its GPU list yourself";
@@ -97,7 +102,7 @@ std::vector<DoctorFinding> SupportChecks(const detect::Inventory& inventory) {
   auto version = knowledge::ParseVersion(*installed);
   const RocmRelease* release = version ? table.ForInstalled(*version) : nullptr;
   if (!release) {
-    DoctorFinding f = Make("rocm.support-unknown", Severity::kInfo, std::string(kVersionFile),
+    Finding f = Make("rocm.support-unknown", Severity::kInfo, std::string(kVersionFile),
                            fmt::format("ROCm {} is not in rocmtune's GPU support table ({})", *installed, Span(table)),
                            "GPU support was not checked for this release");
     f.sources.push_back("data/rocm_support.toml");
@@ -116,4 +121,4 @@ std::vector<DoctorFinding> SupportChecks(const detect::Inventory& inventory) {
   return out;
 }
 
-}  // namespace rocmtune::api
+}  // namespace rocmtune::diagnose

@@ -1,11 +1,11 @@
 // The known-issue rules evaluated for one GPU and a workload's inputs (api/known_issue_eval.h):
 // the call doctor makes per GPU and a check of a workload can make with its own environment.
-#include "api/known_issue_eval.h"
+#include "diagnose/known_issue_eval.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace rocmtune::api {
+namespace rocmtune::diagnose {
 namespace {
 
 using ::testing::ElementsAre;
@@ -99,4 +99,4 @@ TEST(KnownIssueEvalTest, RisksIncludeLogOnlyIssuesWhoseRuleHolds) {
 }
 
 }  // namespace
-}  // namespace rocmtune::api
+}  // namespace rocmtune::diagnose

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "detect/inventory.h"
+#include "diagnose/finding.h"
+#include "knobs/env_sources.h"
 #include "knowledge/known_issues.h"
 #include "sys/root.h"
 
-namespace rocmtune::api {
+namespace rocmtune::diagnose {
 
 struct IssueInputs {
   std::optional<std::string> rocm_version;  // unknown: a rule with a ROCm range does not match
@@ -41,6 +43,12 @@ std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues,
 
 // This machine's inputs for `gpu`: ROCm and kernel versions, the environment files (rocmtune's
 // drop-ins and the others, as a login shell would end up with) and the facts rules may name.
-IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu);
+// `caller_env`: the asking process's own environment (diagnose::AssessOptions), applied last.
+IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu,
+                          const std::vector<knobs::EnvSetting>& caller_env = {});
 
-}  // namespace rocmtune::api
+// A known issue that holds for a GPU as a finding (id "issue.<id>", kind known-issue, its
+// outcome as the effect) — assess.cc.
+Finding IssueFinding(const IssueMatch& match);
+
+}  // namespace rocmtune::diagnose

@@ -1,4 +1,4 @@
-// doctor's findings from rocm-smi-lib's live facts (api::LiveChecks). Only the live root has
+// doctor's findings from rocm-smi-lib's live facts (diagnose::LiveChecks). Only the live root has
 // them; a value rocm-smi-lib did not give makes no finding, but facts unknown altogether (the
 // library missing, rsmi_init failing) are said once.
 #include <set>
@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "api/doctor.h"
+#include "diagnose/checks.h"
 
-namespace rocmtune::api {
+namespace rocmtune::diagnose {
 namespace {
 
 using detect::Severity;
@@ -17,7 +17,7 @@ constexpr const char* kSmiHeader = "rocm-smi-lib rocm_smi.h";
 
 std::string Speed(uint64_t rate) { return fmt::format("{:.1f} GT/s", static_cast<double>(rate) / 1e9); }
 
-void CheckEcc(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
+void CheckEcc(const detect::LiveFacts& live, std::vector<Finding>& out) {
   std::vector<std::string> ue, ce;
   for (const sys::SmiNamedEcc& e : live.smi.ecc) {
     if (!e.count.value) continue;
@@ -29,7 +29,7 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
       "linux drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c (ras/<block>_err_count: ue, ce)",
       "linux Documentation/gpu/amdgpu/ras.rst"};
   if (!ue.empty()) {
-    DoctorFinding f =
+    Finding f =
         MakeFinding("live.ecc-uncorrectable", Severity::kError, live.gpu_id,
                     fmt::format("Uncorrectable ECC errors since boot: {}", fmt::join(ue, ", ")),
                     "An uncorrectable error is data the GPU's memory or an engine lost; a program that "
@@ -41,7 +41,7 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
     out.push_back(std::move(f));
   }
   if (!ce.empty()) {
-    DoctorFinding f = MakeFinding("live.ecc-correctable", Severity::kInfo, live.gpu_id,
+    Finding f = MakeFinding("live.ecc-correctable", Severity::kInfo, live.gpu_id,
                                   fmt::format("Correctable ECC errors since boot: {}", fmt::join(ce, ", ")),
                                   "ECC corrected them, so no data was lost; a steadily growing count can precede "
                                   "uncorrectable errors",
@@ -51,7 +51,7 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
   }
 }
 
-void CheckPcie(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
+void CheckPcie(const detect::LiveFacts& live, std::vector<Finding>& out) {
   if (auto link = detect::LinkOf(live.smi.pcie); link && link->BelowMax()) {
     out.push_back(
         MakeFinding("live.pcie-below-max", Severity::kInfo, live.gpu_id,
@@ -80,10 +80,10 @@ void CheckPcie(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
   }
 }
 
-void CheckThrottle(const detect::LiveFacts& live, std::vector<DoctorFinding>& out) {
+void CheckThrottle(const detect::LiveFacts& live, std::vector<Finding>& out) {
   const auto& status = live.smi.throttle_status.value;
   if (!status || *status == 0) return;
-  DoctorFinding f = MakeFinding(
+  Finding f = MakeFinding(
       "live.throttling", Severity::kInfo, live.gpu_id,
       fmt::format("The GPU's power management firmware reports throttling (throttle_status {:#010x})", *status),
       "The SMU lowers clocks to stay within power, current or temperature limits; the bits' meaning depends on the "
@@ -98,8 +98,8 @@ void CheckThrottle(const detect::LiveFacts& live, std::vector<DoctorFinding>& ou
 
 }  // namespace
 
-std::vector<DoctorFinding> LiveChecks(const std::vector<detect::LiveFacts>& live) {
-  std::vector<DoctorFinding> out;
+std::vector<Finding> LiveChecks(const std::vector<detect::LiveFacts>& live) {
+  std::vector<Finding> out;
   std::set<std::string> unavailable;
   for (const detect::LiveFacts& f : live) {
     if (!f.unavailable.empty()) {
@@ -123,4 +123,4 @@ std::vector<DoctorFinding> LiveChecks(const std::vector<detect::LiveFacts>& live
   return out;
 }
 
-}  // namespace rocmtune::api
+}  // namespace rocmtune::diagnose

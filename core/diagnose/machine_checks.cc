@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "api/doctor.h"
+#include "diagnose/checks.h"
 #include "util/text.h"
 
-namespace rocmtune::api {
+namespace rocmtune::diagnose {
 
 namespace {
 
@@ -30,7 +30,7 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   return out;
 }
 
-DoctorFinding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why,
+Finding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why,
                    std::string fix, std::string source) {
   return MakeFinding(std::move(id), severity, std::move(subject), std::move(what), std::move(why), std::move(fix),
                      {std::move(source)});
@@ -40,7 +40,7 @@ bool IsDgpu(const detect::Gpu& g) { return g.apu && !*g.apu; }
 
 // KFD io_link flags (kfd_crat.h): bit 2 NO_ATOMICS_32_BIT, bit 3 NO_ATOMICS_64_BIT, from the
 // link's PCIe DEVCAP2; readable by any user, unlike the config space.
-void CheckAtomics(const sys::Root& root, const detect::Gpu& g, std::vector<DoctorFinding>& out) {
+void CheckAtomics(const sys::Root& root, const detect::Gpu& g, std::vector<Finding>& out) {
   if (!g.kfd_node || !IsDgpu(g)) return;
   std::string links = fmt::format("sys/class/kfd/kfd/topology/nodes/{}/io_links", *g.kfd_node);
   auto names = root.ListDir(links);
@@ -64,7 +64,7 @@ void CheckAtomics(const sys::Root& root, const detect::Gpu& g, std::vector<Docto
   }
 }
 
-void CheckBar(const detect::Gpu& g, std::vector<DoctorFinding>& out) {
+void CheckBar(const detect::Gpu& g, std::vector<Finding>& out) {
   if (!IsDgpu(g) || !g.vram_bytes || !g.visible_vram_bytes || *g.visible_vram_bytes >= *g.vram_bytes) return;
   out.push_back(Make("pcie.small-bar", Severity::kInfo, g.id,
                      fmt::format("The CPU sees {} MiB of the GPU's {} MiB VRAM (no large BAR)",
@@ -74,12 +74,12 @@ void CheckBar(const detect::Gpu& g, std::vector<DoctorFinding>& out) {
                      "ROCm docs how-to/Bar-Memory.rst"));
 }
 
-void CheckIommu(const detect::Inventory& inv, std::vector<DoctorFinding>& out) {
+void CheckIommu(const detect::Inventory& inv, std::vector<Finding>& out) {
   static const std::vector<std::string> kInstinct = {"gfx908", "gfx90a", "gfx942", "gfx950"};
   if (inv.system.iommu.mode != "translated") return;
   for (const detect::Gpu& g : inv.gpus)
     if (g.gfx_target && std::count(kInstinct.begin(), kInstinct.end(), *g.gfx_target)) {
-      DoctorFinding f =
+      Finding f =
           Make("iommu.translated", Severity::kWarning, g.id, "The IOMMU translates DMA for an Instinct GPU",
                fmt::format("AMD recommends pass-through (iommu=pt) for Instinct GPUs ({})", inv.system.iommu.evidence),
                "Apply the instinct profile (sets cmdline.iommu=pt) and reboot",
@@ -113,7 +113,7 @@ bool InGroup(std::string_view group_file, std::string_view group, std::string_vi
   return false;
 }
 
-void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vector<DoctorFinding>& out) {
+void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vector<Finding>& out) {
   if (inv.gpus.empty() || getuid() == 0) return;
   const std::string why =
       "ROCm programs open /dev/kfd and /dev/dri/renderD*; both belong to the render group "
@@ -123,6 +123,7 @@ void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vecto
     if (access("/dev/kfd", R_OK | W_OK) == 0) return;
     out.push_back(Make("access.kfd", Severity::kError, "/dev/kfd", "This user cannot open /dev/kfd read-write", why,
                        "sudo usermod -aG render,video $USER, then log in again", source));
+    out.back().effect = Effect::kNoGpu;
     return;
   }
   auto groups = root.ReadFile("etc/group");
@@ -138,9 +139,10 @@ void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vecto
   out.push_back(Make("access.kfd", Severity::kError, user,
                      fmt::format("{} is in neither the render nor the video group", user), why,
                      fmt::format("sudo usermod -aG render,video {}, then log in again", user), source));
+  out.back().effect = Effect::kNoGpu;  // for every GPU: this user's programs open none
 }
 
-void CheckReboot(const sys::Root& root, std::vector<DoctorFinding>& out) {
+void CheckReboot(const sys::Root& root, std::vector<Finding>& out) {
   for (std::string_view flag : {"run/reboot-required", "var/run/reboot-required"})
     if (root.Exists(flag)) {
       out.push_back(Make("reboot.pending", Severity::kWarning, std::string(flag), "The system asks for a reboot",
@@ -152,16 +154,16 @@ void CheckReboot(const sys::Root& root, std::vector<DoctorFinding>& out) {
 
 }  // namespace
 
-std::vector<DoctorFinding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory) {
-  std::vector<DoctorFinding> out;
+std::vector<Finding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory, bool caller) {
+  std::vector<Finding> out;
   for (const detect::Gpu& g : inventory.gpus) {
     CheckAtomics(root, g, out);
     CheckBar(g, out);
   }
   CheckIommu(inventory, out);
-  CheckAccess(root, inventory, out);
+  if (caller) CheckAccess(root, inventory, out);
   CheckReboot(root, out);
   return out;
 }
 
-}  // namespace rocmtune::api
+}  // namespace rocmtune::diagnose

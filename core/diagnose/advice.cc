@@ -1,0 +1,108 @@
+#include "diagnose/advice.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "diagnose/verdict.h"
+#include "knobs/env_sources.h"
+#include "knowledge/known_issues.h"
+
+namespace rocmtune::diagnose {
+
+namespace {
+
+constexpr std::string_view kEnvPrefix = "env.";
+
+bool PendingReboot(const Assessment& a) {
+  return std::any_of(a.knobs.begin(), a.knobs.end(), [](const knobs::KnobState& k) { return k.pending_reboot; });
+}
+
+void ProfileApplied(const Assessment& a, Finding& f) {
+  if (f.fix.profile.empty() || f.fix.profile != a.active_profile) return;
+  const std::string profile = std::move(f.fix.profile);
+  f.fix.profile.clear();
+  std::string applied =
+      PendingReboot(a)
+          ? fmt::format("The {} profile is applied; reboot to take effect (rocmtunectl status shows what waits "
+                        "for it).",
+                        profile)
+          : fmt::format("The {} profile is applied and in effect, and this still holds: its cause is elsewhere.",
+                        profile);
+  f.fix.text = f.fix.text.empty() ? applied : fmt::format("{} {}", applied, f.fix.text);
+}
+
+// `unset env.X` removes rocmtune's own line only; lines of the admin's files stay. Each of those
+// is named instead, with the opt-in way to comment it out.
+void AdminEnvLines(const std::vector<knobs::EnvSetting>& foreign, const Assessment& a, Finding& f) {
+  std::vector<std::string> keep;
+  for (const std::string& key : f.fix.unset) {
+    std::vector<std::string> lines;
+    if (!key.starts_with(kEnvPrefix)) {
+      keep.push_back(key);
+      continue;
+    }
+    const std::string name = key.substr(kEnvPrefix.size());
+    bool owned = std::any_of(a.knobs.begin(), a.knobs.end(), [&](const knobs::KnobState& k) {
+      return k.key.Text() == key && k.owner == knobs::Owner::kRocmtune;
+    });
+    if (owned) keep.push_back(key);
+    for (const knobs::EnvSetting& s : foreign)
+      if (s.name == name)
+        lines.push_back(fmt::format("/{}:{} ({}={})", s.file, s.line, name, s.value ? *s.value : "computed"));
+    if (!lines.empty())
+      f.fix.text += fmt::format(
+          "{}{} is set by a file rocmtune does not manage: remove that line ({}), or let rocmtune comment it out, "
+          "journaled and revertible: sudo rocmtunectl unset {} --admin-lines",
+          f.fix.text.empty() ? "" : " ", name, fmt::join(lines, ", "), key);
+  }
+  f.fix.unset = std::move(keep);
+}
+
+// Where some GPUs can run ROCm work and others cannot, programs can be kept to the ones that can:
+// ROCR_VISIBLE_DEVICES takes the GPUs' indices in KFD's order (ROCm docs, GPU isolation).
+void MixedMachine(Assessment& a) {
+  std::vector<const detect::Gpu*> by_node;
+  for (const detect::Gpu& g : a.inventory.gpus)
+    if (g.kfd_node) by_node.push_back(&g);
+  std::sort(by_node.begin(), by_node.end(), [](const detect::Gpu* x, const detect::Gpu* y) {
+    return *x->kfd_node < *y->kfd_node;
+  });
+  std::vector<std::string> good, bad;
+  for (size_t i = 0; i < by_node.size(); ++i) {
+    Verdict v = VerdictFor(a, *by_node[i], knowledge::kWorkloadAny);
+    if (v.safe()) good.push_back(std::to_string(i));
+    else bad.push_back(by_node[i]->id);
+  }
+  for (const detect::Gpu& g : a.inventory.gpus)
+    if (!g.kfd_node) bad.push_back(g.id);
+  if (good.empty() || bad.empty()) return;
+  Finding f = MakeFinding(
+      "compute.hide-gpus", Severity::kInfo, "ROCR_VISIBLE_DEVICES",
+      fmt::format("ROCm programs can run on some GPUs here but not safely on {}", fmt::join(bad, ", ")),
+      "ROCr enumerates every GPU KFD lists; a program that touches one that cannot run its code crashes even "
+      "when it meant another",
+      fmt::format("Start ROCm programs with ROCR_VISIBLE_DEVICES={} (HIP_VISIBLE_DEVICES={} for HIP only) so they "
+                  "see only the GPUs that work",
+                  fmt::join(good, ","), fmt::join(good, ",")),
+      {"ROCm docs conceptual/gpu-isolation.rst (ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES)"});
+  a.findings.push_back(std::move(f));
+}
+
+}  // namespace
+
+void Advise(const sys::Root& root, Assessment& a) {
+  const std::vector<knobs::EnvSetting> foreign = knobs::ForeignEnvSettings(root);
+  for (Finding& f : a.findings) {
+    ProfileApplied(a, f);
+    AdminEnvLines(foreign, a, f);
+  }
+  for (Finding& f : a.log_matches) {
+    ProfileApplied(a, f);
+    AdminEnvLines(foreign, a, f);
+  }
+  MixedMachine(a);
+}
+
+}  // namespace rocmtune::diagnose

@@ -1,0 +1,18 @@
+// Advice that works (issue 25 item 3): the fixes of the assessment's findings are rewritten
+// against what this machine already has, so rocmtune never tells a user to do what is done:
+//   - a fix naming the profile in effect says it is applied (and that a reboot makes it take
+//     effect when one is pending), instead of "apply it" again;
+//   - `unset env.X` is only offered for rocmtune's own setting; a variable an admin's file sets is
+//     named by file and line, with rocmtune's opt-in way to comment out exactly that line;
+//   - on a machine where some GPUs can run ROCm work and others cannot, how to hide the others
+//     (ROCR_VISIBLE_DEVICES).
+#pragma once
+
+#include "diagnose/assess.h"
+#include "sys/root.h"
+
+namespace rocmtune::diagnose {
+
+void Advise(const sys::Root& root, Assessment& assessment);
+
+}  // namespace rocmtune::diagnose

@@ -1,0 +1,235 @@
+#include "diagnose/assess.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "diagnose/advice.h"
+#include "diagnose/checks.h"
+#include "diagnose/known_issue_eval.h"
+#include "journal/attention.h"
+#include "journal/history.h"
+#include "journal/writer_probe.h"
+#include "knobs/file_findings.h"
+#include "knobs/registry.h"
+#include "knobs/setting_findings.h"
+#include "knowledge/catalog.h"
+#include "knowledge/known_issues.h"
+
+namespace rocmtune::diagnose {
+
+namespace {
+
+using knowledge::Outcome;
+
+Result<void> CheckReadable(const sys::Root& root) {
+  for (std::string_view dir : {".", "sys", "proc"}) {
+    auto listed = root.ListDir(dir);
+    if (listed || listed.error().code == ErrorCode::kNotFound) continue;
+    return Fail(listed.error().code,
+                fmt::format("cannot read {}; nothing about this machine can be said", listed.error().message),
+                listed.error().errno_value);
+  }
+  return {};
+}
+
+Severity SeverityOf(const std::string& name) {
+  if (name == "error") return Severity::kError;
+  if (name == "warning") return Severity::kWarning;
+  return Severity::kInfo;
+}
+
+Effect EffectOf(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kCrash: return Effect::kCrash;
+    case Outcome::kNoGpu: return Effect::kNoGpu;
+    case Outcome::kLimits: return Effect::kLimits;
+    case Outcome::kExplains: return Effect::kNone;
+  }
+  return Effect::kNone;
+}
+
+// Detection's and the knobs' findings: their kind by their id, and what they do to programs.
+Finding FromStatus(const detect::Finding& f) {
+  Kind kind = Kind::kSetting;
+  if (f.id.starts_with("gpu.") || f.id.starts_with("detect.")) kind = Kind::kDetection;
+  else if (f.id.starts_with("env.")) kind = Kind::kEnvironment;
+  else if (f.id.starts_with("journal.")) kind = Kind::kJournal;
+  else if (f.id.starts_with("file.")) kind = Kind::kFile;
+  Effect effect = Effect::kNone;
+  // A GPU detection says programs cannot run ROCm code on (no KFD node, no ROCm ISA, unknown target).
+  if (kind == Kind::kDetection && !f.gpu.empty()) effect = Effect::kNoGpu;
+  // Another ISA family's code on the GPU: memory access faults or wrong results.
+  if (f.id == "env.override-other-isa") effect = Effect::kCrash;
+  // A value the library refuses: ROCm fails to start on every GPU (data/env_vars.toml on_invalid).
+  if (f.id == "env.invalid-value" && f.severity == Severity::kError) effect = Effect::kNoGpu;
+  return FromDetect(f, kind, effect, f.gpu);
+}
+
+// The knobs' table, the settings' findings and the journal's (status's part).
+void AssessSettings(const sys::Root& root, Assessment& a) {
+  knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
+  a.knobs = knobs::ReportKnobs(ctx);
+  std::vector<detect::Finding> found = a.inventory.findings;
+  for (detect::Finding& f : knobs::SettingFindings(ctx)) found.push_back(std::move(f));
+  for (detect::Finding& f : knobs::UnreadableFileFindings(ctx)) found.push_back(std::move(f));
+  // The journal says which profile is active; one that cannot be read is a finding, not a
+  // reason to show nothing else.
+  if (auto txns = journal::Load(root)) {
+    a.active_profile = journal::ActiveProfile(*txns);
+    std::vector<journal::Attention> attention = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns));
+    for (journal::Attention& at : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(at));
+    for (journal::Attention& at : journal::LeftoverTemporaries(root, *txns)) attention.push_back(std::move(at));
+    for (journal::Attention& at : attention)
+      found.push_back({"journal." + at.kind, Severity::kWarning, std::move(at.message), std::move(at.subject)});
+  } else {
+    found.push_back({"journal.unreadable", Severity::kError,
+                     fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are "
+                                 "unknown: {}",
+                                 txns.error().message),
+                     std::string(journal::kJournalDir)});
+  }
+  for (const detect::Finding& f : found) a.findings.push_back(FromStatus(f));
+}
+
+// A process variable that some file sets to the same value came from that file (a login reads
+// /etc/environment, a shell ~/.bashrc): the file's finding names the line to change, so the
+// process's own is not said again.
+std::vector<knobs::EnvSetting> WithoutEchoes(const sys::Root& root, const std::vector<knobs::EnvSetting>& caller) {
+  std::vector<knobs::EnvSetting> files = knobs::ForeignEnvSettings(root);
+  for (const knobs::EnvSource& src : knobs::OwnedEnvSources())
+    for (knobs::EnvSetting& s : knobs::ReadEnvSource(root, src)) files.push_back(std::move(s));
+  for (const knobs::EnvSetting& s : caller)
+    if (!s.file.empty()) files.push_back(s);
+  std::vector<knobs::EnvSetting> out;
+  for (const knobs::EnvSetting& s : caller) {
+    bool echo = s.file.empty() && std::any_of(files.begin(), files.end(), [&](const knobs::EnvSetting& f) {
+                  return f.name == s.name && f.value == s.value;
+                });
+    if (!echo) out.push_back(s);
+  }
+  return out;
+}
+
+void AssessCaller(const sys::Root& root, const AssessOptions& options, Assessment& a) {
+  if (options.caller_env.empty()) return;
+  knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
+  for (const detect::Finding& f : knobs::CallerEnvFindings(ctx, WithoutEchoes(root, options.caller_env))) {
+    Finding c = FromStatus(f);
+    c.kind = Kind::kCaller;
+    if (c.file.empty()) c.evidence.push_back(fmt::format("{} is set in the environment of this process", f.subject));
+    a.findings.push_back(std::move(c));
+  }
+}
+
+void Append(std::vector<Finding>& to, std::vector<Finding> from, Kind kind, bool per_gpu) {
+  for (Finding& f : from) {
+    f.kind = kind;
+    if (per_gpu && f.gpu.empty()) f.gpu = f.subject;
+    to.push_back(std::move(f));
+  }
+}
+
+// Causes particular to the GPU (a gfx rule) before general explanations, then the graver first.
+void RankLogMatches(std::vector<IssueMatch>& matches) {
+  std::stable_sort(matches.begin(), matches.end(), [](const IssueMatch& a, const IssueMatch& b) {
+    bool a_gpu = !a.issue->when.gfx.empty(), b_gpu = !b.issue->when.gfx.empty();
+    if (a_gpu != b_gpu) return a_gpu;
+    return SeverityOf(a.issue->severity) > SeverityOf(b.issue->severity);
+  });
+}
+
+// A risk is a known issue whose rule holds without a log: every one that is not log_only, and a
+// log_only crash (what a program risks before any log exists: check-compute's reason).
+bool IsRisk(const knowledge::KnownIssue& issue) { return !issue.when.log_only || issue.outcome == Outcome::kCrash; }
+
+void AssessKnownIssues(const sys::Root& root, const AssessOptions& options, Assessment& a) {
+  const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
+  // With no GPU found, a log can still be explained by the issues that name none.
+  std::vector<detect::Gpu> gpus = a.inventory.gpus;
+  if (gpus.empty() && options.log) gpus.push_back({});
+  std::vector<IssueMatch> log_matches;
+  std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
+  for (const detect::Gpu& gpu : gpus) {
+    IssueInputs inputs = MachineInputs(root, a.inventory, gpu, options.caller_env);
+    if (!gpu.id.empty())
+      for (const IssueMatch& m : EvaluateKnownRisks(issues, gpu, inputs)) {
+        if (!IsRisk(*m.issue)) continue;
+        a.findings.push_back(IssueFinding(m));
+        for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
+      }
+    if (options.log)
+      for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs, std::string_view(*options.log)))
+        log_matches.push_back(std::move(m));
+  }
+  // A known issue that matched a GPU replaces the generic findings it names for that GPU (the
+  // rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead).
+  std::erase_if(a.findings, [&](const Finding& f) {
+    return superseded.contains({f.gpu.empty() ? f.subject : f.gpu, f.id});
+  });
+  RankLogMatches(log_matches);
+  for (const IssueMatch& m : log_matches) {
+    Finding f = IssueFinding(m);
+    f.kind = Kind::kLog;
+    a.log_matches.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+Finding IssueFinding(const IssueMatch& m) {
+  const knowledge::KnownIssue& i = *m.issue;
+  Finding d;
+  d.id = "issue." + i.id;
+  d.severity = SeverityOf(i.severity);
+  d.kind = Kind::kKnownIssue;
+  d.effect = EffectOf(i.outcome);
+  if (i.outcome == Outcome::kCrash) d.workloads = i.workloads;
+  d.gpu = m.gpu;
+  d.subject = m.gpu;
+  d.what = i.title;
+  d.why = i.why;
+  d.fix = {i.fix.text, i.fix.profile, i.fix.set, i.fix.unset, i.fix.rocm, i.fix.kernel, i.fix.none};
+  d.sources = i.sources;
+  d.confidence = i.confidence;
+  d.evidence = m.evidence;
+  d.symptoms = m.symptoms;
+  return d;
+}
+
+Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, const AssessOptions& options) {
+  if (auto readable = CheckReadable(root); !readable) return tl::unexpected(readable.error());
+  Assessment a;
+  a.inventory = std::move(inventory);
+  a.log_given = options.log.has_value();
+  if (root.IsLive() && options.live_facts)
+    a.live = options.known_live ? *options.known_live : detect::ReadLiveFacts(a.inventory.gpus);
+  AssessSettings(root, a);
+  AssessCaller(root, options, a);
+  if (a.inventory.gpus.empty()) {
+    // check-compute's "no usable GPU" (exit 1) is a problem doctor names too.
+    Finding none = MakeFinding("gpu.none", Severity::kWarning, "", "No AMD GPU driven by amdgpu was found",
+                               "ROCm programs find no GPU here and run on the CPU, or fail",
+                               "Check that the GPU is seated and amdgpu is loaded (lsmod | grep amdgpu; dmesg)",
+                               {"linux drivers/gpu/drm/amd/amdgpu (amdgpu binds AMD GPUs)"});
+    none.kind = Kind::kDetection;
+    none.effect = Effect::kNoGpu;
+    a.findings.push_back(std::move(none));
+  }
+  Append(a.findings, MachineChecks(root, a.inventory, options.caller), Kind::kMachine, false);
+  Append(a.findings, SupportChecks(a.inventory), Kind::kSupport, false);
+  if (a.live) Append(a.findings, LiveChecks(*a.live), Kind::kLive, false);
+  AssessKnownIssues(root, options, a);
+  Advise(root, a);
+  return a;
+}
+
+bool FoundProblems(const Assessment& a) {
+  auto bad = [](const Finding& f) { return f.Problem(); };
+  return std::any_of(a.findings.begin(), a.findings.end(), bad) ||
+         std::any_of(a.log_matches.begin(), a.log_matches.end(), bad);
+}
+
+}  // namespace rocmtune::diagnose

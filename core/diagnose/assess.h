@@ -1,0 +1,59 @@
+// The one assessment of a machine: every finding rocmtune makes (detection, the settings in
+// files, the journal, the machine checks, GPU support by the installed ROCm, live facts, the
+// known-issue base, a crash log), each with its severity, kind and effect on ROCm programs.
+// `status`, `doctor`, `check-compute` and rocmtuned's Describe/CheckCompute render this one
+// result (api/), and the compute verdict (diagnose/verdict.h) is read off the same findings:
+// nothing decides twice, so they cannot disagree.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detect/inventory.h"
+#include "detect/live_facts.h"
+#include "diagnose/finding.h"
+#include "knobs/backend.h"
+#include "knobs/env_sources.h"
+#include "sys/root.h"
+#include "util/result.h"
+
+namespace rocmtune::diagnose {
+
+struct AssessOptions {
+  // Ask rocm-smi-lib on the live root (a child process, up to its timeout); off for callers that
+  // need no live values (check-compute, asked before a program starts: they change no verdict).
+  bool live_facts = true;
+  // Facts read already (rocmtuned's, detect/live_facts_cache.h) instead of asking now.
+  const std::vector<detect::LiveFacts>* known_live = nullptr;
+  // A crash log's text (doctor --log): the known issues whose symptoms it shows.
+  std::optional<std::string> log;
+  // A person runs this (rocmtunectl): whether that user may open /dev/kfd is checked. Not for
+  // rocmtuned, whose own user says nothing about the users who ask it.
+  bool caller = true;
+  // The caller's own environment (knobs::ProcessEnvSettings, UserEnvSettings): checked like the
+  // system's files (findings of kind caller), and what its programs run with — the known
+  // issues' rules see it after the system's files (the process's variables last: they win).
+  std::vector<knobs::EnvSetting> caller_env;
+};
+
+struct Assessment {
+  detect::Inventory inventory;  // its findings are detection's own (in `findings` as well)
+  std::vector<knobs::KnobState> knobs;
+  std::string active_profile;  // the profile of the apply still in effect; empty when none
+  // rocm-smi-lib's facts, one per GPU in the inventory's order: only for the live root.
+  std::optional<std::vector<detect::LiveFacts>> live;
+  std::vector<Finding> findings;
+  bool log_given = false;
+  std::vector<Finding> log_matches;  // most likely cause first
+};
+
+// Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
+// rocmtune cannot see into is not a machine without AMD GPUs.
+Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, const AssessOptions& options = {});
+
+// Whether something is wrong: a warning or an error among the findings or the log's matches.
+bool FoundProblems(const Assessment& assessment);
+
+}  // namespace rocmtune::diagnose

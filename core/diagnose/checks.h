@@ -1,0 +1,28 @@
+// The checks of the assessment that are neither detection's nor the knobs' findings nor known
+// issues: the machine (PCIe atomics, BAR, IOMMU, device access, pending reboot), GPU support by
+// the installed ROCm release, and rocm-smi-lib's live facts.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "detect/inventory.h"
+#include "detect/live_facts.h"
+#include "diagnose/finding.h"
+#include "sys/root.h"
+
+namespace rocmtune::diagnose {
+
+// machine_checks.cc. `caller`: also whether the user running this may open /dev/kfd (not for
+// rocmtuned, whose own user says nothing about the users asking it).
+std::vector<Finding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory, bool caller = true);
+// support_checks.cc: each GPU's gfx target against the installed ROCm release's GPU table.
+std::vector<Finding> SupportChecks(const detect::Inventory& inventory);
+
+// live_checks.cc: uncorrectable (error) and correctable (info) ECC errors, a PCIe link below its
+// fastest level (info), many PCIe replays (warning), throttling (info), and an info finding when
+// the facts are unknown altogether.
+inline constexpr uint64_t kReplayWarning = 100;
+std::vector<Finding> LiveChecks(const std::vector<detect::LiveFacts>& live);
+
+}  // namespace rocmtune::diagnose
