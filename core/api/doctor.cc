@@ -37,15 +37,6 @@ json FindingJson(const DoctorFinding& f) {
           {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
 }
 
-// Causes particular to the GPU (a gfx rule) before general explanations, then the graver first.
-void RankLogMatches(std::vector<IssueMatch>& matches) {
-  std::stable_sort(matches.begin(), matches.end(), [](const IssueMatch& a, const IssueMatch& b) {
-    bool a_gpu = !a.issue->when.gfx.empty(), b_gpu = !b.issue->when.gfx.empty();
-    if (a_gpu != b_gpu) return a_gpu;
-    return SeverityOf(a.issue->severity) > SeverityOf(b.issue->severity);
-  });
-}
-
 // A known issue that matched a GPU replaces the generic findings it names for that GPU (the
 // rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead).
 void DropSuperseded(std::vector<DoctorFinding>& findings, const std::set<std::pair<std::string, std::string>>& gone) {
@@ -114,25 +105,16 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
   if (status->live)
     for (DoctorFinding& f : LiveChecks(*status->live)) report.findings.push_back(std::move(f));
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
-  // With no GPU found, a log can still be explained by the issues that name none.
-  std::vector<detect::Gpu> gpus = inventory.gpus;
-  if (gpus.empty() && log) gpus.push_back({});
-  std::vector<IssueMatch> log_matches;
   std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
-  for (const detect::Gpu& gpu : gpus) {
-    IssueInputs inputs = MachineInputs(root, inventory, gpu);
-    if (!gpu.id.empty())
-      for (const IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs)) {
-        report.findings.push_back(IssueFinding(m));
-        for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
-      }
-    if (log)
-      for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs, std::string_view(*log)))
-        log_matches.push_back(std::move(m));
+  for (const detect::Gpu& gpu : inventory.gpus) {
+    if (gpu.id.empty()) continue;
+    for (const IssueMatch& m : EvaluateKnownIssues(issues, gpu, MachineInputs(root, inventory, gpu))) {
+      report.findings.push_back(IssueFinding(m));
+      for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
+    }
   }
   DropSuperseded(report.findings, superseded);
-  RankLogMatches(log_matches);
-  for (const IssueMatch& m : log_matches) report.log_matches.push_back(IssueFinding(m));
+  if (log) AddLogMatches(root, inventory, *log, report);
   return report;
 }
 
@@ -155,7 +137,13 @@ nlohmann::ordered_json DoctorJson(const DoctorReport& report) {
   if (report.log_given) {
     json matches = json::array();
     for (const DoctorFinding& f : report.log_matches) matches.push_back(FindingJson(f));
-    log = {{"likely_cause", report.log_matches.empty() ? json(nullptr) : json(report.log_matches.front().id)},
+    auto cause = std::find_if(report.log_matches.begin(), report.log_matches.end(), IsLogCause);
+    json names = json::array();
+    for (const LogGpuRef& r : report.log_names)
+      names.push_back({{"kind", GpuRefKindName(r.kind)}, {"text", r.text}, {"gpus", r.gpus}});
+    log = {{"likely_cause", cause == report.log_matches.end() ? json(nullptr) : json(cause->id)},
+           {"gpus", report.log_gpus},
+           {"names", names},
            {"matches", matches}};
   }
   return {{"schema", "rocmtune.doctor.v1"},

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/crash_log.h"
 #include "api/known_issue_eval.h"
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
@@ -50,6 +51,8 @@ struct DoctorReport {
   std::vector<DoctorFinding> findings;
   bool log_given = false;
   std::vector<DoctorFinding> log_matches;  // most likely cause first
+  std::vector<LogGpuRef> log_names;        // how the log names GPUs (crash_log.h)
+  std::vector<std::string> log_gpus;       // the GPUs here it names; none: matched against every GPU
 };
 
 // `log`: the crash log's text, when one was given.
@@ -72,6 +75,17 @@ nlohmann::ordered_json DoctorFixJson(const DoctorFix& fix);
 std::vector<DoctorFinding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory);
 // Each GPU's gfx target against the installed ROCm release's GPU table (doctor_support.cc).
 std::vector<DoctorFinding> SupportChecks(const detect::Inventory& inventory);
+
+// The crash log's matches (doctor_log.cc) into report.log_matches, after report.findings are
+// complete: the known issues of the GPUs the log names (of every GPU here when it names none, of
+// none when it names only GPUs that are not here), `log.missing-code-object` per GPU for a
+// missing-code error with the GPU's support finding as its cause and fix, `log.other-gpu` (info)
+// and `log.unexplained-crash` (warning) when the log shows a crash and nothing above a note
+// explains it.
+void AddLogMatches(const sys::Root& root, const detect::Inventory& inventory, std::string_view log,
+                   DoctorReport& report);
+// Whether a log match names a cause (log.likely_cause), not only what is missing to find one.
+bool IsLogCause(const DoctorFinding& finding);
 
 // What rocm-smi-lib's live facts show (doctor_live.cc): uncorrectable (error) and correctable
 // (info) ECC errors, a PCIe link below its fastest level (info), many PCIe replays (warning),
