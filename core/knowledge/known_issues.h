@@ -41,6 +41,8 @@ bool IsWorkload(std::string_view name);
 // Machine facts a rule may name, computed above this layer (api/known_issue_eval.cc).
 inline constexpr std::string_view kFactGttAtMostHalfRam = "gtt-at-most-half-ram";
 inline constexpr std::string_view kFactGpuNotInKfd = "gpu-not-in-kfd";
+// The GPU runs MES firmware 0x83 (linux-firmware 20251125), reverted for Strix (ROCm#5724).
+inline constexpr std::string_view kFactMesFirmware0x83 = "mes-firmware-0x83";
 
 struct IssueRule {
   std::vector<std::string> gfx;  // any of; empty: every GPU

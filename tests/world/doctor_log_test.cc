@@ -194,17 +194,33 @@ void StrixHalo(const WorldCopy& w) {
   w.Write(node, props);
 }
 
+// The captured Strix Point (LACT's snapshot) runs MES 0x00000083, the firmware ROCm#5724 had rolled back.
+constexpr std::string_view kStrixMes = "sys/devices/pci0000:00/0000:c1:00.0/fw_version/mes_fw_version";
+
 // Strix Point (gfx1150, the captured world) and Strix Halo (gfx1151): ROCm#5724.
 TEST(DoctorLogTest, StrixFaultsPointAtTheMesFirmware) {
   for (bool halo : {false, true}) {
     SCOPED_TRACE(halo ? "gfx1151" : "gfx1150");
     WorldCopy w("strixpoint");
     if (halo) StrixHalo(w);
-    json log = LogSection(w, FaultLog(1) + DmesgFault("0000:c1:00.0"));
+    ASSERT_EQ(w.Read(kStrixMes), "0x00000083\n");
+    std::string crash = FaultLog(1) + DmesgFault("0000:c1:00.0");
+    json log = LogSection(w, crash);
     EXPECT_EQ(log["gpus"], json::array({"0000:c1:00.0"}));
     EXPECT_EQ(log["likely_cause"], "issue.strix-mes-firmware-0x83");
-    EXPECT_THAT(Match(log, "issue.strix-mes-firmware-0x83")["fix"]["text"].get<std::string>(),
-                HasSubstr("amdgpu_firmware_info"));
+    const json& m = Match(log, "issue.strix-mes-firmware-0x83");
+    EXPECT_THAT(m["evidence"], Contains("0000:c1:00.0 runs MES firmware 0x00000083"));
+    EXPECT_THAT(m["fix"]["text"].get<std::string>(), HasSubstr("mes_fw_version"));
+    // Without a log doctor names it too: the firmware alone is the risk.
+    json doc = w.Ctl({"doctor", "--json"}).Json();
+    bool named = false;
+    for (const json& f : doc["findings"]) named |= f["id"] == "issue.strix-mes-firmware-0x83";
+    EXPECT_TRUE(named) << doc["findings"].dump();
+    // With the reverted firmware the same log is not blamed on it.
+    w.Write(kStrixMes, "0x00000080\n");
+    json fixed = LogSection(w, crash);
+    EXPECT_THAT(Ids(fixed), Not(Contains("issue.strix-mes-firmware-0x83")));
+    EXPECT_THAT(Ids(fixed), Contains("log.unexplained-crash"));
   }
   // An RDNA3 dGPU's fault is not the Strix firmware.
   WorldCopy other("rx7900xtx");
