@@ -82,7 +82,8 @@ void PrintFinding(const api::DoctorFinding& f) {
 void PrintLog(const api::DoctorReport& report) {
   for (const api::LogGpuRef& r : report.log_names)
     fmt::print("The log names {}: {}\n", r.text,
-               r.gpus.empty() ? (r.judged ? std::string("no GPU here") : std::string("no GPU here (a target name)"))
+               r.gpus.empty() ? (r.judged ? std::string("no GPU here")
+                                          : std::string("no GPU here (a code object target, not necessarily a GPU)"))
                               : fmt::format("GPU {}", fmt::join(r.gpus, ", ")));
   bool cause = std::any_of(report.log_matches.begin(), report.log_matches.end(), api::IsLogCause);
   if (report.log_matches.empty()) fmt::print("The log shows no known issue of the GPUs here.\n\n");
