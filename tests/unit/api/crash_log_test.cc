@@ -151,6 +151,9 @@ TEST(CrashLogTest, CrashSignsAreTheLinesThatShowACrash) {
   // A segfault counts when the kernel's line names a ROCm library.
   EXPECT_THAT(Signs(ReadCrashLog("python3[99]: segfault at 0 ip 1 sp 2 error 4 in libamdhip64.so.6[7f+1]\n", kTwo)),
               ElementsAre("segfault at"));
+  // ROCm#6619's dmesg line (comgr compiling for gfx1030).
+  EXPECT_THAT(Signs(ReadCrashLog("llama-cli[7]: segfault at 8 ip 1 sp 2 error 4 in libamd_comgr.so.3.0\n", kTwo)),
+              ElementsAre("segfault at"));
   EXPECT_THAT(Signs(ReadCrashLog("bash[9]: segfault at 0 ip 1 sp 2 error 4 in libc.so.6\n", kTwo)), IsEmpty());
   EXPECT_THAT(Signs(ReadCrashLog("all fine, node-1 done\n", kTwo)), IsEmpty());
 }
