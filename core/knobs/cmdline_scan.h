@@ -9,14 +9,9 @@
 #include <vector>
 
 #include "knobs/backend.h"
+#include "knobs/cmdline_tokens.h"
 
 namespace rocmtune::knobs {
-
-struct CmdlineTokenAt {
-  std::string file;  // root-relative, "proc/cmdline" for the running command line
-  int line = 0;      // 1-based
-  std::string token;
-};
 
 // Tokens before a bare "--" (what follows goes to init), in file order. GRUB variables
 // (`$GRUB_CMDLINE_LINUX_DEFAULT`, `$tuned_params`) are not tokens and are skipped.
