@@ -2,7 +2,7 @@
 // configuration files rocmtune knows (GRUB's defaults and, on Debian, their grub.d drop-ins; BLS
 // entries' `options` lines; kernel-install's /etc/kernel/cmdline) and the running command line
 // (/proc/cmdline, line 1). For the findings on settings already on the machine; the next boot's
-// value of a token is NextBootCmdline's business (cmdline_backend.h), not this scan's.
+// value of a token, and where it is written, is ReadNextBoot's business (next_boot.h), not this scan's.
 #pragma once
 
 #include <string>
