@@ -6,10 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "api/doctor.h"
 #include "client/caller_env.h"
@@ -78,6 +80,21 @@ void PrintFinding(const api::DoctorFinding& f) {
   fmt::print("        id: {}\n", f.id);
 }
 
+// Which GPUs the log names, then its matches: a cause when one is known, else what was seen.
+void PrintLog(const api::DoctorReport& report) {
+  for (const diagnose::LogGpuRef& r : report.log_names)
+    fmt::print("The log names {}: {}\n", r.text,
+               r.gpus.empty() ? (r.judged ? std::string("no GPU here")
+                                          : std::string("no GPU here (a code object target, not necessarily a GPU)"))
+                              : fmt::format("GPU {}", fmt::join(r.gpus, ", ")));
+  bool cause = std::any_of(report.log_matches.begin(), report.log_matches.end(), diagnose::IsLogCause);
+  if (report.log_matches.empty()) fmt::print("The log shows no known issue of the GPUs here.\n\n");
+  else if (cause) fmt::print("Likely cause of the crash in the log:\n");
+  else fmt::print("The log shows no known cause:\n");
+  for (const api::DoctorFinding& f : report.log_matches) PrintFinding(f);
+  if (!report.log_matches.empty()) fmt::print("\nThis machine:\n");
+}
+
 }  // namespace
 
 void AddDoctorOptions(CLI::App& sub, Args& args) {
@@ -102,12 +119,7 @@ int RunDoctor(const Context& ctx, const Args& args) {
   if (ctx.json) {
     fmt::print("{}\n", JsonText(api::DoctorJson(*report)));
   } else {
-    if (report->log_given) {
-      if (report->log_matches.empty()) fmt::print("The log shows no known issue of the GPUs here.\n\n");
-      else fmt::print("Likely cause of the crash in the log:\n");
-      for (const api::DoctorFinding& f : report->log_matches) PrintFinding(f);
-      if (!report->log_matches.empty()) fmt::print("\nThis machine:\n");
-    }
+    if (report->log_given) PrintLog(*report);
     for (const api::DoctorFinding& f : report->findings) PrintFinding(f);
     fmt::print("{}\n", api::DoctorFoundProblems(*report) ? "Something is wrong: see the warnings and errors above."
                                                          : "Nothing wrong found.");

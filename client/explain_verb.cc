@@ -6,6 +6,7 @@
 #include "api/explain.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
+#include "client/knob_text.h"
 #include "client/verbs.h"
 
 namespace rocmtune::client {
@@ -16,13 +17,11 @@ void PrintHuman(const Doc& doc) {
   if (doc.contains("about") && doc["about"].is_array())
     for (const Doc& line : doc["about"])
       if (line.is_string()) fmt::print("  {}\n", line.get<std::string>());
-  std::string where = Field(doc, "configured_in", "");
-  fmt::print("\n  configured: {}{}\n", Field(doc, "configured", "(not set)"), where.empty() ? "" : " in /" + where);
+  std::string where = KnobWhere(doc);
+  fmt::print("\n  configured: {}{}\n", Field(doc, "configured", "(not set)"), where.empty() ? "" : " in " + where);
   fmt::print("  running:    {}\n", Field(doc, "running", "unknown"));
   fmt::print("  effective:  {}\n", Field(doc, "effective", "unknown"));
-  bool pending =
-      doc.contains("pending_reboot") && doc["pending_reboot"].is_boolean() && doc["pending_reboot"].get<bool>();
-  fmt::print("  owner:      {}{}\n", Field(doc, "owner"), pending ? " (pending reboot)" : "");
+  fmt::print("  owner:      {}{}\n", Field(doc, "owner"), KnobNextBoot(doc));
   if (doc.contains("notes") && doc["notes"].is_array())
     for (const Doc& n : doc["notes"])
       if (n.is_string()) fmt::print("  note: {}\n", n.get<std::string>());

@@ -6,6 +6,7 @@
 #include "api/status.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
+#include "client/knob_text.h"
 #include "client/table.h"
 #include "client/verbs.h"
 
@@ -78,10 +79,9 @@ std::string GpuTable(const Doc& gpus) {
 std::string KnobTable(const Doc& knobs) {
   Table table({"KNOB", "CONFIGURED", "RUNNING", "EFFECTIVE", "OWNER", "WHERE"});
   for (const Doc& k : knobs) {
-    bool pending = Member(k, "pending_reboot").is_boolean() && Member(k, "pending_reboot").get<bool>();
-    std::string where = Field(k, "configured_in", "");
+    std::string where = KnobWhere(k);
     table.AddRow({Field(k, "key"), Field(k, "configured"), Field(k, "running"), Field(k, "effective"),
-                  Field(k, "owner") + (pending ? " (reboot pending)" : ""), where.empty() ? "-" : "/" + where});
+                  Field(k, "owner") + KnobNextBoot(k), where.empty() ? "-" : where});
   }
   return table.Render();
 }

@@ -194,6 +194,41 @@ for e in env.get("debug", []):
     if env_names.get(e["name"]) == "not_read":
         err(f"env_vars.toml {e['name']}: a variable nothing reads cannot be a debugging switch")
 
+# ------------------------------------------------------------------ known_issues.toml
+# What the C++ parser (core/knowledge/known_issues.cc) does not check: every gfx target a rule
+# names is one gfx_targets.toml knows (a typo would never match), sources are public (no
+# development notes), a tracker issue is cited by its address, and versions look like versions.
+issues = load("known_issues.toml").get("issue", [])
+known_gfx = {t.get("gfx_target") for t in targets}
+VERSION_RE = re.compile(r"^\d+(\.\d+)*$")
+issue_ids = set()
+for i, issue in enumerate(issues):
+    where = f"known_issues.toml issue[{i}] ({issue.get('id', '?')})"
+    if issue.get("id") in issue_ids:
+        err(f"{where}: duplicate id")
+    issue_ids.add(issue.get("id"))
+    when = issue.get("when", {})
+    for gfx in when.get("gfx", []):
+        if gfx not in known_gfx:
+            err(f"{where}: gfx {gfx!r} is not in gfx_targets.toml")
+    for key in ("rocm_min", "rocm_below", "kernel_min", "kernel_below"):
+        if key in when and not VERSION_RE.match(when[key]):
+            err(f"{where}: {key} {when[key]!r} is not a version")
+    if when.get("log_only") and not issue.get("symptoms"):
+        err(f"{where}: log_only without symptoms")
+    sources = issue.get("sources", [])
+    if not sources:
+        err(f"{where}: no sources")
+    for src in sources:
+        for note in ("shared/", "research/", "seeds/", "seed-fact-check"):
+            if note in src:
+                err(f"{where}: source cites development notes ({note}): {src!r}")
+        if re.search(r"(^|\s)#\d+", src.split(" (")[0]):
+            err(f"{where}: cite a tracker issue by its https address, not #N: {src!r}")
+    for sym in issue.get("symptoms", []):
+        if not sym.strip():
+            err(f"{where}: an empty symptom matches every log")
+
 # ------------------------------------------------------------------ summary
 print(f"gfx_targets.toml: {len(targets)} targets")
 print(f"gpus.toml: {len(gpus)} entries, {len(pci_owner)} PCI ids "
@@ -201,6 +236,7 @@ print(f"gpus.toml: {len(gpus)} entries, {len(pci_owner)} PCI ids "
 print(f"amdgpu.ids: {len(ids_devs)} device ids, table version {version_line}")
 print(f"env_vars.toml: {len(env.get('var', []))} variables, {len(env.get('not_read', []))} not read, "
       f"{len(env.get('debug', []))} debugging switches")
+print(f"known_issues.toml: {len(issues)} issues")
 print(f"note: gpus.toml PCI ids without an amdgpu.ids name: {' '.join(not_named) or 'none'}")
 if errors:
     print(f"{len(errors)} problem(s)")

@@ -37,7 +37,8 @@ json DoctorFixJson(const DoctorFix& fix) {
 }
 
 DoctorReport DoctorOf(diagnose::Assessment a) {
-  return {std::move(a.inventory.gpus), std::move(a.findings), a.log_given, std::move(a.log_matches)};
+  return {std::move(a.inventory.gpus), std::move(a.findings), a.log_given, std::move(a.log_matches),
+          std::move(a.log_names), std::move(a.log_gpus)};
 }
 
 Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options) {
@@ -75,7 +76,13 @@ json DoctorJson(const DoctorReport& report) {
   if (report.log_given) {
     json matches = json::array();
     for (const DoctorFinding& f : report.log_matches) matches.push_back(DoctorFindingJson(f));
-    log = {{"likely_cause", report.log_matches.empty() ? json(nullptr) : json(report.log_matches.front().id)},
+    auto cause = std::find_if(report.log_matches.begin(), report.log_matches.end(), diagnose::IsLogCause);
+    json names = json::array();
+    for (const diagnose::LogGpuRef& r : report.log_names)
+      names.push_back({{"kind", diagnose::GpuRefKindName(r.kind)}, {"text", r.text}, {"gpus", r.gpus}});
+    log = {{"likely_cause", cause == report.log_matches.end() ? json(nullptr) : json(cause->id)},
+           {"gpus", report.log_gpus},
+           {"names", names},
            {"matches", matches}};
   }
   return {{"schema", "rocmtune.doctor.v1"},

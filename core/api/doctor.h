@@ -24,6 +24,8 @@ struct DoctorReport {
   std::vector<DoctorFinding> findings;
   bool log_given = false;
   std::vector<DoctorFinding> log_matches;  // most likely cause first
+  std::vector<diagnose::LogGpuRef> log_names;  // how the log names GPUs (diagnose/crash_log.h)
+  std::vector<std::string> log_gpus;           // the GPUs here it names; none: matched against every GPU
 };
 
 struct DoctorOptions {

@@ -88,10 +88,14 @@ json StatusJson(const detect::Inventory& inv, const std::vector<knobs::KnobState
     knobs.push_back({{"key", k.key.Text()},
                      {"configured", OrNull(k.configured)},
                      {"configured_in", OrNull(k.configured_in)},
+                     {"file", OrNull(k.configured_in)},
+                     {"line", k.configured_line > 0 ? json(k.configured_line) : json(nullptr)},
                      {"running", OrNull(k.running)},
                      {"effective", OrNull(k.effective)},
                      {"owner", knobs::Name(k.owner)},
                      {"pending_reboot", k.pending_reboot},
+                     {"gone_after_reboot", k.gone_after_reboot},
+                     {"ineffective", k.ineffective},
                      {"notes", k.notes}});
   }
   doc["knobs"] = std::move(knobs);

@@ -1,6 +1,9 @@
 #include "api/verify.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -17,23 +20,59 @@
 namespace rocmtune::api {
 namespace {
 
+// One row per knob, with status's CONFIGURED (the next boot's value) and RUNNING: the most
+// telling kind, and what else is wrong with the same knob in its message.
 void KnobDifferences(const System& system, std::vector<Difference>& out) {
   for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
+    std::vector<std::pair<std::string, std::string>> found;  // kind, message
     if (s.overridden)
-      out.push_back({"overridden", s.key.Text(), s.overridden, s.running,
-                     fmt::format("rocmtune configures {} but {} overrides it: rocmtune's value never takes effect "
-                                 "while that is there",
-                                 *s.overridden, s.overridden_by)});
+      found.emplace_back("overridden", fmt::format("rocmtune configures {} but {} overrides it: rocmtune's value "
+                                                   "never takes effect while that is there",
+                                                   *s.overridden, s.overridden_by));
     // Runtime attributes: SysfsDifferences, device by device.
-    if (s.owner != knobs::Owner::kRocmtune || !s.configured || s.key.kind == knobs::KnobKind::kSysfs) continue;
-    if (s.pending_reboot)
-      out.push_back({"pending-reboot", s.key.Text(), s.configured, s.running,
-                     fmt::format("configured {} but the running system has {}: takes effect at the next boot",
-                                 *s.configured, s.running.value_or("it unset"))});
-    else if (s.running && *s.configured != *s.running)
-      out.push_back({"not-running", s.key.Text(), s.configured, s.running,
-                     fmt::format("configured {} but the running system has {}", *s.configured, *s.running)});
+    if (s.owner == knobs::Owner::kRocmtune && s.configured && s.key.kind != knobs::KnobKind::kSysfs) {
+      if (s.pending_reboot)
+        found.emplace_back("pending-reboot",
+                           fmt::format("configured {} but the running system has {}: takes effect at the next boot",
+                                       *s.configured, s.running.value_or("it unset")));
+      else if (s.running && *s.configured != *s.running)
+        found.emplace_back("not-running",
+                           fmt::format("configured {} but the running system has {}", *s.configured, *s.running));
+    }
+    if (found.empty()) continue;
+    std::string message = found.front().second;
+    for (size_t i = 1; i < found.size(); ++i) message += "; also " + found[i].second;
+    out.push_back({found.front().first, s.key.Text(), s.configured, s.running, std::move(message)});
   }
+}
+
+// How telling a knob's kind is: a value that never takes effect, then the active profile's setting
+// changed since, then a reboot to wait for, then a difference with what runs; 0: not a knob's kind.
+int KnobRank(const Difference& d) {
+  constexpr std::string_view kOrder[] = {"not-running", "pending-reboot", "profile", "overridden"};
+  for (size_t i = 0; i < std::size(kOrder); ++i)
+    if (d.kind == kOrder[i]) return static_cast<int>(i) + 1;
+  return 0;
+}
+
+// A knob another check also names (the active profile's setting changed since) stays one row: the
+// most telling kind, the other findings joined to its message.
+void OneRowPerKnob(std::vector<Difference>& differences) {
+  std::vector<Difference> out;
+  for (Difference& d : differences) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const Difference& o) {
+      return KnobRank(o) > 0 && KnobRank(d) > 0 && o.subject == d.subject;
+    });
+    if (same == out.end()) {
+      out.push_back(std::move(d));
+    } else if (KnobRank(d) > KnobRank(*same)) {
+      d.message += "; also " + same->message;
+      *same = std::move(d);
+    } else {
+      same->message += "; also " + d.message;
+    }
+  }
+  differences = std::move(out);
 }
 
 void FileDifferences(const System& system, std::vector<Difference>& out) {
@@ -145,6 +184,7 @@ VerifyReport Verify(const System& system) {
   UnreadableDifferences(system, report.differences);
   SysfsDifferences(system, report.differences);
   ProfileDifferences(system, report.differences);
+  OneRowPerKnob(report.differences);
   return report;
 }
 

@@ -132,49 +132,27 @@ void Append(std::vector<Finding>& to, std::vector<Finding> from, Kind kind, bool
   }
 }
 
-// Causes particular to the GPU (a gfx rule) before general explanations, then the graver first.
-void RankLogMatches(std::vector<IssueMatch>& matches) {
-  std::stable_sort(matches.begin(), matches.end(), [](const IssueMatch& a, const IssueMatch& b) {
-    bool a_gpu = !a.issue->when.gfx.empty(), b_gpu = !b.issue->when.gfx.empty();
-    if (a_gpu != b_gpu) return a_gpu;
-    return SeverityOf(a.issue->severity) > SeverityOf(b.issue->severity);
-  });
-}
-
 // A risk is a known issue whose rule holds without a log: every one that is not log_only, and a
 // log_only crash (what a program risks before any log exists: check-compute's reason).
 bool IsRisk(const knowledge::KnownIssue& issue) { return !issue.when.log_only || issue.outcome == Outcome::kCrash; }
 
 void AssessKnownIssues(const sys::Root& root, const AssessOptions& options, Assessment& a) {
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
-  // With no GPU found, a log can still be explained by the issues that name none.
-  std::vector<detect::Gpu> gpus = a.inventory.gpus;
-  if (gpus.empty() && options.log) gpus.push_back({});
-  std::vector<IssueMatch> log_matches;
   std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
-  for (const detect::Gpu& gpu : gpus) {
+  for (const detect::Gpu& gpu : a.inventory.gpus) {
+    if (gpu.id.empty()) continue;
     IssueInputs inputs = MachineInputs(root, a.inventory, gpu, options.caller_env);
-    if (!gpu.id.empty())
-      for (const IssueMatch& m : EvaluateKnownRisks(issues, gpu, inputs)) {
-        if (!IsRisk(*m.issue)) continue;
-        a.findings.push_back(IssueFinding(m));
-        for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
-      }
-    if (options.log)
-      for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, inputs, std::string_view(*options.log)))
-        log_matches.push_back(std::move(m));
+    for (const IssueMatch& m : EvaluateKnownRisks(issues, gpu, inputs)) {
+      if (!IsRisk(*m.issue)) continue;
+      a.findings.push_back(IssueFinding(m));
+      for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
+    }
   }
   // A known issue that matched a GPU replaces the generic findings it names for that GPU (the
   // rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead).
   std::erase_if(a.findings, [&](const Finding& f) {
     return superseded.contains({f.gpu.empty() ? f.subject : f.gpu, f.id});
   });
-  RankLogMatches(log_matches);
-  for (const IssueMatch& m : log_matches) {
-    Finding f = IssueFinding(m);
-    f.kind = Kind::kLog;
-    a.log_matches.push_back(std::move(f));
-  }
 }
 
 }  // namespace
@@ -222,6 +200,10 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   Append(a.findings, SupportChecks(a.inventory), Kind::kSupport, false);
   if (a.live) Append(a.findings, LiveChecks(*a.live), Kind::kLive, false);
   AssessKnownIssues(root, options, a);
+  if (options.log) {
+    AddLogMatches(root, *options.log, options.caller_env, a);
+    for (Finding& f : a.log_matches) f.kind = Kind::kLog;
+  }
   Advise(root, a);
   return a;
 }

@@ -13,6 +13,7 @@
 
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
+#include "diagnose/crash_log.h"
 #include "diagnose/finding.h"
 #include "knobs/backend.h"
 #include "knobs/env_sources.h"
@@ -47,11 +48,23 @@ struct Assessment {
   std::vector<Finding> findings;
   bool log_given = false;
   std::vector<Finding> log_matches;  // most likely cause first
+  std::vector<LogGpuRef> log_names;  // how the log names GPUs (crash_log.h)
+  std::vector<std::string> log_gpus;  // the GPUs here it names; none: matched against every GPU
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
 // rocmtune cannot see into is not a machine without AMD GPUs.
 Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, const AssessOptions& options = {});
+
+// The crash log's matches (log_matches.cc) into log_matches, once the findings are complete: the
+// known issues of the GPUs the log names (of every GPU here when it names none, of none when it
+// names only GPUs that are not here), `log.missing-code-object` per GPU for a missing-code error
+// with the GPU's support finding as its cause and fix, `log.other-gpu` (info) and
+// `log.unexplained-crash` (warning) when the log shows a crash and nothing above a note explains it.
+void AddLogMatches(const sys::Root& root, std::string_view log, const std::vector<knobs::EnvSetting>& caller_env,
+                   Assessment& assessment);
+// Whether a log match names a cause (log.likely_cause), not only what is missing to find one.
+bool IsLogCause(const Finding& finding);
 
 // Whether something is wrong: a warning or an error among the findings or the log's matches.
 bool FoundProblems(const Assessment& assessment);

@@ -78,6 +78,11 @@ void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
     in.facts[std::string(knowledge::kFactGpuNotInKfd)] =
         fmt::format("{} ({}) is a DRM card but has no KFD topology node", gpu.id, *gpu.card);
   if (gpu.device_dir) {
+    // The MES firmware the driver loaded, as amdgpu_ucode.c's fw_version/mes_fw_version (0444)
+    // prints it: "0x%08x" of mes.sched_version & AMDGPU_MES_VERSION_MASK.
+    if (auto mes = root.ReadFile(*gpu.device_dir + "/fw_version/mes_fw_version"); mes && text::ParseHex(*mes) == 0x83)
+      in.facts[std::string(knowledge::kFactMesFirmware0x83)] =
+          fmt::format("{} runs MES firmware {}", gpu.id, Trim(*mes));
     auto gtt = ReadNumber(root, *gpu.device_dir + "/mem_info_gtt_total");
     auto ram = MemTotalBytes(root);
     // The TTM default is RAM/2 (ttm_device.c); a little slack for the kernel's rounding.

@@ -11,6 +11,7 @@
 #include "detect/inventory.h"
 #include "knobs/env_sources.h"
 #include "knobs/knob_key.h"
+#include "knobs/next_boot.h"
 #include "knowledge/catalog.h"
 #include "plan/plan.h"
 #include "sys/kmod_config.h"
@@ -27,6 +28,8 @@ struct KnobContext {
   mutable std::optional<Result<sys::ModprobeConfig>> modprobe_config = std::nullopt;
   // Environment assignments in files rocmtune does not own, read once for the same reason.
   mutable std::optional<std::vector<EnvSetting>> foreign_env = std::nullopt;
+  // The next boot's command line (next_boot.h), computed once for the same reason.
+  mutable std::optional<NextBoot> next_boot = std::nullopt;
 };
 
 // Who decides a knob's configured value. Status and explain show Name(owner).
@@ -45,11 +48,18 @@ constexpr std::string_view Name(Owner owner) {
 struct KnobState {
   KnobKey key;
   std::optional<std::string> configured;     // what the next module load / boot will use
-  std::optional<std::string> configured_in;  // root-relative file (or "proc/cmdline") that decides it
+  std::optional<std::string> configured_in;  // root-relative file that decides it (the next boot's)
+  int configured_line = 0;                   // its 1-based line; 0: unknown or not line-based
   std::optional<std::string> running;        // what the running kernel / device shows now
   std::optional<std::string> effective;      // what the driver really uses, "auto" resolved for these GPUs
   Owner owner = Owner::kKernel;
   bool pending_reboot = false;  // configured differs from running until a reboot / reload
+  // Running now only from the running kernel's command line (or a load by hand), and not in the
+  // next boot's configuration: the value is gone after a reboot.
+  bool gone_after_reboot = false;
+  // The configured value is one the kernel does not accept (amd_iommu=on): it is ignored at the
+  // next boot, so a reboot does not make it work (never "reboot pending").
+  bool ineffective = false;
   // rocmtune's value that can never take effect: another source read after its drop-in (the
   // kernel command line, a later modprobe.d file) sets the option to something else.
   std::optional<std::string> overridden;

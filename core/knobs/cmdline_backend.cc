@@ -8,6 +8,7 @@
 #include "knobs/cmdline_scan.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
+#include "knobs/next_boot.h"
 #include "knowledge/kernel_options.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
@@ -111,46 +112,7 @@ bool EditFile(const KnobContext& ctx, std::string_view path, Edit edit, const st
 
 }  // namespace
 
-std::optional<std::string> NextBootCmdline(const KnobContext& ctx, std::string* why) {
-  const auto& kind = ctx.inventory.system.boot.kind;
-  auto unknown = [&](std::string reason) -> std::optional<std::string> {
-    if (why) *why = std::move(reason);
-    return std::nullopt;
-  };
-  if (!kind) return unknown("the boot setup is unknown");
-  if (*kind == "grub-debian" || *kind == "grub") {
-    auto vars = EvaluateGrubDefaults(ctx.root, *kind == "grub-debian");
-    if (!vars) return unknown(vars.error().message);
-    auto args = EffectiveLinuxArgs(*vars);
-    if (!args)
-      return unknown(!vars->unsupported.empty() ? vars->unsupported.front()
-                     : !vars->opaque.empty()    ? vars->opaque.front()
-                                                : "a GRUB variable is unknown");
-    return args;
-  }
-  if (*kind == "grub-bls") {
-    // The entry of the running kernel, else the first one.
-    auto entries = BlsEntries(ctx.root);
-    std::string chosen;
-    for (const auto& e : entries)
-      if (ctx.inventory.system.kernel && e.find(*ctx.inventory.system.kernel) != std::string::npos) chosen = e;
-    if (chosen.empty() && !entries.empty()) chosen = entries.front();
-    if (chosen.empty()) return unknown("no BLS entry in /boot/loader/entries");
-    auto content = ReadOptional(ctx.root, chosen);
-    if (!content) return unknown(fmt::format("/{} is not readable", chosen));
-    for (std::string_view line : text::SplitLines(*content)) {
-      line = text::Trim(line);
-      if (line.starts_with("options")) return std::string(text::Trim(line.substr(7)));
-    }
-    return std::string();
-  }
-  if (*kind == "systemd-boot") {
-    auto content = ReadOptional(ctx.root, kKernelCmdlinePath);
-    if (!content) return unknown("/etc/kernel/cmdline is missing (kernel-install would reuse /proc/cmdline)");
-    return text::Clean(*content);
-  }
-  return unknown("unsupported boot setup");
-}
+bool OwnsCmdlineKey(const KnobContext& ctx, std::string_view key) { return OwnsKey(OwnedTokens(ctx), key); }
 
 void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                               plan::Plan& plan) const {
@@ -201,25 +163,44 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
   state.key = key;
   state.owner = Owner::kKernel;
   if (ctx.inventory.system.cmdline) state.running = TokenValue(SplitCmdline(*ctx.inventory.system.cmdline), key.name);
-  std::string why;
-  if (auto next = NextBootCmdline(ctx, &why)) {
-    state.configured = TokenValue(SplitCmdline(*next), key.name);
-    if (state.configured) state.owner = OwnsKey(OwnedTokens(ctx), key.name) ? Owner::kRocmtune : Owner::kAdmin;
-    if (ctx.inventory.system.boot.kind == "grub-debian" && OwnsKey(OwnedTokens(ctx), key.name))
-      state.configured_in = std::string(plan::kGrubDropInPath);
+  const NextBoot& next = ReadNextBoot(ctx);
+  if (next.cmdline) {
+    // CONFIGURED is the next boot's command line, WHERE the file and line of the token that
+    // decides it; /proc/cmdline is only what runs now.
+    if (const CmdlineTokenAt* token = DecidingToken(next, key.name)) {
+      state.configured = TokenValue(std::vector<std::string>{token->token}, key.name);
+      state.configured_in = token->file;
+      state.configured_line = token->line;
+      state.owner = OwnsCmdlineKey(ctx, key.name) ? Owner::kRocmtune : Owner::kAdmin;
+    }
   } else {
-    state.notes.push_back(fmt::format("next boot's command line unknown: {}", why));
+    state.notes.push_back(fmt::format("next boot's command line unknown: {}", next.why_unknown));
   }
   state.effective = state.running;
+  const auto* option = knowledge::KernelOptions::Builtin().Find(key.name);
   // A value the kernel does not accept is ignored (amd_iommu=on: "Unknown option"), never in effect.
-  if (state.running)
-    if (const auto* option = knowledge::KernelOptions::Builtin().Find(key.name))
-      if (std::string rejected = knowledge::CheckKernelOptionValue(*option, *state.running); !rejected.empty()) {
-        state.effective = "ignored";
-        state.notes.push_back(rejected);
-      }
-  if (state.configured != state.running && (state.configured || state.running) && ctx.inventory.system.boot.kind)
+  if (state.running && option)
+    if (std::string rejected = knowledge::CheckKernelOptionValue(*option, *state.running); !rejected.empty()) {
+      state.effective = "ignored";
+      state.notes.push_back(rejected);
+    }
+  // The same for the next boot: a reboot does not make such a value work, so it is not pending.
+  if (state.configured && option)
+    if (std::string rejected = knowledge::CheckKernelOptionValue(*option, *state.configured); !rejected.empty()) {
+      state.ineffective = true;
+      if (state.configured != state.running)
+        state.notes.push_back(fmt::format("ineffective at the next boot ({}): {}",
+                                          WhereText(*state.configured_in, state.configured_line), rejected));
+    }
+  if (next.cmdline && state.running && !state.configured) {
+    state.gone_after_reboot = true;
+    state.notes.push_back(
+        fmt::format("only on the running command line (/proc/cmdline): the next boot's command "
+                    "line does not have {}, so it is gone after a reboot",
+                    key.name));
+  } else if (next.cmdline && state.configured != state.running && !state.ineffective) {
     state.pending_reboot = true;
+  }
   return state;
 }
 

@@ -24,7 +24,11 @@ inline constexpr std::string_view kBlsEntriesDir = "boot/loader/entries";
 std::unique_ptr<Backend> MakeCmdlineBackend();
 
 // The command line the next boot will use, as this boot setup computes it; nullopt when it
-// cannot be known without running code (see grub_config.h) or the setup is unknown.
+// cannot be known without running code (see grub_config.h) or the setup is unknown. Token by
+// token, with where each is written: ReadNextBoot (next_boot.h), which this returns the text of.
 std::optional<std::string> NextBootCmdline(const KnobContext& ctx, std::string* why_unknown = nullptr);
+
+// Whether rocmtune put `key` (a kernel parameter: "iommu", "amdgpu.noretry") on the command line.
+bool OwnsCmdlineKey(const KnobContext& ctx, std::string_view key);
 
 }  // namespace rocmtune::knobs

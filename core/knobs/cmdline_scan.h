@@ -2,21 +2,16 @@
 // configuration files rocmtune knows (GRUB's defaults and, on Debian, their grub.d drop-ins; BLS
 // entries' `options` lines; kernel-install's /etc/kernel/cmdline) and the running command line
 // (/proc/cmdline, line 1). For the findings on settings already on the machine; the next boot's
-// value of a token is NextBootCmdline's business (cmdline_backend.h), not this scan's.
+// value of a token, and where it is written, is ReadNextBoot's business (next_boot.h), not this scan's.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "knobs/backend.h"
+#include "knobs/cmdline_tokens.h"
 
 namespace rocmtune::knobs {
-
-struct CmdlineTokenAt {
-  std::string file;  // root-relative, "proc/cmdline" for the running command line
-  int line = 0;      // 1-based
-  std::string token;
-};
 
 // Tokens before a bare "--" (what follows goes to init), in file order. GRUB variables
 // (`$GRUB_CMDLINE_LINUX_DEFAULT`, `$tuned_params`) are not tokens and are skipped.

@@ -43,7 +43,7 @@ std::vector<detect::Finding> CmdlineTokenFindings(const KnobContext& ctx) {
     if (why.empty()) continue;
     if (why.ends_with('.')) why.pop_back();
     detect::Finding f{"cmdline.invalid-value", detect::Severity::kWarning,
-                      fmt::format("{}; the kernel ignores it", why), "cmdline." + key};
+                      fmt::format("{}; ineffective: the kernel ignores it", why), "cmdline." + key};
     f.file = t.file;
     f.line = t.line;
     f.hint = t.file == "proc/cmdline" ? fmt::format("remove {} from the boot configuration it comes from", t.token)

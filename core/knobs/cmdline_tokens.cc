@@ -13,10 +13,7 @@ constexpr size_t kMaxValueBytes = 256;
 // isspace() in the C locale, which is what lib/cmdline.c uses.
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 
-struct Span {
-  size_t begin;
-  size_t end;
-};
+using Span = TokenSpan;
 
 // Token boundaries as next_arg() finds them: a double quote toggles "inside quotes", and only
 // whitespace outside quotes separates tokens.
@@ -91,6 +88,8 @@ std::vector<OptionsLine> FindOptionsLines(std::string_view entry) {
 }
 
 }  // namespace
+
+std::vector<TokenSpan> KernelTokenSpans(std::string_view cmdline) { return KernelSpans(cmdline); }
 
 std::vector<std::string> SplitCmdline(std::string_view cmdline) {
   std::vector<std::string> tokens;

@@ -21,6 +21,22 @@
 namespace rocmtune::knobs {
 
 std::vector<std::string> SplitCmdline(std::string_view cmdline);
+
+// Where each token before a bare "--" begins and ends in `cmdline` (byte offsets, end exclusive):
+// the tokens SplitCmdline gives, for callers that must say where a token was written.
+struct TokenSpan {
+  size_t begin = 0;
+  size_t end = 0;
+};
+std::vector<TokenSpan> KernelTokenSpans(std::string_view cmdline);
+
+// A token where it is written: the file (root-relative, "proc/cmdline" for the running command
+// line) and the 1-based line that carries it.
+struct CmdlineTokenAt {
+  std::string file;
+  int line = 0;
+  std::string token;
+};
 std::string JoinCmdline(std::span<const std::string> tokens);
 
 // The key of a token ("iommu=pt" -> "iommu", "quiet" -> "quiet"), and whether two keys name

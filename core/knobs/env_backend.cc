@@ -207,6 +207,7 @@ KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
           fmt::format("{} sets {}, overridden by a later file", *state.configured_in, *state.configured));
     state.configured = ValueText(s);
     state.configured_in = s.file;
+    state.configured_line = s.line;
     state.owner = Owner::kAdmin;
   }
   state.effective = state.configured;

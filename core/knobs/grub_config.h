@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "knobs/cmdline_tokens.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -23,6 +24,14 @@ inline constexpr std::string_view kGrubDefaultsPath = "etc/default/grub";
 inline constexpr std::string_view kGrubCmdlineLinux = "GRUB_CMDLINE_LINUX";
 inline constexpr std::string_view kGrubCmdlineLinuxDefault = "GRUB_CMDLINE_LINUX_DEFAULT";
 
+// A part of a variable's value and where its bytes were written: the file and line of the
+// assignment whose literal text holds them (a `$VAR` reference brings the pieces of VAR's value).
+struct GrubPiece {
+  std::string text;
+  std::string file;  // root-relative
+  int line = 0;      // 1-based line of the assignment
+};
+
 struct GrubVars {
   // Values after sourcing; nullopt: unknown (see `unsupported` and `opaque`). A variable no
   // file assigns is "" (grub-mkconfig is assumed to run with no GRUB_CMDLINE_* in its
@@ -30,6 +39,9 @@ struct GrubVars {
   std::optional<std::string> linux, linux_default;
   // "file:line" of the assignment that gave each its value; nullopt: never assigned.
   std::optional<std::string> linux_origin, linux_default_origin;
+  // The values as pieces, in order (their texts concatenated are `linux`, `linux_default`);
+  // empty when the value is unknown or empty.
+  std::vector<GrubPiece> linux_pieces, linux_default_pieces;
   std::vector<std::string> sourced;  // root-relative files, in the order grub-mkconfig sources them
   // "file:line: what" for constructs the evaluator does not model (if/for/functions, `. file`,
   // other commands, ${X:-y}, $((...)), special parameters, syntax errors). Any of them could
@@ -53,6 +65,9 @@ Result<GrubVars> EvaluateGrubDefaults(const sys::Root& root, bool debian_dropins
 // trimmed; nullopt when either is unknown. 10_linux itself adds BOOT_IMAGE/root/ro, and may add
 // rootflags=subvol= (btrfs) and, on Ubuntu, $vt_handoff after "splash".
 std::optional<std::string> EffectiveLinuxArgs(const GrubVars& vars);
+// The kernel tokens of EffectiveLinuxArgs, each with the file and line where it was written (of
+// its first byte; a quoted value over several lines counts its newlines); nullopt when unknown.
+std::optional<std::vector<CmdlineTokenAt>> EffectiveLinuxTokens(const GrubVars& vars);
 
 // Edits the tokens inside the value of the LAST assignment of `var` in a file like
 // /etc/default/grub (upstream GRUB on Arch, RHEL's grub2 without BLS), keeping every other byte

@@ -1,5 +1,6 @@
 #include "knobs/modprobe_backend.h"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "knobs/effective.h"
 #include "knobs/initramfs.h"
 #include "knobs/module_param_checks.h"
+#include "knobs/next_boot.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
 
@@ -116,35 +118,88 @@ void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const
   }
 }
 
+namespace {
+
+// The next boot's value of a module option, in the order the module gets them: modprobe.d's
+// `options` lines, then `module.option=` of the kernel command line, which wins. libkmod's
+// kmod_config_new() parses every modprobe.d file and then kmod_config_parse_kcmdline(), which
+// appends the command line's options to the same list (kmod libkmod/libkmod-config.c); modprobe
+// passes them in that order and the kernel's parse_args() applies each in turn, the last one
+// standing; a built-in amdgpu/ttm reads the command line only. What the next boot's command line
+// is comes from the boot configuration (next_boot.h), never from /proc/cmdline, which is what
+// runs now.
+void ReadConfigured(const KnobContext& ctx, const KnobKey& key, KnobState& state) {
+  const sys::ModprobeConfig* config = ReadConfig(ctx, &state.notes);
+  const std::string param = fmt::format("{}.{}", key.module, key.name);
+  // sys::ModuleOption spells both with underscores, as libkmod and the kernel's parameq() compare.
+  std::string module = key.module, name = key.name;
+  std::replace(module.begin(), module.end(), '-', '_');
+  std::replace(name.begin(), name.end(), '-', '_');
+  std::optional<sys::ModuleOption> file_win, running_cmdline;
+  std::vector<const sys::ModuleOption*> in_files;
+  if (config)
+    for (const sys::ModuleOption& o : config->options) {
+      if (o.module != module || o.name != name) continue;
+      if (o.file == "proc/cmdline") {
+        running_cmdline = o;
+        continue;
+      }
+      file_win = o;
+      in_files.push_back(&o);
+    }
+  const NextBoot& next = ReadNextBoot(ctx);
+  const CmdlineTokenAt* boot = next.cmdline ? DecidingToken(next, param) : nullptr;
+  if (boot) {
+    state.configured = TokenValue(std::vector<std::string>{boot->token}, param);
+    state.configured_in = boot->file;
+    state.configured_line = boot->line;
+    state.owner = OwnsCmdlineKey(ctx, param) ? Owner::kRocmtune : Owner::kAdmin;
+  } else if (file_win) {
+    state.configured = file_win->value;
+    state.configured_in = file_win->file;
+    state.configured_line = file_win->line;
+    state.owner = file_win->file == plan::kModprobeDropIn ? Owner::kRocmtune : Owner::kAdmin;
+  }
+  const std::string where = state.configured_in ? WhereText(*state.configured_in, state.configured_line) : "";
+  for (size_t i = 0; i < in_files.size(); ++i) {
+    const sys::ModuleOption* o = in_files[i];
+    if (!boot && i + 1 == in_files.size()) continue;  // the winner itself
+    state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}{}", o->value, WhereText(o->file, o->line),
+                                      where, boot ? " (the kernel command line wins over modprobe.d)" : ""));
+    if (o->file == plan::kModprobeDropIn && o->value != *state.configured) {
+      state.overridden = o->value;
+      state.overridden_by =
+          boot ? fmt::format("the next boot's kernel command line ({}: {}={})", where, param, *state.configured)
+               : fmt::format("{} ({}={})", where, key.name, *state.configured);
+    }
+  }
+  if (!running_cmdline) return;
+  if (!next.cmdline) {
+    // Which command line the next boot gets is unknown: the running one is the best evidence,
+    // and it overrides modprobe.d while the boot configuration passes it.
+    state.notes.push_back(fmt::format("next boot's command line unknown ({}); the running one has {}={}",
+                                      next.why_unknown, param, running_cmdline->value));
+    if (file_win && file_win->file == plan::kModprobeDropIn && file_win->value != running_cmdline->value) {
+      state.overridden = file_win->value;
+      state.overridden_by = fmt::format("/proc/cmdline ({}={})", param, running_cmdline->value);
+    }
+  } else if (!boot) {
+    state.notes.push_back(
+        fmt::format("{}={} is only on the running command line (/proc/cmdline), not the next "
+                    "boot's: gone after a reboot",
+                    param, running_cmdline->value));
+    state.gone_after_reboot = !state.configured;
+  }
+}
+
+}  // namespace
+
 KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   KnobState state;
   state.key = key;
   state.owner = Owner::kKernel;
   state.running = Running(ctx, key);
-  if (auto config = ReadConfig(ctx, &state.notes)) {
-    if (auto win = sys::Winning(*config, key.module, key.name)) {
-      state.configured = win->value;
-      state.configured_in = win->file;
-      state.owner = win->file == plan::kModprobeDropIn ? Owner::kRocmtune : Owner::kAdmin;
-      for (const sys::ModuleOption& o : config->options) {
-        if (o.module != key.module || o.name != key.name || o.file == win->file) continue;
-        state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}", o.value, o.file, win->file));
-        if (o.file == plan::kModprobeDropIn && o.value != win->value) {
-          state.overridden = o.value;
-          state.overridden_by = win->file == "proc/cmdline"
-                                    ? fmt::format("/proc/cmdline ({}.{}={})", key.module, key.name, win->value)
-                                    : fmt::format("/{} ({}={})", win->file, key.name, win->value);
-        }
-      }
-      // The boot configuration's command line overrides modprobe.d from the next boot on.
-      auto next = BootCmdlineValue(ctx, key);
-      if (win->file == plan::kModprobeDropIn && next && *next != win->value) {
-        state.overridden = win->value;
-        state.overridden_by =
-            fmt::format("the next boot's kernel command line ({}.{}={})", key.module, key.name, *next);
-      }
-    }
-  }
+  ReadConfigured(ctx, key, state);
   const knowledge::ModuleParam* param = Lookup(ctx, key);
   if (param) {
     std::string basis = state.running.value_or(state.configured.value_or(param->default_value));
@@ -214,6 +269,8 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
       std::string_view base = std::string_view(o.file).substr(o.file.rfind('/') + 1);
       bool theirs_wins = o.file == "proc/cmdline" || base > std::string_view("rocmtune.conf");
       if (o.file == "proc/cmdline") {
+        // Known next boot: what it passes is warned about below; the running value then goes.
+        if (NextBootCmdline(ctx)) continue;
         plan.warnings.push_back(
             {a.key.Text(),
              fmt::format("the kernel command line (/proc/cmdline) sets {}.{}={}, and it overrides modprobe.d: {} "
@@ -245,11 +302,21 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
 
 std::vector<KnobKey> ModprobeBackend::ConfiguredKeys(const KnobContext& ctx) const {
   std::vector<KnobKey> keys;
-  auto config = ReadConfig(ctx);
-  if (!config) return keys;
-  for (const sys::ModuleOption& o : config->options) {
-    KnobKey k{KnobKind::kModuleParam, o.module, "", o.name};
-    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  auto add = [&](KnobKey k) {
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
+  };
+  if (auto config = ReadConfig(ctx))
+    for (const sys::ModuleOption& o : config->options) add({KnobKind::kModuleParam, o.module, "", o.name});
+  // `module.option=` on the next boot's command line configures the module as well.
+  for (const CmdlineTokenAt& t : ReadNextBoot(ctx).tokens) {
+    std::string key(TokenKey(t.token));
+    size_t dot = key.find('.');
+    if (dot == std::string::npos) continue;
+    std::string module = key.substr(0, dot), name = key.substr(dot + 1);
+    std::replace(module.begin(), module.end(), '-', '_');
+    std::replace(name.begin(), name.end(), '-', '_');  // the kernel's parameq()
+    if (std::find(std::begin(kModules), std::end(kModules), module) != std::end(kModules) && !name.empty())
+      add({KnobKind::kModuleParam, module, "", name});
   }
   return keys;
 }

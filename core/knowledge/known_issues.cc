@@ -24,7 +24,7 @@ constexpr std::pair<std::string_view, Outcome> kOutcomes[] = {{"crash", Outcome:
                                                               {"no-gpu", Outcome::kNoGpu},
                                                               {"limits", Outcome::kLimits},
                                                               {"explains", Outcome::kExplains}};
-const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd};
+const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd, kFactMesFirmware0x83};
 
 std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
   std::vector<std::string> out;

@@ -1,7 +1,7 @@
 // The known-issue base (data/known_issues.toml): failures ROCm users hit, each with the GPUs and
 // versions it concerns, the crash-log lines that show it, a declarative rule over the machine
 // (every key of [issue.when] must hold) and the fix that works. Parsing only; matching an
-// inventory against the rules is api/known_issue_eval.h (knowledge depends on nothing).
+// inventory against the rules is diagnose/known_issue_eval.h (knowledge depends on nothing).
 #pragma once
 
 #include <array>
@@ -41,6 +41,8 @@ bool IsWorkload(std::string_view name);
 // Machine facts a rule may name, computed above this layer (api/known_issue_eval.cc).
 inline constexpr std::string_view kFactGttAtMostHalfRam = "gtt-at-most-half-ram";
 inline constexpr std::string_view kFactGpuNotInKfd = "gpu-not-in-kfd";
+// The GPU runs MES firmware 0x83 (linux-firmware 20251125), reverted for Strix (ROCm#5724).
+inline constexpr std::string_view kFactMesFirmware0x83 = "mes-firmware-0x83";
 
 struct IssueRule {
   std::vector<std::string> gfx;  // any of; empty: every GPU

@@ -21,7 +21,8 @@ bool StillAsApplied(const knobs::KnobContext& ctx, const knobs::Assignment& a) {
   std::vector<knobs::KnobKey> owned = backend->OwnedKeys(ctx);
   if (std::find(owned.begin(), owned.end(), a.key) == owned.end()) return false;  // runtime knobs have none
   knobs::KnobState state = backend->Read(ctx, a.key);
-  return state.configured == a.value;
+  // rocmtune's value under the next boot's command line (`overridden`) is still rocmtune's setting.
+  return state.configured == a.value || state.overridden == a.value;
 }
 
 }  // namespace

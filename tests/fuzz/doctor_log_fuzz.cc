@@ -3,11 +3,15 @@
 // is `WORLD` fuzz::kSeparator `LOG` with WORLD one of kWorlds; otherwise the whole input is the
 // log on the first world, so a raw crash log is an input as it is.
 // Invariants: the log changes only the report's `log` section (doctor's findings stay those
-// without a log); the matches are exactly the issues whose rule holds for a GPU
-// (EvaluateKnownRisks) and one of whose symptoms the log holds (found with memmem, not the
-// doctor's find), each once per GPU of the world (naming none when the world has no GPU) with
-// every symptom the log shows; the document prints as JSON that parses back to itself (no log
-// byte reaches it) and is never larger than every possible match at once.
+// without a log); the GPUs the log is matched for are those diagnose::ReadCrashLog says it names
+// (every GPU when it names none, no GPU when it names only GPUs not here); the issue matches are
+// exactly the issues whose rule holds for such a GPU (EvaluateKnownRisks) and one of whose
+// symptoms the log holds (found with memmem, not the doctor's find), each once per GPU with every
+// symptom the log shows; `log.missing-code-object` is there once per such GPU exactly when the
+// log shows a missing-code error, `log.other-gpu` exactly when it names only GPUs not here, and
+// `log.unexplained-crash` exactly when it shows a crash and nothing above a note explains it;
+// likely_cause is the first cause; the document prints as JSON that parses back to itself and is
+// never larger than every possible match at once.
 #include <string.h>
 
 #include <algorithm>
@@ -24,6 +28,7 @@
 
 #include "api/doctor.h"
 #include "api/status.h"
+#include "diagnose/crash_log.h"
 #include "diagnose/known_issue_eval.h"
 #include "fuzz_support.h"
 #include "knowledge/known_issues.h"
@@ -55,9 +60,11 @@ struct World {
     if (!status || !report) std::abort();  // not a finding: the world itself cannot be read
     findings = api::DoctorJson(*report).at("findings");
     for (const detect::Gpu& g : report->gpus) gpu_ids.insert(g.id);
-    // Doctor matches a log against the issues that name no GPU when there is none.
+    inventory_gpus = status->inventory.gpus;
+    // Doctor matches a log against the issues that name no GPU when there is none, or when the
+    // log names only GPUs that are not here.
     std::vector<detect::Gpu> gpus = status->inventory.gpus;
-    if (gpus.empty()) gpus.emplace_back();
+    gpus.emplace_back();
     // The largest document a log can give: every issue whose rule holds, on every GPU, with all
     // its symptoms.
     api::DoctorReport worst = *report;
@@ -71,12 +78,16 @@ struct World {
         worst.log_matches.push_back(diagnose::IssueFinding(m));
       }
     }
-    max_text = JsonText(api::DoctorJson(worst)).size();
+    // Beyond the issues: per GPU a missing-code and an unexplained-crash finding (and one
+    // other-gpu), and the log's names (at most kMaxRefs, each naming at most every GPU).
+    const size_t n = gpus.size();
+    max_text = JsonText(api::DoctorJson(worst)).size() + n * 3 * 4096 + api::kMaxRefs * (128 + 24 * n);
   }
 
   fuzz::ScratchRoot scratch;
   sys::Root root;
   std::set<std::string> gpu_ids;
+  std::vector<detect::Gpu> inventory_gpus;
   json findings;
   std::vector<Candidate> candidates;
   size_t max_text = 0;
@@ -94,11 +105,20 @@ bool Contains(std::string_view log, const std::string& symptom) {
   return !symptom.empty() && ::memmem(log.data(), log.size(), symptom.data(), symptom.size()) != nullptr;
 }
 
+// The GPUs the log's matches may concern ("" for none).
+std::set<std::string> Scope(const World& world, const diagnose::CrashLogReading& reading) {
+  if (!reading.gpus.empty()) return {reading.gpus.begin(), reading.gpus.end()};
+  if (reading.NamesOnlyOtherGpus() || world.gpu_ids.empty()) return {""};
+  return world.gpu_ids;
+}
+
 // The (issue, GPU) pairs the log must match, each with the symptoms it shows.
 std::map<std::pair<std::string, std::string>, std::vector<std::string>> Expected(const World& world,
+                                                                                 const std::set<std::string>& scope,
                                                                                  std::string_view log) {
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;
   for (const Candidate& c : world.candidates) {
+    if (scope.count(c.gpu) == 0) continue;
     std::vector<std::string> shown;
     for (const std::string& s : c.symptoms)
       if (Contains(log, s)) shown.push_back(s);
@@ -127,18 +147,51 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const json doc = api::DoctorJson(*report);
   if (doc.at("findings") != world.findings) std::abort();
 
-  // Exactly the expected matches, each once, naming a GPU of the world (or none without one).
-  auto expected = Expected(world, log);
-  if (report->log_matches.size() != expected.size()) std::abort();
+  const diagnose::CrashLogReading reading = diagnose::ReadCrashLog(log, world.inventory_gpus);
+  const std::set<std::string> scope = Scope(world, reading);
+  // The GPUs the log names are GPUs of the world.
+  for (const std::string& id : reading.gpus)
+    if (world.gpu_ids.count(id) == 0) std::abort();
+
+  // Exactly the expected issue matches, each once, for a GPU in scope.
+  auto expected = Expected(world, scope, log);
+  std::multiset<std::string> missing_code, unexplained;
+  size_t other = 0;
+  bool explained = false;
   for (const api::DoctorFinding& f : report->log_matches) {
-    if (world.gpu_ids.empty() ? !f.subject.empty() : world.gpu_ids.count(f.subject) == 0) std::abort();
-    auto it = expected.find({f.id, f.subject});
-    if (it == expected.end() || it->second != f.symptoms) std::abort();
-    expected.erase(it);  // a second match of the same pair finds nothing left
+    if (scope.count(f.subject) == 0 && f.id != "log.unexplained-crash") std::abort();
+    if (f.id == "log.missing-code-object") {
+      missing_code.insert(f.subject);
+    } else if (f.id == "log.other-gpu") {
+      ++other;
+    } else if (f.id == "log.unexplained-crash") {
+      unexplained.insert(f.subject);
+      continue;
+    } else {
+      auto it = expected.find({f.id, f.subject});
+      if (it == expected.end() || it->second != f.symptoms) std::abort();
+      expected.erase(it);  // a second match of the same pair finds nothing left
+    }
+    explained = explained || f.severity != detect::Severity::kInfo;
   }
+  if (!expected.empty()) std::abort();
+  if (missing_code != (reading.missing_code.empty() ? std::multiset<std::string>()
+                                                    : std::multiset<std::string>(scope.begin(), scope.end())))
+    std::abort();
+  if (other != (reading.NamesOnlyOtherGpus() ? 1u : 0u)) std::abort();
+  std::multiset<std::string> want_unexplained;
+  if (!reading.crash.empty() && !explained) {
+    if (reading.gpus.empty()) want_unexplained.insert("");
+    want_unexplained.insert(reading.gpus.begin(), reading.gpus.end());
+  }
+  if (unexplained != want_unexplained) std::abort();
+
   const json& section = doc.at("log");
   if (section.at("matches").size() != report->log_matches.size()) std::abort();
-  if (report->log_matches.empty() != section.at("likely_cause").is_null()) std::abort();
+  auto cause = std::find_if(report->log_matches.begin(), report->log_matches.end(), diagnose::IsLogCause);
+  if (cause == report->log_matches.end() ? !section.at("likely_cause").is_null()
+                                         : section.at("likely_cause") != cause->id)
+    std::abort();
 
   // What `doctor --json` prints parses back to the same document, and stays bounded.
   const std::string text = JsonText(doc);

@@ -1,4 +1,4 @@
-// The known-issue rules evaluated for one GPU and a workload's inputs (api/known_issue_eval.h):
+// The known-issue rules evaluated for one GPU and a workload's inputs (diagnose/known_issue_eval.h):
 // the call doctor makes per GPU and a check of a workload can make with its own environment.
 #include "diagnose/known_issue_eval.h"
 

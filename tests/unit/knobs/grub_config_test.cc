@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "plan/owned_paths.h"
@@ -327,6 +328,41 @@ TEST(GrubEditTest, DropInTextAndItsTokens) {
   EXPECT_FALSE(RocmtuneDropIn("GRUB_TIMEOUT", Tokens{"iommu=pt"}));
   EXPECT_FALSE(RocmtuneDropIn("GRUB_CMDLINE_LINUX", Tokens{}));
   EXPECT_FALSE(RocmtuneDropIn("GRUB_CMDLINE_LINUX", Tokens{"a=\"b\""}));
+}
+
+}  // namespace
+}  // namespace rocmtune::knobs
+
+namespace rocmtune::knobs {
+namespace {
+
+std::vector<std::string> TokensAt(const GrubVars& v) {
+  std::vector<std::string> out;
+  if (auto tokens = EffectiveLinuxTokens(v))
+    for (const CmdlineTokenAt& t : *tokens) out.push_back(fmt::format("{}:{} {}", t.file, t.line, t.token));
+  return out;
+}
+
+// Each token of the next boot's GRUB command line names the file and line whose text holds it:
+// through $VAR references, across a drop-in, and down a quoted value over several lines.
+TEST(GrubEvalTest, TokensCarryTheFileAndLineTheirTextIsWrittenOn) {
+  GrubVars v = EvalDefault(
+      "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n"
+      "GRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt\"\n"
+      "extra=amdgpu.noretry=0\n"
+      "GRUB_CMDLINE_LINUX=\"${extra}${GRUB_NEVER_SET} a\nb\"\n");
+  EXPECT_EQ(TokensAt(v), (std::vector<std::string>{"etc/default/grub:3 amdgpu.noretry=0", "etc/default/grub:4 a",
+                                                   "etc/default/grub:5 b", "etc/default/grub:1 quiet",
+                                                   "etc/default/grub:2 iommu=pt"}));
+
+  TestTree t;
+  t.Write("etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
+  t.Write("etc/default/grub.d/50-x.cfg",
+          "# the admin's\nGRUB_CMDLINE_LINUX_DEFAULT=\"$GRUB_CMDLINE_LINUX_DEFAULT ttm.pages_limit=4194304\"\n");
+  EXPECT_EQ(TokensAt(Eval(t)), (std::vector<std::string>{"etc/default/grub:1 quiet",
+                                                         "etc/default/grub.d/50-x.cfg:2 ttm.pages_limit=4194304"}));
+  // Unknown: no tokens, as EffectiveLinuxArgs has no value.
+  EXPECT_EQ(EffectiveLinuxTokens(EvalDefault("GRUB_CMDLINE_LINUX=\"$(date)\"\n")), std::nullopt);
 }
 
 }  // namespace

@@ -1,0 +1,112 @@
+#include "knobs/next_boot.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "knobs/backend.h"
+#include "knobs/cmdline_backend.h"
+#include "knobs/grub_config.h"
+#include "util/text.h"
+
+namespace rocmtune::knobs {
+namespace {
+
+// `text` starts at `line` of `file`; its kernel tokens with the line each begins on. Tokens
+// holding '$' are GRUB variables expanded at boot ($tuned_params), not parameters.
+void AddTokens(std::string_view file, int line, std::string_view text, std::vector<CmdlineTokenAt>& out) {
+  size_t counted = 0;
+  for (const TokenSpan& span : KernelTokenSpans(text)) {
+    line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
+                                        text.begin() + static_cast<std::ptrdiff_t>(span.begin), '\n'));
+    counted = span.begin;
+    std::string token(text.substr(span.begin, span.end - span.begin));
+    if (token.find('$') == std::string::npos) out.push_back({std::string(file), line, std::move(token)});
+  }
+}
+
+NextBoot Unknown(std::string why) {
+  NextBoot next;
+  next.why_unknown = std::move(why);
+  return next;
+}
+
+NextBoot FromGrub(const KnobContext& ctx, bool debian_dropins) {
+  auto vars = EvaluateGrubDefaults(ctx.root, debian_dropins);
+  if (!vars) return Unknown(vars.error().message);
+  auto args = EffectiveLinuxArgs(*vars);
+  auto tokens = EffectiveLinuxTokens(*vars);
+  if (!args || !tokens)
+    return Unknown(!vars->unsupported.empty() ? vars->unsupported.front()
+                   : !vars->opaque.empty()    ? vars->opaque.front()
+                                              : "a GRUB variable is unknown");
+  return {std::move(args), "", std::move(*tokens)};
+}
+
+NextBoot FromBls(const KnobContext& ctx) {
+  // The entry of the running kernel, else the first one.
+  std::vector<std::string> entries;
+  if (auto names = ctx.root.ListDir(kBlsEntriesDir))
+    for (const std::string& n : *names)
+      if (n.ends_with(".conf")) entries.push_back(sys::JoinPath(kBlsEntriesDir, n));
+  std::string chosen;
+  for (const auto& e : entries)
+    if (ctx.inventory.system.kernel && e.find(*ctx.inventory.system.kernel) != std::string::npos) chosen = e;
+  if (chosen.empty() && !entries.empty()) chosen = entries.front();
+  if (chosen.empty()) return Unknown("no BLS entry in /boot/loader/entries");
+  auto content = ReadOptional(ctx.root, chosen);
+  if (!content) return Unknown(fmt::format("/{} is not readable", chosen));
+  int number = 0;
+  for (std::string_view line : text::SplitLines(*content)) {
+    ++number;
+    line = text::Trim(line);
+    if (!line.starts_with("options")) continue;
+    std::string_view value = line.substr(7);
+    NextBoot next{std::string(text::Trim(value)), "", {}};
+    AddTokens(chosen, number, value, next.tokens);
+    return next;
+  }
+  return {std::string(), "", {}};
+}
+
+NextBoot FromKernelCmdline(const KnobContext& ctx) {
+  auto content = ReadOptional(ctx.root, kKernelCmdlinePath);
+  if (!content) return Unknown("/etc/kernel/cmdline is missing (kernel-install would reuse /proc/cmdline)");
+  NextBoot next{text::Clean(*content), "", {}};
+  AddTokens(kKernelCmdlinePath, 1, *content, next.tokens);
+  return next;
+}
+
+NextBoot Compute(const KnobContext& ctx) {
+  const auto& kind = ctx.inventory.system.boot.kind;
+  if (!kind) return Unknown("the boot setup is unknown");
+  if (*kind == "grub-debian" || *kind == "grub") return FromGrub(ctx, *kind == "grub-debian");
+  if (*kind == "grub-bls") return FromBls(ctx);
+  if (*kind == "systemd-boot") return FromKernelCmdline(ctx);
+  return Unknown("unsupported boot setup");
+}
+
+}  // namespace
+
+const NextBoot& ReadNextBoot(const KnobContext& ctx) {
+  if (!ctx.next_boot) ctx.next_boot = Compute(ctx);
+  return *ctx.next_boot;
+}
+
+const CmdlineTokenAt* DecidingToken(const NextBoot& next, std::string_view key) {
+  auto it = std::find_if(next.tokens.rbegin(), next.tokens.rend(),
+                         [&](const CmdlineTokenAt& t) { return SameKey(TokenKey(t.token), key); });
+  return it == next.tokens.rend() ? nullptr : &*it;
+}
+
+std::string WhereText(std::string_view file, int line) {
+  return line > 0 ? fmt::format("/{}:{}", file, line) : fmt::format("/{}", file);
+}
+
+std::optional<std::string> NextBootCmdline(const KnobContext& ctx, std::string* why_unknown) {
+  const NextBoot& next = ReadNextBoot(ctx);
+  if (!next.cmdline && why_unknown) *why_unknown = next.why_unknown;
+  return next.cmdline;
+}
+
+}  // namespace rocmtune::knobs

@@ -1,0 +1,265 @@
+// `rocmtunectl doctor --log` on captured worlds (issue 25 item 5): the log's matches concern the
+// GPUs the log names (ROCr's node-N is the KFD topology node, the kernel's lines name the PCI
+// address), missing-code errors are linked to the GPU's support finding, the RDNA3/RDNA4 and
+// Strix known issues show on their worlds' logs, and a crash no known issue explains is a
+// warning (exit 1), never "Nothing wrong found".
+#include <optional>
+#include <set>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "client/exit_codes.h"
+
+namespace rocmtune::client {
+namespace {
+
+using ::testing::Contains;
+using ::testing::Each;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using json = nlohmann::ordered_json;
+using testing::CliResult;
+using testing::WorldCopy;
+
+// ROCr's fault line (runtime.cpp VMFaultHandler) as users paste it, on KFD node N.
+std::string FaultLog(int node) {
+  return "Memory access fault by GPU node-" + std::to_string(node) +
+         " (Agent handle: 0x55a4c0b0e0f0) on address 0x7f1c2a400000. Reason: Page not present or supervisor "
+         "privilege.\nAborted (core dumped)\n";
+}
+constexpr std::string_view kAperture =
+    "Callback: Queue 0x7f aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent attempted to "
+    "access memory beyond the largest legal address. code: 0x29\n";
+// The kernel's side of a fault (ROCm/amdgpu#204's journal, the device's address made the world's).
+std::string DmesgFault(std::string_view pci) {
+  return "kernel: amdgpu " + std::string(pci) +
+         ": amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32792)\nkernel: amdgpu " + std::string(pci) +
+         ": amdgpu:          Faulty UTCL2 client ID: CPF (0x4)\n";
+}
+
+CliResult RunLog(const WorldCopy& w, std::string_view log, bool json_out = true) {
+  w.Write("tmp/crash.log", log);
+  std::vector<std::string> args = {"doctor", "--log", w.Path("tmp/crash.log")};
+  if (json_out) args.push_back("--json");
+  return w.Ctl(args);
+}
+
+json LogSection(const WorldCopy& w, std::string_view log) {
+  CliResult r = RunLog(w, log);
+  json doc = r.Json();
+  EXPECT_TRUE(doc.is_object()) << r.out << r.err;
+  return doc.is_object() ? doc["log"] : json();
+}
+
+std::set<std::string> Subjects(const json& log) {
+  std::set<std::string> out;
+  for (const json& m : log["matches"]) out.insert(m["subject"].is_null() ? "" : m["subject"].get<std::string>());
+  return out;
+}
+
+std::set<std::string> Ids(const json& log) {
+  std::set<std::string> out;
+  for (const json& m : log["matches"]) out.insert(m["id"].get<std::string>());
+  return out;
+}
+
+const json& Match(const json& log, std::string_view id) {
+  static const json kNone;
+  for (const json& m : log["matches"])
+    if (m["id"] == id) return m;
+  ADD_FAILURE() << id << " not among " << log.dump();
+  return kNone;
+}
+
+// mi210x8: eight MI210s on KFD nodes 2..9; node 2 is 0000:63:00.0, node 4 is 0000:03:00.0.
+TEST(DoctorLogTest, NodeNIsTheGpuOfThatKfdNodeNotEveryGpu) {
+  WorldCopy w("mi210x8");
+  json log = LogSection(w, FaultLog(2) + std::string(kAperture));
+  EXPECT_EQ(log["gpus"], json::array({"0000:63:00.0"}));
+  EXPECT_THAT(Subjects(log), ElementsAre("0000:63:00.0"));
+  EXPECT_EQ(log["likely_cause"], "issue.aperture-violation-kernel-fault");
+  EXPECT_EQ(log["names"][0]["text"], "node-2");
+  EXPECT_EQ(log["names"][0]["kind"], "kfd-node");
+}
+
+TEST(DoctorLogTest, TwoGpusNamedAreBothBlamedAndNoOther) {
+  WorldCopy w("mi210x8");
+  json log = LogSection(w, FaultLog(2) + DmesgFault("0000:03:00.0") + std::string(kAperture));
+  EXPECT_EQ(log["gpus"], json::array({"0000:03:00.0", "0000:63:00.0"}));
+  EXPECT_THAT(Subjects(log), ElementsAre("0000:03:00.0", "0000:63:00.0"));
+}
+
+TEST(DoctorLogTest, ALogOfGpusNotHereBlamesNoGpuHere) {
+  WorldCopy w("mi210x8");
+  json log = LogSection(w, FaultLog(42) + std::string(kAperture));
+  EXPECT_THAT(log["gpus"], ::testing::IsEmpty());
+  EXPECT_THAT(Subjects(log), ElementsAre(""));
+  EXPECT_THAT(Ids(log), Contains("log.other-gpu"));
+  EXPECT_THAT(Match(log, "log.other-gpu")["evidence"], Contains(HasSubstr("node-42")));
+}
+
+TEST(DoctorLogTest, ALogThatNamesNoGpuIsMatchedAgainstEveryGpuAsBefore) {
+  WorldCopy w("mi210x8");
+  json log = LogSection(w, kAperture);
+  std::set<std::string> explained;
+  for (const json& m : log["matches"])
+    if (m["id"] == "issue.aperture-violation-kernel-fault") explained.insert(m["subject"].get<std::string>());
+  EXPECT_EQ(explained.size(), 8u);
+  EXPECT_THAT(log["gpus"], ::testing::IsEmpty());
+  // An explanation of the error, no cause: the crash stays unexplained, for no GPU in particular.
+  EXPECT_TRUE(Match(log, "log.unexplained-crash")["subject"].is_null());
+}
+
+// The seed: an RX 9070 XT (gfx1201) under ROCm 6.2.4, which does not list it.
+TEST(DoctorLogTest, NoBinaryForGpuIsLinkedToTheGpusSupportFinding) {
+  WorldCopy w("rx9070xt");
+  w.Write("opt/rocm/.info/version", "6.2.4\n");
+  for (std::string_view line :
+       {":1:hip_code_object.cpp :505 : hipErrorNoBinaryForGpu: Unable to find code object for all current "
+        "devices!\n:1:hip_code_object.cpp :509 :   amdgcn-amd-amdhsa--gfx1201 - [Not Found]\n",
+        "RuntimeError: HIP error: invalid device function\n"}) {
+    SCOPED_TRACE(line);
+    CliResult r = RunLog(w, line);
+    EXPECT_EQ(r.exit_code, kExitFailed);
+    json doc = r.Json();
+    json support;
+    for (const json& f : doc["findings"])
+      if (f["id"] == "rocm.gpu-not-supported") support = f;
+    ASSERT_TRUE(support.is_object()) << doc["findings"].dump();
+    const json& log = doc["log"];
+    EXPECT_EQ(log["likely_cause"], "log.missing-code-object");
+    const json& m = Match(log, "log.missing-code-object");
+    EXPECT_EQ(m["subject"], "0000:0f:00.0");
+    EXPECT_THAT(m["evidence"], Contains(HasSubstr("rocm.gpu-not-supported")));
+    EXPECT_THAT(m["why"].get<std::string>(), HasSubstr("gfx1201 is not a supported target of ROCm 6.2.4"));
+    EXPECT_EQ(m["fix"], support["fix"]);
+    EXPECT_FALSE(m["fix"]["rocm"].is_null());
+  }
+}
+
+TEST(DoctorLogTest, NoBinaryOnRdna1IsLinkedToTheIssueThatSupersedesTheSupportFinding) {
+  WorldCopy w("rx5700xt");
+  w.Write("opt/rocm/.info/version", "6.2.0\n");
+  json log = LogSection(w, "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\n");
+  const json& m = Match(log, "log.missing-code-object");
+  EXPECT_THAT(m["evidence"], Contains(HasSubstr("issue.rdna1-not-supported")));
+  EXPECT_EQ(m["fix"]["profile"], "rdna1-safe");
+  EXPECT_FALSE(m["fix"]["none"].is_null());
+}
+
+TEST(DoctorLogTest, NoBinaryOnASupportedGpuNamesTheBuildNotTheGpu) {
+  WorldCopy w("rx7900xtx");
+  w.Write("opt/rocm/.info/version", "6.2.0\n");
+  json log = LogSection(w, "RuntimeError: HIP error: no kernel image is available for execution on the device\n");
+  const json& m = Match(log, "log.missing-code-object");
+  EXPECT_THAT(m["evidence"], Contains(HasSubstr("rocm.gpu-supported")));
+  EXPECT_THAT(m["fix"]["text"].get<std::string>(), HasSubstr("--offload-arch=gfx1100"));
+}
+
+void Kernel(const WorldCopy& w, std::string_view release) {
+  w.Write("proc/sys/kernel/osrelease", std::string(release) + "\n");
+}
+
+// RDNA3 (rx7900xtx, gfx1100) and RDNA4 (rx9070xt, gfx1201) on 6.18: ROCm/amdgpu#204, ROCm#5833.
+TEST(DoctorLogTest, Rdna3AndRdna4FaultsOnKernel618AreTheKernelRegression) {
+  for (auto [world, pci] : {std::pair{"rx7900xtx", "0000:03:00.0"}, std::pair{"rx9070xt", "0000:0f:00.0"},
+                            std::pair{"rx7800xt", "0000:03:00.0"}}) {
+    SCOPED_TRACE(world);
+    WorldCopy w(world);
+    w.Write("opt/rocm/.info/version", "7.1.1\n");
+    Kernel(w, "6.18.4-arch1-1");
+    std::string crash = FaultLog(1) + DmesgFault(pci);
+    json log = LogSection(w, crash);
+    EXPECT_EQ(log["likely_cause"], "issue.rdna3-rdna4-kernel-6.18-fault");
+    const json& m = Match(log, "issue.rdna3-rdna4-kernel-6.18-fault");
+    EXPECT_EQ(m["fix"]["kernel"], "< 6.18");
+    EXPECT_EQ(m["confidence"], "low");
+    EXPECT_THAT(m["evidence"], Contains("kernel 6.18.4-arch1-1"));
+    EXPECT_THAT(Ids(log), Not(Contains("log.unexplained-crash")));
+    Kernel(w, "6.17.9-arch1-1");  // the kernel the reports go back to
+    json before = LogSection(w, crash);
+    EXPECT_THAT(Ids(before), Not(Contains("issue.rdna3-rdna4-kernel-6.18-fault")));
+    EXPECT_THAT(Ids(before), Contains("log.unexplained-crash"));
+  }
+}
+
+void StrixHalo(const WorldCopy& w) {
+  std::string node = "sys/devices/virtual/kfd/kfd/topology/nodes/1/properties";
+  std::string props = w.Read(node);
+  props.replace(props.find("gfx_target_version 110500"), 25, "gfx_target_version 110501");
+  w.Write(node, props);
+}
+
+// The captured Strix Point (LACT's snapshot) runs MES 0x00000083, the firmware ROCm#5724 had rolled back.
+constexpr std::string_view kStrixMes = "sys/devices/pci0000:00/0000:c1:00.0/fw_version/mes_fw_version";
+
+// Strix Point (gfx1150, the captured world) and Strix Halo (gfx1151): ROCm#5724.
+TEST(DoctorLogTest, StrixFaultsPointAtTheMesFirmware) {
+  for (bool halo : {false, true}) {
+    SCOPED_TRACE(halo ? "gfx1151" : "gfx1150");
+    WorldCopy w("strixpoint");
+    if (halo) StrixHalo(w);
+    ASSERT_EQ(w.Read(kStrixMes), "0x00000083\n");
+    std::string crash = FaultLog(1) + DmesgFault("0000:c1:00.0");
+    json log = LogSection(w, crash);
+    EXPECT_EQ(log["gpus"], json::array({"0000:c1:00.0"}));
+    EXPECT_EQ(log["likely_cause"], "issue.strix-mes-firmware-0x83");
+    const json& m = Match(log, "issue.strix-mes-firmware-0x83");
+    EXPECT_THAT(m["evidence"], Contains("0000:c1:00.0 runs MES firmware 0x00000083"));
+    EXPECT_THAT(m["fix"]["text"].get<std::string>(), HasSubstr("mes_fw_version"));
+    // Without a log doctor names it too: the firmware alone is the risk.
+    json doc = w.Ctl({"doctor", "--json"}).Json();
+    bool named = false;
+    for (const json& f : doc["findings"]) named |= f["id"] == "issue.strix-mes-firmware-0x83";
+    EXPECT_TRUE(named) << doc["findings"].dump();
+    // With the reverted firmware the same log is not blamed on it.
+    w.Write(kStrixMes, "0x00000080\n");
+    json fixed = LogSection(w, crash);
+    EXPECT_THAT(Ids(fixed), Not(Contains("issue.strix-mes-firmware-0x83")));
+    EXPECT_THAT(Ids(fixed), Contains("log.unexplained-crash"));
+  }
+  // An RDNA3 dGPU's fault is not the Strix firmware.
+  WorldCopy other("rx7900xtx");
+  EXPECT_THAT(Ids(LogSection(other, FaultLog(1))), Not(Contains("issue.strix-mes-firmware-0x83")));
+}
+
+// RDNA2 (rx6600, gfx1032) under ROCm 6.4 with a Winograd fault: the MIOpen issue.
+TEST(DoctorLogTest, Rdna2ConvFaultOnAnRx6600IsTheMiopenIssue) {
+  WorldCopy w("rx6600");
+  w.Write("opt/rocm/.info/version", "6.4.1\n");
+  json log = LogSection(w, "MIOpen(HIP): Info [Conv_Winograd_v30_3_1]\n" + FaultLog(1) + DmesgFault("0000:12:00.0"));
+  EXPECT_EQ(log["likely_cause"], "issue.rdna2-miopen-conv-fault");
+  EXPECT_THAT(Subjects(log), ElementsAre("0000:12:00.0"));
+}
+
+// A crash no known issue explains: a warning with what was seen and what to collect, exit 1.
+TEST(DoctorLogTest, AnUnexplainedCrashIsAWarningNeverNothingWrongFound) {
+  WorldCopy w("rx6900xt");
+  w.Write("opt/rocm/.info/version", "7.0.2\n");
+  std::string crash = FaultLog(1) + DmesgFault("0000:0c:00.0");
+  CliResult text = RunLog(w, crash, /*json_out=*/false);
+  EXPECT_EQ(text.exit_code, kExitFailed) << text.out;
+  EXPECT_THAT(text.out, Not(HasSubstr("Nothing wrong found")));
+  EXPECT_THAT(text.out, HasSubstr("The log shows no known cause:"));
+  EXPECT_THAT(text.out, HasSubstr("rocmtunectl snapshot"));
+  EXPECT_THAT(text.out, HasSubstr("id: log.unexplained-crash"));
+  EXPECT_THAT(text.out, HasSubstr("The log names 0000:0c:00.0: GPU 0000:0c:00.0"));
+  json log = LogSection(w, crash);
+  EXPECT_TRUE(log["likely_cause"].is_null());
+  const json& m = Match(log, "log.unexplained-crash");
+  EXPECT_EQ(m["severity"], "warning");
+  EXPECT_THAT(m["evidence"], Contains(HasSubstr("GPU memory access fault")));
+  EXPECT_THAT(m["evidence"], Contains(HasSubstr("GPU page fault")));
+  EXPECT_THAT(m["sources"], Each(Not(HasSubstr(".md"))));
+  // The same machine without a crash in the log stays quiet.
+  CliResult fine = RunLog(w, "training finished\n", /*json_out=*/false);
+  EXPECT_EQ(fine.exit_code, kExitOk) << fine.out;
+  EXPECT_THAT(fine.out, HasSubstr("Nothing wrong found"));
+}
+
+}  // namespace
+}  // namespace rocmtune::client
