@@ -17,9 +17,10 @@ void PrintHuman(const Doc& doc) {
     for (const Doc& line : doc["about"])
       if (line.is_string()) fmt::print("  {}\n", line.get<std::string>());
   std::string where = Field(doc, "configured_in", "");
-  fmt::print("\n  configured: {}{}\n", Field(doc, "configured", "(not set)"), where.empty() ? "" : " in /" + where);
-  fmt::print("  running:    {}\n", Field(doc, "running", "unknown"));
-  fmt::print("  effective:  {}\n", Field(doc, "effective", "unknown"));
+  fmt::print("\n  configured: {}{}\n", SizedField(doc, "configured", "(not set)"),
+             where.empty() ? "" : " in /" + where);
+  fmt::print("  running:    {}\n", SizedField(doc, "running", "unknown"));
+  fmt::print("  effective:  {}\n", SizedField(doc, "effective", "unknown"));
   bool pending =
       doc.contains("pending_reboot") && doc["pending_reboot"].is_boolean() && doc["pending_reboot"].get<bool>();
   fmt::print("  owner:      {}{}\n", Field(doc, "owner"), pending ? " (pending reboot)" : "");

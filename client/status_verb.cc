@@ -67,7 +67,7 @@ std::string KnobTable(const Doc& knobs) {
   for (const Doc& k : knobs) {
     bool pending = Member(k, "pending_reboot").is_boolean() && Member(k, "pending_reboot").get<bool>();
     std::string where = Field(k, "configured_in", "");
-    table.AddRow({Field(k, "key"), Field(k, "configured"), Field(k, "running"), Field(k, "effective"),
+    table.AddRow({Field(k, "key"), SizedField(k, "configured"), SizedField(k, "running"), SizedField(k, "effective"),
                   Field(k, "owner") + (pending ? " (reboot pending)" : ""), where.empty() ? "-" : "/" + where});
   }
   return table.Render();

@@ -1,5 +1,6 @@
 #include "api/explain.h"
 
+#include "api/size_json.h"
 #include "knobs/registry.h"
 
 namespace rocmtune::api {
@@ -18,19 +19,21 @@ Result<ExplainReport> Explain(const System& system, const std::string& key_text)
 nlohmann::ordered_json ExplainJson(const ExplainReport& r) {
   using json = nlohmann::ordered_json;
   const knobs::KnobState& s = r.state;
-  return json{
-      {"schema", "rocmtune.explain.v1"},
-      {"key", r.key.Text()},
-      {"backend", r.backend},
-      {"configured", s.configured ? json(*s.configured) : json(nullptr)},
-      {"configured_in", s.configured_in ? json(*s.configured_in) : json(nullptr)},
-      {"running", s.running ? json(*s.running) : json(nullptr)},
-      {"effective", s.effective ? json(*s.effective) : json(nullptr)},
-      {"owner", knobs::Name(s.owner)},
-      {"pending_reboot", s.pending_reboot},
-      {"notes", s.notes},
-      {"about", r.about},
-  };
+  return WithSizes(
+      json{
+          {"schema", "rocmtune.explain.v1"},
+          {"key", r.key.Text()},
+          {"backend", r.backend},
+          {"configured", s.configured ? json(*s.configured) : json(nullptr)},
+          {"configured_in", s.configured_in ? json(*s.configured_in) : json(nullptr)},
+          {"running", s.running ? json(*s.running) : json(nullptr)},
+          {"effective", s.effective ? json(*s.effective) : json(nullptr)},
+          {"owner", knobs::Name(s.owner)},
+          {"pending_reboot", s.pending_reboot},
+          {"notes", s.notes},
+          {"about", r.about},
+      },
+      r.key.Text());
 }
 
 }  // namespace rocmtune::api

@@ -105,15 +105,7 @@ std::string RenderModprobeDropIn(const std::map<std::string, std::map<std::strin
 void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                                plan::Plan& plan) const {
   // The rules live in module_param_checks.cc, shared with the findings on settings already there.
-  for (SettingIssue& issue : CheckModuleParam(ctx, key, value)) {
-    plan::Message m{key.Text(), std::move(issue.message), std::move(issue.source)};
-    switch (issue.level) {
-      case IssueLevel::kRefuse: plan.refused.push_back(std::move(m)); break;
-      case IssueLevel::kRefuseUnlessForced: plan.needs_force.push_back(std::move(m)); break;
-      case IssueLevel::kWarn:
-      case IssueLevel::kCannotCheck: plan.warnings.push_back(std::move(m)); break;
-    }
-  }
+  for (SettingIssue& issue : CheckModuleParam(ctx, key, value)) AddToPlan(key.Text(), std::move(issue), plan);
 }
 
 KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) const {

@@ -12,19 +12,6 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TestTree;
 
-TEST(MachineValuesTest, MemTotalFromMeminfo) {
-  TestTree t;
-  auto root = *sys::Root::Open(t.path());
-  EXPECT_FALSE(MemTotalKib(root)) << "no proc/meminfo";
-  t.Write("proc/meminfo", "MemFree: 5 kB\nMemTotal:       131072000 kB\n");
-  EXPECT_EQ(MemTotalKib(root), 131072000u);
-  for (std::string_view bad : {"MemTotal: 12 MB\n", "MemTotal: lots kB\n", "MemTotal:\n", "MemTotal: 0 kB\n",
-                               "MemTotal: 99999999999999999999999 kB\n", "MemTotalX 5 kB\n", "MemFree: 5 kB\n"}) {
-    t.Write("proc/meminfo", bad);
-    EXPECT_FALSE(MemTotalKib(root)) << bad;
-  }
-}
-
 TEST(MachineValuesTest, GttPagesPolicy) {
   // (whole GiB - max(8, GiB / 8)) * 262144
   EXPECT_EQ(*GttPagesFor(131072000), 110u * 262144);  // 125 GiB -> 110 GiB
