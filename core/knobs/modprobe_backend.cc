@@ -9,6 +9,7 @@
 #include "knobs/effective.h"
 #include "knobs/initramfs.h"
 #include "knobs/module_param_checks.h"
+#include "knowledge/param_size.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
 
@@ -273,6 +274,9 @@ std::vector<std::string> ModprobeBackend::Describe(const KnobContext& ctx, const
   }
   lines.push_back(fmt::format("type {}, default {}{}", knowledge::ParamTypeName(p->type), p->default_value,
                               values.empty() ? "" : fmt::format(", values {}", values)));
+  if (p->unit)  // people type GiB where the kernel counts pages (size_checks.h)
+    lines.push_back(fmt::format("a size in {}: 8 GiB is {}; set refuses more than the RAM unless --force",
+                                knowledge::UnitPhrase(*p->unit), (8ULL << 30) / knowledge::UnitBytes(*p->unit)));
   lines.push_back(fmt::format("in kernels since {}{}; takes effect at {}", p->since,
                               p->removed ? fmt::format(", removed {}", *p->removed) : "", p->takes_effect));
   if (p->taints)

@@ -105,6 +105,7 @@ TEST(SizeKnobsCliTest, PlanStatusAndExplainShowTheSize) {
 
   auto explain = w.Ctl({"explain", "ttm.pages_limit"});
   EXPECT_THAT(explain.out, HasSubstr("configured: 3047936 (11.6 GiB) in /etc/modprobe.d/gtt.conf")) << explain.out;
+  EXPECT_THAT(explain.out, HasSubstr("a size in pages of 4 KiB: 8 GiB is 2097152")) << explain.out;
   auto ej = w.Ctl({"explain", "--json", "ttm.pages_limit"}).Json();
   EXPECT_EQ(ej["configured_bytes"], 3047936ULL * 4096) << ej.dump();
   EXPECT_EQ(ej["unit"], "page");
