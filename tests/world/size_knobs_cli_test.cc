@@ -130,3 +130,27 @@ TEST(SizeKnobsCliTest, UnknownRamIsANoteNotARefusal) {
 
 }  // namespace
 }  // namespace rocmtune::client
+
+namespace rocmtune::client {
+namespace {
+
+TEST(SizeKnobsCliTest, VerifyGivesTheBytesOfBothSides) {
+  WorldCopy w(kWorld);
+  w.Write("proc/meminfo", kMeminfo);
+  auto set = w.Ctl({"set", "ttm.pages_limit=5242880"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  auto doc = w.Ctl({"verify", "--json"}).Json();
+  bool seen = false;
+  for (const auto& d : doc["differences"]) {
+    if (d["subject"] != "ttm.pages_limit") continue;
+    seen = true;
+    EXPECT_EQ(d["kind"], "pending-reboot");
+    EXPECT_EQ(d["unit"], "page");
+    EXPECT_EQ(d["configured_bytes"], 20ULL << 30) << d.dump();
+    EXPECT_EQ(d["running_bytes"], 4013917ULL * 4096) << d.dump();
+  }
+  EXPECT_TRUE(seen) << doc.dump();
+}
+
+}  // namespace
+}  // namespace rocmtune::client
