@@ -82,9 +82,9 @@ int ReplyBusy(sd_bus_message* call, const std::string& why) {
 }
 
 // What polkit is asked: force overrides rocmtune's own refusals (drift, a setting that taints the
-// kernel), so it is its own action that no profile- or key-scoped rule grants by accident; an
-// apply with optional items sets knobs the profile leaves out, which is what org.rocmtune1.set
-// allows.
+// kernel, a size above the RAM), so it is its own action that no profile- or key-scoped rule
+// grants by accident; an apply with optional items sets knobs the profile leaves out, which is
+// what org.rocmtune1.set allows.
 std::string ActionFor(const Request& request) {
   if (request.force) return kActionForce;
   if (!request.with.empty()) return kActionSet;
