@@ -6,7 +6,9 @@
 
 namespace rocmtune::plan {
 
-Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request) {
+Plan PlanRequest(const knobs::KnobContext& request_ctx, const Request& request) {
+  knobs::KnobContext ctx = request_ctx;  // the caches come along; the request's opt-in is added
+  ctx.admin_lines = request.admin_lines;
   Plan plan;
   plan.root = ctx.root.id();
   const auto& registry = knobs::Registry::Builtin();
