@@ -118,6 +118,13 @@ TEST(AdminLinesRefused, AFileOutsideTheAdminLineFilesIsNamedAndLeft) {
   EXPECT_EQ(w.Read("etc/bash.bashrc"), bashrc);
 }
 
+TEST(AdminLinesRefused, AModuleOptionIsNotEditedAndTheCallerIsTold) {
+  WorldCopy w(kWorld);
+  auto r = w.Ctl({"unset", "amdgpu.noretry", "--admin-lines", "--check"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("--admin-lines comments out env.* lines only"));
+}
+
 TEST(AdminLinesRefused, WithoutTheOptionTheAdminsLineStays) {
   WorldCopy w(kWorld);
   const std::string env = "HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
