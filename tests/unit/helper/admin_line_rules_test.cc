@@ -111,6 +111,16 @@ TEST_F(AdminLineTest, OtherPathsAreNotAdminLineFiles) {
   EXPECT_FALSE(Check(Edit("etc/environment.d/90-rocmtune.conf", commented)));
 }
 
+TEST_F(AdminLineTest, AContinuedLineBelongsToTheLineBefore) {
+  // `export A=1 \` + `HSA_...=10.3.0` is one command: commenting out its second line would make
+  // the shell export a word ':'.
+  const std::string script = "export A=1 \\\n  HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  tree_.Write("root/etc/profile.d/continued.sh", script);
+  ExpectRefused(
+      Check(Edit("etc/profile.d/continued.sh", testing::Edited(script, "  HSA", ": # rocmtune unset:   HSA"))),
+      {"continued line", {}, rule::kAdminLine});
+}
+
 TEST_F(AdminLineTest, OnlyVariablesRocmtuneManagesComeBack) {
   // A marked line that never was rocmtune's (written by hand, or a hostile journal's `before`).
   tree_.Write("root/etc/environment.d/30-x.conf", "# rocmtune unset: LD_PRELOAD=/tmp/x.so\n");
