@@ -3,6 +3,7 @@
 // rocmtune.result.v1 document, rendered by client/result_render.cc or printed (--json).
 #include <systemd/sd-bus.h>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "api/change.h"
@@ -25,6 +26,7 @@ int RunLocal(const Context& ctx, const Args& args, const Request& request) {
   if (!root) return Failed(ctx, root.error(), kExitFailed);
   LocalWriter writer(ctx);
   api::ChangeOptions options{args.check, args.force, nullptr};
+  options.admin_lines = args.admin_lines;
   // The plan is shown before anything is written: regenerating an initramfs can take a minute.
   if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(api::ResultJson(r), args); };
   Result<api::ChangeReport> report = request(*root, options, writer);
@@ -56,7 +58,7 @@ int ShowDaemonResult(const Context& ctx, const Args& args, const BusReply& reply
   return reply.ok() ? kExitOk : ExitForBusError(reply.error_name);
 }
 
-// Options of Apply/Set/Unset (a{sv}): with, force, check.
+// Options of Apply/Set/Unset (a{sv}): with, force, check, admin_lines.
 int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
   int r = sd_bus_message_open_container(m, 'a', "{sv}");
   if (r >= 0 && with && !args.with.empty()) {
@@ -69,6 +71,7 @@ int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
   }
   if (r >= 0 && args.force) r = sd_bus_message_append(m, "{sv}", "force", "b", 1);
   if (r >= 0 && args.check) r = sd_bus_message_append(m, "{sv}", "check", "b", 1);
+  if (r >= 0 && args.admin_lines) r = sd_bus_message_append(m, "{sv}", "admin_lines", "b", 1);
   if (r >= 0) r = sd_bus_message_close_container(m);
   return r;
 }
@@ -88,6 +91,13 @@ int RunChange(const Context& ctx, const Args& args, const char* method, const Ap
 }
 
 }  // namespace
+
+void AddAdminLinesOption(CLI::App& sub, Args& args) {
+  sub.add_flag("--admin-lines", args.admin_lines,
+               "Also comment out the admin's lines that set these env keys in /etc/environment, "
+               "/etc/environment.d/*.conf and /etc/profile.d/*.sh (one line per file, journaled; revert and reset "
+               "put them back byte for byte)");
+}
 
 int RunApply(const Context& ctx, const Args& args) {
   const std::string& profile = args.operands.at(0);

@@ -4,6 +4,7 @@
 
 #include "client/exit_codes.h"
 #include "client/verbs.h"
+#include "util/byte_size.h"
 #include "util/json_text.h"
 
 namespace rocmtune::client {
@@ -13,6 +14,14 @@ std::string Field(const Doc& doc, std::string_view key, std::string_view unknown
   if (it == doc.end() || it->is_null()) return std::string(unknown);
   if (it->is_string()) return it->get<std::string>();
   return it->dump();
+}
+
+std::string SizedField(const Doc& doc, std::string_view key, std::string_view unknown) {
+  std::string text = Field(doc, key, unknown);
+  auto bytes = doc.find(std::string(key) + "_bytes");
+  if (bytes != doc.end() && bytes->is_number_unsigned())
+    text += fmt::format(" ({})", util::FormatBytes(bytes->get<uint64_t>()));
+  return text;
 }
 
 Result<Doc> ParseDocument(const std::string& text, std::string_view method) {

@@ -21,6 +21,10 @@ using Doc = nlohmann::ordered_json;
 // for null or a missing key.
 std::string Field(const Doc& doc, std::string_view key, std::string_view unknown = "-");
 
+// Field, followed by the size when the document gives `<key>_bytes` (size knobs, api/size_json.h):
+// "3047936 (11.6 GiB)".
+std::string SizedField(const Doc& doc, std::string_view key, std::string_view unknown = "-");
+
 // A document the daemon sent. A reply that is not JSON fails (nothing half-rendered).
 Result<Doc> ParseDocument(const std::string& text, std::string_view method);
 

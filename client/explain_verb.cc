@@ -18,9 +18,9 @@ void PrintHuman(const Doc& doc) {
     for (const Doc& line : doc["about"])
       if (line.is_string()) fmt::print("  {}\n", line.get<std::string>());
   std::string where = KnobWhere(doc);
-  fmt::print("\n  configured: {}{}\n", Field(doc, "configured", "(not set)"), where.empty() ? "" : " in " + where);
-  fmt::print("  running:    {}\n", Field(doc, "running", "unknown"));
-  fmt::print("  effective:  {}\n", Field(doc, "effective", "unknown"));
+  fmt::print("\n  configured: {}{}\n", SizedField(doc, "configured", "(not set)"), where.empty() ? "" : " in " + where);
+  fmt::print("  running:    {}\n", SizedField(doc, "running", "unknown"));
+  fmt::print("  effective:  {}\n", SizedField(doc, "effective", "unknown"));
   fmt::print("  owner:      {}{}\n", Field(doc, "owner"), KnobNextBoot(doc));
   if (doc.contains("notes") && doc["notes"].is_array())
     for (const Doc& n : doc["notes"])

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "plan/admin_lines.h"
 #include "plan/plan.h"
 #include "plan/plan_json.h"
 
@@ -40,7 +41,8 @@ void PrintChanges(const Doc& changes, bool diff) {
       case plan::OpKind::kWriteFile:
       case plan::OpKind::kRemoveFile:
         fmt::print("{} /{} ({})\n", *kind == plan::OpKind::kWriteFile ? "write" : "remove", path, reason);
-        if (diff) fmt::print("{}\n", Field(c, "diff", ""));
+        // The admin's own file: the one line that changes is always shown, not only with --diff.
+        if (diff || plan::AdminLineFileOf(path)) fmt::print("{}\n", Field(c, "diff", ""));
         break;
       case plan::OpKind::kWriteSysfs: fmt::print("sysfs /{} <- {} ({})\n", path, Field(c, "value", ""), reason); break;
       case plan::OpKind::kRegenerate: {

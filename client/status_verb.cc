@@ -80,7 +80,7 @@ std::string KnobTable(const Doc& knobs) {
   Table table({"KNOB", "CONFIGURED", "RUNNING", "EFFECTIVE", "OWNER", "WHERE"});
   for (const Doc& k : knobs) {
     std::string where = KnobWhere(k);
-    table.AddRow({Field(k, "key"), Field(k, "configured"), Field(k, "running"), Field(k, "effective"),
+    table.AddRow({Field(k, "key"), SizedField(k, "configured"), SizedField(k, "running"), SizedField(k, "effective"),
                   Field(k, "owner") + KnobNextBoot(k), where.empty() ? "-" : where});
   }
   return table.Render();

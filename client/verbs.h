@@ -22,11 +22,12 @@ struct Args {
   bool check = false;             // plan only
   bool diff = false;              // print unified diffs
   bool force = false;
-  std::string output;      // snapshot --output FILE
-  std::string log;         // doctor --log FILE ("-": stdin)
-  std::string purge_plan;  // reset --purge-plan DIR
-  std::string workload;    // check-compute --workload W ("": any)
-  std::string device;      // check-compute --device ID ("": every GPU)
+  bool admin_lines = false;  // set/unset --admin-lines
+  std::string output;        // snapshot --output FILE
+  std::string log;           // doctor --log FILE ("-": stdin)
+  std::string purge_plan;    // reset --purge-plan DIR
+  std::string workload;      // check-compute --workload W ("": any)
+  std::string device;        // check-compute --device ID ("": every GPU)
 };
 
 enum VerbFlags : unsigned {
@@ -59,6 +60,7 @@ int RunSnapshot(const Context& ctx, const Args& args);
 void AddSnapshotOptions(CLI::App& sub, Args& args);
 void AddDoctorOptions(CLI::App& sub, Args& args);
 void AddResetOptions(CLI::App& sub, Args& args);
+void AddAdminLinesOption(CLI::App& sub, Args& args);
 int RunPurgePlan(const Context& ctx, const Args& args);
 int RunApply(const Context& ctx, const Args& args);
 int RunSet(const Context& ctx, const Args& args);

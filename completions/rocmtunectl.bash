@@ -97,6 +97,7 @@ _rocmtunectl() {
         snapshot) verb_opts="$verb_opts -o --output" ;;
         doctor) verb_opts="$verb_opts --log" ;;
         reset) verb_opts="$verb_opts --purge-plan" ;;
+        set | unset) verb_opts="$verb_opts --admin-lines" ;;
         check-compute) verb_opts="$verb_opts --workload --device" ;;
     esac
     if [[ $verb == check-compute && $prev == --workload ]]; then

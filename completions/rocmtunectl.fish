@@ -92,6 +92,8 @@ complete -c rocmtunectl -n $no_verb -a snapshot -d 'Write a world of this machin
 complete -c rocmtunectl -n $changes -l check -d 'Only show the plan; write nothing'
 complete -c rocmtunectl -n $changes -l diff -d 'Show the unified diff of every file change'
 complete -c rocmtunectl -n $changes -l force -d 'Overwrite drift, allow what is refused without it'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from set unset' -l admin-lines \
+    -d "Also comment out the admin's lines that set these env keys"
 complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -l with -x -a '(__rocmtunectl_optional_ids)' \
     -d 'Include the optional item ID'
 

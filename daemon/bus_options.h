@@ -17,11 +17,14 @@ namespace rocmtune::daemon {
 inline constexpr std::string_view kOptionWith = "with";    // as: optional profile items
 inline constexpr std::string_view kOptionForce = "force";  // b: overwrite drift, apply a non-fitting profile
 inline constexpr std::string_view kOptionCheck = "check";  // b: plan only
+// b: Set/Unset also comment out the admin's lines that set the keys (knobs/admin_lines.h)
+inline constexpr std::string_view kOptionAdminLines = "admin_lines";
 
 struct BusOptions {
   std::vector<std::string> with;
   bool force = false;
   bool check = false;
+  bool admin_lines = false;
 };
 
 // Reads the next argument of `call`, an a{sv}, accepting only the keys in `allowed`.

@@ -82,9 +82,9 @@ int ReplyBusy(sd_bus_message* call, const std::string& why) {
 }
 
 // What polkit is asked: force overrides rocmtune's own refusals (drift, a setting that taints the
-// kernel), so it is its own action that no profile- or key-scoped rule grants by accident; an
-// apply with optional items sets knobs the profile leaves out, which is what org.rocmtune1.set
-// allows.
+// kernel, a size above the RAM), so it is its own action that no profile- or key-scoped rule
+// grants by accident; an apply with optional items sets knobs the profile leaves out, which is
+// what org.rocmtune1.set allows.
 std::string ActionFor(const Request& request) {
   if (request.force) return kActionForce;
   if (!request.with.empty()) return kActionSet;
@@ -293,6 +293,12 @@ Result<plan::HelperReply> CheckOnlyWriter::Recover() {
   return Fail(ErrorCode::kNotAuthorized, "a check writes nothing");
 }
 
+// Set/Unset's polkit details: the keys, and whether the admin's lines are commented out too (the
+// steps then name each admin file and line, change_summary.cc).
+std::map<std::string, std::string> AdminLinesDetails(std::string knobs, bool admin_lines) {
+  return {{"knobs", std::move(knobs)}, {"admin_lines", admin_lines ? "true" : "false"}};
+}
+
 int ApplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* profile_raw = nullptr;
   if (int r = sd_bus_message_read(call, "s", &profile_raw); r < 0) return r;
@@ -309,11 +315,16 @@ int ApplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 int SetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   auto assignments = ReadAssignments(call);
   if (!assignments) return SetError(ret, assignments.error());
-  auto options = ReadOptions(call, {kOptionForce, kOptionCheck});
+  auto options = ReadOptions(call, {kOptionForce, kOptionCheck, kOptionAdminLines});
   if (!options) return SetError(ret, options.error());
-  Request request{kActionSet, {{"knobs", Joined(*assignments)}}, {}, options->check, options->force, {}};
-  request.run = [assignments = *assignments](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
-    return api::Set(root, assignments, o, w);
+  Request request{
+      kActionSet, AdminLinesDetails(Joined(*assignments), options->admin_lines), {}, options->check, options->force,
+      {}};
+  request.run = [assignments = *assignments, admin_lines = options->admin_lines](
+                    const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
+    api::ChangeOptions with = o;
+    with.admin_lines = admin_lines;
+    return api::Set(root, assignments, with, w);
   };
   return Start(call, self, ret, std::move(request));
 }
@@ -321,11 +332,15 @@ int SetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 int UnsetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   auto keys = ReadStrings(call);
   if (!keys) return SetError(ret, keys.error());
-  auto options = ReadOptions(call, {kOptionForce, kOptionCheck});
+  auto options = ReadOptions(call, {kOptionForce, kOptionCheck, kOptionAdminLines});
   if (!options) return SetError(ret, options.error());
-  Request request{kActionSet, {{"knobs", Joined(*keys)}}, {}, options->check, options->force, {}};
-  request.run = [keys = *keys](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
-    return api::Unset(root, keys, o, w);
+  Request request{
+      kActionSet, AdminLinesDetails(Joined(*keys), options->admin_lines), {}, options->check, options->force, {}};
+  request.run = [keys = *keys, admin_lines = options->admin_lines](const sys::Root& root, const api::ChangeOptions& o,
+                                                                   api::Writer& w) {
+    api::ChangeOptions with = o;
+    with.admin_lines = admin_lines;
+    return api::Unset(root, keys, with, w);
   };
   return Start(call, self, ret, std::move(request));
 }

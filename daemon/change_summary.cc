@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "plan/admin_lines.h"
 #include "util/text.h"
 
 namespace rocmtune::daemon {
@@ -17,7 +18,22 @@ void AddUnique(std::vector<std::string>& to, std::string item) {
   if (std::find(to.begin(), to.end(), item) == to.end()) to.push_back(std::move(item));
 }
 
+// An edit of an admin's file (--admin-lines, or its revert): which line, as file:line, so the
+// admin authorizing it sees the very line of their own file that changes.
+std::optional<std::string> AdminLineStep(const plan::Op& op) {
+  auto kind = plan::AdminLineFileOf(op.path);
+  if (!kind || op.kind != plan::OpKind::kWriteFile || !op.before || !op.after) return std::nullopt;
+  auto changes = plan::ChangedLines(*op.before, *op.after);
+  if (!changes || changes->empty()) return std::nullopt;
+  bool comments = plan::CommentOut(*kind, changes->front().before) == changes->front().after;
+  std::string lines;
+  for (const plan::LineChange& c : *changes)
+    lines += fmt::format("{}{}:{}", lines.empty() ? "" : " ", op.path, c.number);
+  return fmt::format("{} {}", comments ? "comment out" : "put back", lines);
+}
+
 std::string StepOf(const plan::Op& op) {
+  if (auto step = AdminLineStep(op)) return *step;
   if (op.kind == plan::OpKind::kRegenerate) {
     std::string argv;
     for (const std::string& a : op.argv) argv += (argv.empty() ? "" : " ") + a;

@@ -24,6 +24,7 @@ OUT = HERE / "catalog.toml"
 TYPES = {"int", "uint", "ulong", "ullong", "hexint", "bool", "bint", "charp", "string"}
 RULES = {"noretry-by-gc", "vm-update-mode-by-large-bar", "mtype-local-by-gc", "gttsize-follows-ttm",
          "ttm-half-of-ram"}
+UNITS = {"page", "MiB"}
 UINT_MAX = 2**32 - 1
 ULLONG_MAX = 2**64 - 1
 
@@ -69,6 +70,8 @@ CURATED = {
                 "gmc_v9_0_override_vm_pte_flags(); amdkfd/kfd_svm.c svm_range_get_pte_flags(); gmc_v12_1.c (2026)"),
     ),
     "gttsize": dict(
+        # amdgpu_ttm.c amdgpu_ttm_init(): gtt_size = (uint64_t)amdgpu_gtt_size << 20.
+        unit="MiB",
         deprecated_by="ttm.pages_limit",
         # amdgpu_device_check_arguments(): "Configuring gttsize via module parameter is deprecated" (6.15).
         deprecated_since="6.15",
@@ -271,6 +274,8 @@ CURATED = {
         source=f"{DRV} MODULE_PARM_DESC(backlight), module_param_named(backlight, amdgpu_backlight, bint, 0444)",
     ),
     "ttm.pages_limit": dict(
+        # Counted in PAGE_SIZE pages (ttm_tt.c ttm_tt_populate() compares it with num_pages).
+        unit="page",
         effective_rule="ttm-half-of-ram",
         note=("Cap on pages (4 KiB) TTM may allocate for system-memory buffers; 0 means half of RAM, "
               "computed when ttm loads (sysfs then shows the computed value). Since 6.5 amdgpu's GTT size "
@@ -282,6 +287,7 @@ CURATED = {
                 "(limit = totalram/2); amdgpu_ttm.c amdgpu_ttm_init()"),
     ),
     "ttm.page_pool_size": dict(
+        unit="page",
         effective_rule="ttm-half-of-ram",
         note=("Pages (4 KiB) kept in TTM's write-combined/uncached page pools before the shrinker frees "
               "them; 0 means half of RAM, computed when ttm loads. Usually set equal to pages_limit when "
@@ -289,13 +295,14 @@ CURATED = {
         source="drivers/gpu/drm/ttm/ttm_pool.c module_param(page_pool_size); ttm_pool_mgr_init()",
     ),
     "ttm.dma32_pages_limit": dict(
+        unit="page",
         note=("Cap on pages (4 KiB) TTM may allocate below 4 GiB for DMA32 devices; 0 means min(lowmem, "
               "2 GiB), computed when ttm loads. Rarely relevant to amdgpu."),
         source="drivers/gpu/drm/ttm/ttm_tt.c module_param_named(dma32_pages_limit); ttm_device.c ttm_global_init()",
     ),
 }
 
-KEY_ORDER = ["module", "name", "type", "default", "min", "max", "values", "value_names", "runtime_writable",
+KEY_ORDER = ["module", "name", "type", "default", "min", "max", "values", "value_names", "unit", "runtime_writable",
              "takes_effect", "since", "removed", "taints", "taints_since", "deprecated_by", "deprecated_since", "effective_rule", "affects_gc",
              "affects_apu_only", "config_dependency", "description", "note", "source"]
 
@@ -390,6 +397,8 @@ def check(e):
         fail(f"{key}: bad name")
     if not e.get("source"):
         fail(f"{key}: no source")
+    if e.get("unit") and e["unit"] not in UNITS:
+        fail(f"{key}: unknown unit {e['unit']}")
     if e.get("effective_rule") and e["effective_rule"] not in RULES:
         fail(f"{key}: unknown rule {e['effective_rule']}")
     lo, hi = e.get("min"), e.get("max")
@@ -445,6 +454,7 @@ HEADER = """\
 #   type              int uint ulong ullong hexint bool bint charp string (kernel param type)
 #   default           as /sys/module/<module>/parameters/<name> shows it
 #   min, max, values  only where the kernel's description or code states them
+#   unit              what one count of a size is: "page" (PAGE_SIZE, 4 KiB on x86-64) or "MiB"
 #   runtime_writable  a write to the sysfs file takes effect (rare; most are read at probe)
 #   takes_effect      "module-load": modprobe.d / kernel command line, then reload or reboot
 #   since, removed    kernel versions (drm-kmod tags; post-6.11 versions are approximate)

@@ -8,6 +8,7 @@
 #include "helper/rules.h"
 #include "knobs/cmdline_backend.h"
 #include "knobs/grub_config.h"
+#include "plan/admin_lines.h"
 #include "plan/owned_paths.h"
 
 namespace rocmtune::helper {
@@ -45,6 +46,8 @@ struct FileRule {
   plan::BackendId backend;
   Result<void> (*grammar)(std::string_view);  // owned files: what the whole content must be
   std::optional<SharedFile> shared;           // shared files: which lines may change
+  // An admin's file where one line may be commented out (`--admin-lines`) and put back.
+  std::optional<plan::AdminLineFile> admin_line = std::nullopt;
 };
 
 // rocmtune's own files: written whole or removed. Their grammar holds every line.
@@ -79,6 +82,7 @@ std::optional<FileRule> FindFileRule(std::string_view path) {
   if (path == knobs::kKernelCmdlinePath)
     return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
   if (IsBlsEntry(path)) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kBlsEntry};
+  if (auto kind = plan::AdminLineFileOf(path)) return FileRule{plan::BackendId::kEnv, nullptr, std::nullopt, kind};
   return std::nullopt;
 }
 
@@ -125,13 +129,25 @@ Result<void> CheckSharedWrite(const sys::Root& root, SharedFile kind, const plan
   return CheckSharedEdit(kind, *op.before, *op.after);
 }
 
+// The admin's file, with `before` what it holds, and the edit the one rule for it allows.
+Result<void> CheckAdminLineWrite(const sys::Root& root, plan::AdminLineFile kind, const plan::Op& op) {
+  if (!op.before) return Refuse(rule::kSharedBefore, "an edit of an admin's file must carry the content it edits");
+  if (auto ok = CheckAdminFile(root, op.path); !ok) return ok;
+  auto now = root.ReadFile(op.path, kMaxContentBytes);
+  if (!now) return Refuse(rule::kSharedBefore, fmt::format("cannot read the file to compare: {}", now.error().message));
+  if (*now != *op.before)
+    return Refuse(rule::kSharedBefore, "the file is not what the plan's `before` says (stale plan?)");
+  return CheckAdminLineEdit(kind, *op.before, *op.after);
+}
+
 Result<FileRule> CheckFileRule(const plan::Op& op) {
   if (auto ok = CheckPathSyntax(op.path); !ok) return tl::unexpected(ok.error());
   std::optional<FileRule> rule = FindFileRule(op.path);
   if (!rule)
     return Refuse(rule::kPathNotAllowed,
                   "rocmtune writes only its own files (modprobe.d, environment.d, profile.d, grub.d drop-ins and "
-                  "its state) and the command-line lines of /etc/default/grub, /etc/kernel/cmdline and BLS entries");
+                  "its state), the command-line lines of /etc/default/grub, /etc/kernel/cmdline and BLS entries, "
+                  "and one commented-out line of /etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh");
   if (op.backend != rule->backend)
     return Refuse(rule::kBackendMismatch, fmt::format("backend '{}' does not own this file (it belongs to '{}')",
                                                       plan::Name(op.backend), plan::Name(rule->backend)));
@@ -143,13 +159,15 @@ Result<void> CheckFileOp(const sys::Root& root, const plan::Op& op) {
   if (!rule) return tl::unexpected(rule.error());
   if (!op.argv.empty()) return Refuse(rule::kOpShape, "a file op carries no command");
   if (op.kind == plan::OpKind::kRemoveFile) {
-    if (rule->shared)
+    if (rule->shared || rule->admin_line)
       return Refuse(rule::kSharedFileRemoval, "a file rocmtune shares with the system is edited, never removed");
     if (op.after) return Refuse(rule::kOpShape, "a removal carries no content");
     return CheckPathEntries(root, op.path);
   }
   if (!op.after) return Refuse(rule::kOpShape, "a write needs the content to write");
   if (auto ok = CheckPathEntries(root, op.path); !ok) return ok;
+  // The admin's bytes (a NUL, Latin-1 text, CRLF) stay as they are: only the one line is checked.
+  if (rule->admin_line) return CheckAdminLineWrite(root, *rule->admin_line, op);
   if (auto ok = CheckText(*op.after); !ok) return ok;
   if (rule->shared) return CheckSharedWrite(root, *rule->shared, op);
   return rule->grammar(*op.after);

@@ -56,12 +56,14 @@ inline constexpr std::string_view kRemovedToken = "removed-token";         // re
 inline constexpr std::string_view kAdminToken = "admin-token";             // removes the admin's token unremembered
 inline constexpr std::string_view kSharedBefore = "shared-before";         // `before` absent or not on disk
 inline constexpr std::string_view kSharedOtherLine = "shared-other-line";  // edit outside the cmdline line
-inline constexpr std::string_view kSysfsDevice = "sysfs-device";           // not a GPU of the inventory
-inline constexpr std::string_view kSysfsDriver = "sysfs-driver";           // uevent does not say amdgpu
-inline constexpr std::string_view kSysfsAttribute = "sysfs-attribute";     // attribute not managed
-inline constexpr std::string_view kSysfsValue = "sysfs-value";             // value not one the attr takes
-inline constexpr std::string_view kRegenProgram = "regen-program";         // program not in the table
-inline constexpr std::string_view kRegenArgv = "regen-argv";               // arguments not an allowed shape
+inline constexpr std::string_view kAdminLine = "admin-line";            // not exactly one line commented out / put back
+inline constexpr std::string_view kAdminLineFile = "admin-line-file";   // not a regular root-owned file
+inline constexpr std::string_view kSysfsDevice = "sysfs-device";        // not a GPU of the inventory
+inline constexpr std::string_view kSysfsDriver = "sysfs-driver";        // uevent does not say amdgpu
+inline constexpr std::string_view kSysfsAttribute = "sysfs-attribute";  // attribute not managed
+inline constexpr std::string_view kSysfsValue = "sysfs-value";          // value not one the attr takes
+inline constexpr std::string_view kRegenProgram = "regen-program";      // program not in the table
+inline constexpr std::string_view kRegenArgv = "regen-argv";            // arguments not an allowed shape
 }  // namespace rule
 
 }  // namespace rocmtune::helper

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "detect/inventory.h"
+#include "plan/admin_lines.h"
 #include "plan/plan.h"
 #include "sys/root.h"
 #include "util/result.h"
@@ -62,6 +63,15 @@ Result<void> CheckSharedEdit(SharedFile kind, std::string_view before, std::stri
                              std::vector<std::string>* removed = nullptr);
 // allow_list.cc: which shared file `path` is, if one.
 std::optional<SharedFile> SharedFileOf(std::string_view path);
+
+// admin_line_rules.cc
+// `after` is `before` with exactly one line commented out (plan::CommentOut), or with lines
+// rocmtune commented out put back; each such line sets one variable rocmtune manages, alone.
+// Any other byte that differs, a changed line count or line ending refuses.
+Result<void> CheckAdminLineEdit(plan::AdminLineFile kind, std::string_view before, std::string_view after);
+// The file exists, is a regular file reached without a symlink, owned by root (in a --root
+// tree: by the tree's owner).
+Result<void> CheckAdminFile(const sys::Root& root, std::string_view path);
 
 // sysfs_rules.cc
 Result<void> CheckSysfsOp(const sys::Root& root, const detect::Inventory& inventory, const plan::Op& op);

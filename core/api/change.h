@@ -35,6 +35,9 @@ struct ChangeOptions {
   // Where the change's events go (api/events.h): applied, reverted, reset, refused, drift,
   // recovered, failed; none for a check. Tests collect them instead.
   std::function<void(const Event&)> on_event = LogEvent;
+  // set/unset: also comment out the admin's lines that set the keys (`--admin-lines`,
+  // knobs/admin_lines.h); journaled, so revert and reset put them back.
+  bool admin_lines = false;
 };
 
 struct ChangeReport {

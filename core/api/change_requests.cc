@@ -4,6 +4,7 @@
 #include "api/change_internal.h"
 #include "journal/history.h"
 #include "journal/revert.h"
+#include "knobs/admin_lines.h"
 #include "knobs/knob_key.h"
 #include "knobs/setting_findings.h"
 #include "knobs/sysfs_attributes.h"
@@ -57,6 +58,7 @@ Result<ChangeReport> Set(const sys::Root& root, const std::vector<std::string>& 
     if (!a) return Fail(ErrorCode::kInvalidArgument, a.error().message);
     request.set.push_back(std::move(*a));
   }
+  request.admin_lines = options.admin_lines;
   return PlanKnobs(root, request, {"set", "", assignments, "", {}}, options, writer);
 }
 
@@ -68,6 +70,7 @@ Result<ChangeReport> Unset(const sys::Root& root, const std::vector<std::string>
     if (!k) return Fail(ErrorCode::kInvalidArgument, k.error().message);
     request.unset.push_back(std::move(*k));
   }
+  request.admin_lines = options.admin_lines;
   return PlanKnobs(root, request, {"unset", "", keys, "", {}}, options, writer);
 }
 
@@ -81,6 +84,8 @@ Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, 
   report.plan = plan::PlanRequest(kctx, request);
   report.plan.intent = {"reset", "", {}, "", {}};
   for (const knobs::KnobKey& key : request.unset) report.knobs.push_back(key.Text());
+  // The admin's lines that `--admin-lines` commented out come back too: reset is stock.
+  if (report.plan.refused.empty()) knobs::PlanRestoreAdminLines(kctx.root, report.plan, report.knobs);
   Prepend(report.plan.warnings, recovery);
   AddDriftConflicts(*system, report.plan);
   return CarryOut(root, std::move(report), options, writer);

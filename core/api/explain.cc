@@ -1,5 +1,6 @@
 #include "api/explain.h"
 
+#include "api/size_json.h"
 #include "knobs/registry.h"
 
 namespace rocmtune::api {
@@ -18,23 +19,25 @@ Result<ExplainReport> Explain(const System& system, const std::string& key_text)
 nlohmann::ordered_json ExplainJson(const ExplainReport& r) {
   using json = nlohmann::ordered_json;
   const knobs::KnobState& s = r.state;
-  return json{
-      {"schema", "rocmtune.explain.v1"},
-      {"key", r.key.Text()},
-      {"backend", r.backend},
-      {"configured", s.configured ? json(*s.configured) : json(nullptr)},
-      {"configured_in", s.configured_in ? json(*s.configured_in) : json(nullptr)},
-      {"file", s.configured_in ? json(*s.configured_in) : json(nullptr)},
-      {"line", s.configured_line > 0 ? json(s.configured_line) : json(nullptr)},
-      {"running", s.running ? json(*s.running) : json(nullptr)},
-      {"effective", s.effective ? json(*s.effective) : json(nullptr)},
-      {"owner", knobs::Name(s.owner)},
-      {"pending_reboot", s.pending_reboot},
-      {"gone_after_reboot", s.gone_after_reboot},
-      {"ineffective", s.ineffective},
-      {"notes", s.notes},
-      {"about", r.about},
-  };
+  return WithSizes(
+      json{
+          {"schema", "rocmtune.explain.v1"},
+          {"key", r.key.Text()},
+          {"backend", r.backend},
+          {"configured", s.configured ? json(*s.configured) : json(nullptr)},
+          {"configured_in", s.configured_in ? json(*s.configured_in) : json(nullptr)},
+          {"file", s.configured_in ? json(*s.configured_in) : json(nullptr)},
+          {"line", s.configured_line > 0 ? json(s.configured_line) : json(nullptr)},
+          {"running", s.running ? json(*s.running) : json(nullptr)},
+          {"effective", s.effective ? json(*s.effective) : json(nullptr)},
+          {"owner", knobs::Name(s.owner)},
+          {"pending_reboot", s.pending_reboot},
+          {"gone_after_reboot", s.gone_after_reboot},
+          {"ineffective", s.ineffective},
+          {"notes", s.notes},
+          {"about", r.about},
+      },
+      r.key.Text());
 }
 
 }  // namespace rocmtune::api

@@ -1,5 +1,7 @@
 #include "api/status_json.h"
 
+#include "api/size_json.h"
+
 namespace rocmtune::api {
 namespace {
 
@@ -85,18 +87,19 @@ json StatusJson(const detect::Inventory& inv, const std::vector<knobs::KnobState
   bool pending = false;
   for (const knobs::KnobState& k : knob_states) {
     pending |= k.pending_reboot;
-    knobs.push_back({{"key", k.key.Text()},
-                     {"configured", OrNull(k.configured)},
-                     {"configured_in", OrNull(k.configured_in)},
-                     {"file", OrNull(k.configured_in)},
-                     {"line", k.configured_line > 0 ? json(k.configured_line) : json(nullptr)},
-                     {"running", OrNull(k.running)},
-                     {"effective", OrNull(k.effective)},
-                     {"owner", knobs::Name(k.owner)},
-                     {"pending_reboot", k.pending_reboot},
-                     {"gone_after_reboot", k.gone_after_reboot},
-                     {"ineffective", k.ineffective},
-                     {"notes", k.notes}});
+    knobs.push_back(WithSizes({{"key", k.key.Text()},
+                               {"configured", OrNull(k.configured)},
+                               {"configured_in", OrNull(k.configured_in)},
+                               {"file", OrNull(k.configured_in)},
+                               {"line", k.configured_line > 0 ? json(k.configured_line) : json(nullptr)},
+                               {"running", OrNull(k.running)},
+                               {"effective", OrNull(k.effective)},
+                               {"owner", knobs::Name(k.owner)},
+                               {"pending_reboot", k.pending_reboot},
+                               {"gone_after_reboot", k.gone_after_reboot},
+                               {"ineffective", k.ineffective},
+                               {"notes", k.notes}},
+                              k.key.Text()));
   }
   doc["knobs"] = std::move(knobs);
   doc["pending_reboot"] = pending;

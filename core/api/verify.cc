@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "api/size_json.h"
 #include "journal/attention.h"
 #include "journal/history.h"
 #include "journal/writer_probe.h"
@@ -192,11 +193,12 @@ nlohmann::ordered_json VerifyJson(const VerifyReport& report) {
   using json = nlohmann::ordered_json;
   json list = json::array();
   for (const auto& d : report.differences)
-    list.push_back({{"kind", d.kind},
-                    {"subject", d.subject},
-                    {"configured", d.configured ? json(*d.configured) : json(nullptr)},
-                    {"running", d.running ? json(*d.running) : json(nullptr)},
-                    {"message", d.message}});
+    list.push_back(WithSizes({{"kind", d.kind},
+                              {"subject", d.subject},
+                              {"configured", d.configured ? json(*d.configured) : json(nullptr)},
+                              {"running", d.running ? json(*d.running) : json(nullptr)},
+                              {"message", d.message}},
+                             d.subject));
   return json{{"schema", "rocmtune.verify.v1"},
               {"active_profile", report.active_profile.empty() ? nlohmann::ordered_json(nullptr)
                                                                : nlohmann::ordered_json(report.active_profile)},

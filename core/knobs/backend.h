@@ -30,6 +30,9 @@ struct KnobContext {
   mutable std::optional<std::vector<EnvSetting>> foreign_env = std::nullopt;
   // The next boot's command line (next_boot.h), computed once for the same reason.
   mutable std::optional<NextBoot> next_boot = std::nullopt;
+  // The request's opt-in (`--admin-lines`): the env backend also comments out the admin's lines
+  // that set a key of the request (knobs/admin_lines.h) instead of warning that they stay.
+  bool admin_lines = false;
 };
 
 // Who decides a knob's configured value. Status and explain show Name(owner).

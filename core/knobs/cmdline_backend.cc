@@ -9,6 +9,7 @@
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
 #include "knobs/next_boot.h"
+#include "knobs/size_checks.h"
 #include "knowledge/kernel_options.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
@@ -137,8 +138,13 @@ void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
            ""});
       return;
     }
-    if (auto v = knowledge::ValidateValue(*p, *value); !v)
+    auto v = knowledge::ValidateValue(*p, *value);
+    if (!v) {
       plan.refused.push_back({text, fmt::format("{}: {}", text, v.error().message), p->source});
+      return;
+    }
+    // The same size rules as the module option (size_checks.h): ttm.pages_limit= is pages here too.
+    for (SettingIssue& issue : CheckSize(ctx, text, *p, *v)) AddToPlan(text, std::move(issue), plan);
   } else if (const auto* option = knowledge::KernelOptions::Builtin().Find(key.name)) {
     if (std::string why = knowledge::CheckKernelOptionValue(*option, *value); !why.empty())
       plan.refused.push_back({text, why, option->source});

@@ -150,7 +150,8 @@ std::optional<std::string> EffectiveValue(const knowledge::ModuleParam& param, c
                                                                         : std::nullopt);
     auto kernel = KernelVersion(inv.system.kernel);
     if (!pages || !kernel || *kernel < std::pair{6, 5}) return std::nullopt;
-    return fmt::format("{} (MiB, from ttm.pages_limit)", *pages * 4096 / (1024 * 1024));
+    // A plain count of MiB like the parameter itself, so it reads (and sizes) like one.
+    return fmt::format("{}", *pages * 4096 / (1024 * 1024));
   }
   return value;  // rules that only matter for explain (mtype-local-by-gc, ttm-half-of-ram)
 }

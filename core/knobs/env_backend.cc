@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "knobs/admin_lines.h"
 #include "knobs/effective.h"
 #include "knobs/env_sources.h"
 #include "knowledge/env_vars.h"
@@ -109,13 +110,23 @@ void CheckSetOverride(const KnobContext& ctx, const std::string& key, const EnvS
 void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                  plan::Plan& plan) {
   const std::string text = key.Text();
-  for (const EnvSetting& s : ForeignFor(ctx, key.name)) {
+  std::vector<EnvSetting> foreign = ForeignFor(ctx, key.name);
+  // --admin-lines: these lines are commented out by the plan (PlanChanges), or refused there
+  // naming file:line; nothing of them stays to warn about.
+  if (ctx.admin_lines && !foreign.empty()) return;
+  for (const EnvSetting& s : foreign) {
     const std::string at = ctx.root.Display(Where(s));
     if (!value) {
-      plan.warnings.push_back({text,
-                               fmt::format("{} stays set to {} by {}, which rocmtune does not edit: remove it there",
-                                           text, ValueText(s), at),
-                               ""});
+      // The way out that works: the admin's line goes, by hand or by the opt-in edit that
+      // comments out exactly that line (knobs/admin_lines.h) when the line allows it.
+      auto content = ctx.root.ReadFile(s.file, 1 << 20);
+      bool commentable = content && CheckCommentable(ctx.root, s, *content);
+      plan.warnings.push_back(
+          {text,
+           fmt::format(
+               "{} stays set to {} by {}, which rocmtune does not edit: remove it there{}", text, ValueText(s), at,
+               commentable ? fmt::format(", or run `rocmtunectl unset {} --admin-lines` to comment it out", text) : ""),
+           ""});
     } else if (s.value != value) {
       plan.warnings.push_back({text,
                                fmt::format("{} is also set to {} by {}, which rocmtune does not edit: programs "
@@ -217,6 +228,10 @@ KnobState EnvBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
 
 void EnvBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
                              plan::Plan& plan) const {
+  if (ctx.admin_lines) {
+    for (const Assignment& a : set) PlanCommentOut(ctx.root, a.key.name, ForeignEnv(ctx), plan);
+    for (const KnobKey& k : unset) PlanCommentOut(ctx.root, k.name, ForeignEnv(ctx), plan);
+  }
   auto owned = Owned(ctx.root);
   auto desired = owned;
   for (const Assignment& a : set) desired[a.key.name] = a.value;

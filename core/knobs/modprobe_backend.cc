@@ -11,6 +11,7 @@
 #include "knobs/initramfs.h"
 #include "knobs/module_param_checks.h"
 #include "knobs/next_boot.h"
+#include "knowledge/param_size.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
 
@@ -107,15 +108,7 @@ std::string RenderModprobeDropIn(const std::map<std::string, std::map<std::strin
 void ModprobeBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                                plan::Plan& plan) const {
   // The rules live in module_param_checks.cc, shared with the findings on settings already there.
-  for (SettingIssue& issue : CheckModuleParam(ctx, key, value)) {
-    plan::Message m{key.Text(), std::move(issue.message), std::move(issue.source)};
-    switch (issue.level) {
-      case IssueLevel::kRefuse: plan.refused.push_back(std::move(m)); break;
-      case IssueLevel::kRefuseUnlessForced: plan.needs_force.push_back(std::move(m)); break;
-      case IssueLevel::kWarn:
-      case IssueLevel::kCannotCheck: plan.warnings.push_back(std::move(m)); break;
-    }
-  }
+  for (SettingIssue& issue : CheckModuleParam(ctx, key, value)) AddToPlan(key.Text(), std::move(issue), plan);
 }
 
 namespace {
@@ -348,6 +341,9 @@ std::vector<std::string> ModprobeBackend::Describe(const KnobContext& ctx, const
   }
   lines.push_back(fmt::format("type {}, default {}{}", knowledge::ParamTypeName(p->type), p->default_value,
                               values.empty() ? "" : fmt::format(", values {}", values)));
+  if (p->unit)  // people type GiB where the kernel counts pages (size_checks.h)
+    lines.push_back(fmt::format("a size in {}: 8 GiB is {}; set refuses more than the RAM unless --force",
+                                knowledge::UnitPhrase(*p->unit), (8ULL << 30) / knowledge::UnitBytes(*p->unit)));
   lines.push_back(fmt::format("in kernels since {}{}; takes effect at {}", p->since,
                               p->removed ? fmt::format(", removed {}", *p->removed) : "", p->takes_effect));
   if (p->taints)

@@ -4,6 +4,7 @@
 
 #include "knobs/effective.h"
 #include "knobs/kernel_rules.h"
+#include "knobs/size_checks.h"
 #include "sys/module_info.h"
 
 namespace rocmtune::knobs {
@@ -87,15 +88,17 @@ std::vector<SettingIssue> CheckModuleParam(const KnobContext& ctx, const KnobKey
                    kUnknownParamSource});
     return out;
   }
-  if (value) {
-    auto canonical = knowledge::ValidateValue(*param, *value);
-    if (!canonical) {
-      out.push_back({"invalid-value", IssueLevel::kRefuse, fmt::format("{}: {}", text, canonical.error().message),
-                     fmt::format("use a valid value or remove it (rocmtunectl explain {})", text), param->source});
-      return out;
-    }
-  }
   if (!value) return out;  // removing a setting needs no further checks
+  auto canonical = knowledge::ValidateValue(*param, *value);
+  if (!canonical) {
+    out.push_back({"invalid-value", IssueLevel::kRefuse, fmt::format("{}: {}", text, canonical.error().message),
+                   fmt::format("use a valid value or remove it (rocmtunectl explain {})", text), param->source});
+    return out;
+  }
+  // Sizes against the RAM (a negative size is refused here, before any other check).
+  std::vector<SettingIssue> size_issues = CheckSize(ctx, text, *param, *canonical);
+  for (const SettingIssue& issue : size_issues)
+    if (issue.level == IssueLevel::kRefuse) return size_issues;
 
   // The running kernel must have the parameter: an unknown option is ignored with a dmesg
   // warning, so writing it would only look like it worked.
@@ -165,12 +168,25 @@ std::vector<SettingIssue> CheckModuleParam(const KnobContext& ctx, const KnobKey
                                          *param->deprecated_since, kernel, *param->deprecated_by)
                            : fmt::format("{} is deprecated; use {}", text, *param->deprecated_by),
                    fmt::format("use {} instead", *param->deprecated_by), param->source});
+  out.insert(out.end(), std::make_move_iterator(size_issues.begin()), std::make_move_iterator(size_issues.end()));
   return out;
+}
+
+void AddToPlan(std::string key_text, SettingIssue issue, plan::Plan& plan) {
+  plan::Message m{std::move(key_text), std::move(issue.message), std::move(issue.source)};
+  switch (issue.level) {
+    case IssueLevel::kRefuse: plan.refused.push_back(std::move(m)); break;
+    case IssueLevel::kRefuseUnlessForced: plan.needs_force.push_back(std::move(m)); break;
+    case IssueLevel::kWarn:
+    case IssueLevel::kCannotCheck: plan.warnings.push_back(std::move(m)); break;
+    case IssueLevel::kNote: plan.notes.push_back(std::move(m)); break;
+  }
 }
 
 std::optional<detect::Finding> ModuleIssueFinding(SettingIssue issue, const KnobKey& key, std::string_view file,
                                                   int line) {
-  if (issue.level == IssueLevel::kCannotCheck || issue.id == "taints-kernel") return std::nullopt;
+  if (issue.level == IssueLevel::kCannotCheck || issue.level == IssueLevel::kNote || issue.id == "taints-kernel")
+    return std::nullopt;
   // The message says what is wrong; where it is written travels as file and line.
   detect::Finding f{"module." + issue.id, detect::Severity::kWarning, std::move(issue.message), key.Text()};
   f.file = std::string(file);

@@ -17,11 +17,13 @@ enum class IssueLevel {
   kRefuseUnlessForced,  // refused; --force writes it anyway (plan::Plan::needs_force)
   kWarn,                // written, with the warning
   kCannotCheck,         // a fact rocmtune cannot check here (not a problem of the setting)
+  kNote,                // no problem: what the value means (a size in bytes), a plan note
 };
 
 struct SettingIssue {
   // Stable: "unknown-parameter", "invalid-value", "not-in-kernel", "no-effect", "deprecated",
-  // "taints-kernel", "wrong-module", "cannot-check".
+  // "taints-kernel", "wrong-module", "cannot-check", and for sizes (size_checks.h)
+  // "size-above-ram", "size-below-default", "size".
   std::string id;
   IssueLevel level = IssueLevel::kWarn;
   std::string message;
@@ -34,8 +36,11 @@ struct SettingIssue {
 std::vector<SettingIssue> CheckModuleParam(const KnobContext& ctx, const KnobKey& key,
                                            const std::optional<std::string>& value);
 
+// Adds an issue of `key_text` to a plan by its level: refused, needs_force, warnings, notes.
+void AddToPlan(std::string key_text, SettingIssue issue, plan::Plan& plan);
+
 // A finding ("module.<id>", a warning) for an issue of a setting written at file:line; nullopt
-// for issues that are no problem of a setting already there (cannot-check, taints-kernel: an
+// for issues that are no problem of a setting already there (cannot-check, notes, taints-kernel: an
 // admin may choose an unsafe parameter that does something).
 std::optional<detect::Finding> ModuleIssueFinding(SettingIssue issue, const KnobKey& key, std::string_view file,
                                                   int line);

@@ -37,6 +37,7 @@ const std::set<std::string, std::less<>> kKeys = {"module",
                                                   "max",
                                                   "values",
                                                   "value_names",
+                                                  "unit",
                                                   "runtime_writable",
                                                   "takes_effect",
                                                   "since",
@@ -101,6 +102,11 @@ std::string ReadParam(const toml::table& t, ModuleParam& p) {
       if (!text) return "value_names must map to strings";
       p.value_names[std::string(key.str())] = *text;
     }
+  }
+  if (auto unit = TomlString(t, "unit")) {
+    if (*unit == "page") p.unit = SizeUnit::kPage;
+    else if (*unit == "MiB") p.unit = SizeUnit::kMib;
+    else return fmt::format("unit '{}' is not page or MiB", *unit);
   }
   p.runtime_writable = TomlBool(t, "runtime_writable").value_or(false);
   p.takes_effect = TomlString(t, "takes_effect").value_or("");

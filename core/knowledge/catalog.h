@@ -20,6 +20,13 @@ enum class ParamType { kInt, kUint, kUlong, kUllong, kHexint, kBool, kBint, kCha
 std::optional<ParamType> ParseParamType(std::string_view name);
 std::string_view ParamTypeName(ParamType type);
 
+// What one count of a size parameter is (catalog `unit`). The size itself, the limits and the
+// formatting live in knowledge/param_size.h.
+enum class SizeUnit {
+  kPage,  // PAGE_SIZE pages: ttm pages_limit, page_pool_size, dma32_pages_limit
+  kMib,   // MiB: amdgpu gttsize
+};
+
 struct ModuleParam {
   std::string module;  // "amdgpu" or "ttm" (ttm's entries also describe amdttm)
   std::string name;
@@ -28,6 +35,7 @@ struct ModuleParam {
   std::optional<int64_t> min, max;
   std::vector<int64_t> values;  // when set: the only meaningful values
   std::map<std::string, std::string> value_names;
+  std::optional<SizeUnit> unit;  // set for sizes; nullopt: not a size
   bool runtime_writable = false;
   std::string takes_effect;  // "module-load"
   std::string since;

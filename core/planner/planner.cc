@@ -6,7 +6,9 @@
 
 namespace rocmtune::plan {
 
-Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request) {
+Plan PlanRequest(const knobs::KnobContext& request_ctx, const Request& request) {
+  knobs::KnobContext ctx = request_ctx;  // the caches come along; the request's opt-in is added
+  ctx.admin_lines = request.admin_lines;
   Plan plan;
   plan.root = ctx.root.id();
   const auto& registry = knobs::Registry::Builtin();
@@ -19,6 +21,19 @@ Plan PlanRequest(const knobs::KnobContext& ctx, const Request& request) {
     const knobs::Backend* b = registry.For(k);
     if (!b) plan.refused.push_back({k.Text(), fmt::format("no backend manages {}", k.Text()), ""});
     else b->Validate(ctx, k, std::nullopt, plan);
+  }
+  // --admin-lines edits environment files only; a modprobe.d or command-line line of the admin's
+  // stays, and the caller is told so rather than left to believe it went.
+  if (request.admin_lines) {
+    std::vector<knobs::KnobKey> keys = request.unset;
+    for (const auto& a : request.set) keys.push_back(a.key);
+    for (const auto& k : keys)
+      if (k.kind != knobs::KnobKind::kEnv)
+        plan.warnings.push_back({k.Text(),
+                                 fmt::format("--admin-lines comments out env.* lines only: an admin's setting of {} "
+                                             "stays where it is",
+                                             k.Text()),
+                                 ""});
   }
   // The same key twice in one request is ambiguous.
   for (size_t i = 0; i < request.set.size(); ++i)

@@ -11,6 +11,8 @@ namespace rocmtune::plan {
 struct Request {
   std::vector<knobs::Assignment> set;
   std::vector<knobs::KnobKey> unset;
+  // Also comment out the admin's lines that set these keys (`--admin-lines`, knobs/admin_lines.h).
+  bool admin_lines = false;
 };
 
 // Any refusal leaves the plan without ops: nothing of a refused request may be applied.

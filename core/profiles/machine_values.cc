@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "util/text.h"
+#include "sys/meminfo.h"
 
 namespace rocmtune::profiles {
 namespace {
@@ -18,21 +18,6 @@ bool IsPlaceholder(std::string_view value) { return value == kGttPagesPlaceholde
 
 bool LooksLikePlaceholder(std::string_view value) {
   return !IsPlaceholder(value) && value.find_first_of("{}") != std::string_view::npos;
-}
-
-std::optional<uint64_t> MemTotalKib(const sys::Root& root) {
-  auto content = root.ReadFile("proc/meminfo", 64 * 1024);
-  if (!content) return std::nullopt;
-  for (std::string_view line : text::SplitLines(*content)) {
-    if (!line.starts_with("MemTotal:")) continue;
-    auto tokens = text::Tokens(line.substr(9));
-    // fs/proc/meminfo.c prints "MemTotal:  <n> kB"; any other shape is not trusted.
-    if (tokens.size() != 2 || tokens[1] != "kB") return std::nullopt;
-    auto kib = text::ParseU64(tokens[0]);
-    if (!kib || *kib == 0) return std::nullopt;
-    return kib;
-  }
-  return std::nullopt;
 }
 
 Result<uint64_t> GttPagesFor(uint64_t mem_total_kib) {
@@ -50,7 +35,7 @@ Result<uint64_t> GttPagesFor(uint64_t mem_total_kib) {
 
 Result<std::string> ExpandValue(std::string_view value, const sys::Root& root) {
   if (value != kGttPagesPlaceholder) return std::string(value);
-  auto kib = MemTotalKib(root);
+  auto kib = sys::MemTotalKib(root);
   if (!kib)
     return Fail(ErrorCode::kNotFound,
                 fmt::format("cannot compute {}: no usable MemTotal line in {}", value, root.Display("proc/meminfo")));

@@ -21,10 +21,7 @@ bool IsPlaceholder(std::string_view value);
 // True when the value has a '{' or '}' but is not a placeholder: a typo to refuse.
 bool LooksLikePlaceholder(std::string_view value);
 
-// MemTotal from proc/meminfo, in KiB; nullopt when the file or the line is missing or bad.
-std::optional<uint64_t> MemTotalKib(const sys::Root& root);
-
-// Whole GiB of MemTotal (rounded down) -> the pages_limit policy value. Fails when the
+// Whole GiB of MemTotal (sys::MemTotalKib, rounded down) -> the pages_limit policy value. Fails when the
 // result would not be above TTM's own default of half the RAM (small machines; kUnsupported).
 Result<uint64_t> GttPagesFor(uint64_t mem_total_kib);
 

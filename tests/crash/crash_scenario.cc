@@ -233,6 +233,21 @@ plan::Plan PlanSet(const std::string& root_dir, const std::vector<std::string>& 
   return plan;
 }
 
+plan::Plan PlanAdminLines(const std::string& root_dir, const std::vector<std::string>& assignments,
+                          const std::vector<std::string>& unset) {
+  auto root = sys::Root::Open(root_dir);
+  if (!root) throw std::runtime_error(root.error().message);
+  detect::Inventory inventory = detect::Detect(*root);
+  knobs::KnobContext ctx{*root, inventory, knowledge::Catalog::Builtin()};
+  plan::Request request;
+  request.admin_lines = true;
+  for (const std::string& a : assignments) request.set.push_back(*knobs::ParseAssignment(a));
+  for (const std::string& k : unset) request.unset.push_back(*knobs::ParseKnobKey(k));
+  plan::Plan plan = plan::PlanRequest(ctx, request);
+  plan.intent = {"unset", "", unset, "", {}};
+  return plan;
+}
+
 plan::Plan PlanProfile(const std::string& root_dir, const std::string& profile, const std::vector<std::string>& with) {
   auto root = sys::Root::Open(root_dir);
   if (!root) throw std::runtime_error(root.error().message);

@@ -45,6 +45,10 @@ std::string Summary(const Scenario& scenario, const Counts& counts);
 
 // Plans, built in-process the way rocmtunectl builds them.
 plan::Plan PlanSet(const std::string& root, const std::vector<std::string>& assignments);
+// `set ASSIGNMENTS... --admin-lines` and `unset KEYS... --admin-lines` in one request: the
+// admin's lines that set any of these keys commented out too.
+plan::Plan PlanAdminLines(const std::string& root, const std::vector<std::string>& assignments,
+                          const std::vector<std::string>& unset);
 plan::Plan PlanRevert(const std::string& root, const std::string& id);
 // `apply PROFILE [--with ID...]` as rocmtunectl plans it (no profile active before).
 plan::Plan PlanProfile(const std::string& root, const std::string& profile, const std::vector<std::string>& with);

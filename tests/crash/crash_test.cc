@@ -2,6 +2,8 @@
 // revert, then recovered; and every step failing with ENOSPC, EIO, EROFS and EACCES. Each
 // scenario prints one summary line; the process prints the total when it ends.
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 
@@ -39,6 +41,11 @@ class TotalPrinter : public ::testing::Environment {
   }
 };
 [[maybe_unused]] ::testing::Environment* const g_printer = ::testing::AddGlobalTestEnvironment(new TotalPrinter);
+
+void WriteFile(const std::string& path, const std::string& content) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << content;
+}
 
 class CrashTest : public ::testing::Test {
  protected:
@@ -99,6 +106,43 @@ class CrashTest : public ::testing::Test {
     return s;
   }
 
+  // `set env.HSA_ENABLE_SDMA=0` and `unset env.HSA_OVERRIDE_GFX_VERSION --admin-lines` on the
+  // RDNA1 world whose /etc/environment (CRLF, a NUL elsewhere, no final newline) and profile.d
+  // script carry the override: two admin files edited in place, two drop-ins created.
+  Scenario AdminLines(bool revert, std::set<std::string> steps) {
+    Scenario s;
+    s.name = revert ? "revert admin lines rx5700xt" : "admin lines rx5700xt";
+    s.base = Scratch("base");
+    CopyWorld(WorldDir("rx5700xt"), s.base);
+    WriteFile(s.base + "/etc/environment",
+              std::string("LANG=C.UTF-8\0\r\nHSA_OVERRIDE_GFX_VERSION=10.3.0\r\nPATH=/usr/bin", 61));
+    WriteFile(s.base + "/etc/profile.d/rdna1.sh", "if true; then\n  export HSA_OVERRIDE_GFX_VERSION=10.3.0\nfi\n");
+    auto make_plan = [](const std::string& root) {
+      return PlanAdminLines(root, {"env.HSA_ENABLE_SDMA=0"}, {"env.HSA_OVERRIDE_GFX_VERSION"});
+    };
+    Tree original = Snapshot(s.base);
+    if (revert) {
+      RunResult applied = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(make_plan(s.base)));
+      EXPECT_EQ(applied.status(), "committed") << applied.output;
+    }
+    plan::Plan plan = revert ? PlanRevert(s.base, "1") : make_plan(s.base);
+    EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && plan.ops.size() == 4) << PlanText(plan);
+    s.plan_json = PlanText(plan);
+    s.in_place = InPlacePaths(s.base, plan);
+    s.before = Snapshot(s.base);
+    s.after = After(s);
+    EXPECT_NE(s.before, s.after);
+    if (revert) {
+      EXPECT_EQ(Difference(original, s.after), "") << "the revert does not restore the world";
+      s.first_txn = 2;
+      s.replan = [](const std::string& root) { return PlanRevert(root, "1"); };
+    } else {
+      s.replan = make_plan;
+    }
+    s.expected_steps = std::move(steps);
+    return s;
+  }
+
   void Run(const Scenario& s) {
     ASSERT_FALSE(HasFailure()) << "the scenario could not be set up";
     auto start = std::chrono::steady_clock::now();
@@ -148,6 +192,14 @@ TEST_F(CrashTest, ApplyStrixpoint) {
 // The shared file restored, owned files and directories removed, the attribute written back.
 TEST_F(CrashTest, RevertStrixpoint) {
   Run(Revert("strixpoint", kKnobsAndSysfs, Steps({kJournalSteps, kWriteSteps}, {"unlink", "rmdir", "sysfs-write"})));
+}
+
+// The admin's lines commented out in place (issue 25 item 3) beside the drop-ins rocmtune writes.
+TEST_F(CrashTest, AdminLinesRx5700xt) { Run(AdminLines(false, Steps({kJournalSteps, kWriteSteps}, {"mkdir"}))); }
+
+// The admin's lines put back byte for byte, the drop-ins and their directories removed.
+TEST_F(CrashTest, RevertAdminLinesRx5700xt) {
+  Run(AdminLines(true, Steps({kJournalSteps, kWriteSteps}, {"unlink", "rmdir"})));
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 # behind its socket, and test users only the bus and polkitd know:
 #   - a profile-scoped rule ("rtprofile may apply instinct") does not let that user add optional
 #     items (asked as org.rocmtune1.set) or force (org.rocmtune1.force); a rule that reads the
-#     `with` detail does allow exactly that item: the details reach polkit;
+#     `with` detail does allow exactly that item: the details reach polkit; a rule that reads
+#     `admin_lines` and `steps` allows Unset to comment out exactly etc/environment:2;
 #   - an attacker whose polkit agent never answers holds an interactive change pending: root's
 #     change through the daemon still goes through within seconds, the attacker's second request
 #     is Busy at once (one pending authorization per caller), the agent's message names what
@@ -36,6 +37,10 @@ polkit.addRule(function(action, subject) {
     return polkit.Result.YES;
   if (subject.user == "rtwith" && action.id == "org.rocmtune1.set" && action.lookup("profile") == "instinct" &&
       action.lookup("with") == "mi-intel-iommu-on" && action.lookup("force") == "false")
+    return polkit.Result.YES;
+  // Unset --admin-lines: granted only when the details name the admin's file and line.
+  if (subject.user == "rtwith" && action.id == "org.rocmtune1.set" && action.lookup("admin_lines") == "true" &&
+      action.lookup("steps") == "comment out etc/environment:2")
     return polkit.Result.YES;
 });
 JS
@@ -91,6 +96,25 @@ reset_world
 apply $WITH_USER denied:apply
 apply $WITH_USER denied:force with=mi-intel-iommu-on force
 echo "scoped rules: optional items and force need their own grant; the details reach polkit"
+
+# Unset with admin_lines (issue 25 item 3): the action is Unset's own (org.rocmtune1.set), the
+# details name the admin's file:line, the line is commented out, and Reset puts it back.
+printf 'LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=9.0.10\n' >"$W/etc/environment"
+as_user $WITH_USER "$PY" - <<'PY' || fail "Unset with admin_lines as rtwith"
+import json, dbus
+from busclient import manager, outcome, options
+name, text = outcome(lambda: manager().Unset(dbus.Array(["env.HSA_OVERRIDE_GFX_VERSION"], signature="s"),
+                                              options(admin_lines=dbus.Boolean(True)), timeout=60))
+assert not name, f"{name}: {text[:400]}"
+r = json.loads(text)
+assert r["changed"] is True and [c["path"] for c in r["changes"]] == ["etc/environment"], text
+print("Unset admin_lines: granted by a rule that reads etc/environment:2 from the details")
+PY
+[ "$(cat "$W/etc/environment")" = "$(printf 'LANG=C.UTF-8\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=9.0.10')" ] \
+  || fail "the admin's line was not commented out: $(cat "$W/etc/environment")"
+reset_world
+[ "$(cat "$W/etc/environment")" = "$(printf 'LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=9.0.10')" ] \
+  || fail "Reset did not put the admin's line back: $(cat "$W/etc/environment")"
 
 # 2. The attacker: an interactive Set whose agent never answers. busctl waits for the agent to
 # be registered for its process (the FIFO), then calls with interactive authorization allowed.

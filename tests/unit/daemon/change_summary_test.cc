@@ -51,6 +51,20 @@ TEST(ChangeSummaryTest, RevertsNameTheirKeysAndABlockedPlanWritesNothing) {
   EXPECT_EQ(Summarize(empty).Text(), "record the profile as active");
 }
 
+// `unset --admin-lines` and its revert: polkit's details name the admin's file and line.
+TEST(ChangeSummaryTest, AnAdminsLineIsNamedByFileAndLine) {
+  api::ChangeReport report;
+  report.plan.intent.args = {"env.HSA_OVERRIDE_GFX_VERSION"};
+  plan::Op op = Write("etc/environment");
+  op.before = "LANG=C\nHSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  op.after = "LANG=C\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  report.plan.ops.push_back(op);
+  EXPECT_EQ(Summarize(report).steps, (std::vector<std::string>{"comment out etc/environment:2"}));
+  std::swap(report.plan.ops[0].before, report.plan.ops[0].after);
+  EXPECT_EQ(Summarize(report).steps, (std::vector<std::string>{"put back etc/environment:2"}));
+  EXPECT_EQ(Summarize(report).Text().find("10.3.0"), std::string::npos) << "values stay out of polkit's line";
+}
+
 TEST(ChangeSummaryTest, ControlBytesAreEscapedAndTheLineIsBounded) {
   api::ChangeReport report;
   report.plan.intent.args = {std::string("evil\x1b[2Jkey=1")};

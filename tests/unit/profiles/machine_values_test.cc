@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "detect/inventory.h"
+#include "knobs/size_checks.h"
 #include "test_tree.h"
 
 namespace rocmtune::profiles {
@@ -11,19 +13,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::TestTree;
-
-TEST(MachineValuesTest, MemTotalFromMeminfo) {
-  TestTree t;
-  auto root = *sys::Root::Open(t.path());
-  EXPECT_FALSE(MemTotalKib(root)) << "no proc/meminfo";
-  t.Write("proc/meminfo", "MemFree: 5 kB\nMemTotal:       131072000 kB\n");
-  EXPECT_EQ(MemTotalKib(root), 131072000u);
-  for (std::string_view bad : {"MemTotal: 12 MB\n", "MemTotal: lots kB\n", "MemTotal:\n", "MemTotal: 0 kB\n",
-                               "MemTotal: 99999999999999999999999 kB\n", "MemTotalX 5 kB\n", "MemFree: 5 kB\n"}) {
-    t.Write("proc/meminfo", bad);
-    EXPECT_FALSE(MemTotalKib(root)) << bad;
-  }
-}
 
 TEST(MachineValuesTest, GttPagesPolicy) {
   // (whole GiB - max(8, GiB / 8)) * 262144
@@ -37,6 +26,27 @@ TEST(MachineValuesTest, GttPagesPolicy) {
     ASSERT_FALSE(r) << small;
     EXPECT_EQ(r.error().code, ErrorCode::kUnsupported);
     EXPECT_THAT(r.error().message, HasSubstr("nothing to raise"));
+  }
+}
+
+// The strix-halo profile's {gtt_pages} must pass the size rules `set` applies (knobs/size_checks.h):
+// never above the RAM, never below TTM's default of half of it, on every machine it is computed for.
+TEST(MachineValuesTest, GttPagesPassTheSizeRules) {
+  const auto& catalog = knowledge::Catalog::Builtin();
+  for (uint64_t kib : {17825792ULL, 32768000ULL, 65536000ULL, 131072000ULL, 134217728ULL, 536870912ULL}) {
+    TestTree t;
+    t.Write("proc/meminfo", "MemTotal: " + std::to_string(kib) + " kB\n");
+    auto root = *sys::Root::Open(t.path());
+    detect::Inventory inventory;
+    knobs::KnobContext ctx{root, inventory, catalog};
+    const std::string pages = std::to_string(*GttPagesFor(kib));
+    for (const char* name : {"pages_limit", "page_pool_size"}) {
+      auto issues = knobs::CheckSize(ctx, name, *catalog.Find("ttm", name), pages);
+      std::string said;
+      for (const auto& i : issues) said += i.id + ": " + i.message + "\n";
+      ASSERT_EQ(issues.size(), 1u) << kib << " kB, " << name << "=" << pages << "\n" << said;
+      EXPECT_EQ(issues[0].id, "size") << said;
+    }
   }
 }
 

@@ -1,0 +1,143 @@
+// `unset KEY --admin-lines` through rocmtunectl and the real helper on a copy of the RDNA1 world
+// (issue 25 item 3): the admin's HSA_OVERRIDE_GFX_VERSION=10.3.0 line is shown as a diff in the
+// plan, commented out, journaled, and `revert` and `reset` put the file back byte for byte —
+// also a file without a final newline, with CRLF line ends or with a NUL byte elsewhere.
+// A line that sets more than the key is refused, naming file:line, and nothing is written.
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "client/exit_codes.h"
+
+namespace rocmtune::client {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::WorldCopy;
+
+constexpr const char* kWorld = "rx5700xt";  // gfx1010 (RDNA1): the 10.3.0 override crashes it
+constexpr const char* kKey = "env.HSA_OVERRIDE_GFX_VERSION";
+
+struct FileCase {
+  const char* name;
+  const char* path;
+  std::string content;
+  std::string commented;  // the content after --admin-lines
+};
+
+void PrintTo(const FileCase& c, std::ostream* os) { *os << c.name; }
+
+std::vector<FileCase> Cases() {
+  using std::string_literals::operator""s;
+  return {
+      {"environment", "etc/environment", "LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=10.3.0\nPATH=/usr/bin\n",
+       "LANG=C.UTF-8\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=10.3.0\nPATH=/usr/bin\n"},
+      {"no_final_newline", "etc/environment", "LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=10.3.0",
+       "LANG=C.UTF-8\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=10.3.0"},
+      {"crlf", "etc/environment.d/10-rdna1.conf", "LANG=C.UTF-8\r\nHSA_OVERRIDE_GFX_VERSION=\"10.3.0\"\r\n",
+       "LANG=C.UTF-8\r\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=\"10.3.0\"\r\n"},
+      {"nul_elsewhere", "etc/environment", "LANG=C.UTF-8\0\nHSA_OVERRIDE_GFX_VERSION=10.3.0\n\xff\n"s,
+       "LANG=C.UTF-8\0\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=10.3.0\n\xff\n"s},
+      {"profile_d_in_if", "etc/profile.d/rdna1.sh",
+       "if [ -d /opt/rocm ]; then\n  export HSA_OVERRIDE_GFX_VERSION=10.3.0\nfi\n",
+       "if [ -d /opt/rocm ]; then\n: # rocmtune unset:   export HSA_OVERRIDE_GFX_VERSION=10.3.0\nfi\n"},
+  };
+}
+
+// `status`'s owner of the override.
+std::string Owner(const WorldCopy& w) {
+  nlohmann::ordered_json doc = w.Ctl({"status", "--json"}).Json();
+  for (const auto& k : doc["knobs"])
+    if (k["key"] == kKey) return k["owner"];
+  return "(not listed)";
+}
+
+class AdminLines : public ::testing::TestWithParam<FileCase> {};
+
+TEST_P(AdminLines, PlannedAsADiffCommentedOutAndPutBackByteForByte) {
+  const FileCase& c = GetParam();
+  WorldCopy w(kWorld);
+  w.Write(c.path, c.content);
+  ASSERT_EQ(Owner(w), "admin");
+
+  auto check = w.Ctl({"unset", kKey, "--admin-lines", "--check"});
+  ASSERT_EQ(check.exit_code, kExitOk) << check.out << check.err;
+  EXPECT_THAT(check.out, HasSubstr(fmt::format("write /{}", c.path)));
+  // The diff's + line is the commented line (without a '\r': the diff shows text lines).
+  size_t mark = c.commented.rfind('\n', c.commented.find("rocmtune unset: ")) + 1;
+  std::string line = c.commented.substr(mark, c.commented.find_first_of("\r\n", mark) - mark);
+  EXPECT_THAT(check.out, HasSubstr("\n+" + line)) << "the plan shows the edit as a diff:\n" << check.out;
+  EXPECT_EQ(w.Read(c.path), c.content) << "a check writes nothing";
+
+  auto unset = w.Ctl({"unset", kKey, "--admin-lines", "--json"});
+  ASSERT_EQ(unset.exit_code, kExitOk) << unset.out << unset.err;
+  EXPECT_EQ(unset.Json()["changes"][0]["path"], c.path);
+  EXPECT_EQ(w.Read(c.path), c.commented);
+  if (std::string(c.path).ends_with(".sh")) {
+    // The commented script still parses: `:` keeps the then-branch a command.
+    std::string sh = fmt::format("sh -n '{}'", w.Path(c.path));
+    EXPECT_EQ(std::system(sh.c_str()), 0) << w.Read(c.path);
+  }
+  // status no longer sees the admin's override (it did before).
+  EXPECT_EQ(Owner(w), "(not listed)");
+
+  auto revert = w.Ctl({"revert"});
+  ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
+  EXPECT_EQ(w.Read(c.path), c.content) << "revert restores every byte";
+
+  ASSERT_EQ(w.Ctl({"unset", kKey, "--admin-lines"}).exit_code, kExitOk);
+  EXPECT_EQ(w.Read(c.path), c.commented);
+  auto reset = w.Ctl({"reset"});
+  ASSERT_EQ(reset.exit_code, kExitOk) << reset.out << reset.err;
+  EXPECT_EQ(w.Read(c.path), c.content) << "reset restores every byte";
+}
+
+std::string CaseName(const ::testing::TestParamInfo<FileCase>& info) { return info.param.name; }
+INSTANTIATE_TEST_SUITE_P(Files, AdminLines, ::testing::ValuesIn(Cases()), CaseName);
+
+TEST(AdminLinesRefused, ALineThatSetsMoreThanTheKeyIsNamedAndLeft) {
+  WorldCopy w(kWorld);
+  const std::string script = "export HSA_OVERRIDE_GFX_VERSION=10.3.0 ROCR_VISIBLE_DEVICES=0\n";
+  w.Write("etc/profile.d/rdna1.sh", script);
+  auto r = w.Ctl({"unset", kKey, "--admin-lines"});
+  EXPECT_EQ(r.exit_code, kExitRefused) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("/etc/profile.d/rdna1.sh:1"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("more than one variable"));
+  EXPECT_EQ(w.Read("etc/profile.d/rdna1.sh"), script);
+  EXPECT_EQ(w.JournalFiles(), 0u);
+}
+
+TEST(AdminLinesRefused, AFileOutsideTheAdminLineFilesIsNamedAndLeft) {
+  WorldCopy w(kWorld);
+  const std::string bashrc = "# System-wide .bashrc\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  w.Write("etc/bash.bashrc", bashrc);
+  auto r = w.Ctl({"unset", kKey, "--admin-lines"});
+  EXPECT_EQ(r.exit_code, kExitRefused) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("/etc/bash.bashrc:"));
+  EXPECT_EQ(w.Read("etc/bash.bashrc"), bashrc);
+}
+
+TEST(AdminLinesRefused, AModuleOptionIsNotEditedAndTheCallerIsTold) {
+  WorldCopy w(kWorld);
+  auto r = w.Ctl({"unset", "amdgpu.noretry", "--admin-lines", "--check"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("--admin-lines comments out env.* lines only"));
+}
+
+TEST(AdminLinesRefused, WithoutTheOptionTheAdminsLineStays) {
+  WorldCopy w(kWorld);
+  const std::string env = "HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  w.Write("etc/environment", env);
+  auto r = w.Ctl({"unset", kKey});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("which rocmtune does not edit: remove it there, or run `rocmtunectl unset "
+                               "env.HSA_OVERRIDE_GFX_VERSION --admin-lines` to comment it out"));
+  EXPECT_EQ(w.Read("etc/environment"), env);
+}
+
+}  // namespace
+}  // namespace rocmtune::client
