@@ -13,6 +13,7 @@
 #include "client/exit_codes.h"
 #include "client/verbs.h"
 #include "util/json_text.h"
+#include "util/suggest.h"
 
 using namespace rocmtune::client;
 
@@ -42,6 +43,16 @@ void AddVerb(CLI::App& app, const Verb& verb, Context& ctx, Args& args) {
   if (verb.add_options) verb.add_options(*sub, args);
 }
 
+// " did you mean status?" for a mistyped verb, or "".
+std::string VerbSuggestion(std::string_view typed) {
+  std::vector<std::string> names;
+  for (const Verb& verb : Verbs()) names.emplace_back(verb.name);
+  std::string near = rocmtune::text::DidYouMean(typed, names);  // " Did you mean X?"
+  if (near.empty()) return "";
+  near[1] = 'd';
+  return near.substr(0, near.size() - 1) + ";";
+}
+
 std::string VerbList() {
   std::string out;
   for (const Verb& verb : Verbs()) out += (out.empty() ? "" : ", ") + std::string(verb.name);
@@ -57,7 +68,8 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (app.get_subcommands().empty()) {
     auto extras = app.remaining();
     message = extras.empty() ? fmt::format("a verb is needed; verbs: {}", VerbList())
-                             : fmt::format("unknown verb '{}'; verbs: {}", extras.front(), VerbList());
+                             : fmt::format("unknown verb '{}';{} verbs: {}", extras.front(), VerbSuggestion(extras.front()),
+                                           VerbList());
     fmt::print(stderr, "rocmtunectl: {}\nRun with --help for more information.\n", message);
   } else {
     app.exit(e);

@@ -13,6 +13,7 @@
 #include "profiles/desired.h"
 #include "profiles/match.h"
 #include "profiles/profile_store.h"
+#include "util/suggest.h"
 
 namespace rocmtune::api {
 namespace {
@@ -144,8 +145,12 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   auto system = PrepareChange(root, options, writer, recovery);
   if (!system) return tl::unexpected(system.error());
   profiles::ProfileStore store = profiles::ProfileStore::Load(system->root);
-  if (!store.Find(name))
-    return Fail(ErrorCode::kNotFound, fmt::format("no profile '{}' (see rocmtunectl profiles)", name));
+  if (!store.Find(name)) {
+    std::vector<std::string> names;
+    for (const profiles::StoreEntry& e : store.entries()) names.push_back(e.name);
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("no profile '{}' (see rocmtunectl profiles).{}", name, text::DidYouMean(name, names)));
+  }
   ChangeReport refused = Empty({"apply", name, {}, "", {}});
   auto resolved = store.Resolve(name);
   if (!resolved) {

@@ -12,7 +12,8 @@ Result<ExplainReport> Explain(const System& system, const std::string& key_text)
   const knobs::Backend* backend = knobs::Registry::Builtin().For(*key);
   plan::Plan probe;
   backend->Validate(ctx, *key, std::nullopt, probe);  // unknown names, suggestions
-  if (!probe.refused.empty()) return Fail(ErrorCode::kUnsupported, probe.refused.front().message);
+  // A name rocmtune does not know is a usage error (exit 2), with "did you mean", as for `set`.
+  if (!probe.refused.empty()) return Fail(ErrorCode::kInvalidArgument, probe.refused.front().message);
   return ExplainReport{*key, std::string(backend->Name()), backend->Read(ctx, *key), backend->Describe(ctx, *key)};
 }
 

@@ -8,6 +8,7 @@
 #include "knowledge/env_vars.h"
 #include "knowledge/gfx_targets.h"
 #include "plan/owned_paths.h"
+#include "util/suggest.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
@@ -177,9 +178,15 @@ void EnvBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std:
       return;
     }
     std::string known;
-    for (const auto& v : knowledge::EnvVars::Builtin().vars()) known += (known.empty() ? "" : ", ") + v.name;
-    plan.refused.push_back(
-        {text, fmt::format("{}: rocmtune only manages variables it can check ({})", text, known), ""});
+    std::vector<std::string> names;
+    for (const auto& v : knowledge::EnvVars::Builtin().vars()) {
+      known += (known.empty() ? "" : ", ") + v.name;
+      names.push_back("env." + v.name);
+    }
+    plan.refused.push_back({text,
+                            fmt::format("{}: rocmtune only manages variables it can check ({}).{}", text, known,
+                                        text::DidYouMean(text, names)),
+                            ""});
     return;
   }
   if (!value) return;

@@ -12,6 +12,7 @@
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
 #include "knowledge/toml_fields.h"
+#include "util/suggest.h"
 
 namespace rocmtune::knowledge {
 namespace {
@@ -137,23 +138,6 @@ std::string Squash(std::string_view s) {
   return out;
 }
 
-// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
-// neighbours ("noretyr") each cost 1.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 }  // namespace
 
 std::optional<ParamType> ParseParamType(std::string_view name) {
@@ -211,7 +195,7 @@ std::vector<const ModuleParam*> Catalog::Suggest(std::string_view module, std::s
     // 0: the same letters without '_' ("gtt_size"); otherwise 1 + the edit distance.
     size_t score = Squash(p.name) == squashed
                        ? 0
-                       : 1 + std::min(EditDistance(name, p.name), EditDistance(squashed, Squash(p.name)));
+                       : 1 + std::min(text::EditDistance(name, p.name), text::EditDistance(squashed, Squash(p.name)));
     if (score <= kMaxSuggestDistance + 1) ranked.emplace_back(score, p.name, &p);
   }
   std::sort(ranked.begin(), ranked.end());

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "profiles/embedded.h"
+#include "util/suggest.h"
 
 namespace rocmtune::profiles {
 namespace {
@@ -126,8 +127,13 @@ Result<ProfileStore::Resolved> ProfileStore::ResolveItems(std::string_view name,
   if (!entry) {
     if (stack.empty()) {
       std::string known;
-      for (const StoreEntry& e : entries_) known += (known.empty() ? "" : ", ") + e.name;
-      return Fail(ErrorCode::kNotFound, fmt::format("no profile named '{}' (known: {})", name, known));
+      std::vector<std::string> names;
+      for (const StoreEntry& e : entries_) {
+        known += (known.empty() ? "" : ", ") + e.name;
+        names.push_back(e.name);
+      }
+      return Fail(ErrorCode::kNotFound,
+                  fmt::format("no profile named '{}' (known: {}).{}", name, known, text::DidYouMean(name, names)));
     }
     return Fail(ErrorCode::kNotFound,
                 fmt::format("profile '{}' includes '{}', which does not exist", stack.back(), name));

@@ -44,7 +44,8 @@ TEST(ErrorsCliTest, UnderJsonEveryFailurePrintsOneErrorDocument) {
       {{"apply", "no-such-profile", "--json"}, kExitUsage, "not-found"},
       {{"revert", "99", "--json"}, kExitUsage, "not-found"},
       {{"set", "amdgpu.noretry", "--json"}, kExitUsage, "invalid-argument"},
-      {{"explain", "amdgpu.no_such_parameter", "--json"}, kExitRefused, "unsupported"},
+      // Unknown names are usage errors with "did you mean" (issue 25 item 7), as for set.
+      {{"explain", "amdgpu.no_such_parameter", "--json"}, kExitUsage, "invalid-argument"},
   };
   for (const Failure& f : failures) {
     auto r = w.Ctl(f.args);
@@ -68,6 +69,32 @@ TEST(ErrorsCliTest, WithoutJsonAFailurePrintsNothingOnStdout) {
   EXPECT_EQ(r.exit_code, kExitUsage);
   EXPECT_EQ(r.out, "");
   EXPECT_THAT(r.err, HasSubstr("no-such-profile"));
+}
+
+// One convention for names a person mistypes (issue 25 item 7): a key, a profile or a verb
+// rocmtune does not know is a usage error (exit 2) that says which known name is nearest.
+TEST(ErrorsCliTest, AMistypedNameIsAUsageErrorWithDidYouMean) {
+  testing::WorldCopy w("rx5700xt");
+  struct Case {
+    std::vector<std::string> args;
+    std::string nearest;
+  };
+  const Case cases[] = {
+      {{"explain", "amdgpu.noretri"}, "amdgpu.noretry"},
+      {{"explain", "env.HSA_OVERIDE_GFX_VERSION"}, "env.HSA_OVERRIDE_GFX_VERSION"},
+      {{"show", "rdna1-saf"}, "rdna1-safe"},
+      {{"apply", "rdna1-saf", "--check"}, "rdna1-safe"},
+      {{"stauts"}, "status"},
+  };
+  for (const Case& c : cases) {
+    auto r = w.Ctl(c.args);
+    std::string what = ::testing::PrintToString(c.args);
+    EXPECT_EQ(r.exit_code, kExitUsage) << what << r.err;
+    EXPECT_THAT(r.err, HasSubstr("id you mean " + c.nearest)) << what;
+  }
+  auto far = w.Ctl({"show", "zzzzzzzzzz"});
+  EXPECT_EQ(far.exit_code, kExitUsage);
+  EXPECT_THAT(far.err, Not(HasSubstr("id you mean"))) << far.err;
 }
 
 // As uid 65534 (or any non-root user), sys/ or the root itself closed to the reader.
