@@ -27,7 +27,7 @@ std::string MatchText(const Doc& match) { return match.is_object() ? Field(match
 
 std::string HereText(const Doc& here) {
   const std::string verdict = Field(here, "verdict", "");
-  const std::string reason = Field(here, "reason", "");
+  std::string reason = Field(here, "reason", "");
   if (verdict == "applies") {
     // The key and value as they will be requested here (placeholders computed, amdttm).
     if (here["key"].is_string() && here["value"].is_string())
@@ -49,7 +49,7 @@ std::string HereOf(const Doc& item) {
 }
 
 std::string ItemHeadline(const Doc& item) {
-  const std::string action = Field(item, "action", "");
+  std::string action = Field(item, "action", "");
   if (action == "set") return fmt::format("{} {}={}", action, Field(item, "key"), Field(item, "value"));
   if (action == "unset") return fmt::format("{} {}", action, Field(item, "key"));
   return action;
