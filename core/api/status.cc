@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "api/journal_access.h"
 #include "api/live_json.h"
 #include "api/status_json.h"
 #include "journal/attention.h"
@@ -45,11 +46,8 @@ StatusReport StatusOf(const sys::Root& root, detect::Inventory inventory, const 
     for (journal::Attention& a : attention)
       found.push_back({"journal." + a.kind, detect::Severity::kWarning, std::move(a.message), std::move(a.subject)});
   } else {
-    found.push_back({"journal.unreadable", detect::Severity::kError,
-                     fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are "
-                                 "unknown: {}",
-                                 txns.error().message),
-                     std::string(journal::kJournalDir)});
+    // A user the journal's permissions keep out is told so (info); a damaged journal is an error.
+    found.push_back(JournalUnreadableFinding(txns.error()));
   }
   for (detect::Finding& f : found) report.inventory.findings.push_back(std::move(f));
   return report;
