@@ -17,4 +17,10 @@ Result<api::System> Context::LoadSystem() const {
   return api::LoadSystem(std::move(*opened));
 }
 
+Result<api::System> Context::LoadSystemForReading() const {
+  auto opened = OpenRoot();
+  if (!opened) return tl::unexpected(opened.error());
+  return api::LoadSystemForReading(std::move(*opened));
+}
+
 }  // namespace rocmtune::client

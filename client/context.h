@@ -22,6 +22,9 @@ struct Context {
   Result<sys::Root> OpenRoot() const;
   // The root's inventory and journal (api::LoadSystem of OpenRoot()).
   Result<api::System> LoadSystem() const;
+  // The same for a read verb: a journal this user may not read is unknown, not a failure
+  // (api::LoadSystemForReading).
+  Result<api::System> LoadSystemForReading() const;
 
  private:
   mutable std::shared_ptr<const sys::Root> opened_;

@@ -1,7 +1,8 @@
 // `rocmtunectl doctor [--log FILE|-]`: every check of this machine (or a --root world) with what
 // to do about each finding; with a crash log, the likely cause for the GPUs here. Exit 0 when
 // nothing is wrong, 1 when something is, 2 when the log cannot be read (not a regular file or
-// stdin, or over 16 MiB).
+// stdin, or over 16 MiB). Run by a user, who may not read the journal, it asks rocmtuned
+// (Doctor) and adds the checks about that user (who may open /dev/kfd) made here.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,18 +15,17 @@
 #include <fmt/ranges.h>
 
 #include "api/doctor.h"
+#include "api/log_input.h"
 #include "client/caller_env.h"
+#include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
+#include "diagnose/checks.h"
 #include "sys/unique_fd.h"
 #include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
-
-// A crash log is text a person pasted; more than this is not a log of one crash. Larger logs
-// are refused (not cut): a cut log could lose the crash, and the user can pick the part (tail -c).
-constexpr size_t kMaxLogBytes = 16u << 20;
 
 Result<std::string> ReadBounded(int fd, const std::string& name) {
   std::string text;
@@ -35,10 +35,8 @@ Result<std::string> ReadBounded(int fd, const std::string& name) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Fail(ErrorCode::kInvalidArgument, fmt::format("cannot read the log {}", name), errno);
     if (n == 0) return text;
-    if (text.size() + static_cast<size_t>(n) > kMaxLogBytes)
-      return Fail(ErrorCode::kInvalidArgument,
-                  fmt::format("the log {} is larger than {} MiB: pass the part around the crash (tail -c 16M)", name,
-                              kMaxLogBytes >> 20));
+    if (auto size = api::CheckDoctorLogSize(text.size() + static_cast<size_t>(n), name); !size)
+      return tl::unexpected(size.error());
     text.append(buf, static_cast<size_t>(n));
   }
 }
@@ -63,36 +61,96 @@ Result<std::string> ReadLog(const std::string& path) {
   return ReadBounded(fd.get(), path);
 }
 
-void PrintFinding(const api::DoctorFinding& f) {
-  fmt::print("{:<7} {}{}\n", detect::SeverityName(f.severity), f.what,
-             f.subject.empty() ? "" : fmt::format(" [{}]", f.subject));
-  if (!f.why.empty()) fmt::print("        why: {}\n", f.why);
-  for (const std::string& e : f.evidence) fmt::print("        seen: {}\n", e);
-  if (!f.fix.none.empty()) fmt::print("        fix: none: {}\n", f.fix.none);
-  if (!f.fix.text.empty()) fmt::print("        do: {}\n", f.fix.text);
-  if (!f.fix.profile.empty()) fmt::print("        profile: sudo rocmtunectl apply {}\n", f.fix.profile);
-  for (const std::string& s : f.fix.set) fmt::print("        set: {}\n", s);
-  for (const std::string& u : f.fix.unset) fmt::print("        unset: {}\n", u);
-  if (!f.fix.rocm.empty()) fmt::print("        ROCm: {}\n", f.fix.rocm);
+const Doc& Member(const Doc& doc, std::string_view key) {
+  static const Doc kNull;
+  auto it = doc.find(key);
+  return it == doc.end() ? kNull : *it;
+}
+
+std::vector<std::string> Strings(const Doc& list) {
+  std::vector<std::string> out;
+  if (list.is_array())
+    for (const Doc& s : list)
+      if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
+// One finding of rocmtune.doctor.v1 as people read it.
+void PrintFinding(const Doc& f) {
+  std::string subject = Field(f, "subject", "");
+  fmt::print("{:<7} {}{}\n", Field(f, "severity"), Field(f, "what", ""),
+             subject.empty() ? "" : fmt::format(" [{}]", subject));
+  if (std::string why = Field(f, "why", ""); !why.empty()) fmt::print("        why: {}\n", why);
+  for (const std::string& e : Strings(Member(f, "evidence"))) fmt::print("        seen: {}\n", e);
+  const Doc& fix = Member(f, "fix");
+  if (std::string none = Field(fix, "none", ""); !none.empty()) fmt::print("        fix: none: {}\n", none);
+  if (std::string text = Field(fix, "text", ""); !text.empty()) fmt::print("        do: {}\n", text);
+  if (std::string profile = Field(fix, "profile", ""); !profile.empty())
+    fmt::print("        profile: sudo rocmtunectl apply {}\n", profile);
+  for (const std::string& s : Strings(Member(fix, "set"))) fmt::print("        set: {}\n", s);
+  for (const std::string& u : Strings(Member(fix, "unset"))) fmt::print("        unset: {}\n", u);
+  if (std::string rocm = Field(fix, "rocm", ""); !rocm.empty()) fmt::print("        ROCm: {}\n", rocm);
   // Paths as on the machine, one way everywhere (status, doctor, check-compute): /etc/environment:2.
-  if (!f.file.empty()) fmt::print("        at: /{}{}\n", f.file, f.line > 0 ? fmt::format(":{}", f.line) : "");
-  for (const std::string& s : f.sources) fmt::print("        source: {}\n", s);
-  fmt::print("        id: {}\n", f.id);
+  if (std::string file = Field(f, "file", ""); !file.empty()) {
+    std::string line = Field(f, "line", "");
+    fmt::print("        at: /{}{}\n", file, line.empty() || line == "-" ? "" : ":" + line);
+  }
+  for (const std::string& s : Strings(Member(f, "sources"))) fmt::print("        source: {}\n", s);
+  fmt::print("        id: {}\n", Field(f, "id"));
+}
+
+bool Problem(const Doc& f) { return Field(f, "severity", "info") != "info"; }
+
+// rocmtuned answers from the journal, but its checks of who may open /dev/kfd are about its own
+// user (read_methods.h): the caller's own replace its placeholder, and "problems" follows.
+// The caller's environment (its process and its user's shell files) is checked here too, by the
+// same checks an in-process doctor makes (diagnose::CallerFindings).
+void AddCallerChecks(const sys::Root& root, Doc& doc) {
+  api::DoctorReport mine;
+  const detect::Inventory inventory = detect::Detect(root);
+  for (api::DoctorFinding& f : diagnose::MachineChecks(root, inventory))
+    if (f.id.starts_with("access.")) mine.findings.push_back(std::move(f));
+  for (api::DoctorFinding& f : diagnose::CallerFindings(root, inventory, CallerEnvironment(root)))
+    mine.findings.push_back(std::move(f));
+  Doc& findings = doc["findings"];
+  if (!findings.is_array()) return;
+  findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                [](const Doc& f) { return Field(f, "id") == "access.not-checked"; }),
+                 findings.end());
+  for (const Doc& f : api::DoctorJson(mine)["findings"]) findings.push_back(f);
+  bool problems = std::any_of(findings.begin(), findings.end(), Problem);
+  if (const Doc& log = Member(doc, "log"); log.is_object())
+    for (const Doc& m : Member(log, "matches")) problems |= Problem(m);
+  doc["problems"] = problems;
 }
 
 // Which GPUs the log names, then its matches: a cause when one is known, else what was seen.
-void PrintLog(const api::DoctorReport& report) {
-  for (const diagnose::LogGpuRef& r : report.log_names)
-    fmt::print("The log names {}: {}\n", r.text,
-               r.gpus.empty() ? (r.judged ? std::string("no GPU here")
-                                          : std::string("no GPU here (a code object target, not necessarily a GPU)"))
-                              : fmt::format("GPU {}", fmt::join(r.gpus, ", ")));
-  bool cause = std::any_of(report.log_matches.begin(), report.log_matches.end(), diagnose::IsLogCause);
-  if (report.log_matches.empty()) fmt::print("The log shows no known issue of the GPUs here.\n\n");
+void PrintLog(const Doc& log) {
+  for (const Doc& r : Member(log, "names")) {
+    std::vector<std::string> gpus = Strings(Member(r, "gpus"));
+    // A gfx name may be a code object's target, not a GPU: "not here" is never judged from it.
+    std::string where = !gpus.empty() ? fmt::format("GPU {}", fmt::join(gpus, ", "))
+                        : Field(r, "kind", "") == "gfx-target"
+                            ? "no GPU here (a code object target, not necessarily a GPU)"
+                            : "no GPU here";
+    fmt::print("The log names {}: {}\n", Field(r, "text", ""), where);
+  }
+  const Doc& matches = Member(log, "matches");
+  const bool matched = matches.is_array() && !matches.empty();
+  const bool cause = !Member(log, "likely_cause").is_null();
+  if (!matched) fmt::print("The log shows no known issue of the GPUs here.\n\n");
   else if (cause) fmt::print("Likely cause of the crash in the log:\n");
   else fmt::print("The log shows no known cause:\n");
-  for (const api::DoctorFinding& f : report.log_matches) PrintFinding(f);
-  if (!report.log_matches.empty()) fmt::print("\nThis machine:\n");
+  if (matched)
+    for (const Doc& f : matches) PrintFinding(f);
+  if (matched) fmt::print("\nThis machine:\n");
+}
+
+void PrintHuman(const Doc& doc) {
+  if (const Doc& log = Member(doc, "log"); log.is_object()) PrintLog(log);
+  for (const Doc& f : Member(doc, "findings")) PrintFinding(f);
+  fmt::print("{}\n", DocTrue(doc, "problems") ? "Something is wrong: see the warnings and errors above."
+                                              : "Nothing wrong found.");
 }
 
 }  // namespace
@@ -110,21 +168,32 @@ int RunDoctor(const Context& ctx, const Args& args) {
   }
   auto root = ctx.OpenRoot();
   if (!root) return Failed(ctx, root.error(), ExitFor(root.error()));
-  // As the programs of the user running it see the machine: its own environment too.
-  api::DoctorOptions options;
-  options.log = std::move(log);
-  options.caller_env = CallerEnvironment(*root);
-  auto report = api::Doctor(*root, std::move(options));
-  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
-  if (ctx.json) {
-    fmt::print("{}\n", JsonText(api::DoctorJson(*report)));
-  } else {
-    if (report->log_given) PrintLog(*report);
-    for (const api::DoctorFinding& f : report->findings) PrintFinding(f);
-    fmt::print("{}\n", api::DoctorFoundProblems(*report) ? "Something is wrong: see the warnings and errors above."
-                                                         : "Nothing wrong found.");
+  std::optional<Fetched> doc;
+  // A user may not read the journal (doctor's journal checks, what is applied): rocmtuned
+  // answers from it, and the checks about the caller are made here.
+  if (ReadsAskDaemon(ctx)) {
+    const std::string sent = log ? api::DoctorLogAsText(*log) : std::string();
+    std::optional<BusReply> reply =
+        AskDaemon(ctx, "Doctor", [&sent](sd_bus_message* m) { return sd_bus_message_append(m, "s", sent.c_str()); });
+    if (reply && !UnknownMethod(*reply)) {
+      doc = FromDaemon(ctx, *reply, "Doctor");
+      if (*doc) AddCallerChecks(*root, **doc);
+    }
   }
-  return api::DoctorFoundProblems(*report) ? kExitFailed : kExitOk;
+  if (!doc) {
+    // As the programs of the user running it see the machine: its own environment too.
+    api::DoctorOptions options;
+    options.log = std::move(log);
+    options.caller_env = CallerEnvironment(*root);
+    auto report = api::Doctor(*root, std::move(options));
+    if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
+    doc = Fetched(api::DoctorJson(*report));
+  }
+  if (!*doc) return doc->error();
+  const Doc& d = **doc;
+  if (ctx.json) PrintJson(d);
+  else PrintHuman(d);
+  return DocTrue(d, "problems") ? kExitFailed : kExitOk;
 }
 
 }  // namespace rocmtune::client

@@ -1,5 +1,7 @@
 #include "client/document.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "client/exit_codes.h"
@@ -24,12 +26,21 @@ std::string SizedField(const Doc& doc, std::string_view key, std::string_view un
   return text;
 }
 
+bool DocTrue(const Doc& doc, std::string_view key) {
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_boolean() && it->get<bool>();
+}
+
 Result<Doc> ParseDocument(const std::string& text, std::string_view method) {
   Doc doc = Doc::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object())
     return Fail(ErrorCode::kInvalidData, fmt::format("rocmtuned's answer to {} is not a JSON document", method));
   return doc;
 }
+
+bool ReadsAskDaemon(const Context& ctx) { return !ctx.root_given && ::geteuid() != 0; }
+
+bool UnknownMethod(const BusReply& reply) { return reply.error_name == "org.freedesktop.DBus.Error.UnknownMethod"; }
 
 void PrintJson(const Doc& doc) { fmt::print("{}\n", JsonText(doc)); }
 

@@ -25,6 +25,9 @@ std::string Field(const Doc& doc, std::string_view key, std::string_view unknown
 // "3047936 (11.6 GiB)".
 std::string SizedField(const Doc& doc, std::string_view key, std::string_view unknown = "-");
 
+// Whether the member `key` is the boolean true.
+bool DocTrue(const Doc& doc, std::string_view key);
+
 // A document the daemon sent. A reply that is not JSON fails (nothing half-rendered).
 Result<Doc> ParseDocument(const std::string& text, std::string_view method);
 
@@ -40,6 +43,27 @@ using Fetched = tl::expected<Doc, int>;
 Fetched FromDaemon(const Context& ctx, const BusReply& reply, std::string_view method);
 // `exit_code` < 0: the exit code the error's kind maps to (ExitFor).
 Fetched FromLocal(const Context& ctx, Result<Doc> doc, int exit_code = -1);
+
+// Whether a read verb asks rocmtuned first: run by a user (not root) on this machine (no
+// --root). The journal is readable by root and group rocmtune only (0640): what only it tells
+// (the active profile, rocmtune's pending work) such a user gets from the daemon. Root reads
+// here, as does a user when the daemon is not there (the journal's facts are then "unknown").
+bool ReadsAskDaemon(const Context& ctx);
+
+// A daemon too old for METHOD: the verb reads here instead.
+bool UnknownMethod(const BusReply& reply);
+
+// ReadDocument for the verbs whose local read needs the journal (`profiles`, `show`):
+// rocmtuned's answer when ReadsAskDaemon, else (and when no daemon answers) made here by `local`.
+template <typename Local>
+Fetched ReadDocumentAsUser(const Context& ctx, const char* method, const Append& append, Local local,
+                           int local_exit_code = -1) {
+  if (ReadsAskDaemon(ctx)) {
+    std::optional<BusReply> reply = AskDaemon(ctx, method, append);
+    if (reply && !UnknownMethod(*reply)) return FromDaemon(ctx, *reply, method);
+  }
+  return FromLocal(ctx, local(), local_exit_code);
+}
 
 template <typename Local>
 Fetched ReadDocument(const Context& ctx, const char* method, const Append& append, Local local,

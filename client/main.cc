@@ -68,8 +68,8 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (app.get_subcommands().empty()) {
     auto extras = app.remaining();
     message = extras.empty() ? fmt::format("a verb is needed; verbs: {}", VerbList())
-                             : fmt::format("unknown verb '{}';{} verbs: {}", extras.front(), VerbSuggestion(extras.front()),
-                                           VerbList());
+                             : fmt::format("unknown verb '{}';{} verbs: {}", extras.front(),
+                                           VerbSuggestion(extras.front()), VerbList());
     fmt::print(stderr, "rocmtunectl: {}\nRun with --help for more information.\n", message);
   } else {
     app.exit(e);

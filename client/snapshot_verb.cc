@@ -36,6 +36,14 @@ int RunSnapshot(const Context& ctx, const Args& args) {
   }
   fmt::print("Wrote {} files and {} links to {} ({} unreadable, skipped).\n", report->stats.files,
              report->stats.symlinks, report->path, report->stats.skipped);
+  // Run by a user, the journal (0640 root:rocmtune) and root-only attributes cannot be read:
+  // the snapshot works without them and says which they are.
+  if (!report->stats.left_out.empty()) {
+    fmt::print("Left out, not readable by this user (run as root to include them):\n");
+    for (const std::string& p : report->stats.left_out) fmt::print("  /{}\n", p);
+    if (report->stats.skipped > report->stats.left_out.size())
+      fmt::print("  ... and {} more\n", report->stats.skipped - report->stats.left_out.size());
+  }
   fmt::print(
       "It holds the kernel command line, module parameters, boot configuration, GPU sysfs/KFD\n"
       "attributes, rocmtune's configuration and journal and `status --json` ({}); serial numbers\n"

@@ -12,13 +12,13 @@
 #include "api/check_compute.h"
 #include "api/explain.h"
 #include "api/history.h"
-#include "api/profiles.h"
 #include "api/status.h"
 #include "api/system.h"
 #include "api/verify.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
 #include "daemon/change_methods.h"
+#include "daemon/read_methods.h"
 #include "journal/history.h"
 #include "util/json_text.h"
 
@@ -107,23 +107,6 @@ int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   return 1;  // answered later (or already, from kept facts)
 }
 
-int ListProfiles(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  auto system = Load(self);
-  if (!system) return SetError(ret, system.error());
-  api::ProfilesReport report = api::ListProfiles(*system);
-  sd_bus_message* reply_raw = nullptr;
-  if (int r = sd_bus_message_new_method_return(call, &reply_raw); r < 0) return r;
-  MessagePtr reply(reply_raw);
-  if (int r = sd_bus_message_open_container(reply.get(), 'a', "(ss)"); r < 0) return r;
-  for (const profiles::Listing& listing : report.listings) {
-    const std::string description = listing.resolved ? listing.resolved->description : std::string();
-    if (int r = sd_bus_message_append(reply.get(), "(ss)", listing.entry->name.c_str(), description.c_str()); r < 0)
-      return r;
-  }
-  if (int r = sd_bus_message_close_container(reply.get()); r < 0) return r;
-  return sd_bus_send(nullptr, reply.get(), nullptr);
-}
-
 int History(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   auto system = Load(self);
   if (!system) return SetError(ret, system.error());
@@ -194,8 +177,10 @@ const sd_bus_vtable kVTable[] = {
     SD_BUS_VTABLE_START(0),
     SD_BUS_METHOD_WITH_NAMES("Describe", "", , "s", SD_BUS_PARAM(status_json), Method<Describe>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD_WITH_NAMES("ListProfiles", "", , "a(ss)", SD_BUS_PARAM(profiles), Method<ListProfiles>,
+    SD_BUS_METHOD_WITH_NAMES("ListProfiles", "", , "s", SD_BUS_PARAM(profiles_json), Method<ListProfilesMethod>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("ShowProfile", "s", SD_BUS_PARAM(name), "s", SD_BUS_PARAM(profile_json),
+                             Method<ShowProfileMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Plan", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
                              SD_BUS_PARAM(plan_json), Method<Plan>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Apply", "sa{sv}", SD_BUS_PARAM(profile) SD_BUS_PARAM(options), "s",
@@ -213,6 +198,8 @@ const sd_bus_vtable kVTable[] = {
     SD_BUS_METHOD_WITH_NAMES("Verify", "", , "s", SD_BUS_PARAM(verify_json), Method<Verify>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Explain", "s", SD_BUS_PARAM(key), "s", SD_BUS_PARAM(explain_json), Method<Explain>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Doctor", "s", SD_BUS_PARAM(log), "s", SD_BUS_PARAM(doctor_json), Method<DoctorMethod>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("CheckCompute", "ss", SD_BUS_PARAM(workload) SD_BUS_PARAM(device), "s",
                              SD_BUS_PARAM(check_json), Method<CheckCompute>, SD_BUS_VTABLE_UNPRIVILEGED),

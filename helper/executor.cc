@@ -146,8 +146,7 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
   // An apply or a revert with nothing to write is recorded (an empty transaction) when its plan
   // asks: the apply makes its profile the active one, the revert marks what it undoes as
   // reverted, so `revert last` goes on to the one before (journal/history.h).
-  const bool record = plan.record_if_empty && (plan.intent.verb == "apply" || plan.intent.verb == "revert");
-  if (plan.ops.empty() && !record) {
+  if (!plan::WillRecord(plan)) {
     Outcome out;
     out.status = Status::kUnchanged;
     return out;

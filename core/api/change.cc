@@ -101,6 +101,7 @@ ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOp
   plan::Plan& plan = report.plan;
   if (!plan.root) plan.root = root.id();
   report.outcome.check = options.check;
+  report.outcome.forced = options.force;
   // Refusals --force overrides: refusals without it (nothing is written), warnings with it.
   for (plan::Message& m : plan.needs_force) (options.force ? plan.warnings : plan.refused).push_back(std::move(m));
   if (!plan.needs_force.empty() && !options.force) plan.ops.clear();
@@ -109,8 +110,7 @@ ChangeReport CarryOut(const sys::Root& root, ChangeReport report, const ChangeOp
   if (!plan.refused.empty()) report.status = ChangeStatus::kRefused;
   else if (report.blocked) report.status = ChangeStatus::kDrift;
   if (options.on_planned) options.on_planned(report);
-  if (!report.blocked && (!plan.ops.empty() || plan.record_if_empty) && !options.check)
-    Write(root, report, options, writer);
+  if (!report.blocked && plan::WillRecord(plan) && !options.check) Write(root, report, options, writer);
   EmitChangeEvents(root, report, options);
   return report;
 }

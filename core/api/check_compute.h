@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/doctor.h"
-#include "diagnose/assess.h"
 #include "detect/inventory.h"
+#include "diagnose/assess.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -29,7 +29,7 @@ struct ComputeReason {
 
 struct ComputeGpu {
   detect::Gpu gpu;
-  bool usable = true;  // ROCm programs can use it at all (KFD lists it, ...)
+  bool usable = true;                  // ROCm programs can use it at all (KFD lists it, ...)
   std::vector<ComputeReason> reasons;  // why it is not safe; empty: safe
   // What holds but lets programs run: issues that limit them, and the installed ROCm release not
   // supporting (or deprecating) the GPU, which programs meet as missing code, not as a crash.

@@ -37,8 +37,8 @@ json DoctorFixJson(const DoctorFix& fix) {
 }
 
 DoctorReport DoctorOf(diagnose::Assessment a) {
-  return {std::move(a.inventory.gpus), std::move(a.findings), a.log_given, std::move(a.log_matches),
-          std::move(a.log_names), std::move(a.log_gpus)};
+  return {std::move(a.inventory.gpus), std::move(a.findings),  a.log_given,
+          std::move(a.log_matches),    std::move(a.log_names), std::move(a.log_gpus)};
 }
 
 Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options) {

@@ -23,14 +23,14 @@ struct DoctorReport {
   std::vector<detect::Gpu> gpus;
   std::vector<DoctorFinding> findings;
   bool log_given = false;
-  std::vector<DoctorFinding> log_matches;  // most likely cause first
+  std::vector<DoctorFinding> log_matches;      // most likely cause first
   std::vector<diagnose::LogGpuRef> log_names;  // how the log names GPUs (diagnose/crash_log.h)
   std::vector<std::string> log_gpus;           // the GPUs here it names; none: matched against every GPU
 };
 
 struct DoctorOptions {
-  std::optional<std::string> log;  // the crash log's text, when one was given
-  bool caller = true;              // diagnose::AssessOptions::caller (false for rocmtuned)
+  std::optional<std::string> log;             // the crash log's text, when one was given
+  bool caller = true;                         // diagnose::AssessOptions::caller (false for rocmtuned)
   std::vector<knobs::EnvSetting> caller_env;  // diagnose::AssessOptions::caller_env
 };
 Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options);

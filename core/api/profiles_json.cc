@@ -14,7 +14,12 @@ ordered_json MatchJson(const std::optional<profiles::Match>& match) {
   if (!match) return nullptr;
   ordered_json families = ordered_json::array();
   for (knowledge::Family f : match->family) families.push_back(std::string(knowledge::FamilyName(f)));
-  return {{"gfx", match->gfx}, {"family", families}, {"apu", OrNull(match->apu)}, {"all", match->all}};
+  // "text": the match as people read it (`show` prints it from this document, whoever made it).
+  return {{"gfx", match->gfx},
+          {"family", families},
+          {"apu", OrNull(match->apu)},
+          {"all", match->all},
+          {"text", profiles::MatchText(*match)}};
 }
 
 }  // namespace

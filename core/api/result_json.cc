@@ -36,9 +36,10 @@ json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
     }
     changes.push_back(std::move(c));
   }
-  bool blocked = !plan.refused.empty() || (!outcome.changed && !plan.conflicts.empty());
-  // A check reports what would change; a run reports what did.
-  bool changed = outcome.check ? !blocked && !plan.ops.empty() : outcome.changed;
+  bool blocked = !plan.refused.empty() || (!outcome.changed && !outcome.forced && !plan.conflicts.empty());
+  // A check reports what the run will report: a transaction committed (plan::WillRecord), which
+  // includes an apply that only makes its profile the active one; a run reports what did.
+  bool changed = outcome.check ? !blocked && plan::WillRecord(plan) : outcome.changed;
   auto regen = [&](const std::optional<plan::Regen>& done, plan::Regen planned) {
     if (done) return plan::RegenName(*done);
     return blocked || (!outcome.check && !outcome.changed) ? plan::RegenName(plan::Regen::kNo)

@@ -18,6 +18,7 @@ inline constexpr const char* kResultSchema = "rocmtune.result.v1";
 struct Outcome {
   bool check = true;
   bool changed = false;
+  bool forced = false;  // --force: drift does not block (the run overwrites it)
   std::optional<std::string> transaction;
   std::optional<plan::Regen> initramfs, bootloader;  // unset: as the plan says
   std::vector<std::string> errors;

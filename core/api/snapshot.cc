@@ -68,6 +68,8 @@ nlohmann::ordered_json SnapshotJson(const SnapshotReport& r) {
   doc["files"] = r.stats.files;
   doc["symlinks"] = r.stats.symlinks;
   doc["skipped"] = r.stats.skipped;
+  // What could not be read (a user's snapshot lacks the journal); the first kMaxLeftOut paths.
+  doc["left_out"] = r.stats.left_out;
   return doc;
 }
 

@@ -25,9 +25,10 @@ void ProfileApplied(const Assessment& a, Finding& f) {
   f.fix.profile.clear();
   std::string applied =
       PendingReboot(a)
-          ? fmt::format("The {} profile is applied; reboot to take effect (rocmtunectl status shows what waits "
-                        "for it).",
-                        profile)
+          ? fmt::format(
+                "The {} profile is applied; reboot to take effect (rocmtunectl status shows what waits "
+                "for it).",
+                profile)
           : fmt::format("The {} profile is applied and in effect, and this still holds: its cause is elsewhere.",
                         profile);
   f.fix.text = f.fix.text.empty() ? applied : fmt::format("{} {}", applied, f.fix.text);
@@ -66,9 +67,8 @@ void MixedMachine(Assessment& a) {
   std::vector<const detect::Gpu*> by_node;
   for (const detect::Gpu& g : a.inventory.gpus)
     if (g.kfd_node) by_node.push_back(&g);
-  std::sort(by_node.begin(), by_node.end(), [](const detect::Gpu* x, const detect::Gpu* y) {
-    return *x->kfd_node < *y->kfd_node;
-  });
+  std::sort(by_node.begin(), by_node.end(),
+            [](const detect::Gpu* x, const detect::Gpu* y) { return *x->kfd_node < *y->kfd_node; });
   std::vector<std::string> good, bad;
   for (size_t i = 0; i < by_node.size(); ++i) {
     Verdict v = VerdictFor(a, *by_node[i], knowledge::kWorkloadAny);

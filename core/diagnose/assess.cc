@@ -8,6 +8,7 @@
 
 #include "diagnose/advice.h"
 #include "diagnose/checks.h"
+#include "diagnose/journal_access.h"
 #include "diagnose/known_issue_eval.h"
 #include "journal/attention.h"
 #include "journal/history.h"
@@ -85,11 +86,8 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
     for (journal::Attention& at : attention)
       found.push_back({"journal." + at.kind, Severity::kWarning, std::move(at.message), std::move(at.subject)});
   } else {
-    found.push_back({"journal.unreadable", Severity::kError,
-                     fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are "
-                                 "unknown: {}",
-                                 txns.error().message),
-                     std::string(journal::kJournalDir)});
+    // A user the journal's permissions keep out is told so (info); a damaged journal is an error.
+    found.push_back(JournalUnreadableFinding(txns.error()));
   }
   for (const detect::Finding& f : found) a.findings.push_back(FromStatus(f));
 }
@@ -114,14 +112,7 @@ std::vector<knobs::EnvSetting> WithoutEchoes(const sys::Root& root, const std::v
 }
 
 void AssessCaller(const sys::Root& root, const AssessOptions& options, Assessment& a) {
-  if (options.caller_env.empty()) return;
-  knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
-  for (const detect::Finding& f : knobs::CallerEnvFindings(ctx, WithoutEchoes(root, options.caller_env))) {
-    Finding c = FromStatus(f);
-    c.kind = Kind::kCaller;
-    if (c.file.empty()) c.evidence.push_back(fmt::format("{} is set in the environment of this process", f.subject));
-    a.findings.push_back(std::move(c));
-  }
+  for (Finding& f : CallerFindings(root, a.inventory, options.caller_env)) a.findings.push_back(std::move(f));
 }
 
 void Append(std::vector<Finding>& to, std::vector<Finding> from, Kind kind, bool per_gpu) {
@@ -156,6 +147,20 @@ void AssessKnownIssues(const sys::Root& root, const AssessOptions& options, Asse
 }
 
 }  // namespace
+
+std::vector<Finding> CallerFindings(const sys::Root& root, const detect::Inventory& inventory,
+                                    const std::vector<knobs::EnvSetting>& caller_env) {
+  std::vector<Finding> out;
+  if (caller_env.empty()) return out;
+  knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
+  for (const detect::Finding& f : knobs::CallerEnvFindings(ctx, WithoutEchoes(root, caller_env))) {
+    Finding c = FromStatus(f);
+    c.kind = Kind::kCaller;
+    if (c.file.empty()) c.evidence.push_back(fmt::format("{} is set in the environment of this process", f.subject));
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
 Finding IssueFinding(const IssueMatch& m) {
   const knowledge::KnownIssue& i = *m.issue;

@@ -47,8 +47,8 @@ struct Assessment {
   std::optional<std::vector<detect::LiveFacts>> live;
   std::vector<Finding> findings;
   bool log_given = false;
-  std::vector<Finding> log_matches;  // most likely cause first
-  std::vector<LogGpuRef> log_names;  // how the log names GPUs (crash_log.h)
+  std::vector<Finding> log_matches;   // most likely cause first
+  std::vector<LogGpuRef> log_names;   // how the log names GPUs (crash_log.h)
   std::vector<std::string> log_gpus;  // the GPUs here it names; none: matched against every GPU
 };
 
@@ -65,6 +65,11 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
                    Assessment& assessment);
 // Whether a log match names a cause (log.likely_cause), not only what is missing to find one.
 bool IsLogCause(const Finding& finding);
+
+// The caller's own findings (kind caller) as Assess makes them, for a report someone else made
+// (rocmtuned's Doctor, which sees no caller's environment).
+std::vector<Finding> CallerFindings(const sys::Root& root, const detect::Inventory& inventory,
+                                    const std::vector<knobs::EnvSetting>& caller_env);
 
 // Whether something is wrong: a warning or an error among the findings or the log's matches.
 bool FoundProblems(const Assessment& assessment);

@@ -29,23 +29,22 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<Finding>& out) {
       "linux drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c (ras/<block>_err_count: ue, ce)",
       "linux Documentation/gpu/amdgpu/ras.rst"};
   if (!ue.empty()) {
-    Finding f =
-        MakeFinding("live.ecc-uncorrectable", Severity::kError, live.gpu_id,
-                    fmt::format("Uncorrectable ECC errors since boot: {}", fmt::join(ue, ", ")),
-                    "An uncorrectable error is data the GPU's memory or an engine lost; a program that "
-                    "touched it got wrong results or was killed, and the driver may reset the GPU",
-                    "Check ras/gpu_vram_bad_pages and dmesg for the retired pages; if the count grows, the "
-                    "board needs service (RMA)",
-                    sources);
+    Finding f = MakeFinding("live.ecc-uncorrectable", Severity::kError, live.gpu_id,
+                            fmt::format("Uncorrectable ECC errors since boot: {}", fmt::join(ue, ", ")),
+                            "An uncorrectable error is data the GPU's memory or an engine lost; a program that "
+                            "touched it got wrong results or was killed, and the driver may reset the GPU",
+                            "Check ras/gpu_vram_bad_pages and dmesg for the retired pages; if the count grows, the "
+                            "board needs service (RMA)",
+                            sources);
     f.evidence = ue;
     out.push_back(std::move(f));
   }
   if (!ce.empty()) {
     Finding f = MakeFinding("live.ecc-correctable", Severity::kInfo, live.gpu_id,
-                                  fmt::format("Correctable ECC errors since boot: {}", fmt::join(ce, ", ")),
-                                  "ECC corrected them, so no data was lost; a steadily growing count can precede "
-                                  "uncorrectable errors",
-                                  "Watch the count (rocmtunectl doctor, rocm-smi --showrasinfo)", sources);
+                            fmt::format("Correctable ECC errors since boot: {}", fmt::join(ce, ", ")),
+                            "ECC corrected them, so no data was lost; a steadily growing count can precede "
+                            "uncorrectable errors",
+                            "Watch the count (rocmtunectl doctor, rocm-smi --showrasinfo)", sources);
     f.evidence = ce;
     out.push_back(std::move(f));
   }

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "diagnose/crash_log.h"
 #include "diagnose/assess.h"
 #include "diagnose/checks.h"
+#include "diagnose/crash_log.h"
 #include "diagnose/known_issue_eval.h"
 #include "knowledge/known_issues.h"
 
@@ -56,7 +56,7 @@ bool IsSupportFinding(const Finding& f) {
 // The support finding of `gpu` (SupportChecks gives one per physical GPU, under its first
 // partition's id), the graver one when a known issue and the check both speak.
 const Finding* SupportFindingOf(const detect::Gpu& gpu, const std::vector<detect::Gpu>& gpus,
-                                      const std::vector<Finding>& findings) {
+                                const std::vector<Finding>& findings) {
   std::set<std::string> ids = {gpu.id};
   for (const detect::Gpu& g : gpus)
     if (!gpu.physical_id.empty() && g.physical_id == gpu.physical_id) ids.insert(g.id);
@@ -67,11 +67,11 @@ const Finding* SupportFindingOf(const detect::Gpu& gpu, const std::vector<detect
 }
 
 Finding MissingCode(const detect::Gpu& gpu, const CrashLogReading& reading, const std::vector<detect::Gpu>& gpus,
-                          const std::vector<Finding>& findings) {
+                    const std::vector<Finding>& findings) {
   std::string errors = fmt::format("{}", fmt::join(reading.missing_code, ", "));
   std::string gfx = gpu.gfx_target.value_or("this GPU's gfx target");
   Finding f = MakeFinding("log.missing-code-object", Severity::kWarning, gpu.id,
-                                fmt::format("The program found no GPU code for {} ({})", gfx, errors), "");
+                          fmt::format("The program found no GPU code for {} ({})", gfx, errors), "");
   for (const std::string& e : reading.missing_code) f.evidence.push_back(fmt::format("the log shows {}", e));
   f.symptoms = reading.missing_code;
   const Finding* support = gpu.id.empty() ? nullptr : SupportFindingOf(gpu, gpus, findings);
@@ -161,8 +161,7 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
     for (const detect::Gpu& gpu : scope) out.push_back(MissingCode(gpu, reading, inventory.gpus, report.findings));
   for (const IssueMatch& m : matches) out.push_back(IssueFinding(m));
   if (reading.NamesOnlyOtherGpus()) out.push_back(OtherGpus(reading));
-  bool explained =
-      std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.severity != Severity::kInfo; });
+  bool explained = std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.severity != Severity::kInfo; });
   if (!reading.crash.empty() && !explained) {
     if (reading.gpus.empty()) out.push_back(Unexplained("", reading));
     for (const std::string& gpu : reading.gpus) out.push_back(Unexplained(gpu, reading));

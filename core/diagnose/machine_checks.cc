@@ -30,8 +30,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   return out;
 }
 
-Finding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why,
-                   std::string fix, std::string source) {
+Finding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why, std::string fix,
+             std::string source) {
   return MakeFinding(std::move(id), severity, std::move(subject), std::move(what), std::move(why), std::move(fix),
                      {std::move(source)});
 }

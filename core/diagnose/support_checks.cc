@@ -27,8 +27,8 @@ std::string Span(const knowledge::RocmSupport& table) {
   return fmt::format("{} to {}", table.releases().front().version_text, table.releases().back().version_text);
 }
 
-Finding Supported(const detect::Gpu& g, const std::string& gfx, const std::string& installed,
-                        const RocmRelease& r, TargetSupport status) {
+Finding Supported(const detect::Gpu& g, const std::string& gfx, const std::string& installed, const RocmRelease& r,
+                  TargetSupport status) {
   std::string what = fmt::format("{} is a supported target of ROCm {}", gfx, installed);
   std::string why = fmt::format("AMD's GPU table for ROCm {} lists {}", r.version_text, gfx);
   std::string id = "rocm.gpu-supported";
@@ -51,8 +51,8 @@ Finding Supported(const detect::Gpu& g, const std::string& gfx, const std::strin
 }
 
 Finding NotSupported(const knowledge::RocmSupport& table, const detect::Gpu& g, const std::string& gfx,
-                           const std::string& installed, const knowledge::Version& version, const RocmRelease& r,
-                           TargetSupport status) {
+                     const std::string& installed, const knowledge::Version& version, const RocmRelease& r,
+                     TargetSupport status) {
   std::string why =
       status == TargetSupport::kUnsupported
           ? fmt::format("AMD's GPU table for ROCm {} lists {} as unsupported: not enabled in its software",
@@ -60,7 +60,7 @@ Finding NotSupported(const knowledge::RocmSupport& table, const detect::Gpu& g, 
           : fmt::format("AMD's GPU table for ROCm {} does not list {}", r.version_text, gfx);
   why += "; its prebuilt libraries may carry no code for this GPU (hipErrorNoBinaryForGpu) or are untested on it";
   Finding f = Make("rocm.gpu-not-supported", Severity::kWarning, g.id,
-                         fmt::format("{} is not a supported target of ROCm {}", gfx, installed), why);
+                   fmt::format("{} is not a supported target of ROCm {}", gfx, installed), why);
   f.kind = Kind::kSupport;
   f.effect = Effect::kUnsupported;
   f.gpu = g.id;
@@ -92,8 +92,8 @@ std::vector<Finding> SupportChecks(const detect::Inventory& inventory) {
   const std::optional<std::string>& installed = inventory.system.rocm_version;
   if (!installed) {
     Finding f = Make("rocm.not-installed", Severity::kInfo, std::string(kVersionFile),
-                           "No ROCm install found: GPU support was not checked",
-                           fmt::format("{} is where AMD's ROCm packages record the release", kVersionFile));
+                     "No ROCm install found: GPU support was not checked",
+                     fmt::format("{} is where AMD's ROCm packages record the release", kVersionFile));
     f.fix.text = "If ROCm comes from your distribution's packages (not /opt/rocm), check its GPU list yourself";
     f.sources.push_back("ROCm/rocm-core (rocm-core package: /opt/rocm/.info/version)");
     out.push_back(std::move(f));
@@ -103,8 +103,8 @@ std::vector<Finding> SupportChecks(const detect::Inventory& inventory) {
   const RocmRelease* release = version ? table.ForInstalled(*version) : nullptr;
   if (!release) {
     Finding f = Make("rocm.support-unknown", Severity::kInfo, std::string(kVersionFile),
-                           fmt::format("ROCm {} is not in rocmtune's GPU support table ({})", *installed, Span(table)),
-                           "GPU support was not checked for this release");
+                     fmt::format("ROCm {} is not in rocmtune's GPU support table ({})", *installed, Span(table)),
+                     "GPU support was not checked for this release");
     f.sources.push_back("data/rocm_support.toml");
     f.evidence = {fmt::format("{}: {}", kVersionFile, *installed)};
     out.push_back(std::move(f));

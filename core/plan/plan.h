@@ -104,6 +104,13 @@ struct Plan {
   bool empty() const { return ops.empty(); }
 };
 
+// Whether carrying the plan out commits a transaction: it has ops, or it is an apply or a revert
+// asking to be recorded with none. The helper records exactly this, and `--check` reports it as
+// `changed` (issue 25 item 8: a check says what the run will then say).
+inline bool WillRecord(const Plan& plan) {
+  return !plan.ops.empty() || (plan.record_if_empty && (plan.intent.verb == "apply" || plan.intent.verb == "revert"));
+}
+
 std::string_view OpKindName(OpKind kind);
 std::string_view RegenName(Regen regen);
 

@@ -186,6 +186,12 @@ class Writer {
     return {};
   }
 
+  // `rel` could not be read: counted, and named (up to kMaxLeftOut).
+  void LeftOut(std::string_view rel) {
+    ++stats_.skipped;
+    if (stats_.left_out.size() < kMaxLeftOut) stats_.left_out.emplace_back(rel);
+  }
+
   // The directory `rel` with the source's mode, kept even when nothing is copied into it.
   Result<void> Directory(std::string_view rel) {
     if (auto r = Parents(rel); !r) return r;
@@ -199,7 +205,7 @@ class Writer {
     if (!Redactor::MayCopy(rel)) return {};
     auto content = root_.ReadFile(rel, max_bytes);
     if (!content) {
-      if (content.error().code != ErrorCode::kNotFound) ++stats_.skipped;
+      if (content.error().code != ErrorCode::kNotFound) LeftOut(rel);
       return {};
     }
     if (scrub_unique_id) *content = ScrubUniqueId(*content);
@@ -267,7 +273,11 @@ Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, 
                       size_t max_bytes = 256 * 1024) {
   if (depth > 8) return {};
   auto names = root.ListDir(dir);
-  if (!names) return {};
+  if (!names) {
+    // A directory this user may not list (the journal's, 0750) is left out and said so.
+    if (names.error().code != ErrorCode::kNotFound) w.LeftOut(dir);
+    return {};
+  }
   if (auto r = w.Directory(dir); !r) return r;  // kept when empty, with its mode
   for (const std::string& name : *names) {
     std::string path = sys::JoinPath(dir, name);
@@ -343,7 +353,7 @@ Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<con
     for (const std::string& name : *entries) {
       bool card = name.starts_with("card") && name.find('-') == std::string::npos;
       if (!card && !name.starts_with("renderD")) continue;
-      if (auto r = CopyDevice(root, w, "sys/class/drm/" + name); !r) ++w.stats().skipped;
+      if (auto r = CopyDevice(root, w, "sys/class/drm/" + name); !r) w.LeftOut("sys/class/drm/" + name);
     }
   }
   if (auto r = CopyTree(root, w, "sys/class/kfd/kfd/topology", 0, true); !r) return tl::unexpected(r.error());

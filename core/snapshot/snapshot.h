@@ -5,6 +5,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "sys/root.h"
 #include "util/result.h"
@@ -15,7 +16,12 @@ struct SnapshotStats {
   size_t files = 0;
   size_t symlinks = 0;
   size_t skipped = 0;  // unreadable or over the size limit
+  // What could not be read (root-relative paths: files, and directories that could not be
+  // listed), so a snapshot made by a user says what it lacks: the journal (0640 root:rocmtune),
+  // root-only sysfs attributes. At most kMaxLeftOut are named; `skipped` counts them all.
+  std::vector<std::string> left_out = {};
 };
+inline constexpr size_t kMaxLeftOut = 100;
 
 // `out_dir` must not exist (it is created) or be an empty directory; nothing is written outside
 // it, whoever can change it or its parent meanwhile (snapshot/out_dir.h). Device serial numbers are

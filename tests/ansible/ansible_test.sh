@@ -3,8 +3,10 @@
 # against a scratch copy of a world, with the built rocmtunectl (which runs the built helper):
 # a first run changes and writes, a second changes nothing, --check writes nothing, --check --diff
 # shows the unified diffs of the files the profile writes, a refused profile and drift fail the
-# task with rocmtune's reason, the reboot handler is notified only when allowed, state=absent
-# resets, and the local fact prints rocmtune.status.v1 (or an error object without rocmtunectl).
+# task with rocmtune's reason, the reboot handler is notified only when allowed and only for the
+# host's own / (never for rocmtune_root, a tree that boots elsewhere), state=absent resets, the
+# local fact is installed inside rocmtune_root and prints rocmtune.status.v1 (or an error object
+# without rocmtunectl), and check mode reports `changed` as the real run then does.
 # Usage: ansible_test.sh SOURCE_DIR ROCMTUNECTL. Exit 77 (skip) without ansible-playbook.
 set -euo pipefail
 
@@ -62,7 +64,7 @@ source = "tests/ansible/ansible_test.sh"
 EOF
 
 # Ansible writes nothing outside $tmp: no ~/.ansible, no ansible.cfg picked up from the cwd.
-mkdir -p "$tmp/home" "$tmp/facts.d"
+mkdir -p "$tmp/home"
 : >"$tmp/ansible.cfg"
 cd "$tmp"
 export HOME="$tmp/home" ANSIBLE_CONFIG="$tmp/ansible.cfg"
@@ -93,7 +95,7 @@ play() {
   out="$tmp/out.$n"
   set +e
   "$playbook" -i localhost, -c local "$tmp/play.yml" -e rocmtune_install_package=false \
-    -e "rocmtune_fact_dir=$tmp/facts.d" -e "rocmtune_root=$world" -e "rocmtune_rocmtunectl=$ctl" "$@" >"$out" 2>&1
+    -e "rocmtune_root=$world" -e "rocmtune_rocmtunectl=$ctl" "$@" >"$out" 2>&1
   rc=$?
   set -e
   echo "== ansible-playbook $* (exit $rc)"
@@ -161,29 +163,65 @@ expect_in_output "+++ b/$written_optional"
 expect_in_output '+GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt"'
 after="$(tree_state)"
 [ "$before" = "$after" ] || fail "run $n: --check changed the world: $(diff <(echo "$before") <(echo "$after") | head -5)"
-[ ! -e "$tmp/facts.d/rocmtune.fact" ] || fail "run $n: --check installed the fact"
+[ ! -e "$world/etc/ansible/facts.d/rocmtune.fact" ] || fail "run $n: --check installed the fact"
 
-# 2. The reboot handler: notified when a reboot is needed and allowed. Only ever in --check, and
-# ansible.builtin.reboot refuses the local connection anyway ("would reboot the control node").
+# 2. The reboot handler. For the tree under rocmtune_root it is never notified, allowed or not:
+# the tree takes the setting when it boots, and rebooting the host (an image's build host) would
+# not apply it.
 play -e "rocmtune_profile=$profile" "${with_optional[@]}" -e rocmtune_allow_reboot=true --check
-expect_task "Reboot needed" changed
-expect_in_output "RUNNING HANDLER [rocmtune : Reboot for rocmtune]"
+expect_task "Reboot needed" ok
+expect_in_output "a boot-time setting of the tree $world, which takes effect when that tree boots"
+expect_not_in_output "RUNNING HANDLER"
 play -e "rocmtune_profile=$profile" "${with_optional[@]}" --check
 expect_task "Reboot needed" ok
 expect_not_in_output "RUNNING HANDLER"
 after="$(tree_state)"
 [ "$before" = "$after" ] || fail "run $n: a --check run changed the world"
+# For the host's own / ("" or "/"), notified when a reboot is needed and allowed: the role's
+# reboot tasks with a result that needs one, only ever in --check (ansible.builtin.reboot refuses
+# the local connection anyway: "would reboot the control node").
+cat >"$tmp/reboot.yml" <<'EOF'
+- hosts: localhost
+  gather_facts: false
+  vars:
+    rocmtune_result: {reboot_required: true}
+  tasks:
+    - ansible.builtin.import_role:
+        name: rocmtune
+        tasks_from: reboot
+EOF
+reboot_play() {
+  n=$((n + 1))
+  out="$tmp/out.$n"
+  set +e
+  "$playbook" -i localhost, -c local "$tmp/reboot.yml" --check "$@" >"$out" 2>&1
+  rc=$?
+  set -e
+  echo "== ansible-playbook reboot.yml --check $* (exit $rc)"
+  sed 's/^/   /' "$out"
+}
+for host_root in "" /; do
+  reboot_play -e "rocmtune_root=$host_root" -e rocmtune_allow_reboot=true
+  expect_task "Reboot needed" changed
+  expect_in_output "RUNNING HANDLER [rocmtune : Reboot for rocmtune]"
+  reboot_play -e "rocmtune_root=$host_root" -e rocmtune_allow_reboot=false
+  expect_task "Reboot needed" ok
+  expect_not_in_output "RUNNING HANDLER"
+done
+reboot_play -e "rocmtune_root=$world" -e rocmtune_allow_reboot=true
+expect_task "Reboot needed" ok
+expect_not_in_output "RUNNING HANDLER"
 
 # 3. The real run: both files written, changed; the fact installed.
 play -e "rocmtune_profile=$profile" "${with_optional[@]}"
 [ "$rc" = 0 ] || fail "run $n: apply exited $rc"
 expect_task "Apply the rocmtune profile" changed
 expect_task "Reboot needed" ok
-expect_recap changed 2 # the fact (--check runs installed nothing) and the profile
+expect_recap changed 3 # the fact's directory in the tree and the fact (--check runs installed nothing), the profile
 expect_recap failed 0
 grep -qx 'options amdgpu noretry=0' "$world/$written" 2>/dev/null || fail "run $n: $written not written as planned"
 grep -q 'iommu=pt' "$world/$written_optional" 2>/dev/null || fail "run $n: $written_optional not written as planned"
-[ -x "$tmp/facts.d/rocmtune.fact" ] || fail "run $n: the fact is not installed executable"
+[ -x "$world/etc/ansible/facts.d/rocmtune.fact" ] || fail "run $n: the fact is not installed executable in the tree"
 "$ctl" --root "$world" history --json | grep -q "\"profile\": \"$profile\"" ||
   fail "run $n: rocmtunectl history has no transaction of $profile"
 
@@ -228,7 +266,7 @@ cp "$tmp/written.orig" "$world/$written"
 # Ansible's setup module from the fact directory; an error object without rocmtunectl.
 printf '#!/bin/sh\nexec %q --root %q "$@"\n' "$ctl" "$world" >"$tmp/ctl-world"
 chmod +x "$tmp/ctl-world"
-fact="$tmp/facts.d/rocmtune.fact"
+fact="$world/etc/ansible/facts.d/rocmtune.fact"
 [ -x "$fact" ] || cp "$src/packaging/ansible/roles/rocmtune/files/rocmtune.fact" "$fact" # failed above
 fact_json="$(ROCMTUNECTL="$tmp/ctl-world" "$fact" || true)"
 echo "$fact_json" | "$python" -c '
@@ -249,7 +287,7 @@ cat >"$tmp/facts.yml" <<EOF
   gather_facts: false
   tasks:
     - ansible.builtin.setup:
-        fact_path: $tmp/facts.d
+        fact_path: $world/etc/ansible/facts.d
         gather_subset: ['!all', '!min', 'local']
     - ansible.builtin.assert:
         that:
@@ -276,6 +314,22 @@ expect_task "Apply the rocmtune profile" changed
 [ ! -e "$world/$written" ] || fail "run $n: state=absent left $written"
 [ ! -e "$world/$written_optional" ] || fail "run $n: state=absent left $written_optional"
 play -e "rocmtune_profile=$profile" -e rocmtune_state=absent
+expect_task "Apply the rocmtune profile" ok
+
+# 9. Check mode predicts the real run: rdna1-safe writes nothing on this stock RX 5700 XT, and
+# applying it still makes it the active profile (a journaled change): --check says changed, the
+# run then is changed, and the same again is ok in both modes.
+before="$(tree_state)"
+play -e rocmtune_profile=rdna1-safe --check
+expect_task "Apply the rocmtune profile" changed
+after="$(tree_state)"
+[ "$before" = "$after" ] || fail "run $n: --check changed the world"
+play -e rocmtune_profile=rdna1-safe
+expect_task "Apply the rocmtune profile" changed
+"$ctl" --root "$world" status --json | grep -q '"profile": "rdna1-safe"' || fail "run $n: rdna1-safe is not active"
+play -e rocmtune_profile=rdna1-safe --check
+expect_task "Apply the rocmtune profile" ok
+play -e rocmtune_profile=rdna1-safe
 expect_task "Apply the rocmtune profile" ok
 
 if [ "$failures" != 0 ]; then

@@ -46,6 +46,18 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
     [ "$nrc" = "$lrc" ] || fail "$name: '$verb --json' as nobody exits $nrc, $lrc as root"
     cmp -s "$WORK/local.json" "$WORK/nobody.json" || fail "$name: '$verb --json' as nobody differs"
   done
+  # profiles and show run here as root; nobody, who may not read a journal, asks the daemon
+  # (ListProfiles, ShowProfile): the same documents and text.
+  for verb in profiles "show stock" "show rdna1-safe"; do
+    for fmt in --json ""; do
+      # shellcheck disable=SC2086
+      "$CTL" --root "$W" $verb $fmt >"$WORK/local.out" 2>&1; lrc=$?
+      # shellcheck disable=SC2086
+      "${NOBODY[@]}" "$CTL" $verb $fmt >"$WORK/nobody.out" 2>&1; nrc=$?
+      [ "$nrc" = "$lrc" ] || fail "$name: '$verb $fmt' as nobody (rocmtuned) exits $nrc, $lrc as root"
+      cmp -s "$WORK/local.out" "$WORK/nobody.out" || { diff "$WORK/local.out" "$WORK/nobody.out" | head; fail "$name: '$verb $fmt' as nobody (rocmtuned) differs"; }
+    done
+  done
   for verb in status verify "explain amdgpu.noretry" "check-compute --workload conv"; do
     # shellcheck disable=SC2086
     "$CTL" --root "$W" $verb >"$WORK/local.txt" 2>&1
@@ -57,7 +69,7 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
   n=$((n + 1))
 done
 [ -n "${ONLY_WORLDS:-}" ] || [ "$n" -ge 10 ] || fail "only $n worlds were compared"
-echo "reads: $n worlds give the same JSON and text over the bus as locally (root and nobody)"
+echo "reads: $n worlds give the same JSON and text over the bus as locally (root and nobody; profiles and show)"
 
 # check-compute over the bus answers what the world has (the daemon serves it; no --root): the
 # RDNA2 convolution fault before ROCm 7 (exit 1), gemm safe (exit 0), the usage errors (exit 2).

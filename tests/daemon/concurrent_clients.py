@@ -58,7 +58,7 @@ def reader(n):
         # A transaction being written is "running", never "interrupted" (core/journal/writer_probe.h).
         interrupted += any(t.get("state") == "interrupted" for t in history["transactions"])
         interrupted += any(f.get("id") == "journal.interrupted" for f in status["findings"])
-        assert len(m.ListProfiles()) > 0
+        assert len(json.loads(m.ListProfiles())["profiles"]) > 0
         assert isinstance(p.Get("org.rocmtune1.Manager", "ActiveProfile"), dbus.String)
         assert isinstance(p.Get("org.rocmtune1.Manager", "PendingReboot"), dbus.Boolean)
         rounds += 1

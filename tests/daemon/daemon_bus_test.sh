@@ -38,10 +38,15 @@ grep -q '"env.override-other-isa"' "$WORK/describe.json" || fail "Describe lacks
 call History | str >"$WORK/history.json" || fail "History failed"
 "$CTL" --root "$W" history --json >"$WORK/history-cli.json" || fail "rocmtunectl history failed"
 cmp "$WORK/history.json" "$WORK/history-cli.json" || fail "History differs from 'rocmtunectl history --json'"
-call ListProfiles >"$WORK/profiles.json" || fail "ListProfiles failed"
+call ListProfiles | str >"$WORK/profiles.json" || fail "ListProfiles failed"
+"$CTL" --root "$W" profiles --json >"$WORK/profiles-cli.json" || fail "rocmtunectl profiles failed"
+cmp "$WORK/profiles.json" "$WORK/profiles-cli.json" || fail "ListProfiles differs from 'rocmtunectl profiles --json'"
+call ShowProfile s stock | str >"$WORK/show.json" || fail "ShowProfile failed"
+"$CTL" --root "$W" show stock --json >"$WORK/show-cli.json" || fail "rocmtunectl show failed"
+cmp "$WORK/show.json" "$WORK/show-cli.json" || fail "ShowProfile differs from 'rocmtunectl show stock --json'"
 /usr/bin/python3 - "$WORK/profiles.json" <<'PY' || fail "ListProfiles lacks the built-in profiles"
 import json, sys
-names = {p[0] for p in json.load(open(sys.argv[1]))["data"][0]}
+names = {p["name"] for p in json.load(open(sys.argv[1]))["profiles"]}
 missing = {"stock", "rdna1-safe", "strix-halo", "instinct"} - names
 sys.exit(f"missing: {missing}" if missing else 0)
 PY

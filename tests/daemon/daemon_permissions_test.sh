@@ -1,7 +1,8 @@
 #!/bin/bash
 # Who may do what through rocmtuned (a real dbus-daemon with rocmtune's policy, a real polkitd
 # with rocmtune's actions, the helper behind its socket):
-#   - every read (Describe, ListProfiles, History, Plan, the properties, GetAll, Introspect) and
+#   - every read (Describe, ListProfiles, ShowProfile, Doctor, History, Plan, the properties, GetAll,
+#     Introspect) and
 #     every change with check=true answers an unprivileged user as it answers root, and writes nothing;
 #   - each change (Apply, Set, Unset, Revert by id and last, Reset) that would write something is
 #     denied to that user with AccessDenied / InteractiveAuthorizationRequired naming its polkit
@@ -73,7 +74,9 @@ m, p = manager(), properties()
 obj = dbus.SystemBus().get_object("org.rocmtune1", "/org/rocmtune1", introspect=False)
 out = {
   "Describe": m.Describe(),
-  "ListProfiles": [[str(a), str(b)] for a, b in m.ListProfiles()],
+  "ListProfiles": m.ListProfiles(),
+  "ShowProfile": m.ShowProfile("stock"),
+  "Doctor": m.Doctor(""),
   "History": m.History(),
   "Plan": m.Plan("rdna1-safe", options(force=dbus.Boolean(True))),
   "Version": str(p.Get("org.rocmtune1.Manager", "Version")),

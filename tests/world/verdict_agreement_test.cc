@@ -79,7 +79,8 @@ void ExpectOneVerdict(const WorldCopy& w, const std::string& label) {
         EXPECT_EQ(g["safe"], status["gpus"][i]["compute"]["safe"]) << id;
       }
       for (const json& r : g["reasons"])
-        EXPECT_TRUE(DoctorProblem(doctor, Text(r["id"]), id)) << id << ": reason " << r["id"] << " is no doctor problem";
+        EXPECT_TRUE(DoctorProblem(doctor, Text(r["id"]), id))
+            << id << ": reason " << r["id"] << " is no doctor problem";
       if (!g["safe"].get<bool>()) EXPECT_TRUE(problems) << id;
     }
   }

@@ -1,0 +1,30 @@
+#include "diagnose/journal_access.h"
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "journal/journal.h"
+
+namespace rocmtune::diagnose {
+
+bool JournalNotPermitted(const Error& error) { return error.errno_value == EACCES || error.errno_value == EPERM; }
+
+std::string JournalUnknownNote(const Error& error) {
+  return fmt::format(
+      "the active profile and rocmtune's pending work are unknown to this user: the journal is readable by root "
+      "and group rocmtune only ({}); rocmtuned answers them when it runs, or run as root",
+      error.message);
+}
+
+detect::Finding JournalUnreadableFinding(const Error& error) {
+  if (JournalNotPermitted(error))
+    return {"journal.not-permitted", detect::Severity::kInfo, JournalUnknownNote(error),
+            std::string(journal::kJournalDir)};
+  return {"journal.unreadable", detect::Severity::kError,
+          fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are unknown: {}",
+                      error.message),
+          std::string(journal::kJournalDir)};
+}
+
+}  // namespace rocmtune::diagnose

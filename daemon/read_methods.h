@@ -1,0 +1,24 @@
+// The reads a user's `rocmtunectl` asks rocmtuned because the journal is not readable by
+// every user (issue 25 item 6): Doctor(log), ListProfiles(), ShowProfile(name). No
+// authorization, like Describe; each answers the document the CLI prints with --json.
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include "daemon/manager.h"
+
+namespace rocmtune::daemon {
+
+// rocmtune.doctor.v1 of the served root; `log` "" for none. InvalidArgument for a log larger
+// than 16 MiB or not UTF-8 text (api/log_input.h). The checks of who may open /dev/kfd are
+// about the process that runs them, here user rocmtune: they are replaced by the info finding
+// kAccessNotChecked, and `rocmtunectl doctor` adds its own caller's.
+int DoctorMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
+// rocmtune.profiles.v1, with the active profile.
+int ListProfilesMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
+// rocmtune.profile.v1 of one profile; NotFound for a profile that does not exist.
+int ShowProfileMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
+
+inline constexpr const char* kAccessNotChecked = "access.not-checked";
+
+}  // namespace rocmtune::daemon
