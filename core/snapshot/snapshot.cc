@@ -63,6 +63,8 @@ constexpr std::string_view kDeviceFiles[] = {
     "pp_force_state",
     "power/runtime_status",
     "power/control",
+    // The known issue strix-mes-firmware-0x83 reads it (mode 0444; amdgpu_ucode.c).
+    "fw_version/mes_fw_version",
 };
 
 constexpr std::string_view kSystemFiles[] = {

@@ -37,12 +37,18 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
     "check-compute --workload gemm --device card0"; do
     # shellcheck disable=SC2086
     "$CTL" --root "$W" $verb --json >"$WORK/local.json"; lrc=$?
+    # check-compute never asks the daemon (it answers for the caller's own environment, issue 25
+    # item 2): without --root it is this machine, not the daemon's world.
+    if [[ $verb != check-compute* ]]; then
+      # shellcheck disable=SC2086
+      "$CTL" $verb --json >"$WORK/bus.json"; brc=$?
+      [ "$lrc" = "$brc" ] || fail "$name: '$verb --json' exits $brc over the bus, $lrc locally"
+      cmp -s "$WORK/local.json" "$WORK/bus.json" || { diff "$WORK/local.json" "$WORK/bus.json" | head; fail "$name: '$verb --json' differs over the bus"; }
+    fi
+    root_arg=()
+    [[ $verb == check-compute* ]] && root_arg=(--root "$W")
     # shellcheck disable=SC2086
-    "$CTL" $verb --json >"$WORK/bus.json"; brc=$?
-    [ "$lrc" = "$brc" ] || fail "$name: '$verb --json' exits $brc over the bus, $lrc locally"
-    cmp -s "$WORK/local.json" "$WORK/bus.json" || { diff "$WORK/local.json" "$WORK/bus.json" | head; fail "$name: '$verb --json' differs over the bus"; }
-    # shellcheck disable=SC2086
-    "${NOBODY[@]}" "$CTL" $verb --json >"$WORK/nobody.json"; nrc=$?
+    "${NOBODY[@]}" "$CTL" "${root_arg[@]}" $verb --json >"$WORK/nobody.json"; nrc=$?
     [ "$nrc" = "$lrc" ] || fail "$name: '$verb --json' as nobody exits $nrc, $lrc as root"
     cmp -s "$WORK/local.json" "$WORK/nobody.json" || fail "$name: '$verb --json' as nobody differs"
   done
@@ -58,7 +64,7 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
       cmp -s "$WORK/local.out" "$WORK/nobody.out" || { diff "$WORK/local.out" "$WORK/nobody.out" | head; fail "$name: '$verb $fmt' as nobody (rocmtuned) differs"; }
     done
   done
-  for verb in status verify "explain amdgpu.noretry" "check-compute --workload conv"; do
+  for verb in status verify "explain amdgpu.noretry"; do
     # shellcheck disable=SC2086
     "$CTL" --root "$W" $verb >"$WORK/local.txt" 2>&1
     # shellcheck disable=SC2086
@@ -71,28 +77,28 @@ done
 [ -n "${ONLY_WORLDS:-}" ] || [ "$n" -ge 10 ] || fail "only $n worlds were compared"
 echo "reads: $n worlds give the same JSON and text over the bus as locally (root and nobody; profiles and show)"
 
-# check-compute over the bus answers what the world has (the daemon serves it; no --root): the
-# RDNA2 convolution fault before ROCm 7 (exit 1), gemm safe (exit 0), the usage errors (exit 2).
+# rocmtuned's CheckCompute answers what the world has (the daemon serves it), for programs started
+# with the system's environment: the same document as `rocmtunectl --root W check-compute` (which
+# never asks the daemon: it answers for the caller's own environment, issue 25 item 2), and the
+# usage errors as InvalidArgument.
 W=$WORK/w-compute
 cp -a "$SRC/tests/worlds/rx6900xt" "$W"
 start_daemon "$W"
-"$CTL" check-compute --workload conv --json >"$WORK/cc.json"; rc=$?
-[ $rc = 1 ] || fail "check-compute --workload conv over the bus exited $rc, want 1: $(cat "$WORK/cc.json")"
-/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"] == "rocmtune.check_compute.v1" and d["safe"] is False and d["gpus"][0]["reasons"][0]["id"] == "issue.rdna2-miopen-conv-fault", d' "$WORK/cc.json" \
-  || fail "check-compute --workload conv over the bus: $(cat "$WORK/cc.json")"
-"${NOBODY[@]}" "$CTL" check-compute --workload gemm >"$WORK/cc.txt"; rc=$?
-[ $rc = 0 ] || fail "nobody's check-compute --workload gemm over the bus exited $rc, want 0: $(cat "$WORK/cc.txt")"
-grep -q "(gfx1030): safe for gemm work" "$WORK/cc.txt" || fail "check-compute gemm over the bus: $(cat "$WORK/cc.txt")"
-for args in "--workload convolution" "--device card9"; do
-  # shellcheck disable=SC2086
-  "$CTL" check-compute $args --json >"$WORK/l.json" 2>"$WORK/l.err"; brc=$?
-  # shellcheck disable=SC2086
-  "$CTL" --root "$W" check-compute $args --json >"$WORK/r.json" 2>"$WORK/r.err"; lrc=$?
-  [ $brc = 2 ] && [ $lrc = 2 ] || fail "check-compute $args exited $brc over the bus, $lrc locally, want 2"
-  cmp -s "$WORK/l.err" "$WORK/r.err" || fail "check-compute $args: the message differs over the bus: $(cat "$WORK/l.err" "$WORK/r.err")"
+for workload in conv gemm; do
+  call CheckCompute ss "$workload" "" | str >"$WORK/cc.json" || fail "CheckCompute $workload failed"
+  "$CTL" --root "$W" check-compute --workload "$workload" --json >"$WORK/cc-local.json"
+  cmp -s <(norm <"$WORK/cc.json") <(norm <"$WORK/cc-local.json") \
+    || { diff "$WORK/cc.json" "$WORK/cc-local.json" | head; fail "CheckCompute $workload differs from the CLI's"; }
+done
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); ids=[r["id"] for r in d["gpus"][0]["reasons"]]; assert d["schema"] == "rocmtune.check_compute.v1" and d["safe"] is False and "gpu.no-kfd" in ids, d' "$WORK/cc.json" \
+  || fail "CheckCompute gemm: $(cat "$WORK/cc.json")"
+for args in "convolution ''" "conv card9"; do
+  eval "set -- $args"
+  err=$(call CheckCompute ss "$1" "$2" 2>&1) && fail "CheckCompute $args succeeded: $err"
+  [[ $err == *"unknown workload"* || $err == *"no GPU"* ]] || fail "CheckCompute $args: $err"
 done
 stop_daemon
-echo "check-compute: the bus answers the world's GPU (conv 1, gemm 0 as nobody, usage 2)"
+echo "check-compute: rocmtuned's CheckCompute is the CLI's document for the world; bad arguments are refused"
 
 # 2. Changes as root through the daemon and the helper socket.
 W=$WORK/world

@@ -81,7 +81,7 @@ struct World {
     // Beyond the issues: per GPU a missing-code and an unexplained-crash finding (and one
     // other-gpu), and the log's names (at most kMaxRefs, each naming at most every GPU).
     const size_t n = gpus.size();
-    max_text = JsonText(api::DoctorJson(worst)).size() + n * 3 * 4096 + api::kMaxRefs * (128 + 24 * n);
+    max_text = JsonText(api::DoctorJson(worst)).size() + n * 3 * 4096 + diagnose::kMaxRefs * (128 + 24 * n);
   }
 
   fuzz::ScratchRoot scratch;

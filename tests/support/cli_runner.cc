@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -140,6 +141,39 @@ CliResult WorldCopy::Ctl(const std::vector<std::string>& args, bool as_nobody) c
   if (as_nobody && ::geteuid() == 0)
     fs::permissions(tree_.path(), fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
   return RunCtl(root_, args, tree_.path(), as_nobody);
+}
+
+void GiveKfd(const WorldCopy& w) {
+  auto status = w.Ctl({"status", "--json"});
+  const nlohmann::ordered_json doc = status.Json();
+  if (!doc.is_object()) throw std::runtime_error("status --json failed: " + status.err);
+  const std::string nodes = "sys/class/kfd/kfd/topology/nodes";
+  if (!w.Exists(nodes + "/0")) {
+    w.Write(nodes + "/0/gpu_id", "0\n");
+    w.Write(nodes + "/0/name", "\n");
+    w.Write(nodes + "/0/properties", "cpu_cores_count 8\nsimd_count 0\ngfx_target_version 0\nvendor_id 0\n");
+  }
+  int next = 1;
+  while (w.Exists(nodes + "/" + std::to_string(next))) ++next;
+  for (const auto& g : doc["gpus"]) {
+    if (!g["kfd_node"].is_null() || !g["gfx_target_version"].is_number() || !g["id"].is_string()) continue;
+    const std::string id = g["id"].get<std::string>();  // 0000:03:00.0
+    unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+    if (std::sscanf(id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4) continue;
+    unsigned device = 0;
+    if (g["pci_id"].is_string()) std::sscanf(g["pci_id"].get<std::string>().c_str(), "%*x:%x", &device);
+    unsigned minor = 0;
+    if (g["render_node"].is_string()) std::sscanf(g["render_node"].get<std::string>().c_str(), "renderD%u", &minor);
+    const std::string dir = nodes + "/" + std::to_string(next++);
+    w.Write(dir + "/gpu_id", std::to_string(40000 + next) + "\n");
+    w.Write(dir + "/name", "\n");
+    w.Write(dir + "/properties", "cpu_cores_count 0\nsimd_count 96\ngfx_target_version " +
+                                     std::to_string(g["gfx_target_version"].get<unsigned>()) +
+                                     "\nvendor_id 4098\ndevice_id " + std::to_string(device) + "\nlocation_id " +
+                                     std::to_string((bus << 8) | (dev << 3) | fn) + "\ndomain " +
+                                     std::to_string(domain) + "\ndrm_render_minor " + std::to_string(minor) +
+                                     "\nlocal_mem_size 0\nunique_id 0\n");
+  }
 }
 
 std::vector<std::string> MatchingBuiltinProfiles(const WorldCopy& w) {

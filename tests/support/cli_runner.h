@@ -54,6 +54,13 @@ class WorldCopy {
   std::string root_;
 };
 
+// Most captured consumer worlds hold the DRM side only (their captures have no sys/class/kfd), so
+// ROCm could not use their GPUs (gpu.no-kfd). For a test about something else, this writes the
+// KFD topology those GPUs would have: a CPU node 0 and one node per GPU that status lists without
+// a KFD node, with its gfx target version, PCI ids, location and render minor (linux
+// amdkfd kfd_topology.c node properties).
+void GiveKfd(const WorldCopy& w);
+
 // The built-in profiles that fit the world, as `profiles --json` says.
 std::vector<std::string> MatchingBuiltinProfiles(const WorldCopy& w);
 

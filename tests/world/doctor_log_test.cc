@@ -78,6 +78,7 @@ const json& Match(const json& log, std::string_view id) {
 // mi210x8: eight MI210s on KFD nodes 2..9; node 2 is 0000:63:00.0, node 4 is 0000:03:00.0.
 TEST(DoctorLogTest, NodeNIsTheGpuOfThatKfdNodeNotEveryGpu) {
   WorldCopy w("mi210x8");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   json log = LogSection(w, FaultLog(2) + std::string(kAperture));
   EXPECT_EQ(log["gpus"], json::array({"0000:63:00.0"}));
   EXPECT_THAT(Subjects(log), ElementsAre("0000:63:00.0"));
@@ -88,6 +89,7 @@ TEST(DoctorLogTest, NodeNIsTheGpuOfThatKfdNodeNotEveryGpu) {
 
 TEST(DoctorLogTest, TwoGpusNamedAreBothBlamedAndNoOther) {
   WorldCopy w("mi210x8");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   json log = LogSection(w, FaultLog(2) + DmesgFault("0000:03:00.0") + std::string(kAperture));
   EXPECT_EQ(log["gpus"], json::array({"0000:03:00.0", "0000:63:00.0"}));
   EXPECT_THAT(Subjects(log), ElementsAre("0000:03:00.0", "0000:63:00.0"));
@@ -95,6 +97,7 @@ TEST(DoctorLogTest, TwoGpusNamedAreBothBlamedAndNoOther) {
 
 TEST(DoctorLogTest, ALogOfGpusNotHereBlamesNoGpuHere) {
   WorldCopy w("mi210x8");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   json log = LogSection(w, FaultLog(42) + std::string(kAperture));
   EXPECT_THAT(log["gpus"], ::testing::IsEmpty());
   EXPECT_THAT(Subjects(log), ElementsAre(""));
@@ -104,6 +107,7 @@ TEST(DoctorLogTest, ALogOfGpusNotHereBlamesNoGpuHere) {
 
 TEST(DoctorLogTest, ALogThatNamesNoGpuIsMatchedAgainstEveryGpuAsBefore) {
   WorldCopy w("mi210x8");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   json log = LogSection(w, kAperture);
   std::set<std::string> explained;
   for (const json& m : log["matches"])
@@ -117,6 +121,7 @@ TEST(DoctorLogTest, ALogThatNamesNoGpuIsMatchedAgainstEveryGpuAsBefore) {
 // The seed: an RX 9070 XT (gfx1201) under ROCm 6.2.4, which does not list it.
 TEST(DoctorLogTest, NoBinaryForGpuIsLinkedToTheGpusSupportFinding) {
   WorldCopy w("rx9070xt");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "6.2.4\n");
   for (std::string_view line :
        {":1:hip_code_object.cpp :505 : hipErrorNoBinaryForGpu: Unable to find code object for all current "
@@ -143,6 +148,7 @@ TEST(DoctorLogTest, NoBinaryForGpuIsLinkedToTheGpusSupportFinding) {
 
 TEST(DoctorLogTest, NoBinaryOnRdna1IsLinkedToTheIssueThatSupersedesTheSupportFinding) {
   WorldCopy w("rx5700xt");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "6.2.0\n");
   json log = LogSection(w, "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\n");
   const json& m = Match(log, "log.missing-code-object");
@@ -153,6 +159,7 @@ TEST(DoctorLogTest, NoBinaryOnRdna1IsLinkedToTheIssueThatSupersedesTheSupportFin
 
 TEST(DoctorLogTest, NoBinaryOnASupportedGpuNamesTheBuildNotTheGpu) {
   WorldCopy w("rx7900xtx");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "6.2.0\n");
   json log = LogSection(w, "RuntimeError: HIP error: no kernel image is available for execution on the device\n");
   const json& m = Match(log, "log.missing-code-object");
@@ -170,6 +177,7 @@ TEST(DoctorLogTest, Rdna3AndRdna4FaultsOnKernel618AreTheKernelRegression) {
                             std::pair{"rx7800xt", "0000:03:00.0"}}) {
     SCOPED_TRACE(world);
     WorldCopy w(world);
+    testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
     w.Write("opt/rocm/.info/version", "7.1.1\n");
     Kernel(w, "6.18.4-arch1-1");
     std::string crash = FaultLog(1) + DmesgFault(pci);
@@ -202,6 +210,7 @@ TEST(DoctorLogTest, StrixFaultsPointAtTheMesFirmware) {
   for (bool halo : {false, true}) {
     SCOPED_TRACE(halo ? "gfx1151" : "gfx1150");
     WorldCopy w("strixpoint");
+    testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
     if (halo) StrixHalo(w);
     ASSERT_EQ(w.Read(kStrixMes), "0x00000083\n");
     std::string crash = FaultLog(1) + DmesgFault("0000:c1:00.0");
@@ -224,12 +233,14 @@ TEST(DoctorLogTest, StrixFaultsPointAtTheMesFirmware) {
   }
   // An RDNA3 dGPU's fault is not the Strix firmware.
   WorldCopy other("rx7900xtx");
+  testing::GiveKfd(other);  // the capture has no KFD: give the GPU the node ROCm needs
   EXPECT_THAT(Ids(LogSection(other, FaultLog(1))), Not(Contains("issue.strix-mes-firmware-0x83")));
 }
 
 // RDNA2 (rx6600, gfx1032) under ROCm 6.4 with a Winograd fault: the MIOpen issue.
 TEST(DoctorLogTest, Rdna2ConvFaultOnAnRx6600IsTheMiopenIssue) {
   WorldCopy w("rx6600");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "6.4.1\n");
   json log = LogSection(w, "MIOpen(HIP): Info [Conv_Winograd_v30_3_1]\n" + FaultLog(1) + DmesgFault("0000:12:00.0"));
   EXPECT_EQ(log["likely_cause"], "issue.rdna2-miopen-conv-fault");
@@ -239,6 +250,7 @@ TEST(DoctorLogTest, Rdna2ConvFaultOnAnRx6600IsTheMiopenIssue) {
 // A crash no known issue explains: a warning with what was seen and what to collect, exit 1.
 TEST(DoctorLogTest, AnUnexplainedCrashIsAWarningNeverNothingWrongFound) {
   WorldCopy w("rx6900xt");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "7.0.2\n");
   std::string crash = FaultLog(1) + DmesgFault("0000:0c:00.0");
   CliResult text = RunLog(w, crash, /*json_out=*/false);

@@ -66,6 +66,7 @@ void MakeStrixHalo(const WorldCopy& w) {
 
 TEST(DoctorSupportTest, Gfx1030IsSupportedFrom5xTo7x) {
   WorldCopy w("rx6900xt");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   for (const char* rocm : {"5.4.3", "6.2.4", "7.2.0"}) {
     SCOPED_TRACE(rocm);
     Doctor d = RunDoctor(w, rocm);
@@ -75,12 +76,14 @@ TEST(DoctorSupportTest, Gfx1030IsSupportedFrom5xTo7x) {
     EXPECT_EQ(f["what"], std::string("gfx1030 is a supported target of ROCm ") + rocm);
     EXPECT_EQ(f["subject"], d.doc["gpus"][0]["id"]);
     EXPECT_FALSE(f["sources"].empty());
-    EXPECT_EQ(d.exit_code, kExitOk) << d.doc["findings"].dump(1);
+    // Before ROCm 7.0 the RDNA2 convolution fault is a risk doctor names (a warning): exit 1.
+    EXPECT_EQ(d.exit_code, std::string(rocm) < "7" ? kExitFailed : kExitOk) << d.doc["findings"].dump(1);
   }
 }
 
 TEST(DoctorSupportTest, Gfx1151IsNotSupportedBefore702AndNamesIt) {
   WorldCopy w("strixpoint");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   MakeStrixHalo(w);
   for (const char* rocm : {"6.4.1", "7.0.0"}) {
     SCOPED_TRACE(rocm);
@@ -103,6 +106,7 @@ TEST(DoctorSupportTest, Gfx1151IsNotSupportedBefore702AndNamesIt) {
 
 TEST(DoctorSupportTest, Rdna1IsTheKnownIssueOnlyNotAlsoTheGenericWarning) {
   WorldCopy w("rx5700xt");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   for (const char* rocm : {"5.2.0", "6.2.4", "7.2.0"}) {
     SCOPED_TRACE(rocm);
     Doctor d = RunDoctor(w, rocm);
@@ -114,7 +118,9 @@ TEST(DoctorSupportTest, Rdna1IsTheKnownIssueOnlyNotAlsoTheGenericWarning) {
 }
 
 TEST(DoctorSupportTest, ATargetNoReleaseSupportsSaysNone) {
-  WorldCopy w("rx6600");  // gfx1032 (Navi 23), on ROCm 6.3.1 as captured
+  WorldCopy w("rx6600");
+  testing::GiveKfd(
+      w);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx1032 (Navi 23), on ROCm 6.3.1 as captured
   Doctor d = RunDoctor(w);
   json f = OnlyRocmFinding(d.doc);
   EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
@@ -125,7 +131,9 @@ TEST(DoctorSupportTest, ATargetNoReleaseSupportsSaysNone) {
 }
 
 TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPointsBack) {
-  WorldCopy vega("vega56");  // gfx900 on ROCm 5.7.1: the MI25 row says unsupported
+  WorldCopy vega("vega56");
+  testing::GiveKfd(vega);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx900 on ROCm 5.7.1: the
+                           // MI25 row says unsupported
   json f = OnlyRocmFinding(RunDoctor(vega).doc);
   EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
   EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("lists gfx900 as unsupported"));
@@ -133,6 +141,7 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
   // MI50 (gfx906): supported in 6.0.0, deprecated 6.0.2 to 6.2, unsupported in 6.4.2 and 7.0. The
   // mi210x8 machine with KFD's gfx_target_version made 90006 stands in for one.
   WorldCopy mi50("mi210x8");
+  testing::GiveKfd(mi50);  // the capture has no KFD: give the GPU the node ROCm needs
   std::string nodes = "sys/devices/virtual/kfd/kfd/topology/nodes";
   for (const auto& node : std::filesystem::directory_iterator(mi50.Path(nodes))) {
     std::string rel = nodes + "/" + node.path().filename().string() + "/properties";
@@ -161,14 +170,17 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
 }
 
 TEST(DoctorSupportTest, NoRocmOrAReleaseOutsideTheTableIsAnInfoOnlyWithAnAmdGpu) {
-  WorldCopy strix("strixpoint");  // no /opt/rocm
+  WorldCopy strix("strixpoint");
+  testing::GiveKfd(strix);  // the capture has no KFD: give the GPU the node ROCm needs  // no /opt/rocm
   json f = OnlyRocmFinding(RunDoctor(strix).doc);
   EXPECT_EQ(f["id"], "rocm.not-installed");
   EXPECT_EQ(f["severity"], "info");
   WorldCopy none("no-amd");
+  testing::GiveKfd(none);  // the capture has no KFD: give the GPU the node ROCm needs
   none.Write("opt/rocm/.info/version", "6.2.4\n");
   EXPECT_TRUE(RocmFindings(RunDoctor(none).doc).empty());
-  WorldCopy mi25("mi25");  // ROCm 3.5.1 as captured
+  WorldCopy mi25("mi25");
+  testing::GiveKfd(mi25);  // the capture has no KFD: give the GPU the node ROCm needs  // ROCm 3.5.1 as captured
   f = OnlyRocmFinding(RunDoctor(mi25).doc);
   EXPECT_EQ(f["id"], "rocm.support-unknown");
   EXPECT_EQ(f["what"], "ROCm 3.5.1 is not in rocmtune's GPU support table (5.0 to 7.2)");

@@ -36,7 +36,7 @@ std::vector<Key> Keys(const json& findings) {
   return out;
 }
 
-json Run(const WorldCopy& w, const std::vector<std::string>& args, int* exit_code = nullptr) {
+json RunCtl(const WorldCopy& w, const std::vector<std::string>& args, int* exit_code = nullptr) {
   auto r = w.Ctl(args);
   if (exit_code) *exit_code = r.exit_code;
   json doc = r.Json();
@@ -55,8 +55,8 @@ bool DoctorProblem(const json& doctor, const std::string& finding, const std::st
 void ExpectOneVerdict(const WorldCopy& w, const std::string& label) {
   SCOPED_TRACE(label);
   int doctor_exit = -1;
-  json status = Run(w, {"status", "--json"});
-  json doctor = Run(w, {"doctor", "--json"}, &doctor_exit);
+  json status = RunCtl(w, {"status", "--json"});
+  json doctor = RunCtl(w, {"doctor", "--json"}, &doctor_exit);
   ASSERT_TRUE(status.is_object() && doctor.is_object());
   EXPECT_EQ(Keys(status["findings"]), Keys(doctor["findings"]));
   bool problems = doctor["problems"].get<bool>();
@@ -64,11 +64,13 @@ void ExpectOneVerdict(const WorldCopy& w, const std::string& label) {
   for (const char* workload : {"any", "conv", "gemm"}) {
     SCOPED_TRACE(workload);
     int cc_exit = -1;
-    json cc = Run(w, {"check-compute", "--json", "--workload", workload}, &cc_exit);
+    json cc = RunCtl(w, {"check-compute", "--json", "--workload", workload}, &cc_exit);
     ASSERT_TRUE(cc.is_object());
     bool safe = cc["safe"].get<bool>();
     EXPECT_EQ(cc_exit, safe ? 0 : 1);
-    if (!problems) EXPECT_TRUE(safe) << "doctor found nothing wrong, check-compute says not safe: " << cc.dump();
+    if (!problems) {
+      EXPECT_TRUE(safe) << "doctor found nothing wrong, check-compute says not safe: " << cc.dump();
+    }
     ASSERT_EQ(cc["gpus"].size(), status["gpus"].size());
     for (size_t i = 0; i < cc["gpus"].size(); ++i) {
       const json& g = cc["gpus"][i];
@@ -81,7 +83,9 @@ void ExpectOneVerdict(const WorldCopy& w, const std::string& label) {
       for (const json& r : g["reasons"])
         EXPECT_TRUE(DoctorProblem(doctor, Text(r["id"]), id))
             << id << ": reason " << r["id"] << " is no doctor problem";
-      if (!g["safe"].get<bool>()) EXPECT_TRUE(problems) << id;
+      if (!g["safe"].get<bool>()) {
+        EXPECT_TRUE(problems) << id;
+      }
     }
   }
 }
@@ -135,7 +139,7 @@ TEST(OneVerdictCases, CrossIsaOverrideIsNotSafe) {
     WorldCopy w(world);
     w.Write("etc/environment", "HSA_OVERRIDE_GFX_VERSION=" + value + "\n");
     int exit_code = -1;
-    json cc = Run(w, {"check-compute", "--json"}, &exit_code);
+    json cc = RunCtl(w, {"check-compute", "--json"}, &exit_code);
     EXPECT_EQ(exit_code, 1) << world << " " << cc.dump();
     EXPECT_FALSE(cc["safe"].get<bool>()) << world;
   }
@@ -145,7 +149,7 @@ TEST(OneVerdictCases, AGpuKfdDoesNotListIsNotUsable) {
   WorldCopy w("rx6600");
   std::filesystem::remove_all(w.Path("sys/class/kfd"));
   int exit_code = -1;
-  json cc = Run(w, {"check-compute", "--json"}, &exit_code);
+  json cc = RunCtl(w, {"check-compute", "--json"}, &exit_code);
   EXPECT_EQ(exit_code, 1);
   ASSERT_FALSE(cc["gpus"].empty());
   EXPECT_FALSE(cc["gpus"][0]["usable"].get<bool>());

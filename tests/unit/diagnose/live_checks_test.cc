@@ -2,8 +2,8 @@
 // table of rocm-smi-lib values.
 #include <gtest/gtest.h>
 
-#include "diagnose/checks.h"
 #include "api/live_json.h"
+#include "diagnose/checks.h"
 
 namespace rocmtune::diagnose {
 namespace {
