@@ -303,3 +303,76 @@ TEST(DoctorTest, DeviceAccessFollowsTheWorldsGroups) {
 
 }  // namespace
 }  // namespace rocmtune::client
+
+namespace rocmtune::client {
+namespace {
+
+// Advice that works (issue 25 item 3): once the profile a fix names is applied (the TTM limit
+// waits for a reboot), doctor says so instead of telling the user to apply it again.
+TEST(DoctorAdviceTest, AnAppliedProfileIsNotAdvisedAgainButAReboot) {
+  WorldCopy w("strixpoint");
+  StrixHalo(w, 32110204);
+  RevertedMesFirmware(w);
+  ASSERT_EQ(FindingById(RunDoctor(w).doc["findings"], "issue.strix-halo-gtt-limit")["fix"]["profile"], "strix-halo");
+  auto apply = w.Ctl({"apply", "strix-halo"});
+  ASSERT_EQ(apply.exit_code, kExitOk) << apply.out << apply.err;
+  Doctor d = RunDoctor(w);
+  const json& f = FindingById(d.doc["findings"], "issue.strix-halo-gtt-limit");
+  EXPECT_TRUE(f["fix"]["profile"].is_null()) << f.dump();
+  EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("profile is applied; reboot to take effect"));
+  auto text = w.Ctl({"doctor"});
+  EXPECT_THAT(text.out, Not(HasSubstr("sudo rocmtunectl apply strix-halo")));
+}
+
+// The caller's own environment (issue 25 item 2): a variable of this process and a line of its
+// user's ~/.bashrc are checked like the system's files, and decide check-compute's verdict.
+TEST(DoctorAdviceTest, TheCallersEnvironmentAndShellFilesAreChecked) {
+  if (::getuid() != 0)
+    GTEST_SKIP() << "the world's etc/passwd names uid 0's home; this test runs as uid " << ::getuid();
+  WorldCopy w("rx7900xtx");
+  testing::GiveKfd(w);
+  ASSERT_EQ(w.Ctl({"check-compute"}).exit_code, kExitOk);
+  ::setenv("HSA_OVERRIDE_GFX_VERSION", "10.3.0", 1);
+  auto cc = w.Ctl({"check-compute", "--json"});
+  Doctor d = RunDoctor(w);
+  ::unsetenv("HSA_OVERRIDE_GFX_VERSION");
+  EXPECT_EQ(cc.exit_code, kExitFailed) << cc.out;
+  const json& f = FindingById(d.doc["findings"], "env.override-other-isa");
+  EXPECT_EQ(f["kind"], "caller");
+  EXPECT_THAT(f["evidence"], Contains(HasSubstr("environment of this process")));
+  // status answers for the system's environment only: the process's variable is not its finding.
+  EXPECT_THAT(w.Ctl({"status", "--json"}).out, Not(HasSubstr("env.override-other-isa")));
+
+  w.Write("etc/passwd", "root:x:0:0:root:/root:/bin/bash\n");
+  w.Write("root/.bashrc", "# mine\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+  Doctor home = RunDoctor(w);
+  bool found = false;
+  for (const json& g : home.doc["findings"])
+    if (g["id"] == "env.override-other-isa" && g["kind"] == "caller") {
+      found = true;
+      EXPECT_EQ(g["file"], "root/.bashrc");
+      EXPECT_EQ(g["line"], 2);
+    }
+  EXPECT_TRUE(found) << home.doc.dump();
+  EXPECT_EQ(w.Ctl({"check-compute"}).exit_code, kExitFailed);
+}
+
+// On a machine where some GPUs can run ROCm work and others cannot, doctor says how to keep
+// programs on the working ones (ROCR_VISIBLE_DEVICES, by KFD's order).
+TEST(DoctorAdviceTest, AMixedMachineGetsTheVisibleDevicesThatWork) {
+  WorldCopy w("mi210x8");
+  Doctor all_good = RunDoctor(w);
+  EXPECT_THAT(Ids(all_good.doc["findings"]), Not(Contains("compute.hide-gpus")));
+  // The first GPU node (2: nodes 0 and 1 are the CPUs) becomes an RDNA1 die, which ROCm does not
+  // support (issue.rdna1-not-supported: no-gpu): it is not usable, the seven others are.
+  const std::string props = "sys/devices/virtual/kfd/kfd/topology/nodes/2/properties";
+  std::string text = w.Read(props);
+  text.replace(text.find("gfx_target_version 90010"), 24, "gfx_target_version 100100");
+  w.Write(props, text);
+  Doctor d = RunDoctor(w);
+  const json& f = FindingById(d.doc["findings"], "compute.hide-gpus");
+  EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("ROCR_VISIBLE_DEVICES=1,2,3,4,5,6,7"));
+}
+
+}  // namespace
+}  // namespace rocmtune::client
