@@ -36,6 +36,11 @@ start_bus /usr/share/dbus-1/system.d
 start_polkitd "" || fail "polkitd did not start: $(cat "$WORK/polkitd.log")"
 as_user() { local id=$1; shift; setpriv --reuid="$id" --regid="$id" --clear-groups -- "$@"; }
 reader() { as_user $USER_ID env HOME=/nonexistent "$@"; }
+# What the user runs, where it can reach it: a clone may sit in a 0700 directory it cannot
+# enter (the build's rocmtunectl and the completion script would be out of its reach).
+mkdir -p "$WORK/bin" && cp "$CTL" "$WORK/bin/rocmtunectl" && cp "$SRC/completions/rocmtunectl.bash" "$WORK/bin/" &&
+  chmod -R a+rX "$WORK/bin" || fail "cannot copy rocmtunectl for the user"
+UCTL=$WORK/bin/rocmtunectl
 json_get() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$3"; }
 
 W=$WORK/world
@@ -66,7 +71,7 @@ reader ls "$W/var/lib/rocmtune/journal" >/dev/null 2>&1 && fail "the reader can 
 echo "ok: root applied $PROFILE through the daemon; the journal is 0750 root:rocmtune, closed to uid $USER_ID"
 
 # --- With the daemon: the user's reads answered from the journal. ---
-reader "$CTL" profiles --json >"$WORK/profiles.json" 2>"$WORK/profiles.err" ||
+reader "$UCTL" profiles --json >"$WORK/profiles.json" 2>"$WORK/profiles.err" ||
   fail "profiles --json as a user exited $?: $(cat "$WORK/profiles.err")"
 /usr/bin/python3 - "$WORK/profiles.json" $PROFILE <<'PY' || fail "profiles --json: $(head -c 600 "$WORK/profiles.json")"
 import json, sys
@@ -77,16 +82,16 @@ rows = {p["name"]: p for p in d["profiles"]}
 assert rows[name]["active"] is True and rows["stock"]["active"] is False, rows
 assert d["notes"] == [], d["notes"]
 PY
-reader "$CTL" profiles >"$WORK/profiles.txt" 2>&1 || fail "profiles as a user failed: $(cat "$WORK/profiles.txt")"
+reader "$UCTL" profiles >"$WORK/profiles.txt" 2>&1 || fail "profiles as a user failed: $(cat "$WORK/profiles.txt")"
 grep -qx "Active profile: $PROFILE" "$WORK/profiles.txt" || fail "profiles does not show the active profile: $(tail -3 "$WORK/profiles.txt")"
 echo "ok: profiles as uid $USER_ID: exit 0, active profile $PROFILE (rocmtuned's ListProfiles)"
 
-reader "$CTL" show $PROFILE --json >"$WORK/show.json" 2>"$WORK/show.err" || fail "show --json as a user: $(cat "$WORK/show.err")"
+reader "$UCTL" show $PROFILE --json >"$WORK/show.json" 2>"$WORK/show.err" || fail "show --json as a user: $(cat "$WORK/show.err")"
 [ "$(json_get x '(d["schema"], d["active"])' "$WORK/show.json")" = "('rocmtune.profile.v1', True)" ] ||
   fail "show --json as a user: $(head -c 400 "$WORK/show.json")"
 "$CTL" --root "$W" show $PROFILE --json >"$WORK/show-root.json" || fail "show as root failed"
 cmp -s "$WORK/show.json" "$WORK/show-root.json" || fail "the user's show differs from root's: $(diff "$WORK/show.json" "$WORK/show-root.json" | head -5)"
-reader "$CTL" show $PROFILE >"$WORK/show.txt" 2>&1 || fail "show as a user failed: $(cat "$WORK/show.txt")"
+reader "$UCTL" show $PROFILE >"$WORK/show.txt" 2>&1 || fail "show as a user failed: $(cat "$WORK/show.txt")"
 grep -q '^  active:   yes$' "$WORK/show.txt" || fail "show does not say the profile is active: $(head -8 "$WORK/show.txt")"
 "$CTL" --root "$W" show $PROFILE >"$WORK/show-root.txt" || fail "show as root failed"
 cmp -s "$WORK/show.txt" "$WORK/show-root.txt" || fail "the user's show text differs from root's"
@@ -96,7 +101,7 @@ echo "ok: show $PROFILE as uid $USER_ID: root's document and text, active: yes (
 printf 'garbage \377\376 and a NUL \000 here\nMemory access fault by GPU node-1 (Agent handle: 0x55d0) on address 0x7f00. Reason: Page not present or supervisor privilege.\n' \
   >"$WORK/crash.log"
 chmod 644 "$WORK/crash.log"
-reader "$CTL" doctor --json --log "$WORK/crash.log" >"$WORK/doctor.json" 2>"$WORK/doctor.err"
+reader "$UCTL" doctor --json --log "$WORK/crash.log" >"$WORK/doctor.json" 2>"$WORK/doctor.err"
 rc=$?
 "$CTL" --root "$W" doctor --json --log "$WORK/crash.log" >"$WORK/doctor-root.json" 2>/dev/null
 rc_root=$?
@@ -113,26 +118,26 @@ assert d["log"] is not None and [m["id"] for m in d["log"]["matches"]] == [m["id
 assert d["log"]["matches"], "the symptom in the log is matched"
 assert d["problems"] == r["problems"]
 PY
-reader "$CTL" doctor >"$WORK/doctor.txt" 2>&1
+reader "$UCTL" doctor >"$WORK/doctor.txt" 2>&1
 grep -qE 'journal.(not-permitted|unreadable)|Permission denied' "$WORK/doctor.txt" &&
   fail "doctor as a user could not read the journal: $(grep -E 'journal|Permission' "$WORK/doctor.txt")"
 echo "ok: doctor --log as uid $USER_ID (a log with a NUL and non-UTF-8 bytes): root's findings and log matches (rocmtuned's Doctor), exit $rc as root"
 
 # bash completion of `rocmtunectl apply <TAB>`: asks `profiles --json` as the user.
 reader bash -c '. "$1"; COMP_WORDS=("$2" apply ""); COMP_CWORD=2; _rocmtunectl; printf "%s\n" "${COMPREPLY[@]}"' _ \
-  "$SRC/completions/rocmtunectl.bash" "$CTL" >"$WORK/complete.txt" 2>&1
+  "$WORK/bin/rocmtunectl.bash" "$UCTL" >"$WORK/complete.txt" 2>&1
 grep -qx "$PROFILE" "$WORK/complete.txt" && grep -qx stock "$WORK/complete.txt" ||
   fail "completion of apply <TAB> as a user: $(head -5 "$WORK/complete.txt")"
 echo "ok: bash completion of 'apply <TAB>' as uid $USER_ID offers $(wc -l <"$WORK/complete.txt") profiles"
 
 # snapshot: made by the user, without the journal, which it lists as left out.
 mkdir "$WORK/user" && chown $USER_ID:$USER_ID "$WORK/user"
-reader "$CTL" --root "$W" snapshot --json "$WORK/user/snap" >"$WORK/snapshot.json" 2>"$WORK/snapshot.err"
+reader "$UCTL" --root "$W" snapshot --json "$WORK/user/snap" >"$WORK/snapshot.json" 2>"$WORK/snapshot.err"
 [ $? = 0 ] || fail "snapshot as a user failed: $(cat "$WORK/snapshot.err") $(cat "$WORK/snapshot.json")"
 [ "$(json_get x '"var/lib/rocmtune/journal" in d["left_out"]' "$WORK/snapshot.json")" = True ] ||
   fail "the snapshot does not list the journal as left out: $(cat "$WORK/snapshot.json")"
 ls "$WORK/user/snap/var/lib/rocmtune/journal"/*.jsonl >/dev/null 2>&1 && fail "the user's snapshot holds journal records"
-reader "$CTL" --root "$W" snapshot "$WORK/user/snap2" >"$WORK/snapshot.txt" 2>&1 || fail "snapshot as a user: $(cat "$WORK/snapshot.txt")"
+reader "$UCTL" --root "$W" snapshot "$WORK/user/snap2" >"$WORK/snapshot.txt" 2>&1 || fail "snapshot as a user: $(cat "$WORK/snapshot.txt")"
 grep -qx '  /var/lib/rocmtune/journal' "$WORK/snapshot.txt" || fail "snapshot's text does not name the journal: $(cat "$WORK/snapshot.txt")"
 echo "ok: snapshot as uid $USER_ID works and names what it left out: $(json_get x 'd["left_out"]' "$WORK/snapshot.json")"
 
@@ -164,7 +169,7 @@ PY
 grep -q "Doctor refused: the log given is larger than 16 MiB" "$WORK/daemon.log" || fail "the daemon did not log the refusal"
 
 # --- Without the daemon: the user's reads work, the active profile is unknown. ---
-reader "$CTL" --root "$W" profiles --json >"$WORK/profiles-local.json" 2>"$WORK/profiles-local.err" ||
+reader "$UCTL" --root "$W" profiles --json >"$WORK/profiles-local.json" 2>"$WORK/profiles-local.err" ||
   fail "profiles --root as a user exited $?: $(cat "$WORK/profiles-local.err")"
 /usr/bin/python3 - "$WORK/profiles-local.json" <<'PY' || fail "profiles without the daemon: $(head -c 600 "$WORK/profiles-local.json")"
 import json, sys
@@ -172,11 +177,11 @@ d = json.load(open(sys.argv[1]))
 assert d["active_profile"] is None and all(p["active"] is None for p in d["profiles"]), d
 assert len(d["notes"]) == 1 and "unknown to this user" in d["notes"][0], d["notes"]
 PY
-reader "$CTL" --root "$W" profiles >"$WORK/profiles-local.txt" 2>&1 || fail "profiles --root as a user: $(cat "$WORK/profiles-local.txt")"
+reader "$UCTL" --root "$W" profiles >"$WORK/profiles-local.txt" 2>&1 || fail "profiles --root as a user: $(cat "$WORK/profiles-local.txt")"
 grep -qx "Active profile: unknown" "$WORK/profiles-local.txt" || fail "profiles text: $(tail -3 "$WORK/profiles-local.txt")"
-reader "$CTL" --root "$W" show $PROFILE >"$WORK/show-local.txt" 2>&1 || fail "show --root as a user: $(cat "$WORK/show-local.txt")"
+reader "$UCTL" --root "$W" show $PROFILE >"$WORK/show-local.txt" 2>&1 || fail "show --root as a user: $(cat "$WORK/show-local.txt")"
 grep -q '^  active:   unknown$' "$WORK/show-local.txt" || fail "show text: $(head -8 "$WORK/show-local.txt")"
-reader "$CTL" --root "$W" doctor --json >"$WORK/doctor-local.json" 2>"$WORK/doctor-local.err"
+reader "$UCTL" --root "$W" doctor --json >"$WORK/doctor-local.json" 2>"$WORK/doctor-local.err"
 /usr/bin/python3 - "$WORK/doctor-local.json" <<'PY' || fail "doctor without the daemon: $(head -c 800 "$WORK/doctor-local.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -185,7 +190,7 @@ assert [(f["id"], f["severity"]) for f in j] == [("journal.not-permitted", "info
 PY
 kill "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null
 wait_name absent || fail "the daemon did not give its name back"
-reader "$CTL" profiles --json >"$WORK/profiles-gone.json" 2>&1 || fail "profiles with the daemon gone: $(cat "$WORK/profiles-gone.json")"
-reader "$CTL" show stock --json >/dev/null 2>&1 || fail "show with the daemon gone failed"
+reader "$UCTL" profiles --json >"$WORK/profiles-gone.json" 2>&1 || fail "profiles with the daemon gone: $(cat "$WORK/profiles-gone.json")"
+reader "$UCTL" show stock --json >/dev/null 2>&1 || fail "show with the daemon gone failed"
 echo "ok: without the daemon (--root, or gone) profiles, show and doctor exit 0 as a user; active profile unknown, one note, no error"
 echo PASS
