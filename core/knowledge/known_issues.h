@@ -38,7 +38,7 @@ inline constexpr std::string_view kWorkloadAny = "any";
 inline constexpr std::array<std::string_view, 2> kWorkloads = {"conv", "gemm"};
 bool IsWorkload(std::string_view name);
 
-// Machine facts a rule may name, computed above this layer (api/known_issue_eval.cc).
+// Machine facts a rule may name, computed above this layer (diagnose/known_issue_eval.cc).
 inline constexpr std::string_view kFactGttAtMostHalfRam = "gtt-at-most-half-ram";
 inline constexpr std::string_view kFactGpuNotInKfd = "gpu-not-in-kfd";
 // The GPU runs MES firmware 0x83 (linux-firmware 20251125), reverted for Strix (ROCm#5724).

@@ -1,6 +1,6 @@
 // Which gfx targets each ROCm release supports on Linux, from AMD's GPU tables
 // (data/rocm_support.toml, compiled in). Parsing and lookups only; judging a machine's GPUs
-// against its installed ROCm is api/doctor_support.cc.
+// against its installed ROCm is diagnose/support_checks.cc.
 #pragma once
 
 #include <string>
