@@ -13,22 +13,27 @@ json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); 
 
 }  // namespace
 
-json DoctorFindingJson(const DoctorFinding& f) {
+json FindingHeadJson(const DoctorFinding& f) {
   return {{"id", f.id},
           {"severity", detect::SeverityName(f.severity)},
           {"kind", diagnose::KindName(f.kind)},
           {"effect", diagnose::EffectName(f.effect)},
           {"gpu", OrNull(f.gpu)},
-          {"subject", OrNull(f.subject)},
-          {"what", f.what},
-          {"why", OrNull(f.why)},
-          {"fix", DoctorFixJson(f.fix)},
-          {"sources", f.sources},
-          {"confidence", OrNull(f.confidence)},
-          {"evidence", f.evidence},
-          {"symptoms", f.symptoms},
-          {"file", OrNull(f.file)},
-          {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
+          {"subject", OrNull(f.subject)}};
+}
+
+json DoctorFindingJson(const DoctorFinding& f) {
+  json doc = FindingHeadJson(f);
+  doc["what"] = f.what;
+  doc["why"] = OrNull(f.why);
+  doc["fix"] = DoctorFixJson(f.fix);
+  doc["sources"] = f.sources;
+  doc["confidence"] = OrNull(f.confidence);
+  doc["evidence"] = f.evidence;
+  doc["symptoms"] = f.symptoms;
+  doc["file"] = OrNull(f.file);
+  doc["line"] = f.line > 0 ? json(f.line) : json(nullptr);
+  return doc;
 }
 
 json DoctorFixJson(const DoctorFix& fix) {

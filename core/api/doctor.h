@@ -41,6 +41,9 @@ DoctorReport DoctorOf(diagnose::Assessment assessment);
 // Whether something is wrong: a warning or an error, among the findings or the log's matches.
 bool DoctorFoundProblems(const DoctorReport& report);
 nlohmann::ordered_json DoctorJson(const DoctorReport& report);
+// What every document says of a finding first: id, severity, kind, effect, gpu, subject
+// (rocmtune.status.v1 and rocmtune.doctor.v1 add their own fields after these).
+nlohmann::ordered_json FindingHeadJson(const DoctorFinding& finding);
 // One finding as rocmtune.doctor.v1 and rocmtune.check_compute.v1 write it.
 nlohmann::ordered_json DoctorFindingJson(const DoctorFinding& finding);
 // A finding's fix as rocmtune.doctor.v1 writes it (unknown parts null).

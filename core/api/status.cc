@@ -1,6 +1,7 @@
 #include "api/status.h"
 
 #include "api/check_compute.h"
+#include "api/doctor.h"
 #include "api/live_json.h"
 #include "api/status_json.h"
 #include "knowledge/known_issues.h"
@@ -20,17 +21,13 @@ std::string Sources(const std::vector<std::string>& sources) {
 }
 
 json FindingJson(const diagnose::Finding& f) {
-  return {{"id", f.id},
-          {"severity", detect::SeverityName(f.severity)},
-          {"kind", diagnose::KindName(f.kind)},
-          {"effect", diagnose::EffectName(f.effect)},
-          {"gpu", OrNull(f.gpu)},
-          {"subject", OrNull(f.subject)},
-          {"message", f.what},
-          {"file", OrNull(f.file)},
-          {"line", f.line > 0 ? json(f.line) : json(nullptr)},
-          {"hint", OrNull(f.fix.text)},
-          {"source", OrNull(Sources(f.sources))}};
+  json doc = FindingHeadJson(f);
+  doc["message"] = f.what;
+  doc["file"] = OrNull(f.file);
+  doc["line"] = f.line > 0 ? json(f.line) : json(nullptr);
+  doc["hint"] = OrNull(f.fix.text);
+  doc["source"] = OrNull(Sources(f.sources));
+  return doc;
 }
 
 // Each GPU's verdict for any work: usable, safe, and the ids of the findings that decide it.

@@ -213,10 +213,4 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   return a;
 }
 
-bool FoundProblems(const Assessment& a) {
-  auto bad = [](const Finding& f) { return f.Problem(); };
-  return std::any_of(a.findings.begin(), a.findings.end(), bad) ||
-         std::any_of(a.log_matches.begin(), a.log_matches.end(), bad);
-}
-
 }  // namespace rocmtune::diagnose

@@ -71,7 +71,4 @@ bool IsLogCause(const Finding& finding);
 std::vector<Finding> CallerFindings(const sys::Root& root, const detect::Inventory& inventory,
                                     const std::vector<knobs::EnvSetting>& caller_env);
 
-// Whether something is wrong: a warning or an error among the findings or the log's matches.
-bool FoundProblems(const Assessment& assessment);
-
 }  // namespace rocmtune::diagnose

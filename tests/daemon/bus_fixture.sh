@@ -88,6 +88,19 @@ call() { "${BUS[@]}" --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune
 # The one string a method returns, from busctl's JSON.
 str() { /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])'; }
 
+# start_account_helper ROOT GID: $HELPER behind $WORK/helper.sock for a daemon running as the test
+# account rocmtune (with_test_accounts: the helper's peer check reads the bound test passwd), the
+# socket as rocmtune-helper.socket makes it: SocketUser=root, SocketGroup=rocmtune, SocketMode=0660.
+start_account_helper() {
+  local root=$1 gid=$2
+  with_test_accounts systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "$HELPER" --root "$root" socket \
+    >>"$WORK/helper.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
+  [ -S "$WORK/helper.sock" ] || fail "the helper socket did not appear: $(cat "$WORK/helper.log")"
+  chgrp "$gid" "$WORK/helper.sock" && chmod 660 "$WORK/helper.sock"
+}
+
 # start_helper HELPER ROOT [ENV...]: rocmtune-helper behind $WORK/helper.sock as systemd serves
 # rocmtune-helper.socket (one helper per connection, stdin/stdout the connection); each ENV
 # (NAME=VALUE) is passed to every helper. Sets HELPER_SSA (systemd-socket-activate's pid: each

@@ -49,13 +49,7 @@ W=$WORK/world
 cp -a "$SRC/tests/worlds/rx6600" "$W"
 printf 'root:x:0:\nrocmtune:x:%s:\n' $DAEMON_ID >"$W/etc/group"
 chmod -R a+rX "$W"
-with_test_accounts systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "$HELPER" --root "$W" socket \
-  >>"$WORK/helper.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
-[ -S "$WORK/helper.sock" ] || fail "the helper socket did not appear: $(cat "$WORK/helper.log")"
-# As rocmtune-helper.socket makes it: SocketUser=root, SocketGroup=rocmtune, SocketMode=0660.
-chgrp $DAEMON_ID "$WORK/helper.sock" && chmod 660 "$WORK/helper.sock"
+start_account_helper "$W" "$DAEMON_ID"
 
 setpriv --reuid=$DAEMON_ID --regid=$DAEMON_ID --clear-groups -- "$DAEMON" --root "$W" --helper-socket "$WORK/helper.sock" --idle-timeout 0 >>"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
