@@ -140,8 +140,8 @@ Finding Unexplained(const std::string& gpu, const CrashLogReading& reading) {
 }  // namespace
 
 void AddLogMatches(const sys::Root& root, std::string_view log, const std::vector<knobs::EnvSetting>& caller_env,
-                   Assessment& report) {
-  const detect::Inventory& inventory = report.inventory;
+                   Assessment& assessment) {
+  const detect::Inventory& inventory = assessment.inventory;
   CrashLogReading reading = ReadCrashLog(log, inventory.gpus);
   std::vector<detect::Gpu> scope;  // the GPUs the log's matches may concern
   for (const detect::Gpu& g : inventory.gpus)
@@ -156,9 +156,9 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
       matches.push_back(std::move(m));
   RankLogMatches(matches);
 
-  std::vector<Finding>& out = report.log_matches;
+  std::vector<Finding>& out = assessment.log_matches;
   if (!reading.missing_code.empty())
-    for (const detect::Gpu& gpu : scope) out.push_back(MissingCode(gpu, reading, inventory.gpus, report.findings));
+    for (const detect::Gpu& gpu : scope) out.push_back(MissingCode(gpu, reading, inventory.gpus, assessment.findings));
   for (const IssueMatch& m : matches) out.push_back(IssueFinding(m));
   if (reading.NamesOnlyOtherGpus()) out.push_back(OtherGpus(reading));
   bool explained = std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.severity != Severity::kInfo; });
@@ -166,8 +166,8 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
     if (reading.gpus.empty()) out.push_back(Unexplained("", reading));
     for (const std::string& gpu : reading.gpus) out.push_back(Unexplained(gpu, reading));
   }
-  report.log_names = std::move(reading.refs);
-  report.log_gpus = std::move(reading.gpus);
+  assessment.log_names = std::move(reading.refs);
+  assessment.log_gpus = std::move(reading.gpus);
 }
 
 bool IsLogCause(const Finding& f) { return f.id != "log.unexplained-crash" && f.id != "log.other-gpu"; }
