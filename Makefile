@@ -52,7 +52,7 @@ bench: build
 rpm: deps
 	JOBS=$(JOBS) packaging/rpm/smoke-build.sh $(BUILD_DIR)/rpm
 
-# Lint (README.md, Development): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
+# Lint (CONTRIBUTING.md, "Style and lint"): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
 # .clang-tidy. `make lint` needs a configured build folder (compile_commands.json), not a build; CI runs it
 # after `make check` (.ci/run). It runs every step and fails at the end if any failed.
 lint-deps: deps
@@ -70,7 +70,7 @@ format:
 	@scripts/install-deps.sh --lint
 	@scripts/format.sh
 
-# Fuzzing and sanitizers (README.md, tests/fuzz/README.md). Both need clang's runtimes only
+# Fuzzing and sanitizers (CONTRIBUTING.md, tests/fuzz/README.md). Both need clang's runtimes only
 # here: `make check` stays a gcc build.
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60

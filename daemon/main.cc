@@ -1,4 +1,4 @@
-// rocmtuned: rocmtune on the system bus (README.md "Daemon", dbus/org.rocmtune1.Manager.xml).
+// rocmtuned: rocmtune on the system bus (man/rocmtuned.8.scd, dbus/org.rocmtune1.Manager.xml).
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>

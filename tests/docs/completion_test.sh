@@ -180,7 +180,7 @@ check_man() {
     fi
     local build=${ROCMTUNE_BUILD_DIR:-} out
     if [ -n "$build" ] && command -v scdoc >/dev/null && command -v man >/dev/null; then
-        for p in rocmtunectl.1 rocmtuned.8 rocmtune-helper.8 rocmtune.profile.5; do
+        for p in rocmtunectl.1 rocmtuned.8 rocmtune-helper.8 rocmtune.profile.5 rocmtune-journal.7; do
             [ -s "$build/man/$p" ] || { fail "$p was not built into $build/man"; continue; }
             out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$build/man/$p" 2>&1 >/dev/null)
             [ -z "$out" ] || fail "$p: man warns: $out"
@@ -189,7 +189,10 @@ check_man() {
         echo "note: built pages not checked (no ROCMTUNE_BUILD_DIR, scdoc or man)"
     fi
     for p in "$src"/man/*.scd; do
-        grep -q '^# EXIT STATUS$' "$p" || fail "$(basename "$p"): no EXIT STATUS section"
+        # Pages of programs (sections 1 and 8) say how they exit; a section 5 or 7 page has no exit.
+        case $p in
+            *.[18].scd) grep -q '^# EXIT STATUS$' "$p" || fail "$(basename "$p"): no EXIT STATUS section" ;;
+        esac
         grep -q '^# EXAMPLES$' "$p" || fail "$(basename "$p"): no EXAMPLES section"
         if command -v scdoc >/dev/null; then
             scdoc < "$p" > /dev/null || fail "scdoc refuses $(basename "$p")"
@@ -226,12 +229,14 @@ check_install() {
     trap 'rm -rf "$prefix"' EXIT
     cmake --install "$build" --prefix "$prefix/usr" >/dev/null || fail "cmake --install failed"
     for f in share/man/man1/rocmtunectl.1 share/man/man8/rocmtuned.8 share/man/man8/rocmtune-helper.8 \
-        share/man/man5/rocmtune.profile.5 share/bash-completion/completions/rocmtunectl \
+        share/man/man5/rocmtune.profile.5 share/man/man7/rocmtune-journal.7 \
+        share/bash-completion/completions/rocmtunectl \
         share/zsh/vendor-completions/_rocmtunectl share/fish/vendor_completions.d/rocmtunectl.fish; do
         [ -s "$prefix/usr/$f" ] || fail "install: no /usr/$f"
     done
-    MANPATH="$prefix/usr/share/man" man -w rocmtune.profile >/dev/null 2>&1 ||
-        fail "install: man -w rocmtune.profile finds nothing"
+    for p in rocmtune.profile rocmtune-journal; do
+        MANPATH="$prefix/usr/share/man" man -w "$p" >/dev/null 2>&1 || fail "install: man -w $p finds nothing"
+    done
 }
 
 case $mode in

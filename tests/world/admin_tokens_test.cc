@@ -1,5 +1,5 @@
-// Kernel command-line tokens the admin already had stay the admin's (README "Kernel command
-// line"): on every boot setup, through rocmtunectl and the real helper on a world copy.
+// Kernel command-line tokens the admin already had stay the admin's (rocmtunectl(1) "KERNEL COMMAND
+// LINE"): on every boot setup, through rocmtunectl and the real helper on a world copy.
 //  - the same value already there: nothing written, owner `admin`, unset/reset leave it;
 //  - another value: rocmtune's token takes its place, remembered, and unset, reset and revert
 //    put the admin's back byte for byte (grub-debian: the drop-in comes after it instead);

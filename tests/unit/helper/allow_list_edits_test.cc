@@ -245,7 +245,7 @@ TEST_F(AllowListTest, CheckPlanReportsEveryViolation) {
 namespace rocmtune::helper {
 namespace {
 
-// The admin's tokens (README "Kernel command line"): a plan may take a token off a shared file
+// The admin's tokens (rocmtunectl(1) "KERNEL COMMAND LINE"): a plan may take a token off a shared file
 // only when the state file recorded it as rocmtune's, or remembers it as the admin's token that
 // rocmtune's replaced.
 TEST_F(AllowListTest, AdminTokensAreTakenOffOnlyRemembered) {

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # -*- coding: utf-8 -*-
 # An Ansible module over rocmtunectl's stable contract (`--json` documents and exit codes,
-# README.md "Changing things"), never over rocmtune's internals: the lesson of
+# rocmtunectl(1) "CHANGES"), never over rocmtune's internals: the lesson of
 # linux-system-roles/kernel_settings, which dropped a module built on tuned's internals.
 
 from __future__ import absolute_import, division, print_function
@@ -170,7 +170,7 @@ ARGUMENT_SPEC = dict(
     rocmtunectl=dict(type="str", default="rocmtunectl"),
 )
 
-# client/exit_codes.h; README.md "Exit codes".
+# client/exit_codes.h; rocmtunectl(1) "EXIT STATUS".
 EXIT_MEANING = {
     1: "failed",
     2: "usage error",
