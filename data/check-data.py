@@ -13,7 +13,7 @@ import tomllib
 HERE = pathlib.Path(__file__).resolve().parent
 FAMILIES = {"GCN3", "GCN4", "GCN5", "RDNA1", "RDNA2", "RDNA3", "RDNA3.5", "RDNA4",
             "CDNA1", "CDNA2", "CDNA3", "CDNA4"}
-# Every KFD value listed in shared/research/kernel-and-sysfs.md section 2.2.
+# Every KFD gfx_target_version value kfd_device.c kgd2kfd_probe() gives (PROVENANCE.md, gfx_targets.toml).
 EXPECTED_VERSIONS = {
     70000, 70001, 80001, 80002, 80003,
     90000, 90002, 90004, 90006, 90008, 90010, 90012, 90400, 90401, 90402, 90500,

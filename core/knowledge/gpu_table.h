@@ -1,5 +1,5 @@
 // PCI device id -> product facts: the last-resort identification when neither KFD nor
-// ip_discovery answers. Data: data/gpus.toml (from shared/facts/gpu_table.csv), compiled in.
+// ip_discovery answers. Data: data/gpus.toml (data/PROVENANCE.md), compiled in.
 #pragma once
 
 #include <cstdint>

@@ -112,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(AllWorlds, WorldStatusTest, ::testing::ValuesIn(testing
                            return name;
                          });
 
-// What the captures prove (shared/fixtures/INDEX.md), independent of the golden files.
+// What the captures prove (each world's PROVENANCE.md), independent of the golden files.
 struct Expected {
   size_t gpus;
   size_t physical;

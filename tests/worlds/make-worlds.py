@@ -1,10 +1,13 @@
 #!/usr/bin/python3
-"""Build rocmtune test *worlds* from the real sysfs/KFD captures in ../shared/fixtures.
+"""Build rocmtune test *worlds* from real sysfs/KFD captures (a local copy of the upstream snapshots).
 
 A world is a directory that stands for `/` (see tests/worlds/README.md).  The generated
 worlds are the committed artifact; this script documents and reproduces how they were made.
 
-    /usr/bin/python3 tests/worlds/make-worlds.py --fixtures ../shared/fixtures [world ...]
+    /usr/bin/python3 tests/worlds/make-worlds.py --fixtures DIR [world ...]
+
+DIR holds the snapshots by upstream project (lact/NAME, k8s-device-plugin/NAME, as each
+world's PROVENANCE.md names them) and an INDEX.md; ../facts/amdgpu_params.csv beside it.
 
 Stdlib only, deterministic and idempotent: each world directory it owns is wiped and
 rewritten.  Captured files are copied byte-for-byte (NUL bytes, trailing spaces and all);
@@ -1165,7 +1168,6 @@ def write_provenance(w, spec, copied, bootprov, cmdline, facts, ttm, ver):
         p("- Commit: %s" % commit)
         p("- Path: `%s`" % path.format(name=spec["upname"]))
         p("- License: %s" % lic)
-        p("- Local copy used: `shared/fixtures/%s` (see shared/fixtures/INDEX.md)" % spec["src"])
         p()
         p("## Copied byte-for-byte (path mapping; file modes normalised to 0644, dirs 0755)")
         for line in copied:
@@ -1246,12 +1248,12 @@ A **world** is a directory that stands for `/` on a machine: `sys/` (devices, cl
 module parameters), `proc/cmdline`, `proc/sys/kernel/osrelease`, `etc/os-release`, boot-loader and
 initramfs configuration, `opt/rocm/.info/version`. rocmtune code and tests take a world as their root directory or see it through a mount namespace.
 
-The worlds are generated from real sysfs/KFD captures (`../shared/fixtures`, see each world's
-`PROVENANCE.md` for repository, commit, path, license and exactly what was copied and what is synthetic)
-and are committed, so the project builds and tests without `../shared`. Regenerate (deterministic,
-wipes and rewrites only the world directories listed below):
+The worlds are generated from real sysfs/KFD captures (each world's `PROVENANCE.md` names the
+upstream repository, commit, path and license, and says exactly what was copied and what is synthetic)
+and are committed, so the project builds and tests without the captures. Regenerate from a local copy
+of those snapshots (deterministic, wipes and rewrites only the world directories listed below):
 
-    /usr/bin/python3 tests/worlds/make-worlds.py --fixtures ../shared/fixtures
+    /usr/bin/python3 tests/worlds/make-worlds.py --fixtures DIR
 
 ## Layout rules
 

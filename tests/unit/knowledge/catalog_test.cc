@@ -20,7 +20,7 @@ const ModuleParam& Get(std::string_view key) {
 
 TEST(CatalogTest, BuiltinParsesAndEveryEntryHasASource) {
   const Catalog& catalog = Catalog::Builtin();
-  EXPECT_EQ(catalog.params().size(), 117u);  // every row of shared/facts/amdgpu_params.csv
+  EXPECT_EQ(catalog.params().size(), 117u);  // every row of the parameter table (data/PROVENANCE.md)
   std::set<std::string> keys;
   for (const ModuleParam& p : catalog.params()) {
     EXPECT_TRUE(keys.insert(p.Key()).second) << p.Key() << " twice";
