@@ -41,7 +41,7 @@ Result<std::string> ReadBounded(int fd, const std::string& name) {
   }
 }
 
-// `--log FILE|-` (issue 24 item 7): stdin, or a regular file. A FIFO, device or directory is
+// `--log FILE|-`: stdin, or a regular file. A FIFO, device or directory is
 // refused before it is read: opening a FIFO waits for a writer and reading a device may never
 // end. The type is checked with stat() first so no device is even opened, and again on the
 // descriptor (opened O_NONBLOCK, so a FIFO swapped in meanwhile cannot block the open either).

@@ -1,4 +1,4 @@
-// Human output is not a terminal channel (issue 11). What rocmtunectl prints for people quotes
+// Human output is not a terminal channel. What rocmtunectl prints for people quotes
 // files (a grub comment, /etc/environment, modprobe.d, a profile's `why`, diffs of them), and a
 // raw ESC there would retitle the terminal, clear it or forge lines. Rather than escaping at each
 // of the many places that print, everything written to stdout and stderr passes one filter,

@@ -1,4 +1,4 @@
-// Exit codes: part of the CLI contract (DESIGN.md "Contracts"); scripts depend on them.
+// Exit codes: part of the CLI contract (rocmtunectl(1), EXIT STATUS); scripts depend on them.
 #pragma once
 
 #include "api/change.h"

@@ -40,7 +40,7 @@ void PrintOutcome(const api::ChangeReport& report) {
 
 int RunReapply(const Context& ctx, const Args& args) {
   // The unit passes its instance after `--`, so a name like "--force" arrives here as CARD: it
-  // names no card (kernel names are cardN), and an empty one would mean every GPU (issue 24 item 7).
+  // names no card (kernel names are cardN), and an empty one would mean every GPU.
   if (!args.operands.empty()) {
     const std::string& given = args.operands.front();
     if (given.empty() || given.starts_with('-'))

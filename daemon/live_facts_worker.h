@@ -1,4 +1,4 @@
-// Live facts for Describe without blocking the event loop (issue 24). Asking rocm-smi-lib starts
+// Live facts for Describe without blocking the event loop. Asking rocm-smi-lib starts
 // a child that may take its whole timeout (10 s: a card's mutex held, a hung sysfs read); on the
 // loop that stalled every other caller. The probe runs on this worker's thread instead, its result
 // comes back to the loop through an eventfd (as ChangeWorker's does), and each caller is answered

@@ -1,5 +1,5 @@
 // The reads a user's `rocmtunectl` asks rocmtuned because the journal is not readable by
-// every user (issue 25 item 6): Doctor(log), ListProfiles(), ShowProfile(name). No
+// every user: Doctor(log), ListProfiles(), ShowProfile(name). No
 // authorization, like Describe; each answers the document the CLI prints with --json.
 #pragma once
 

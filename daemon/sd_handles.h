@@ -1,4 +1,4 @@
-// RAII for the sd-bus / sd-event handles the daemon holds (STYLE.md: every C handle has an owner).
+// RAII for the sd-bus / sd-event handles the daemon holds (CONTRIBUTING.md: every C handle has an owner).
 #pragma once
 
 #include <systemd/sd-bus.h>

@@ -2,7 +2,7 @@
 // that `set`/`unset --admin-lines` asks for: the only edit allowed is one line turned into its
 // commented form (plan/admin_lines.h), and the only way back is the commented lines restored
 // (revert, reset, a rollback). Checked here whatever the planner says: the file is the admin's,
-// so every other byte must stay as it is (issue 25 item 3).
+// so every other byte must stay as it is.
 #include <fcntl.h>
 #include <sys/stat.h>
 

@@ -1,7 +1,7 @@
 // The helper's allow-list: every op of a plan is re-checked here, independently of the planner
 // that made it, before anything is written. A plan comes from the daemon or from a client, so
 // nothing in it is trusted: paths, contents, sysfs values and commands are each held to a fixed
-// rule, and one violation refuses the whole plan (DESIGN.md "Security model").
+// rule, and one violation refuses the whole plan (ARCHITECTURE.md "Security model").
 // Each error message reads "<path>: <rule>: <why>", with <rule> one of the names below.
 #pragma once
 

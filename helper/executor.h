@@ -1,4 +1,4 @@
-// Carries out a plan as one transaction (DESIGN "Transaction / journal"):
+// Carries out a plan as one transaction (helper/README.md):
 //   lock -> roll back any interrupted transaction -> allow-list -> check every `before` and
 //   drift -> journal BEGIN (with the before-contents found now) -> ops, each followed by its
 //   record -> regenerators (pending unless the root is live) -> COMMIT.

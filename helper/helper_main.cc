@@ -18,7 +18,7 @@
 namespace rocmtune::helper {
 namespace {
 
-// Exit codes as rocmtunectl's (DESIGN "Contracts"), so the client can pass them on.
+// Exit codes as rocmtunectl's (rocmtunectl(1), EXIT STATUS), so the client can pass them on.
 int ExitCode(Status status) {
   switch (status) {
     case Status::kCommitted:
@@ -101,7 +101,7 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     fmt::print(stderr, "rocmtune-helper: {}\n", root.error().message);
     return 1;
   }
-  // Not root on the running system, or a tree this user may not write (issue 24 item 7).
+  // Not root on the running system, or a tree this user may not write.
   if (auto access = journal::CheckWriteAccess(*root); !access) {
     fmt::print(stderr, "rocmtune-helper: {}\n", access.error().message);
     return 4;

@@ -1,4 +1,4 @@
-// rocmtune-helper: the privileged writer (DESIGN "Security model"). Started by rocmtuned, or by
+// rocmtune-helper: the privileged writer (ARCHITECTURE.md "Security model"). Started by rocmtuned, or by
 // rocmtunectl for --root trees and offline use; reads a plan on stdin, prints one JSON result.
 #include "helper/helper_main.h"
 

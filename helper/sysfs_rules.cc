@@ -1,6 +1,6 @@
 // Sysfs writes: only `<device_dir>/<attribute>` of an amdgpu GPU, only attributes the sysfs
 // backend manages, only values the attribute takes. Never a raw path from a caller
-// (DESIGN.md "Security model"): the write happens as root, and sysfs holds attributes that
+// (ARCHITECTURE.md "Security model"): the write happens as root, and sysfs holds attributes that
 // reset devices, unbind drivers or flash firmware.
 #include <fmt/format.h>
 

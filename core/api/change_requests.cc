@@ -192,7 +192,7 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   plan.warnings.insert(plan.warnings.end(), apply.replaced.begin(), apply.replaced.end());
   plan.notes = desired->notes;
   // Settings of others that the rules of `set` find wrong stay where they are, and may undo what
-  // the profile means to do: name the files that hold them (issue 13 item 4).
+  // the profile means to do: name the files that hold them.
   for (const detect::Finding& f : knobs::SettingFindings(kctx))
     if (!f.file.empty())
       plan.notes.push_back({f.subject,

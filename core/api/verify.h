@@ -1,5 +1,5 @@
 // `verify`: is what rocmtune configured what the system runs, and do rocmtune's files still
-// hold what it wrote? Any difference makes the CLI exit 6 (DESIGN "Contracts").
+// hold what it wrote? Any difference makes the CLI exit 6 (rocmtunectl(1), EXIT STATUS).
 #pragma once
 
 #include <optional>

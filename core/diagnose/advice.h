@@ -1,4 +1,4 @@
-// Advice that works (issue 25 item 3): the fixes of the assessment's findings are rewritten
+// Advice that works: the fixes of the assessment's findings are rewritten
 // against what this machine already has, so rocmtune never tells a user to do what is done:
 //   - a fix naming the profile in effect says it is applied (and that a reboot makes it take
 //     effect when one is pending), instead of "apply it" again;

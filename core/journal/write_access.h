@@ -1,6 +1,6 @@
 // May this process change a root at all? Asked before a change is carried out (the CLI's
 // writer, and the helper itself) so that a user without the right gets "not authorized" (exit 4)
-// and the way out, not the first write's "Permission denied" (issue 24 item 7).
+// and the way out, not the first write's "Permission denied".
 #pragma once
 
 #include "sys/root.h"

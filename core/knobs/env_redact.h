@@ -1,4 +1,4 @@
-// The environment files as `rocmtunectl snapshot` copies them (issue 13 item 7): a bug-report
+// The environment files as `rocmtunectl snapshot` copies them: a bug-report
 // world must show the same env findings as the machine, without the values of variables that
 // are none of rocmtune's business (tokens, proxies, paths).
 //   - Every source rocmtune reads (knobs/env_sources.h) and its own drop-ins, when readable.

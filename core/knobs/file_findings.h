@@ -1,6 +1,6 @@
 // Files rocmtune reads to tell what is configured. One it cannot read (no permission, larger
 // than Root::kDefaultMaxBytes, not a regular file) leaves what it shows for its knobs a guess:
-// it is reported, never taken as "not set" or, for rocmtune's own files, "removed" (issue 11).
+// it is reported, never taken as "not set" or, for rocmtune's own files, "removed".
 #pragma once
 
 #include <vector>

@@ -1,5 +1,5 @@
 // Settings already on the machine, whoever wrote them, checked by the rules `set` applies
-// (issue 13 item 4): every module option in modprobe.d and on the kernel command line, every
+//: every module option in modprobe.d and on the kernel command line, every
 // kernel command-line token in the boot configuration and /proc/cmdline, every ROCm/HIP/PyTorch
 // environment variable in the environment files. Each problem is a finding with the file and
 // line that holds it, what to do, and a source. `status` lists them; a profile's --check names

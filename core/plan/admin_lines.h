@@ -1,7 +1,7 @@
 // An admin's line that rocmtune may comment out on request (`unset KEY --admin-lines`): the
 // files it may touch that way and the commented form of a line. A hand-written
 // HSA_OVERRIDE_GFX_VERSION=10.3.0 in /etc/environment keeps crashing an RDNA1 card whatever
-// rocmtune's own drop-ins say (issue 25 item 3); the admin asks rocmtune to switch exactly that
+// rocmtune's own drop-ins say; the admin asks rocmtune to switch exactly that
 // line off, journaled so `revert` and `reset` put the file back byte for byte.
 // The planner (knobs/admin_lines.h) makes such edits; the helper re-checks each one
 // (helper/admin_line_rules.cc). Paths are root-relative.

@@ -106,7 +106,7 @@ struct Plan {
 
 // Whether carrying the plan out commits a transaction: it has ops, or it is an apply or a revert
 // asking to be recorded with none. The helper records exactly this, and `--check` reports it as
-// `changed` (issue 25 item 8: a check says what the run will then say).
+// `changed` (a check says what the run will then say).
 inline bool WillRecord(const Plan& plan) {
   return !plan.ops.empty() || (plan.record_if_empty && (plan.intent.verb == "apply" || plan.intent.verb == "revert"));
 }

@@ -28,7 +28,7 @@ void Merge(std::vector<Item>& out, std::vector<Item> batch) {
   for (Item& item : batch) out.push_back(std::move(item));
 }
 
-// DESIGN "Security model": a profile not owned by root is untrusted. An admin profile counts
+// ARCHITECTURE.md "Security model": a profile not owned by root is untrusted. An admin profile counts
 // only when it and its directory belong to root (under --root DIR: to root or to DIR's owner,
 // who could change the tree anyway) and neither group nor others may write them.
 Result<void> CheckTrusted(const sys::Root& root, std::string_view rel) {

@@ -1,7 +1,7 @@
 // OutDir: the directory a snapshot writes, and the only place it writes. `rocmtunectl snapshot`
 // runs as root while OUT may sit in (or be) a directory another user can change, so nothing is
 // written by path: every entry is made beneath the directory's descriptor one component at a
-// time, never following a symlink, and files are created with O_EXCL (issue 11).
+// time, never following a symlink, and files are created with O_EXCL.
 #pragma once
 
 #include <map>

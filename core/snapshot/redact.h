@@ -1,6 +1,6 @@
 // Redact: what a snapshot takes out of the text it copies, so a bug report carries no MAC
-// address, host name, user name (issue 15), network configuration or disk identifier of the
-// kernel command line (issue 24 item 8, snapshot/redact_cmdline.h). Serial numbers never get this far: the files that
+// address, host name, user name, network configuration or disk identifier of the
+// kernel command line (snapshot/redact_cmdline.h). Serial numbers never get this far: the files that
 // hold them are not copied, and KFD unique_id values are hashed (snapshot.cc).
 #pragma once
 

@@ -1,6 +1,6 @@
 // The private values of kernel command-line parameters, wherever the text holds them: the
 // command line itself, GRUB defaults, BLS entries, /etc/kernel/cmdline, the journal's copies of
-// those files, and the JSON documents that quote them (issue 24 item 8).
+// those files, and the JSON documents that quote them.
 #pragma once
 
 #include <string>

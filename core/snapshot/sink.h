@@ -12,7 +12,7 @@
 namespace rocmtune::snapshot {
 
 // The widest mode an entry gets: the source's permission bits without set-id, sticky or write
-// for group and others. A 0600 journal stays 0600, a 0644 file 0644 (issue 24 item 7).
+// for group and others. A 0600 journal stays 0600, a 0644 file 0644.
 inline constexpr mode_t kMaxMode = 0755;
 
 class Sink {

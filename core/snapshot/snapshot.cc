@@ -250,8 +250,8 @@ class Writer {
     return out;
   }
 
-  // Each parent directory of `rel`, outermost first, with the source's mode (issue 24 item 7:
-  // a directory only root may enter stays so in the snapshot).
+  // Each parent directory of `rel`, outermost first, with the source's mode
+  // (a directory only root may enter stays so in the snapshot).
   Result<void> Parents(std::string_view rel) {
     for (size_t slash = rel.find('/'); slash != std::string_view::npos; slash = rel.find('/', slash + 1)) {
       std::string_view dir = rel.substr(0, slash);

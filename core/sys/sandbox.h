@@ -1,4 +1,4 @@
-// The sandbox rocm-smi-lib's child enters before it loads the library (issue 24). rocm-smi-lib
+// The sandbox rocm-smi-lib's child enters before it loads the library. rocm-smi-lib
 // 5.2 keeps a process-shared robust mutex per card in /dev/shm/rocm_smi_cardN, opens one that
 // exists read-write and creates a missing one mode 0777: any user who makes or holds that file
 // stalls the probe, reads the robust-list pointers glibc writes into it and can make glibc's

@@ -66,7 +66,7 @@ Result<void> CheckTomlBytes(std::string_view text, std::string_view origin) {
           ++i;  // a one-line string cannot continue on the next line: toml++ refuses it there
         } else if (c == '\\' && ctx == Context::kMultiBasic && LineEndingBackslash(text, i)) {
           // toml++ skips the whitespace after it and classifies the next character with
-          // the table that reaches unreachable code (issue 190): it must be ASCII.
+          // the table that reaches unreachable code (tomlplusplus#190): it must be ASCII.
           ++i;
           for (; i < text.size() && IsTomlSpace(text[i]); ++i) line += text[i] == '\n';
           if (i < text.size() && static_cast<unsigned char>(text[i]) >= 0x80)

@@ -30,8 +30,8 @@ cmds=("$ctl --version"
       "$ctl --root $worlds/phoenix status --json"
       "$ctl --root $worlds/mi300x-cpx status --json")
 
-# A systemd tool's bare process start on this machine, to compare with DESIGN.md's floor
-# (busctl call ~4.6 ms there); rocmtunectl --version is rocmtune's own floor.
+# A systemd tool's bare process start on this machine, to compare with the D-Bus floor
+# (BENCHMARKS.md: busctl call ~4.6 ms on this machine class); rocmtunectl --version is rocmtune's own floor.
 if command -v busctl >/dev/null 2>&1; then
   names+=("busctl --version (systemd tool start, same machine)")
   cmds+=("$(command -v busctl) --version")

@@ -194,7 +194,7 @@ TEST_F(CrashTest, RevertStrixpoint) {
   Run(Revert("strixpoint", kKnobsAndSysfs, Steps({kJournalSteps, kWriteSteps}, {"unlink", "rmdir", "sysfs-write"})));
 }
 
-// The admin's lines commented out in place (issue 25 item 3) beside the drop-ins rocmtune writes.
+// The admin's lines commented out in place beside the drop-ins rocmtune writes.
 TEST_F(CrashTest, AdminLinesRx5700xt) { Run(AdminLines(false, Steps({kJournalSteps, kWriteSteps}, {"mkdir"}))); }
 
 // The admin's lines put back byte for byte, the drop-ins and their directories removed.

@@ -37,8 +37,8 @@ for world in ${ONLY_WORLDS:-"$SRC"/tests/worlds/*/}; do
     "check-compute --workload gemm --device card0"; do
     # shellcheck disable=SC2086
     "$CTL" --root "$W" $verb --json >"$WORK/local.json"; lrc=$?
-    # check-compute never asks the daemon (it answers for the caller's own environment, issue 25
-    # item 2): without --root it is this machine, not the daemon's world.
+    # check-compute never asks the daemon (it answers for the caller's own environment):
+    # without --root it is this machine, not the daemon's world.
     if [[ $verb != check-compute* ]]; then
       # shellcheck disable=SC2086
       "$CTL" $verb --json >"$WORK/bus.json"; brc=$?
@@ -79,7 +79,7 @@ echo "reads: $n worlds give the same JSON and text over the bus as locally (root
 
 # rocmtuned's CheckCompute answers what the world has (the daemon serves it), for programs started
 # with the system's environment: the same document as `rocmtunectl --root W check-compute` (which
-# never asks the daemon: it answers for the caller's own environment, issue 25 item 2), and the
+# never asks the daemon: it answers for the caller's own environment), and the
 # usage errors as InvalidArgument.
 W=$WORK/w-compute
 cp -a "$SRC/tests/worlds/rx6900xt" "$W"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Authorization before the change slot, and polkit seeing the whole change (issue 24, items 3
-# and 4), with a real dbus-daemon, a real polkitd with rocmtune's actions and rules, the helper
+# Authorization before the change slot, and polkit seeing the whole change,
+# with a real dbus-daemon, a real polkitd with rocmtune's actions and rules, the helper
 # behind its socket, and test users only the bus and polkitd know:
 #   - a profile-scoped rule ("rtprofile may apply instinct") does not let that user add optional
 #     items (asked as org.rocmtune1.set) or force (org.rocmtune1.force); a rule that reads the
@@ -97,7 +97,7 @@ apply $WITH_USER denied:apply
 apply $WITH_USER denied:force with=mi-intel-iommu-on force
 echo "scoped rules: optional items and force need their own grant; the details reach polkit"
 
-# Unset with admin_lines (issue 25 item 3): the action is Unset's own (org.rocmtune1.set), the
+# Unset with admin_lines: the action is Unset's own (org.rocmtune1.set), the
 # details name the admin's file:line, the line is commented out, and Reset puts it back.
 printf 'LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=9.0.10\n' >"$W/etc/environment"
 as_user $WITH_USER "$PY" - <<'PY' || fail "Unset with admin_lines as rtwith"

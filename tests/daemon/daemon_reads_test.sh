@@ -1,5 +1,5 @@
 #!/bin/bash
-# Reads work for every user after rocmtune changed something (issue 25 item 6). rocmtuned runs as
+# Reads work for every user after rocmtune changed something. rocmtuned runs as
 # user rocmtune on a private system bus with a real polkitd and the helper behind its socket, as
 # in daemon_user_test.sh; root applies a profile through it, so the journal is 0640 root:rocmtune.
 # Then, as another user (uid 64321, no group rocmtune):

@@ -1,5 +1,5 @@
 #!/bin/bash
-# rocmtuned as its own user, not root (issue 24 item 2), on a private system bus with a real
+# rocmtuned as its own user, not root, on a private system bus with a real
 # polkitd and the helper behind its socket:
 #   - the daemon runs as user rocmtune (a test uid, named so in a test /etc/passwd that the bus,
 #     polkitd and the helper see in their mount namespaces, and in the world's etc/group, whose

@@ -1,4 +1,4 @@
-# A polkit authentication agent that never answers (the attack of issue 24 item 3): registered
+# A polkit authentication agent that never answers: registered
 # for one process (a unix-process subject, as `pkttyagent --process` does), it records each
 # BeginAuthentication (action, message, details) and CancelAuthentication as a JSON line in LOG
 # and holds every request open. usage: silent_agent.py PID LOG

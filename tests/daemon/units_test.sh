@@ -39,7 +39,7 @@ for unit in "$WORK"/*; do
 done
 
 # The instance is CARD even when it starts with a dash: `reapply --force` must not be an option
-# (issue 24 item 7; reapply refuses a dash-led or empty CARD, tests/world/small_holes_cli_test.cc).
+# (reapply refuses a dash-led or empty CARD, tests/world/small_holes_cli_test.cc).
 grep -q '^ExecStart=[^ ]*rocmtunectl --root / reapply -- %I$' "$WORK/rocmtune-apply@.service" ||
   fail "rocmtune-apply@.service does not pass its instance after --: $(grep '^ExecStart=' "$WORK/rocmtune-apply@.service")"
 

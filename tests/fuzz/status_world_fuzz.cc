@@ -3,7 +3,7 @@
 // and rocmtune's record of the command-line tokens it owns, written into a copy of the
 // rx6900xt world. api::Status reads them all: every knob's state and every finding on the
 // settings already there (knobs/setting_findings.h), whoever wrote them. The one verdict holds
-// for every input (issue 25 item 1): doctor's findings are status's, check-compute's verdict
+// for every input: doctor's findings are status's, check-compute's verdict
 // is status's per GPU, and a GPU that is not safe has a problem finding doctor reports.
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #!/bin/bash
-# rocm_smi_shm_attack_test.sh -- issue 24 as the attack ran: an unprivileged user pre-creates
+# rocm_smi_shm_attack_test.sh -- the /dev/shm attack on rocm-smi-lib as it ran: an unprivileged user pre-creates
 # rocm-smi-lib's /dev/shm/rocm_smi_card0 and card1 (mode 0777), holds the robust mutex in each
 # locked and overwrites its robust-list pointers (rsmi_shm_attacker), while root's
 # `rocmtunectl status` and rocmtuned's Describe run on the live root (a world bound over /sys, as

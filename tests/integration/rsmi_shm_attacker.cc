@@ -1,4 +1,4 @@
-// rsmi_shm_attacker NAME...: what an unprivileged user did to rocm-smi-lib 5.2 in issue 24. For
+// rsmi_shm_attacker NAME...: what an unprivileged user did to rocm-smi-lib 5.2 through /dev/shm. For
 // each NAME, creates /dev/shm/NAME mode 0777 (as rocm-smi-lib would: its shared_mutex_init opens
 // an existing file read-write), puts a process-shared robust pthread mutex in it, locks it and
 // then overwrites the mutex's robust-list pointers (glibc's __data.__list, which the owner's

@@ -23,7 +23,7 @@ struct CliResult {
   nlohmann::ordered_json Json() const;
 };
 
-// What is wrong with a rocmtune.result.v1 document (DESIGN "Contracts"); empty when nothing.
+// What is wrong with a rocmtune.result.v1 document (rocmtunectl(1), JSON); empty when nothing.
 std::string ResultDocumentProblems(const nlohmann::ordered_json& doc);
 
 // rocmtunectl --root ROOT ARGS... with stdin from /dev/null, its stdout and stderr kept in

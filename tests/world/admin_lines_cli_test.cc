@@ -1,5 +1,5 @@
 // `unset KEY --admin-lines` through rocmtunectl and the real helper on a copy of the RDNA1 world
-// (issue 25 item 3): the admin's HSA_OVERRIDE_GFX_VERSION=10.3.0 line is shown as a diff in the
+//: the admin's HSA_OVERRIDE_GFX_VERSION=10.3.0 line is shown as a diff in the
 // plan, commented out, journaled, and `revert` and `reset` put the file back byte for byte —
 // also a file without a final newline, with CRLF line ends or with a NUL byte elsewhere.
 // A line that sets more than the key is refused, naming file:line, and nothing is written.

@@ -1,4 +1,4 @@
-// `rocmtunectl check-compute` end to end on the seeds' machines (issue 15 item 4): the exit code
+// `rocmtunectl check-compute` end to end on the seeds' machines: the exit code
 // a script branches on, the human lines (one per GPU, then why and the fix), the JSON document,
 // --device, the usage errors, no GPU; and a fix in effect (the override removed) clearing its crash.
 #include <gmock/gmock.h>

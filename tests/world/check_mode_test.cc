@@ -1,4 +1,4 @@
-// Fleet scripts trust `--check` (issue 25 item 8): on every world, for every built-in profile
+// Fleet scripts trust `--check`: on every world, for every built-in profile
 // that fits it, in every state a fleet meets (nothing applied, the profile already active,
 // another profile active, its transaction reverted, a file of rocmtune's edited by someone else),
 // `apply --check` reports `changed` (and its exit code) exactly as the `apply` run right after it.

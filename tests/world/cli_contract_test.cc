@@ -1,4 +1,4 @@
-// The CLI contract scripts and Ansible rely on (DESIGN "Contracts"): idempotent verbs that
+// The CLI contract scripts and Ansible rely on (rocmtunectl(1), CHANGES and EXIT STATUS): idempotent verbs that
 // write nothing when nothing changes, --check that never writes, fixed exit codes, and
 // --json that prints exactly one document on stdout.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// `rocmtunectl doctor --log` on captured worlds (issue 25 item 5): the log's matches concern the
+// `rocmtunectl doctor --log` on captured worlds: the log's matches concern the
 // GPUs the log names (ROCr's node-N is the KFD topology node, the kernel's lines name the PCI
 // address), missing-code errors are linked to the GPU's support finding, the RDNA3/RDNA4 and
 // Strix known issues show on their worlds' logs, and a crash no known issue explains is a

@@ -1,4 +1,4 @@
-// `rocmtunectl doctor`'s GPU support check (issue 15 item 2) on the seeds' machines: each GPU's
+// `rocmtunectl doctor`'s GPU support check on the seeds' machines: each GPU's
 // gfx target against the installed ROCm release's GPU table (data/rocm_support.toml). A
 // supported target is an info naming the release; one the release does not support is a warning
 // with the nearest release that does (or none); the RDNA1 known issue replaces the generic

@@ -1,4 +1,4 @@
-// `rocmtunectl doctor` on the seeds' machines (issue 15 items 2 and 6): each known issue shows on
+// `rocmtunectl doctor` on the seeds' machines: each known issue shows on
 // a world that has it and stays silent on one that does not; doctor names the real cause and the
 // fix that works, and never recommends the seeds' ineffective or invalid fixes (amd_iommu=on,
 // amdgpu.mtype_local on RDNA, PYTORCH_MAX_SPLIT_SIZE_MB, HSA_OVERRIDE_GFX_VERSION=10.3.0 on gfx1010).
@@ -121,7 +121,7 @@ TEST(DoctorTest, Rdna1OnRocm6WithTheOverrideNamesTheOverrideAndUnsupportedHardwa
                          "env.not-read", "module.no-effect", "cmdline.invalid-value"})
     EXPECT_THAT(ids, Contains(id));
   const json& override_issue = FindingById(d.doc["findings"], "issue.rdna1-override-gfx1030");
-  // The override is the admin's line, which `unset` alone would not remove (issue 25 item 3): the
+  // The override is the admin's line, which `unset` alone would not remove: the
   // fix names the line and rocmtune's opt-in way to comment it out instead.
   EXPECT_EQ(override_issue["fix"]["unset"], json::array());
   EXPECT_THAT(override_issue["fix"]["text"].get<std::string>(), HasSubstr("/etc/environment:1"));
@@ -168,7 +168,7 @@ TEST(DoctorTest, Rdna2MiopenFaultBeforeRocm7NamesTheUpgradeAndTheWinogradFilter)
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "6.4.1\n");
   // Without a log it is the risk check-compute counts (convolutions only): one verdict, so doctor
-  // lists it too, as the warning it is (issue 25 item 1).
+  // lists it too, as the warning it is.
   Doctor quiet = RunDoctor(w);
   const json& risk = FindingById(quiet.doc["findings"], "issue.rdna2-miopen-conv-fault");
   EXPECT_EQ(risk["severity"], "warning");
@@ -260,7 +260,7 @@ TEST(DoctorTest, AnApertureViolationAnywhereIsExplainedAsAKernelFault) {
                        "largest legal address. code: 0x29\n");
   EXPECT_EQ(d.doc["log"]["likely_cause"], "issue.aperture-violation-kernel-fault");
   // The explanation says what the error is, not what caused it here: the crash stays unexplained,
-  // a warning (issue 25 item 5: a crash never ends in "Nothing wrong found").
+  // a warning (a crash never ends in "Nothing wrong found").
   EXPECT_THAT(Ids(d.doc["log"]["matches"]), Contains("log.unexplained-crash"));
   EXPECT_EQ(d.exit_code, kExitFailed);
   Doctor none = RunDoctor(w, "everything fine\n");
@@ -307,7 +307,7 @@ TEST(DoctorTest, DeviceAccessFollowsTheWorldsGroups) {
 namespace rocmtune::client {
 namespace {
 
-// Advice that works (issue 25 item 3): once the profile a fix names is applied (the TTM limit
+// Advice that works: once the profile a fix names is applied (the TTM limit
 // waits for a reboot), doctor says so instead of telling the user to apply it again.
 TEST(DoctorAdviceTest, AnAppliedProfileIsNotAdvisedAgainButAReboot) {
   WorldCopy w("strixpoint");
@@ -324,7 +324,7 @@ TEST(DoctorAdviceTest, AnAppliedProfileIsNotAdvisedAgainButAReboot) {
   EXPECT_THAT(text.out, Not(HasSubstr("sudo rocmtunectl apply strix-halo")));
 }
 
-// The caller's own environment (issue 25 item 2): a variable of this process and a line of its
+// The caller's own environment: a variable of this process and a line of its
 // user's ~/.bashrc are checked like the system's files, and decide check-compute's verdict.
 TEST(DoctorAdviceTest, TheCallersEnvironmentAndShellFilesAreChecked) {
   if (::getuid() != 0)

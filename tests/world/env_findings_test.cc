@@ -1,4 +1,4 @@
-// Folklore already in the environment files is flagged by `status` (issue 13 items 4, 5, 7):
+// Folklore already in the environment files is flagged by `status`:
 // variables nothing reads, debugging switches left on, values the reading library rejects and an
 // override for another ISA, each at its file and line with what to do and a public source; and a
 // snapshot of the machine shows the same findings without the values of other variables.

@@ -44,7 +44,7 @@ TEST(ErrorsCliTest, UnderJsonEveryFailurePrintsOneErrorDocument) {
       {{"apply", "no-such-profile", "--json"}, kExitUsage, "not-found"},
       {{"revert", "99", "--json"}, kExitUsage, "not-found"},
       {{"set", "amdgpu.noretry", "--json"}, kExitUsage, "invalid-argument"},
-      // Unknown names are usage errors with "did you mean" (issue 25 item 7), as for set.
+      // Unknown names are usage errors with "did you mean", as for set.
       {{"explain", "amdgpu.no_such_parameter", "--json"}, kExitUsage, "invalid-argument"},
   };
   for (const Failure& f : failures) {
@@ -71,7 +71,7 @@ TEST(ErrorsCliTest, WithoutJsonAFailurePrintsNothingOnStdout) {
   EXPECT_THAT(r.err, HasSubstr("no-such-profile"));
 }
 
-// One convention for names a person mistypes (issue 25 item 7): a key, a profile or a verb
+// One convention for names a person mistypes: a key, a profile or a verb
 // rocmtune does not know is a usage error (exit 2) that says which known name is nearest.
 TEST(ErrorsCliTest, AMistypedNameIsAUsageErrorWithDidYouMean) {
   testing::WorldCopy w("rx5700xt");

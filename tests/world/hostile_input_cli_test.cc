@@ -1,4 +1,4 @@
-// Hostile files where rocmtunectl reads them (issue 11 item 5 and item 2's journal part), end to
+// Hostile files where rocmtunectl reads them, end to
 // end on a copy of a world: a journal record of the wrong type or nested 10,000 deep, a profile
 // with the bytes toml++ 3.3.0 mishandles, includes that fan out. Each ends in a message and an
 // exit code; before, the journal made every later run abort (134) and the includes hung.

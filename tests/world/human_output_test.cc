@@ -1,4 +1,4 @@
-// Human output is not a terminal channel (issue 11): what rocmtunectl prints for people quotes
+// Human output is not a terminal channel: what rocmtunectl prints for people quotes
 // files anyone with root once edited (a grub comment, /etc/environment, modprobe.d, a site
 // profile), and a raw ESC, BEL or CSI there would retitle the terminal, clear it or forge lines.
 // Every such byte is shown escaped; --json keeps the text, escaped the JSON way.

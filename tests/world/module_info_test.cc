@@ -1,6 +1,6 @@
 // A module parameter missing from /sys/module/<m>/parameters is no proof the kernel lacks it:
 // one declared with permission 0 never appears there (kernel/params.c). The installed module's
-// modinfo, read through libkmod, decides (issue 13 item 5).
+// modinfo, read through libkmod, decides.
 #include "sys/module_info.h"
 
 #include <elf.h>

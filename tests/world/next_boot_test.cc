@@ -1,4 +1,4 @@
-// CONFIGURED is the next boot's configuration (issue 25 item 2): modprobe.d plus the command line
+// CONFIGURED is the next boot's configuration: modprobe.d plus the command line
 // the boot setup gives the next boot (GRUB defaults and drop-ins, BLS entries,
 // /etc/kernel/cmdline), with WHERE as file:line; RUNNING is /proc/cmdline and /sys/module. A value
 // only on /proc/cmdline is running and gone after a reboot, a value the kernel rejects is

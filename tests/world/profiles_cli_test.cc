@@ -161,7 +161,7 @@ TEST(ProfilesCliTest, ShowErrorsAreUsageErrors) {
   CtlRun with = Ctl(World("rx6600"), "show strix-halo --with nope --json");
   EXPECT_EQ(with.exit_code, 2);
   EXPECT_THAT(with.err, HasSubstr("has no item 'nope'"));
-  // Under --json the failure is one rocmtune.error.v1 document (issue 13, item 7).
+  // Under --json the failure is one rocmtune.error.v1 document.
   json error = json::parse(with.out);
   EXPECT_EQ(error["schema"], "rocmtune.error.v1");
   EXPECT_EQ(error["code"], "invalid-argument");

@@ -1,4 +1,4 @@
-// Settings already on the machine, whoever wrote them (issue 13 items 4 and 5): module options in
+// Settings already on the machine, whoever wrote them: module options in
 // modprobe.d and kernel command-line tokens in the boot configuration and /proc/cmdline are checked
 // by the rules `set` applies; each problem is a finding with its file and line, what to do and a
 // public source. The knob table shows what they really do ("ignored", "no effect").

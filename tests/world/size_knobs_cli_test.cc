@@ -1,4 +1,4 @@
-// Issue 25 item 4 through the built rocmtunectl on a copy of a world whose /proc/meminfo the test
+// Size knobs through the built rocmtunectl on a copy of a world whose /proc/meminfo the test
 // writes: page-count knobs are shown with their size (text) and in bytes (JSON), `set` refuses a
 // size above the RAM unless --force, warns below the kernel's default of half the RAM, and only
 // notes what it cannot check when the RAM is unknown.

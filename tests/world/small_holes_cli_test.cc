@@ -1,4 +1,4 @@
-// Issue 24 item 7, the smaller holes of the CLI, each through the built rocmtunectl:
+// The smaller holes of the CLI, each through the built rocmtunectl:
 // reapply takes a dash-led or empty instance as CARD and refuses it (rocmtune-apply@.service
 // passes `-- %I`); `doctor --log` refuses what is not a regular file or stdin at once (a FIFO
 // used to block it forever); a user who may not write a --root tree gets exit 4 and the way out

@@ -1,4 +1,4 @@
-// `rocmtunectl snapshot --output FILE.tar.gz` end to end (issue 15): the archive, extracted with
+// `rocmtunectl snapshot --output FILE.tar.gz` end to end: the archive, extracted with
 // tar, is a world whose `status --json` is the source's, and nothing private is in it.
 #include <sys/wait.h>
 
@@ -95,7 +95,7 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
   ASSERT_EQ(source.exit_code, kExitOk) << source.err;
   ASSERT_EQ(extracted.exit_code, kExitOk) << extracted.err;
   std::string expected = source.out;
-  // ip= and BOOTIF= keep their names only (issue 24 item 8).
+  // ip= and BOOTIF= keep their names only.
   for (auto [from, to] :
        {std::pair<std::string, std::string>{"ip=10.0.0.2::10.0.0.1:255.255.255.0:secrethost:eno1:none", "ip=redacted"},
         {"BOOTIF=01-aa-bb-cc-dd-ee-f2", "BOOTIF=redacted"},

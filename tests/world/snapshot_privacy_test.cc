@@ -1,4 +1,4 @@
-// Issue 24 items 7 and 8, `rocmtunectl snapshot` end to end: a world with every private thing a
+// `rocmtunectl snapshot` end to end: a world with every private thing a
 // bug report must not carry (network configuration, disk identifiers and a host name on the
 // kernel command line and in GRUB's and the BLS entry's copies of it, user names in comments
 // and home paths) gives a directory, an archive and documents (rocmtune-status.json,

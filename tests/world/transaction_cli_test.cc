@@ -142,7 +142,7 @@ TEST(TransactionCliTest, SetHistoryVerifyRevertLeavesTheTreeAsItWas) {
   ASSERT_EQ(history.exit_code, kExitOk) << history.err;
   json h = history.Json();
   EXPECT_EQ(h["schema"], "rocmtune.history.v1");
-  EXPECT_TRUE(h["active_profile"].is_null()) << h.dump();  // unknown or none: null (issue 25 item 7)
+  EXPECT_TRUE(h["active_profile"].is_null()) << h.dump();  // unknown or none: null
   ASSERT_EQ(h["transactions"].size(), 1u);
   EXPECT_EQ(h["transactions"][0]["id"], "1");
   EXPECT_EQ(h["transactions"][0]["verb"], "set");
@@ -262,7 +262,7 @@ TEST(TransactionCliTest, ResetRemovesEveryRocmtuneFileAndNoForeignOne) {
   json h = w.Ctl({"history", "--json"}).Json();
   ASSERT_EQ(h["transactions"].size(), 3u);
   EXPECT_EQ(h["transactions"][2]["verb"], "reset");
-  EXPECT_TRUE(h["active_profile"].is_null()) << h.dump();  // unknown or none: null (issue 25 item 7)
+  EXPECT_TRUE(h["active_profile"].is_null()) << h.dump();  // unknown or none: null
   // Stock is stock: a second reset has nothing to do.
   auto again = w.Ctl({"reset", "--json"});
   EXPECT_EQ(again.exit_code, kExitOk);

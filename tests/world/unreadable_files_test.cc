@@ -1,5 +1,5 @@
 // A file rocmtune must read but cannot (no permission, over the size limit, not a regular file)
-// is a finding in `status` and a difference in `verify` (issue 11), never silently "unset" or
+// is a finding in `status` and a difference in `verify`, never silently "unset" or
 // "removed by someone else": both would be false, and verify would pass or blame someone.
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// A user's reads after rocmtune changed something, with no daemon to ask (issue 25 item 6): the
+// A user's reads after rocmtune changed something, with no daemon to ask: the
 // helper leaves its journal 0640 in a 0750 directory (root:rocmtune), which an ordinary user
 // (uid 65534 here) cannot read. `profiles`, `show`, `doctor`, `status` and `snapshot` still
 // work for that user: the active profile is unknown (null, with a note), doctor and status say

@@ -1,4 +1,4 @@
-// One verdict (issue 25 item 1): `status`, `doctor` and `check-compute` render one assessment, so
+// One verdict: `status`, `doctor` and `check-compute` render one assessment, so
 // they never contradict — on every world, and on each world with the inputs where the issue found
 // them disagreeing: an HSA_OVERRIDE_GFX_VERSION of another ISA (10.3.0, 11.0.0) in
 // /etc/environment, no KFD at all, and a KFD topology without the first GPU. Each case runs the

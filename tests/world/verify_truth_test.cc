@@ -83,7 +83,7 @@ TEST(VerifyTruthTest, APendingRegenerationIsADifferenceUntilItsArtifactIsNewerTh
 }
 
 // The kernel command line is read after modprobe.d. An option only the running command line has
-// is gone after a reboot when the boot configuration does not pass it (issue 25): rocmtune's value
+// is gone after a reboot when the boot configuration does not pass it: rocmtune's value
 // takes effect then, so it is pending a reboot, not overridden. When the next boot's command line
 // cannot be known, the running one is the evidence: `set` warns naming /proc/cmdline and verify
 // reports the override (exit 6).

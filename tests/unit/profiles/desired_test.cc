@@ -55,7 +55,7 @@ TEST(DesiredTest, StrixHaloComputesTheGttLimit) {
   auto d = DesiredState(Builtin(w.root, "strix-halo"), w.root, w.inventory, {});
   ASSERT_TRUE(d) << d.error().message;
   EXPECT_FALSE(d->reset);
-  // pages_limit and page_pool_size together, as the catalog says (issue 13 item 5).
+  // pages_limit and page_pool_size together, as the catalog says.
   EXPECT_THAT(SetTexts(*d), ElementsAre("ttm.pages_limit=28835840", "ttm.page_pool_size=28835840"));
   EXPECT_THAT(UnsetTexts(*d), ElementsAre("amdgpu.gttsize", "env.HSA_OVERRIDE_GFX_VERSION"));
   EXPECT_TRUE(d->refused.empty());

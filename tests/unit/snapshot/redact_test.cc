@@ -48,7 +48,7 @@ TEST(RedactTest, NetworkHardwareAddressesAreNeverCopied) {
   EXPECT_TRUE(Redactor::MayCopy("etc/modprobe.d/amdgpu.conf"));
 }
 
-// Issue 24 item 8: private kernel parameters keep their name, lose their value, wherever the text
+// Private kernel parameters keep their name, lose their value, wherever the text
 // is (a command line, a shell assignment, a JSON string with escapes); others are untouched.
 TEST(RedactTest, PrivateKernelParametersLoseTheirValue) {
   EXPECT_EQ(RedactKernelTokens("ro ip=10.0.0.2::10.0.0.1:255.255.255.0:h:eno1:none quiet"), "ro ip=redacted quiet");

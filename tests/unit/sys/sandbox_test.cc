@@ -1,4 +1,4 @@
-// sys::EnterSandbox (issue 24): the state rocm-smi-lib's child is in before it loads the library,
+// sys::EnterSandbox: the state rocm-smi-lib's child is in before it loads the library,
 // read back from the kernel in a forked child (the sandbox is for good). A private /dev/shm or no
 // library: under a seccomp filter that refuses unshare(2) with EPERM, as systemd's
 // RestrictNamespaces= does, the probe answers why and never loads the library.

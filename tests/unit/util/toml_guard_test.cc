@@ -1,6 +1,6 @@
 // The check before toml++ parses: no non-ASCII outside strings and comments or right after a
 // line-ending backslash, valid UTF-8. toml++ 3.3.0 reaches __builtin_unreachable() on such
-// input (upstream tomlplusplus issues 190 and 295); CF BB is the reproducer kept here.
+// input (github.com/marzer/tomlplusplus/issues/190 and /295); CF BB is the reproducer kept here.
 #include "util/toml_guard.h"
 
 #include <string>
@@ -29,7 +29,7 @@ TEST(TomlGuardTest, TheUpstreamReproducersAreRefusedBeforeTomlPlusPlus) {
   EXPECT_EQ(line.error().message, "x.toml: line 3: a non-ASCII character outside a string or comment");
 }
 
-// Issue 190: a line-ending backslash in a """ string, then a non-ASCII character first on a
+// tomlplusplus#190: a line-ending backslash in a """ string, then a non-ASCII character first on a
 // later line (toml++ skips the whitespace between and classifies that character).
 TEST(TomlGuardTest, NonAsciiRightAfterALineEndingBackslashIsRefused) {
   for (std::string_view text : {"s = \"\"\"\\\n\xc2\xa7\"\"\"\n", "s = \"\"\"\\  \t\r\n\n   \xc2\xa7\"\"\"",
