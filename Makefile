@@ -53,8 +53,9 @@ rpm: deps
 	JOBS=$(JOBS) packaging/rpm/smoke-build.sh $(BUILD_DIR)/rpm
 
 # Lint (README.md, Development): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
-# .clang-tidy. `make lint` needs a configured build folder (compile_commands.json), not a build; CI runs it
-# after `make check` (.ci/run). It runs every step and fails at the end if any failed.
+# .clang-tidy, and shellcheck over every shell script (scripts/shellcheck.sh). `make lint` needs a
+# configured build folder (compile_commands.json), not a build; CI runs it after `make check` (.ci/run).
+# It runs every step and fails at the end if any failed.
 lint-deps: deps
 	@scripts/install-deps.sh --lint
 
@@ -63,6 +64,7 @@ lint: lint-deps $(BUILD_DIR)/build.ninja
 	echo "== format check self-test"; tests/lint/format_check_test.sh || rc=1; \
 	echo "== format check (scripts/format.sh --check)"; scripts/format.sh --check || rc=1; \
 	echo "== clang-tidy (scripts/tidy.sh)"; JOBS=$(JOBS) scripts/tidy.sh $(BUILD_DIR) || rc=1; \
+	echo "== shellcheck (scripts/shellcheck.sh)"; scripts/shellcheck.sh || rc=1; \
 	exit $$rc
 
 # Reformats every tracked C++ file in place.
