@@ -66,6 +66,7 @@ lint: lint-deps $(BUILD_DIR)/build.ninja
 	echo "== format check self-test"; tests/lint/format_check_test.sh || rc=1; \
 	echo "== format check (scripts/format.sh --check)"; scripts/format.sh --check || rc=1; \
 	echo "== clang-tidy (scripts/tidy.sh)"; JOBS=$(JOBS) scripts/tidy.sh $(BUILD_DIR) || rc=1; \
+	echo "== shellcheck self-test"; tests/lint/shellcheck_test.sh || rc=1; \
 	echo "== shellcheck (scripts/shellcheck.sh)"; scripts/shellcheck.sh || rc=1; \
 	exit $$rc
 
