@@ -29,14 +29,16 @@ demo: build
 	@scripts/demo-change.sh $(BUILD_DIR)
 
 # rpm.smoke_build (label rpmbuild) is a whole rpmbuild: `make rpm`, or `ctest -L rpmbuild` in the build folder.
+# tests/run_ctest.sh runs ctest, prints the skipped tests with their reasons, writes the results to
+# Testing/check.xml (CI's skip check) and fails if a process the tests started is still running.
 check: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
+	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
 
 # Whole-system tests (label `system`, tests/system/, tests/package/): a debootstrap'd Debian 12
 # cached in $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot, the Debian package installed,
 # upgraded and purged with dpkg, and the installed package booted in systemd-nspawn. Root; each skips (77) with a reason where it cannot run. CI runs it after `check`.
 check-system: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -L '^system$$'
+	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check-system --output-on-failure -L '^system$$'
 
 # The Debian package (debian/, dpkg-buildpackage -b, then lintian: fails on an error or a warning)
 # in $(BUILD_DIR)/package. The package test in `make check-system` installs, upgrades and purges it.
@@ -53,8 +55,9 @@ rpm: deps
 	JOBS=$(JOBS) packaging/rpm/smoke-build.sh $(BUILD_DIR)/rpm
 
 # Lint (CONTRIBUTING.md, "Style and lint"): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
-# .clang-tidy. `make lint` needs a configured build folder (compile_commands.json), not a build; CI runs it
-# after `make check` (.ci/run). It runs every step and fails at the end if any failed.
+# .clang-tidy, and shellcheck over every shell script (scripts/shellcheck.sh). `make lint` needs a
+# configured build folder (compile_commands.json), not a build; CI runs it after `make check` (.ci/run).
+# It runs every step and fails at the end if any failed.
 lint-deps: deps
 	@scripts/install-deps.sh --lint
 
@@ -63,6 +66,8 @@ lint: lint-deps $(BUILD_DIR)/build.ninja
 	echo "== format check self-test"; tests/lint/format_check_test.sh || rc=1; \
 	echo "== format check (scripts/format.sh --check)"; scripts/format.sh --check || rc=1; \
 	echo "== clang-tidy (scripts/tidy.sh)"; JOBS=$(JOBS) scripts/tidy.sh $(BUILD_DIR) || rc=1; \
+	echo "== shellcheck self-test"; tests/lint/shellcheck_test.sh || rc=1; \
+	echo "== shellcheck (scripts/shellcheck.sh)"; scripts/shellcheck.sh || rc=1; \
 	exit $$rc
 
 # Reformats every tracked C++ file in place.
@@ -98,7 +103,7 @@ asan: deps
 	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT) $(SANITIZE_FLAGS)"
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
+	  $(CURDIR)/tests/run_ctest.sh asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)

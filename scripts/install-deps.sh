@@ -3,7 +3,7 @@
 # installed, so `make demo` / `make check` stay fast on a machine that already has them.
 # With --fuzz: only what `make fuzz` adds (clang and its sanitizer/libFuzzer runtimes); `make check`
 # never needs clang. With --lint: only what `make lint` / `make format` add (clang-format and clang-tidy 14:
-# pinned, as their output changes between releases).
+# pinned, as their output changes between releases; shellcheck, Debian 12's 0.9.0).
 set -eu
 
 BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
@@ -20,8 +20,9 @@ zsh fish man-db debhelper lintian ansible-core rpm strace"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
-# make lint, make format: scripts/format.sh, scripts/tidy.sh (run-clang-tidy-14 is in clang-tidy-14).
-LINT="clang-format-14 clang-tidy-14"
+# make lint, make format: scripts/format.sh, scripts/tidy.sh (run-clang-tidy-14 is in clang-tidy-14),
+# scripts/shellcheck.sh.
+LINT="clang-format-14 clang-tidy-14 shellcheck"
 
 wanted="$BUILD $TEST"
 [ "${1:-}" = --fuzz ] && wanted="$FUZZ"

@@ -38,7 +38,7 @@ for world in phoenix mi300x-cpx; do
   cp -a "$SRC/tests/worlds/$world" "$W"
   "$DAEMON" --root "$W" --idle-timeout 0 >"$WORK/daemon.log" 2>&1 &
   DPID=$!
-  PIDS+=($DPID)
+  PIDS+=("$DPID")
   wait_name present || fail "rocmtuned did not start"
   "$CTL" status --json >/dev/null || fail "status over the bus failed"
   busctl_bin=$(command -v busctl)

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the daemon tests: a private system bus (a real dbus-daemon), optionally a real
 # polkitd on it, rocmtuned serving a world. Needs: DAEMON, SRC set; defines skip/fail, WORK, W.
 skip() { echo "SKIP: $*"; exit 77; }
@@ -12,20 +13,24 @@ command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to call as
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-bus-XXXXXX")
 chmod 755 "$WORK"
 PIDS=()
+# Every process the test starts inherits this mark, whatever its command line and whoever forked
+# it (tests/leftover_processes.sh); systemd-socket-activate passes it on with -E.
+export ROCMTUNE_TEST_WORK=$WORK
 # Every process started for the test ends with it: the PIDS it recorded, then anything still
-# running from $WORK (a dbus-daemon behind a namespace wrapper, an agent started by a subshell).
+# running with the test's mark (a client a subshell started, a helper whose socket went away).
 cleanup() {
   [ -n "${KEEP_WORK:-}" ] && cp -a "$WORK" "$KEEP_WORK"
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  pkill -f -- "$WORK/" 2>/dev/null
+  "$SRC/tests/leftover_processes.sh" --kill "ROCMTUNE_TEST_WORK=$WORK"
   wait 2>/dev/null
-  rm -rf "$WORK"
+  rm -rf "${WORK:?}"
 }
 trap cleanup EXIT
 # The Python helpers where the unprivileged callers can read them: a clone may sit in a 0700
 # directory (mktemp -d), which nobody cannot enter.
 PYDIR=$WORK/py
 mkdir -p "$PYDIR" && cp "$SRC"/tests/daemon/*.py "$PYDIR"/ && chmod -R a+rX "$PYDIR"
+# shellcheck disable=SC2034 # NOBODY is for the tests that source this file
 NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 BUS=(busctl --system --no-pager)
 
@@ -36,9 +41,19 @@ account_binds() {
   [ -n "${TEST_PASSWD:-}" ] && printf "mount --bind '%s' /etc/passwd && " "$TEST_PASSWD"
   [ -n "${TEST_GROUP:-}" ] && printf "mount --bind '%s' /etc/group && " "$TEST_GROUP"
 }
-with_test_accounts() {
-  if [ -z "${TEST_PASSWD:-}${TEST_GROUP:-}" ]; then "$@"; return; fi
-  unshare -m --propagation private bash -c "$(account_binds) exec \"\$@\"" bash "$@"
+# exec_with_test_accounts CMD...: replaces the calling shell with CMD, so a background job
+# `exec_with_test_accounts CMD &` has CMD's pid in $! (a function run with & is a subshell: without
+# the exec, $! was that subshell and killing it left CMD running).
+exec_with_test_accounts() {
+  if [ -z "${TEST_PASSWD:-}${TEST_GROUP:-}" ]; then exec "$@"; fi
+  exec unshare -m --propagation private bash -c "$(account_binds) exec \"\$@\"" bash "$@"
+}
+# The marks a process started by systemd-socket-activate gets (it passes on only TERM, PATH,
+# USER and HOME and what -E names: systemd-socket-activate(1)).
+ssa_marks() {
+  SSA_MARKS=(-E ROCMTUNE_TEST_WORK)
+  [ -n "${ROCMTUNE_TEST_RUN:-}" ] && SSA_MARKS+=(-E ROCMTUNE_TEST_RUN)
+  return 0
 }
 
 # start_bus [DIR...]: the bus with rocmtune's policy and the given policy directories.
@@ -49,10 +64,15 @@ start_bus() {
   for d in "$@"; do extra="$extra<includedir>$d</includedir>"; done
   sed -e "s|@SOCKET@|$WORK/bus.sock|" -e "s|@POLICY_DIR@|$WORK/policy|" -e "s|<!-- @EXTRA@ -->|$extra|" \
     "$SRC/tests/daemon/private-bus.conf.in" >"$WORK/bus.conf"
-  with_test_accounts dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile >"$WORK/bus.log" 2>&1 &
-  PIDS+=($!)
+  exec_with_test_accounts dbus-daemon --config-file="$WORK/bus.conf" --nofork --nopidfile >"$WORK/bus.log" 2>&1 &
+  BUS_PID=$!
+  PIDS+=("$BUS_PID")
   for _ in $(seq 100); do [ -S "$WORK/bus.sock" ] && break; sleep 0.05; done
   [ -S "$WORK/bus.sock" ] || fail "the private bus did not start: $(cat "$WORK/bus.log")"
+  # The pid the test ends is the bus itself, not a shell in between (which, killed, left the bus
+  # running after the test: issue 26 item 4).
+  [ "$(cat "/proc/$BUS_PID/comm" 2>/dev/null)" = dbus-daemon ] ||
+    fail "the bus's recorded pid $BUS_PID is $(cat "/proc/$BUS_PID/comm" 2>/dev/null), not dbus-daemon"
   chmod 666 "$WORK/bus.sock"
   export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$WORK/bus.sock"
 }
@@ -89,11 +109,13 @@ call() { "${BUS[@]}" --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune
 str() { /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])'; }
 
 # start_account_helper ROOT GID: $HELPER behind $WORK/helper.sock for a daemon running as the test
-# account rocmtune (with_test_accounts: the helper's peer check reads the bound test passwd), the
+# account rocmtune (exec_with_test_accounts: the helper's peer check reads the bound test passwd), the
 # socket as rocmtune-helper.socket makes it: SocketUser=root, SocketGroup=rocmtune, SocketMode=0660.
 start_account_helper() {
   local root=$1 gid=$2
-  with_test_accounts systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "$HELPER" --root "$root" socket \
+  ssa_marks
+  exec_with_test_accounts systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "${SSA_MARKS[@]}" "$HELPER" \
+    --root "$root" socket \
     >>"$WORK/helper.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
@@ -107,7 +129,8 @@ start_account_helper() {
 # helper is its child).
 start_helper() {
   local helper=$1 root=$2; shift 2
-  local env=()
+  ssa_marks
+  local env=("${SSA_MARKS[@]}")
   for e in "$@"; do env+=(-E "$e"); done
   rm -f "$WORK/helper.sock"
   systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "${env[@]}" "$helper" --root "$root" socket \

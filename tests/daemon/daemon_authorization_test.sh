@@ -13,7 +13,7 @@
 #     (CancelCheckAuthorization) and the attacker may ask again.
 # usage: daemon_authorization_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER SOURCE_DIR
 set -u
-DAEMON=$1 CTL=$2 HELPER=$3 SRC=$4
+DAEMON=$1 HELPER=$3 SRC=$4  # $2, rocmtunectl, is not used here (the tests share one argument list)
 . "$SRC/tests/daemon/bus_fixture.sh"
 command -v systemd-socket-activate >/dev/null || skip "systemd-socket-activate is needed to serve the helper socket"
 [ -x /usr/lib/polkit-1/polkitd ] || skip "polkitd is not installed (package polkitd)"

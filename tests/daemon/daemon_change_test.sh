@@ -24,7 +24,8 @@ cp -a "$SRC/tests/worlds/rx6600" "$W"
 cp -a "$W" "$WORK/expected"
 "$CTL" --root "$WORK/expected" apply rdna2-consumer-compat --json >"$WORK/expected.json" || fail "rocmtunectl apply on the copy failed"
 
-systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "$HELPER" --root "$W" socket \
+ssa_marks
+systemd-socket-activate -l "$WORK/helper.sock" --accept --inetd "${SSA_MARKS[@]}" "$HELPER" --root "$W" socket \
   >"$WORK/helper.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do [ -S "$WORK/helper.sock" ] && break; sleep 0.05; done
@@ -122,7 +123,7 @@ kill "$(pgrep -f "rocmtuned --root $W --helper-socket $WORK/helper.sock")" 2>/de
 wait_name absent || fail "the first daemon did not stop"
 "$DAEMON" --root "$W" --helper-socket "$WORK/stuck.sock" --idle-timeout 0.2 >"$WORK/daemon2.log" 2>&1 &
 D2=$!
-PIDS+=($D2)
+PIDS+=("$D2")
 wait_name present || fail "the second daemon did not start"
 # The first change, from another process (a busctl that waits up to 60 s for its reply).
 "${BUS[@]}" --timeout=60 call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Set 'a{ss}a{sv}' 1 amdgpu.noretry 0 0 \

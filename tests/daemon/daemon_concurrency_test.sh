@@ -10,7 +10,7 @@
 #     file had before or after some transaction (files are replaced whole, by rename).
 # usage: daemon_concurrency_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER SOURCE_DIR
 set -u
-DAEMON=$1 CTL=$2 HELPER=$3 SRC=$4
+DAEMON=$1 HELPER=$3 SRC=$4  # $2, rocmtunectl, is not used here (the tests share one argument list)
 . "$SRC/tests/daemon/bus_fixture.sh"
 command -v systemd-socket-activate >/dev/null || skip "systemd-socket-activate is needed to serve the helper socket"
 start_bus

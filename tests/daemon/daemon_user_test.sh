@@ -14,7 +14,7 @@
 #   - the daemon's process has uid rocmtune and no capabilities.
 # usage: daemon_user_test.sh ROCMTUNED ROCMTUNECTL ROCMTUNE_HELPER SOURCE_DIR
 set -u
-DAEMON=$1 CTL=$2 HELPER=$3 SRC=$4
+DAEMON=$1 HELPER=$3 SRC=$4  # $2, rocmtunectl, is not used here (the tests share one argument list)
 . "$SRC/tests/daemon/bus_fixture.sh"
 command -v systemd-socket-activate >/dev/null || skip "systemd-socket-activate is needed to serve the helper socket"
 [ -x /usr/lib/polkit-1/polkitd ] || skip "polkitd is not installed (package polkitd)"
@@ -56,7 +56,7 @@ DAEMON_PID=$!
 PIDS+=("$DAEMON_PID")
 wait_name present || fail "rocmtuned as user rocmtune did not take the name: $(cat "$WORK/daemon.log") $(cat "$WORK/bus.log")"
 status=/proc/$DAEMON_PID/status
-grep -q "^Uid:[[:space:]]*$DAEMON_ID[[:space:]]" "$status" || fail "the daemon does not run as uid $DAEMON_ID: $(grep Uid "$status")"
+grep -q "^Uid:[[:space:]]*${DAEMON_ID}[[:space:]]" "$status" || fail "the daemon does not run as uid $DAEMON_ID: $(grep Uid "$status")"
 grep -q '^CapEff:[[:space:]]*0000000000000000' "$status" || fail "the daemon has capabilities: $(grep Cap "$status")"
 echo "ok: rocmtuned runs as uid $DAEMON_ID (rocmtune) with no capabilities and owns org.rocmtune1"
 

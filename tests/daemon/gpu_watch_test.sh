@@ -7,7 +7,7 @@
 #   - an event of another subsystem changes nothing; a drm "add" brings the GPU back.
 # usage: gpu_watch_test.sh ROCMTUNED ROCMTUNECTL SOURCE_DIR
 set -u
-DAEMON=$1 CTL=$2 SRC=$3
+DAEMON=$1 SRC=$3  # $2, rocmtunectl, is not used here (the tests share one argument list)
 . "$SRC/tests/daemon/bus_fixture.sh"
 command -v nsenter >/dev/null || skip "nsenter (util-linux) is needed"
 unshare -n true 2>/dev/null || skip "cannot create a network namespace here"
@@ -18,7 +18,7 @@ cp -a "$SRC/tests/worlds/rx6600" "$W"
 CARD=$(readlink "$W/sys/class/drm/card1"); DEVPATH=/${CARD#../../}
 unshare -n -- "$DAEMON" --root "$W" --idle-timeout 0 >"$WORK/daemon.log" 2>&1 &
 DPID=$!
-PIDS+=($DPID)
+PIDS+=("$DPID")
 wait_name present || fail "rocmtuned did not take the name: $(cat "$WORK/daemon.log")"
 grep -q "detecting on every request" "$WORK/daemon.log" && fail "the daemon did not open udev's monitor: $(cat "$WORK/daemon.log")"
 gpus() { call Describe | str | /usr/bin/python3 -c 'import json,sys; print(" ".join(g["id"] for g in json.load(sys.stdin)["gpus"]))'; }

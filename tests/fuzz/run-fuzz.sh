@@ -16,7 +16,7 @@ summary=""
 for t in $targets; do
   bin="$build/tests/fuzz/rocmtune_fuzz_$t"
   [ -x "$bin" ] || { echo "fuzz: $bin missing (build it first)" >&2; exit 2; }
-  rm -rf "$out/$t"; mkdir -p "$out/$t/corpus" "$out/$t/artifacts" "$out/$t/tmp"
+  rm -rf "${out:?}/${t:?}"; mkdir -p "$out/$t/corpus" "$out/$t/artifacts" "$out/$t/tmp"
   # repro/<target> exists once a crash was found there (git keeps no empty directory).
   repro=""
   [ -d "$src/repro/$t" ] && repro="$src/repro/$t"

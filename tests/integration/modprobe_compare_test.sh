@@ -54,6 +54,7 @@ fixture_conflicts() {
   printf 'BOOT_IMAGE=/boot/vmlinuz-6.1.0-28-amd64 root=UUID=1234 ro amdgpu.noretry=1 amdgpu.lockup_timeout="1000,2000" ttm.pages_limit=2097152 quiet\n' \
     >"$w/proc/cmdline"
 }
+# shellcheck disable=SC2034 # read through the nameref expected_ref in compare()
 expect_conflicts=(
   "winner amdgpu noretry proc/cmdline"
   "winner amdgpu gpu_recovery etc/modprobe.d/amdgpu.conf"
@@ -98,6 +99,7 @@ fixture_messy() {
   # '--' in zz-dashes.conf makes the kernel drop these too.
   printf 'amdgpu.noretry=1 a]b.x=1 "amdgpu.grub=a b" amdgpu.flag2 foo.bar.baz=1 amd-gpu.y=2 quiet\n' >"$w/proc/cmdline"
 }
+# shellcheck disable=SC2034 # read through the nameref expected_ref in compare()
 expect_messy=(
   "winner amdgpu noretry etc/modprobe.d/50-messy.conf"
   "winner amdgpu under_dir usr/lib/modprobe.d/40-dir.conf"
@@ -117,6 +119,7 @@ fixture_split_usr() {
   printf 'options amdgpu from=lib\n' >"$w/lib/modprobe.d/amdgpu.conf"
   printf 'options amdgpu only_lib=1\n' >"$w/lib/modprobe.d/b.conf"
 }
+# shellcheck disable=SC2034 # read through the nameref expected_ref in compare()
 expect_split_usr=("winner amdgpu from usr/lib/modprobe.d/amdgpu.conf" "winner amdgpu only_lib lib/modprobe.d/b.conf")
 
 # Only a command line, with kmod's corner cases (grub's "mod.p=a b" quoting, bad names, '--').
@@ -126,9 +129,11 @@ fixture_cmdline() {
   printf '%s\n' 'amdgpu.noretry=1 amd-gpu.x=2 amdgpu.lockup_timeout="1000,2000" "amdgpu.a=b c" amdgpu.s="x y" foo.bar.baz=1 amdgpu.flag amdgpu.e= modprobe.blacklist=radeon ttm.pages_limit=5 a]b.x=1 amdgpu."s=5" am"dgpu.t=6" console=ttyS0 -- amdgpu.after=1 amdgpu.u=7"' \
     >"$w/proc/cmdline"
 }
+# shellcheck disable=SC2034 # read through the nameref expected_ref in compare()
 expect_cmdline=("winner amdgpu after proc/cmdline" "winner amd_gpu x proc/cmdline" "option amdgpu a=b c")
 
 fixture_empty() { mkdir -p "$1"; }
+# shellcheck disable=SC2034 # read through the nameref expected_ref in compare()
 expect_empty=()
 
 # --- comparison ----------------------------------------------------------------------------------
@@ -144,7 +149,7 @@ our_libkmod_errors() {
 
 compare() {
   local name=$1 w=$TMP/$1 d real cmdline
-  local -a dirs=() seen=() expected
+  local -a dirs=() seen=()
   "fixture_$name" "$w"
   for d in etc/modprobe.d run/modprobe.d usr/local/lib/modprobe.d usr/lib/modprobe.d lib/modprobe.d; do
     if real=$(realpath -e "$w/$d" 2>/dev/null); then

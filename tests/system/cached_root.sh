@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the system tests: one debootstrap'd Debian 12 (minbase) cached under the build
 # directory and shared by them, so a second run (and the other test) reuses it. It holds what
 # both need: grub-common (grub-mkconfig), systemd-sysv + dbus + polkitd (a bootable system for
@@ -59,13 +60,13 @@ cached_root() {
   command -v debootstrap >/dev/null || skip "debootstrap is not installed"
   ROOT=$cache/bookworm-system
   local pkgs p missing=""
-  pkgs=$(echo $SYSTEM_PACKAGES $(library_packages "$@"))
+  pkgs="$SYSTEM_PACKAGES $(library_packages "$@")"
   for p in $pkgs; do
     grep -qx "Package: $p" "$ROOT/var/lib/dpkg/status" 2>/dev/null || missing="$missing $p"
   done
   [ -z "$missing" ] && [ -e "$ROOT.packages" ] && return 0
   # Keep what the root had (another test's binaries may need it) and add what is missing.
-  pkgs=$(echo $pkgs $(cat "$ROOT.packages" 2>/dev/null) | tr ' ' '\n' | sort -u | tr '\n' ' ')
+  pkgs=$(echo "$pkgs $(cat "$ROOT.packages" 2>/dev/null)" | tr -s ' \n' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
   local mirror
   mirror=$(debian_mirror)
   [ -n "$mirror" ] || skip "no Debian mirror in this machine's apt sources"

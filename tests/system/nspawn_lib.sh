@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by nspawn_system_test.sh (inner part, in its own mount namespace): installing rocmtune's
 # Debian package into the container's root, booting it with systemd-nspawn and running commands in it.
 # Needs: BUILD, SRC, WORK, R (the container's root on the host), W (the world's path inside).
