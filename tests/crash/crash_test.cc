@@ -161,7 +161,9 @@ class CrashTest : public ::testing::Test {
     }
     plan::Plan plan = revert ? PlanRevert(s.base, "1") : make_plan(s.base);
     EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
-    EXPECT_EQ(plan.ops.front().path, "etc/modprobe.d/amdgpu-folk.conf") << PlanText(plan);
+    if (!plan.ops.empty()) {
+      EXPECT_EQ(plan.ops.front().path, "etc/modprobe.d/amdgpu-folk.conf") << PlanText(plan);
+    }
     s.plan_json = PlanText(plan);
     s.in_place = InPlacePaths(s.base, plan);
     s.before = Snapshot(s.base);

@@ -200,6 +200,19 @@ TEST_F(AdminModprobeLineTest, EverythingElseIsRefused) {
       {"wrong backend", wrong_backend, rule::kBackendMismatch},
   };
   for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+  // A package's directories and rocmtune's own drop-in are not admin-line files.
+  const std::string commented =
+      testing::Edited(modprobe, "options amdgpu mtype", "# rocmtune unset: options amdgpu mtype");
+  for (const std::string path :
+       {"usr/lib/modprobe.d/amdgpu.conf", "lib/modprobe.d/amdgpu.conf", "usr/local/lib/modprobe.d/amdgpu.conf",
+        "run/modprobe.d/amdgpu.conf", "etc/modprobe.d/.hidden.conf", "etc/modprobe.d/amdgpu.conf.bak",
+        "etc/modprobe.conf"}) {
+    tree_.Write("root/" + path, modprobe);
+    ExpectRefused(Check(File(path, "modprobe", commented, modprobe)), {path, {}, rule::kPathNotAllowed});
+  }
+  // rocmtune's own drop-in keeps its grammar: not an admin file.
+  tree_.Write("root/etc/modprobe.d/rocmtune.conf", modprobe);
+  EXPECT_FALSE(Check(File("etc/modprobe.d/rocmtune.conf", "modprobe", commented, modprobe)));
 }
 
 TEST_F(AdminModprobeLineTest, ALineReachingIntoOthersIsRefused) {
@@ -217,22 +230,6 @@ TEST_F(AdminModprobeLineTest, ALineReachingIntoOthersIsRefused) {
                 {"continuing line", {}, rule::kAdminLine});
   ExpectRefused(Check(edit("options amdgpu gpu_recovery", "# rocmtune unset: options amdgpu gpu_recovery")),
                 {"unclosed quote", {}, rule::kAdminLine});
-}
-
-TEST_F(AdminModprobeLineTest, PackageDirectoriesAndOwnDropInAreNotAdminLineFiles) {
-  const std::string modprobe(kModprobe);
-  const std::string commented =
-      testing::Edited(modprobe, "options amdgpu mtype", "# rocmtune unset: options amdgpu mtype");
-  for (const std::string path :
-       {"usr/lib/modprobe.d/amdgpu.conf", "lib/modprobe.d/amdgpu.conf", "usr/local/lib/modprobe.d/amdgpu.conf",
-        "run/modprobe.d/amdgpu.conf", "etc/modprobe.d/.hidden.conf", "etc/modprobe.d/amdgpu.conf.bak",
-        "etc/modprobe.conf"}) {
-    tree_.Write("root/" + path, modprobe);
-    ExpectRefused(Check(File(path, "modprobe", commented, modprobe)), {path, {}, rule::kPathNotAllowed});
-  }
-  // rocmtune's own drop-in keeps its grammar: not an admin file.
-  tree_.Write("root/etc/modprobe.d/rocmtune.conf", modprobe);
-  EXPECT_FALSE(Check(File("etc/modprobe.d/rocmtune.conf", "modprobe", commented, modprobe)));
 }
 
 TEST(AdminLineShape, CommentedFormRoundTrips) {
