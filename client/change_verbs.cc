@@ -95,8 +95,8 @@ int RunChange(const Context& ctx, const Args& args, const char* method, const Ap
 void AddAdminLinesOption(CLI::App& sub, Args& args) {
   sub.add_flag("--admin-lines", args.admin_lines,
                "Also comment out the admin's lines that set these env keys in /etc/environment, "
-               "/etc/environment.d/*.conf and /etc/profile.d/*.sh (one line per file, journaled; revert and reset "
-               "put them back byte for byte)");
+               "/etc/environment.d/*.conf and /etc/profile.d/*.sh, and these amdgpu/ttm options in "
+               "/etc/modprobe.d/*.conf (one line per file, journaled; revert and reset put them back byte for byte)");
 }
 
 int RunApply(const Context& ctx, const Args& args) {

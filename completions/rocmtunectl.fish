@@ -93,7 +93,7 @@ complete -c rocmtunectl -n $changes -l check -d 'Only show the plan; write nothi
 complete -c rocmtunectl -n $changes -l diff -d 'Show the unified diff of every file change'
 complete -c rocmtunectl -n $changes -l force -d 'Overwrite drift, allow what is refused without it'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from set unset' -l admin-lines \
-    -d "Also comment out the admin's lines that set these env keys"
+    -d "Also comment out the admin's lines that set these env keys or module options"
 complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -l with -x -a '(__rocmtunectl_optional_ids)' \
     -d 'Include the optional item ID'
 

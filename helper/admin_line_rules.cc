@@ -1,5 +1,5 @@
-// Edits of an admin's file (/etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh)
-// that `set`/`unset --admin-lines` asks for: the only edit allowed is one line turned into its
+// Edits of an admin's file (/etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh,
+// /etc/modprobe.d/*.conf) that `set`/`unset --admin-lines` asks for: the only edit allowed is one line turned into its
 // commented form (plan/admin_lines.h), and the only way back is the commented lines restored
 // (revert, reset, a rollback). Checked here whatever the planner says: the file is the admin's,
 // so every other byte must stay as it is.
@@ -18,10 +18,13 @@ namespace {
 
 // The line (of `content`) that rocmtune may comment out or restore: one known variable set
 // alone on it (knobs::SoleAssignment: nothing else done there, not continued from the line
-// before). A variable rocmtune does not know is not its business, even to switch off.
+// before). A variable rocmtune does not know is not its business, even to switch off. In
+// modprobe.d: one option of amdgpu, ttm or amdttm alone on an `options` line (a typo'd name
+// included: switching that off is what the admin needs), nothing reaching into other lines.
 Result<void> CheckLine(plan::AdminLineFile kind, std::string_view content, size_t number) {
   auto name = knobs::SoleAssignment(kind, content, number);
   if (!name) return Refuse(rule::kAdminLine, fmt::format("line {}: {}", number, name.error().message));
+  if (kind == plan::AdminLineFile::kModprobe) return {};
   if (!knowledge::EnvVars::Builtin().Find(*name))
     return Refuse(rule::kAdminLine, fmt::format("line {}: {} is not a variable rocmtune manages", number, *name));
   return {};

@@ -82,7 +82,11 @@ std::optional<FileRule> FindFileRule(std::string_view path) {
   if (path == knobs::kKernelCmdlinePath)
     return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
   if (IsBlsEntry(path)) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kBlsEntry};
-  if (auto kind = plan::AdminLineFileOf(path)) return FileRule{plan::BackendId::kEnv, nullptr, std::nullopt, kind};
+  if (auto kind = plan::AdminLineFileOf(path)) {
+    plan::BackendId backend =
+        *kind == plan::AdminLineFile::kModprobe ? plan::BackendId::kModprobe : plan::BackendId::kEnv;
+    return FileRule{backend, nullptr, std::nullopt, kind};
+  }
   return std::nullopt;
 }
 
@@ -147,7 +151,8 @@ Result<FileRule> CheckFileRule(const plan::Op& op) {
     return Refuse(rule::kPathNotAllowed,
                   "rocmtune writes only its own files (modprobe.d, environment.d, profile.d, grub.d drop-ins and "
                   "its state), the command-line lines of /etc/default/grub, /etc/kernel/cmdline and BLS entries, "
-                  "and one commented-out line of /etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh");
+                  "and one commented-out line of /etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh, "
+                  "/etc/modprobe.d/*.conf");
   if (op.backend != rule->backend)
     return Refuse(rule::kBackendMismatch, fmt::format("backend '{}' does not own this file (it belongs to '{}')",
                                                       plan::Name(op.backend), plan::Name(rule->backend)));

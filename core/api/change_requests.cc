@@ -1,10 +1,13 @@
 // Planning each changing request: what apply, set, unset, revert and reset mean.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "api/change_internal.h"
 #include "journal/history.h"
 #include "journal/revert.h"
 #include "knobs/admin_lines.h"
+#include "knobs/initramfs.h"
 #include "knobs/knob_key.h"
 #include "knobs/setting_findings.h"
 #include "knobs/sysfs_attributes.h"
@@ -86,7 +89,20 @@ Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, 
   report.plan.intent = {"reset", "", {}, "", {}};
   for (const knobs::KnobKey& key : request.unset) report.knobs.push_back(key.Text());
   // The admin's lines that `--admin-lines` commented out come back too: reset is stock.
-  if (report.plan.refused.empty()) knobs::PlanRestoreAdminLines(kctx.root, report.plan, report.knobs);
+  if (report.plan.refused.empty()) {
+    size_t first = report.plan.ops.size();
+    knobs::PlanRestoreAdminLines(kctx.root, report.plan, report.knobs);
+    // A modprobe.d line put back is read at the next load, and from the initramfs's copy of
+    // modprobe.d: the image is rebuilt after every file is written, and a reboot follows.
+    bool modprobe = std::any_of(report.plan.ops.begin() + static_cast<std::ptrdiff_t>(first), report.plan.ops.end(),
+                                [](const plan::Op& op) { return op.backend == plan::BackendId::kModprobe; });
+    if (modprobe) {
+      std::stable_partition(report.plan.ops.begin(), report.plan.ops.end(),
+                            [](const plan::Op& op) { return op.kind != plan::OpKind::kRegenerate; });
+      knobs::AddInitramfsRegeneration(kctx, report.plan);
+      report.plan.reboot_required = true;
+    }
+  }
   Prepend(report.plan.warnings, recovery);
   AddDriftConflicts(*system, report.plan);
   return CarryOut(root, std::move(report), options, writer);

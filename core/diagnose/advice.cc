@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "diagnose/verdict.h"
+#include "knobs/admin_lines.h"
 #include "knobs/env_sources.h"
 #include "knowledge/known_issues.h"
 
@@ -61,6 +62,27 @@ void AdminEnvLines(const std::vector<knobs::EnvSetting>& foreign, const Assessme
   f.fix.unset = std::move(keep);
 }
 
+// A module option of an admin's modprobe.d line (a finding with its file and line): the fix names
+// that line, with the opt-in way to comment it out when the line sets that option alone, or why
+// it must be edited by hand (knobs/admin_lines.h decides, as `unset --admin-lines` would).
+void AdminModprobeLine(const sys::Root& root, Finding& f) {
+  if (f.file.empty() || f.line <= 0 || plan::AdminLineFileOf(f.file) != plan::AdminLineFile::kModprobe) return;
+  auto content = root.ReadFile(f.file);
+  if (!content) return;
+  auto sole = knobs::SoleAssignment(plan::AdminLineFile::kModprobe, *content, static_cast<size_t>(f.line));
+  const std::string at = fmt::format("/{}:{}", f.file, f.line);
+  std::string text;
+  if (sole && *sole == f.subject)
+    text = fmt::format(
+        "{} is set by {}, a file rocmtune does not manage: remove that line, or let rocmtune comment it out, "
+        "journaled and revertible: sudo rocmtunectl unset {} --admin-lines",
+        f.subject, at, f.subject);
+  else
+    text = fmt::format("{} is set by {}, a file rocmtune does not manage: edit that line by hand ({})", f.subject, at,
+                       sole ? fmt::format("it sets {}", *sole) : sole.error().message);
+  f.fix.text = f.fix.text.empty() ? text : fmt::format("{} {}", f.fix.text, text);
+}
+
 // Where some GPUs can run ROCm work and others cannot, programs can be kept to the ones that can:
 // ROCR_VISIBLE_DEVICES takes the GPUs' indices in KFD's order (ROCm docs, GPU isolation).
 void MixedMachine(Assessment& a) {
@@ -97,6 +119,7 @@ void Advise(const sys::Root& root, Assessment& a) {
   for (Finding& f : a.findings) {
     ProfileApplied(a, f);
     AdminEnvLines(foreign, a, f);
+    AdminModprobeLine(root, f);
   }
   for (Finding& f : a.log_matches) {
     ProfileApplied(a, f);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "knobs/admin_lines.h"
 #include "knobs/cmdline_backend.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/effective.h"
@@ -222,12 +223,24 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
     for (auto& e : errors) plan.refused.push_back({"", e, ""});
     return;
   }
+  // --admin-lines: the admin's modprobe.d lines that set these keys are commented out (or
+  // refused naming file:line); the next load reads the file again, so a reboot it needs.
+  bool admin_edits = false;
+  if (ctx.admin_lines) {
+    for (const Assignment& a : set)
+      admin_edits |= PlanCommentOutModule(ctx.root, a.key.module, a.key.name, *config, plan);
+    for (const KnobKey& k : unset) admin_edits |= PlanCommentOutModule(ctx.root, k.module, k.name, *config, plan);
+  }
+  auto finish = [&] {
+    plan.reboot_required = true;
+    AddInitramfsRegeneration(ctx, plan);
+  };
   auto owned = OwnedOptions(*config);
   auto desired = owned;
   for (const Assignment& a : set)
     desired[a.key.module][a.key.name] = *knowledge::ValidateValue(*Lookup(ctx, a.key), a.value);
   for (const KnobKey& k : unset) {
-    if (!desired[k.module].erase(k.name) && !owned[k.module].count(k.name)) {
+    if (!desired[k.module].erase(k.name) && !owned[k.module].count(k.name) && !ctx.admin_lines) {
       auto win = sys::Winning(*config, k.module, k.name);
       if (win)
         plan.warnings.push_back(
@@ -237,7 +250,10 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
   }
   for (auto it = desired.begin(); it != desired.end();) it = it->second.empty() ? desired.erase(it) : std::next(it);
   for (auto it = owned.begin(); it != owned.end();) it = it->second.empty() ? owned.erase(it) : std::next(it);
-  if (desired == owned) return;
+  if (desired == owned) {
+    if (admin_edits) finish();
+    return;
+  }
 
   std::optional<std::string> before_text = ReadOptional(ctx.root, plan::kModprobeDropIn);
   plan::Op op;
@@ -258,6 +274,7 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
   for (const Assignment& a : set) {
     for (const sys::ModuleOption& o : config->options) {
       if (o.module != a.key.module || o.name != a.key.name || o.file == plan::kModprobeDropIn) continue;
+      if (ctx.admin_lines && o.file != "proc/cmdline") continue;  // commented out above, or refused
       // libkmod reads files sorted by basename; the kernel command line comes last.
       std::string_view base = std::string_view(o.file).substr(o.file.rfind('/') + 1);
       bool theirs_wins = o.file == "proc/cmdline" || base > std::string_view("rocmtune.conf");
@@ -289,8 +306,7 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
                        a.key.module, a.key.name, *next, a.key.Text()),
            ""});
   }
-  plan.reboot_required = true;
-  AddInitramfsRegeneration(ctx, plan);
+  finish();
 }
 
 std::vector<KnobKey> ModprobeBackend::ConfiguredKeys(const KnobContext& ctx) const {

@@ -20,6 +20,7 @@ std::optional<AdminLineFile> AdminLineFileOf(std::string_view path) {
   if (IsOwnedFile(path)) return std::nullopt;
   if (path == "etc/environment" || IsEntryOf(path, "etc/environment.d", ".conf")) return AdminLineFile::kEnvList;
   if (IsEntryOf(path, "etc/profile.d", ".sh")) return AdminLineFile::kEnvShell;
+  if (IsEntryOf(path, "etc/modprobe.d", ".conf")) return AdminLineFile::kModprobe;
   return std::nullopt;
 }
 

@@ -18,15 +18,18 @@ namespace rocmtune::plan {
 enum class AdminLineFile {
   kEnvList,   // KEY=VALUE lists: /etc/environment (pam_env), /etc/environment.d/*.conf (environment.d(5))
   kEnvShell,  // /etc/profile.d/*.sh, sourced by login shells
+  kModprobe,  // /etc/modprobe.d/*.conf: an admin's `options amdgpu|ttm|amdttm NAME=VALUE` line
 };
 
 // Which kind of admin file `path` is, when rocmtune may comment out one of its lines: only
 // these files and never rocmtune's own drop-ins (they are rewritten whole). /etc/profile,
-// /etc/bash.bashrc and /usr/lib/environment.d are the distribution's: not here.
+// /etc/bash.bashrc, /usr/lib/environment.d and /usr/lib/modprobe.d (and /lib, /usr/local/lib,
+// /run) are the distribution's or a package's: not here.
 std::optional<AdminLineFile> AdminLineFileOf(std::string_view path);
 
 // What a commented-out line starts with. A KEY=VALUE list takes '#' as a comment at the start of
-// a line (pam_env.conf(5) for /etc/environment, environment.d(5)). In a shell script the line
+// a line (pam_env.conf(5) for /etc/environment, environment.d(5)), and so does modprobe.d
+// (modprobe.d(5); libkmod's kmod_config_parse() skips a line whose column 0 is '#'). In a shell script the line
 // becomes the no-op command `:` followed by the comment, so a line that was the only command
 // of an if/then or a function body leaves that body valid: sh rejects an empty one (XCU 2.9.4,
 // a compound-list must hold a command; bash and dash fail "syntax error near unexpected token").

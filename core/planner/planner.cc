@@ -22,16 +22,16 @@ Plan PlanRequest(const knobs::KnobContext& request_ctx, const Request& request) 
     if (!b) plan.refused.push_back({k.Text(), fmt::format("no backend manages {}", k.Text()), ""});
     else b->Validate(ctx, k, std::nullopt, plan);
   }
-  // --admin-lines edits environment files only; a modprobe.d or command-line line of the admin's
-  // stays, and the caller is told so rather than left to believe it went.
+  // --admin-lines edits environment files and modprobe.d only; a command-line token of the
+  // admin's stays, and the caller is told so rather than left to believe it went.
   if (request.admin_lines) {
     std::vector<knobs::KnobKey> keys = request.unset;
     for (const auto& a : request.set) keys.push_back(a.key);
     for (const auto& k : keys)
-      if (k.kind != knobs::KnobKind::kEnv)
+      if (k.kind != knobs::KnobKind::kEnv && k.kind != knobs::KnobKind::kModuleParam)
         plan.warnings.push_back({k.Text(),
-                                 fmt::format("--admin-lines comments out env.* lines only: an admin's setting of {} "
-                                             "stays where it is",
+                                 fmt::format("--admin-lines comments out env.* and modprobe.d lines only: an admin's "
+                                             "setting of {} stays where it is",
                                              k.Text()),
                                  ""});
   }

@@ -143,6 +143,43 @@ class CrashTest : public ::testing::Test {
     return s;
   }
 
+  // `unset amdgpu.mtype_local --admin-lines` on the RDNA1 world whose admin's modprobe.d file (CRLF,
+  // no final newline) sets it alone on an `options` line: that one line commented out in place,
+  // and on revert put back byte for byte; no drop-in of rocmtune's is involved.
+  Scenario AdminModprobeLine(bool revert, std::set<std::string> steps) {
+    Scenario s;
+    s.name = revert ? "revert admin modprobe line rx5700xt" : "admin modprobe line rx5700xt";
+    s.base = Scratch("base");
+    CopyWorld(WorldDir("rx5700xt"), s.base);
+    WriteFile(s.base + "/etc/modprobe.d/amdgpu-folk.conf",
+              "# from a forum\r\noptions amdgpu mtype_local=1\r\noptions amdgpu noretry=0 lockup_timeout=10000");
+    auto make_plan = [](const std::string& root) { return PlanAdminLines(root, {}, {"amdgpu.mtype_local"}); };
+    Tree original = Snapshot(s.base);
+    if (revert) {
+      RunResult applied = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(make_plan(s.base)));
+      EXPECT_EQ(applied.status(), "committed") << applied.output;
+    }
+    plan::Plan plan = revert ? PlanRevert(s.base, "1") : make_plan(s.base);
+    EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
+    if (!plan.ops.empty()) {
+      EXPECT_EQ(plan.ops.front().path, "etc/modprobe.d/amdgpu-folk.conf") << PlanText(plan);
+    }
+    s.plan_json = PlanText(plan);
+    s.in_place = InPlacePaths(s.base, plan);
+    s.before = Snapshot(s.base);
+    s.after = After(s);
+    EXPECT_NE(s.before, s.after);
+    if (revert) {
+      EXPECT_EQ(Difference(original, s.after), "") << "the revert does not restore the world";
+      s.first_txn = 2;
+      s.replan = [](const std::string& root) { return PlanRevert(root, "1"); };
+    } else {
+      s.replan = make_plan;
+    }
+    s.expected_steps = std::move(steps);
+    return s;
+  }
+
   void Run(const Scenario& s) {
     ASSERT_FALSE(HasFailure()) << "the scenario could not be set up";
     auto start = std::chrono::steady_clock::now();
@@ -200,6 +237,14 @@ TEST_F(CrashTest, AdminLinesRx5700xt) { Run(AdminLines(false, Steps({kJournalSte
 // The admin's lines put back byte for byte, the drop-ins and their directories removed.
 TEST_F(CrashTest, RevertAdminLinesRx5700xt) {
   Run(AdminLines(true, Steps({kJournalSteps, kWriteSteps}, {"unlink", "rmdir"})));
+}
+
+// An admin's modprobe.d `options` line commented out in place (issue 25 item 3, module options).
+TEST_F(CrashTest, AdminModprobeLineRx5700xt) { Run(AdminModprobeLine(false, Steps({kJournalSteps, kWriteSteps}))); }
+
+// The admin's modprobe.d line put back byte for byte.
+TEST_F(CrashTest, RevertAdminModprobeLineRx5700xt) {
+  Run(AdminModprobeLine(true, Steps({kJournalSteps, kWriteSteps})));
 }
 
 }  // namespace

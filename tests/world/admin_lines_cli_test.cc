@@ -3,6 +3,7 @@
 // plan, commented out, journaled, and `revert` and `reset` put the file back byte for byte —
 // also a file without a final newline, with CRLF line ends or with a NUL byte elsewhere.
 // A line that sets more than the key is refused, naming file:line, and nothing is written.
+// The same for an admin's `options amdgpu|ttm` line in /etc/modprobe.d (AdminModprobeLines).
 #include <cstdlib>
 #include <string>
 
@@ -121,11 +122,79 @@ TEST(AdminLinesRefused, AFileOutsideTheAdminLineFilesIsNamedAndLeft) {
   EXPECT_EQ(w.Read("etc/bash.bashrc"), bashrc);
 }
 
-TEST(AdminLinesRefused, AModuleOptionIsNotEditedAndTheCallerIsTold) {
+TEST(AdminLinesRefused, ACommandLineKeyIsNotEditedAndTheCallerIsTold) {
   WorldCopy w(kWorld);
-  auto r = w.Ctl({"unset", "amdgpu.noretry", "--admin-lines", "--check"});
+  auto r = w.Ctl({"unset", "cmdline.iommu", "--admin-lines", "--check"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("--admin-lines comments out env.* lines only"));
+  EXPECT_THAT(r.out, HasSubstr("--admin-lines comments out env.* and modprobe.d lines only"));
+}
+
+// An admin's modprobe.d `options` line (issue 25 item 3, module options): `unset amdgpu.P
+// --admin-lines` comments out the line that sets P alone; revert and reset put it back.
+constexpr const char* kModprobeFile = "etc/modprobe.d/amdgpu-folk.conf";
+constexpr const char* kModprobe = "# from a forum\noptions amdgpu mtype_local=1\r\noptions amdgpu noretry=0";
+constexpr const char* kModprobeCommented =
+    "# from a forum\n# rocmtune unset: options amdgpu mtype_local=1\r\noptions amdgpu noretry=0";
+
+std::string ModuleOwner(const WorldCopy& w, std::string_view key) {
+  nlohmann::ordered_json doc = w.Ctl({"status", "--json"}).Json();
+  for (const auto& k : doc["knobs"])
+    if (k["key"] == key) return k["owner"];
+  return "(not listed)";
+}
+
+TEST(AdminModprobeLines, CommentedOutJournaledAndPutBackByteForByte) {
+  WorldCopy w(kWorld);
+  w.Write(kModprobeFile, kModprobe);
+  ASSERT_EQ(ModuleOwner(w, "amdgpu.mtype_local"), "admin");
+
+  auto check = w.Ctl({"unset", "amdgpu.mtype_local", "--admin-lines", "--check"});
+  ASSERT_EQ(check.exit_code, kExitOk) << check.out << check.err;
+  EXPECT_THAT(check.out, HasSubstr(fmt::format("write /{}", kModprobeFile)));
+  EXPECT_THAT(check.out, HasSubstr("\n+# rocmtune unset: options amdgpu mtype_local=1")) << check.out;
+  EXPECT_EQ(w.Read(kModprobeFile), kModprobe) << "a check writes nothing";
+
+  auto unset = w.Ctl({"unset", "amdgpu.mtype_local", "--admin-lines", "--json"});
+  ASSERT_EQ(unset.exit_code, kExitOk) << unset.out << unset.err;
+  EXPECT_EQ(unset.Json()["changes"][0]["path"], kModprobeFile);
+  EXPECT_EQ(w.Read(kModprobeFile), kModprobeCommented);
+  EXPECT_EQ(ModuleOwner(w, "amdgpu.mtype_local"), "(not listed)") << "modprobe no longer reads it";
+  EXPECT_EQ(ModuleOwner(w, "amdgpu.noretry"), "admin") << "the other line stays";
+
+  auto revert = w.Ctl({"revert"});
+  ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
+  EXPECT_EQ(w.Read(kModprobeFile), kModprobe) << "revert restores every byte";
+
+  ASSERT_EQ(w.Ctl({"unset", "amdgpu.mtype_local", "--admin-lines"}).exit_code, kExitOk);
+  EXPECT_EQ(w.Read(kModprobeFile), kModprobeCommented);
+  auto reset = w.Ctl({"reset"});
+  ASSERT_EQ(reset.exit_code, kExitOk) << reset.out << reset.err;
+  EXPECT_EQ(w.Read(kModprobeFile), kModprobe) << "reset restores every byte";
+}
+
+TEST(AdminModprobeLines, ALineThatSetsSeveralOptionsIsNamedWithTheOthersAndLeft) {
+  WorldCopy w(kWorld);
+  const std::string several = "options amdgpu noretry=0 mtype_local=1\n";
+  w.Write(kModprobeFile, several);
+  auto r = w.Ctl({"unset", "amdgpu.noretry", "--admin-lines"});
+  EXPECT_EQ(r.exit_code, kExitRefused) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr(fmt::format("/{}:1", kModprobeFile)));
+  EXPECT_THAT(r.out + r.err, HasSubstr("more than one option (amdgpu.noretry, amdgpu.mtype_local)"));
+  EXPECT_EQ(w.Read(kModprobeFile), several);
+  EXPECT_EQ(w.JournalFiles(), 0u);
+}
+
+TEST(AdminModprobeLines, APackagesModprobeDIsRefusedWithTheWayOut) {
+  WorldCopy w(kWorld);
+  const std::string package = "options amdgpu mtype_local=1\n";
+  w.Write("usr/lib/modprobe.d/amdgpu-vendor.conf", package);
+  auto r = w.Ctl({"unset", "amdgpu.mtype_local", "--admin-lines"});
+  EXPECT_EQ(r.exit_code, kExitRefused) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("/usr/lib/modprobe.d/amdgpu-vendor.conf:1"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("belongs to a package"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("a file of the same name in /etc/modprobe.d overrides it"));
+  EXPECT_EQ(w.Read("usr/lib/modprobe.d/amdgpu-vendor.conf"), package);
+  EXPECT_EQ(w.JournalFiles(), 0u);
 }
 
 TEST(AdminLinesRefused, WithoutTheOptionTheAdminsLineStays) {

@@ -130,6 +130,12 @@ TEST(DoctorTest, Rdna1OnRocm6WithTheOverrideNamesTheOverrideAndUnsupportedHardwa
   EXPECT_EQ(override_issue["fix"]["profile"], "rdna1-safe");
   EXPECT_EQ(override_issue["severity"], "error");
   EXPECT_FALSE(override_issue["sources"].empty());
+  // The folklore's module option is the admin's modprobe.d line: named, with the opt-in edit.
+  const json& mtype = FindingById(d.doc["findings"], "module.no-effect");
+  EXPECT_THAT(mtype["fix"]["text"].get<std::string>(),
+              HasSubstr("is set by /etc/modprobe.d/amdgpu-mtype.conf:1, a file rocmtune does not manage"));
+  EXPECT_THAT(mtype["fix"]["text"].get<std::string>(),
+              HasSubstr("sudo rocmtunectl unset amdgpu.mtype_local --admin-lines"));
   const json& unsupported = FindingById(d.doc["findings"], "issue.rdna1-not-supported");
   EXPECT_THAT(unsupported["fix"]["none"].get<std::string>(), HasSubstr("use the CPU or another GPU"));
   ExpectNoSeedFolklore(w, d.doc);

@@ -141,6 +141,97 @@ TEST_F(AdminLineTest, SymlinksAndOtherOwnersAreRefused) {
                 {"owned by another user", {}, rule::kAdminLineFile});
 }
 
+// An admin's modprobe.d `options` line (issue 25 item 3, module options): one option of amdgpu,
+// ttm or amdttm alone on its line is commented out with the list mark and put back; a line that
+// sets more, reaches into other lines (a backslash, an unclosed quote) or is another module's
+// is refused, and so is a package's directory.
+constexpr std::string_view kModprobe =
+    "# from a forum\n"
+    "options amdgpu mtype_local=1\n"
+    "options amdgpu noretry=0 lockup_timeout=10000\n"
+    "options snd_hda_intel power_save=0\n";
+
+class AdminModprobeLineTest : public AllowListTest {
+ protected:
+  void SetUp() override {
+    AllowListTest::SetUp();
+    tree_.Write("root/etc/modprobe.d/amdgpu-folk.conf", kModprobe);
+  }
+  Op Edit(std::string after) const {
+    const std::string path = "etc/modprobe.d/amdgpu-folk.conf";
+    return File(path, "modprobe", std::move(after), Disk(path));
+  }
+};
+
+TEST_F(AdminModprobeLineTest, OneOptionLineCommentedOutAndPutBackPasses) {
+  const std::string modprobe(kModprobe);
+  const std::string commented =
+      testing::Edited(modprobe, "options amdgpu mtype", "# rocmtune unset: options amdgpu mtype");
+  auto ok = Check(Edit(commented));
+  EXPECT_TRUE(ok) << ok.error().message;
+  tree_.Write("root/etc/modprobe.d/amdgpu-folk.conf", commented);
+  auto back = Check(Edit(modprobe));
+  EXPECT_TRUE(back) << back.error().message;
+  // ttm, CRLF, no final newline: still one line.
+  tree_.Write("root/etc/modprobe.d/ttm.conf", "options ttm pages_limit=3145728\r\nblacklist radeon");
+  auto ttm = Check(File("etc/modprobe.d/ttm.conf", "modprobe",
+                        "# rocmtune unset: options ttm pages_limit=3145728\r\nblacklist radeon",
+                        Disk("etc/modprobe.d/ttm.conf")));
+  EXPECT_TRUE(ttm) << ttm.error().message;
+}
+
+TEST_F(AdminModprobeLineTest, EverythingElseIsRefused) {
+  const std::string modprobe(kModprobe);
+  Op wrong_backend = Edit(testing::Edited(modprobe, "options amdgpu mtype", "# rocmtune unset: options amdgpu mtype"));
+  wrong_backend.backend = plan::BackendId::kEnv;
+  const std::vector<Hostile> cases = {
+      {"a line that sets two options",
+       Edit(testing::Edited(modprobe, "options amdgpu noretry", "# rocmtune unset: options amdgpu noretry")),
+       rule::kAdminLine},
+      {"another module's line", Edit(testing::Edited(modprobe, "options snd", "# rocmtune unset: options snd")),
+       rule::kAdminLine},
+      {"a comment commented out", Edit(testing::Edited(modprobe, "# from", "# rocmtune unset: # from")),
+       rule::kAdminLine},
+      {"an option removed from the line", Edit(testing::Edited(modprobe, " lockup_timeout=10000", "")),
+       rule::kAdminLine},
+      {"the shell mark",
+       Edit(testing::Edited(modprobe, "options amdgpu mtype", ": # rocmtune unset: options amdgpu mtype")),
+       rule::kAdminLine},
+      {"wrong backend", wrong_backend, rule::kBackendMismatch},
+  };
+  for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+  // A package's directories and rocmtune's own drop-in are not admin-line files.
+  const std::string commented =
+      testing::Edited(modprobe, "options amdgpu mtype", "# rocmtune unset: options amdgpu mtype");
+  for (const std::string path :
+       {"usr/lib/modprobe.d/amdgpu.conf", "lib/modprobe.d/amdgpu.conf", "usr/local/lib/modprobe.d/amdgpu.conf",
+        "run/modprobe.d/amdgpu.conf", "etc/modprobe.d/.hidden.conf", "etc/modprobe.d/amdgpu.conf.bak",
+        "etc/modprobe.conf"}) {
+    tree_.Write("root/" + path, modprobe);
+    ExpectRefused(Check(File(path, "modprobe", commented, modprobe)), {path, {}, rule::kPathNotAllowed});
+  }
+  // rocmtune's own drop-in keeps its grammar: not an admin file.
+  tree_.Write("root/etc/modprobe.d/rocmtune.conf", modprobe);
+  EXPECT_FALSE(Check(File("etc/modprobe.d/rocmtune.conf", "modprobe", commented, modprobe)));
+}
+
+TEST_F(AdminModprobeLineTest, ALineReachingIntoOthersIsRefused) {
+  // libkmod joins "\\\n" with the next line and a quote runs on into the module's next options.
+  const std::string joined =
+      "options amdgpu \\\nmtype_local=1\noptions amdgpu gpu_recovery=\"1\noptions amdgpu x=1\"\n";
+  tree_.Write("root/etc/modprobe.d/joined.conf", joined);
+  auto edit = [&](std::string_view from, std::string_view to) {
+    return File("etc/modprobe.d/joined.conf", "modprobe", testing::Edited(joined, from, to),
+                Disk("etc/modprobe.d/joined.conf"));
+  };
+  ExpectRefused(Check(edit("mtype_local=1", "# rocmtune unset: mtype_local=1")),
+                {"continued line", {}, rule::kAdminLine});
+  ExpectRefused(Check(edit("options amdgpu \\", "# rocmtune unset: options amdgpu \\")),
+                {"continuing line", {}, rule::kAdminLine});
+  ExpectRefused(Check(edit("options amdgpu gpu_recovery", "# rocmtune unset: options amdgpu gpu_recovery")),
+                {"unclosed quote", {}, rule::kAdminLine});
+}
+
 TEST(AdminLineShape, CommentedFormRoundTrips) {
   EXPECT_EQ(plan::CommentOut(plan::AdminLineFile::kEnvShell, "export X=1\r"), ": # rocmtune unset: export X=1\r");
   EXPECT_EQ(plan::CommentedOriginal(plan::AdminLineFile::kEnvList, "# rocmtune unset: X=1"), "X=1");

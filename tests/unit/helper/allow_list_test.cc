@@ -64,7 +64,10 @@ TEST_F(AllowListTest, HostilePathsAreRefused) {
       {"symlink-looking name", File("etc/modprobe.d/rocmtune.conf -> /etc/shadow", "modprobe", mp), rule::kPathSyntax},
       {"empty path", File("", "modprobe", mp), rule::kPathSyntax},
       {"overlong path", File("etc/" + std::string(600, 'a'), "modprobe", mp), rule::kPathSyntax},
-      {"other modprobe.d file", File("etc/modprobe.d/other.conf", "modprobe", mp), rule::kPathNotAllowed},
+      // An admin's /etc/modprobe.d file takes one commented-out line with the content it edits
+      // (AdminModprobeLineTest), never a whole new content; a package's is not writable at all.
+      {"other modprobe.d file", File("etc/modprobe.d/other.conf", "modprobe", mp), rule::kSharedBefore},
+      {"a package's modprobe.d file", File("usr/lib/modprobe.d/other.conf", "modprobe", mp), rule::kPathNotAllowed},
       {"etc/passwd", File("etc/passwd", "env", "root::0:0::/root:/bin/sh\n"), rule::kPathNotAllowed},
       {"proc magic link", File("proc/self/root/etc/shadow", "env", "x\n"), rule::kPathNotAllowed},
       {"BLS entry in a subdirectory", File("boot/loader/entries/x/a.conf", "cmdline", "options\n", "options\n"),
