@@ -212,7 +212,7 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   for (const detect::Finding& f : knobs::SettingFindings(kctx))
     if (!f.file.empty())
       plan.notes.push_back({f.subject,
-                            fmt::format("{}:{} still sets {}: {}; rocmtune does not edit it ({})", f.file, f.line,
+                            fmt::format("/{}:{} still sets {}: {}; rocmtune does not edit it ({})", f.file, f.line,
                                         f.subject, f.message, f.hint),
                             f.source});
   report.skipped = desired->skipped;

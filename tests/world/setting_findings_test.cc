@@ -197,7 +197,7 @@ TEST(SettingFindingsTest, ApplyCheckNamesTheFolkloreFiles) {
   auto r = w.Ctl({"apply", "stock", "--check", "--json"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
   std::string notes = r.Json()["notes"].dump();
-  EXPECT_THAT(notes, HasSubstr("etc/modprobe.d/folk.conf:1"));
+  EXPECT_THAT(notes, HasSubstr("/etc/modprobe.d/folk.conf:1 still sets"));
   EXPECT_THAT(notes, HasSubstr("amdgpu.gtt_size"));
   EXPECT_THAT(notes, HasSubstr("rocmtune does not edit it"));
   auto text = w.Ctl({"apply", "stock", "--check"});
