@@ -1,4 +1,4 @@
-// RAII for the sd-bus / sd-event handles the daemon holds (STYLE.md: every C handle has an owner).
+// RAII for the sd-bus / sd-event handles rocmtuned and rocmtunectl hold (STYLE.md: every C handle has an owner).
 #pragma once
 
 #include <systemd/sd-bus.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace rocmtune::daemon {
+namespace rocmtune::bus {
 
 template <typename T, T* (*Unref)(T*)>
 struct SdUnref {
@@ -48,4 +48,4 @@ class BusError {
   sd_bus_error error_ = SD_BUS_ERROR_NULL;
 };
 
-}  // namespace rocmtune::daemon
+}  // namespace rocmtune::bus
