@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "api/change.h"
+#include "bus/handles.h"
 #include "client/daemon_link.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
@@ -14,7 +15,6 @@
 #include "client/polkit_agent.h"
 #include "client/result_render.h"
 #include "client/verbs.h"
-#include "daemon/sd_handles.h"
 
 namespace rocmtune::client {
 namespace {
@@ -65,7 +65,7 @@ int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
     r = sd_bus_message_open_container(m, 'e', "sv");
     if (r >= 0) r = sd_bus_message_append(m, "s", "with");
     if (r >= 0) r = sd_bus_message_open_container(m, 'v', "as");
-    if (r >= 0) r = sd_bus_message_append_strv(m, const_cast<char**>(daemon::Strv(args.with).data()));
+    if (r >= 0) r = sd_bus_message_append_strv(m, const_cast<char**>(bus::Strv(args.with).data()));
     if (r >= 0) r = sd_bus_message_close_container(m);
     if (r >= 0) r = sd_bus_message_close_container(m);
   }
@@ -138,7 +138,7 @@ int RunUnset(const Context& ctx, const Args& args) {
   return RunChange(
       ctx, args, "Unset",
       [&](sd_bus_message* m) {
-        int r = sd_bus_message_append_strv(m, const_cast<char**>(daemon::Strv(args.operands).data()));
+        int r = sd_bus_message_append_strv(m, const_cast<char**>(bus::Strv(args.operands).data()));
         return r < 0 ? r : AppendOptions(m, args, false);
       },
       [&](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {

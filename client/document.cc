@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "bus/contract.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
 #include "util/byte_size.h"
@@ -40,7 +41,7 @@ Result<Doc> ParseDocument(const std::string& text, std::string_view method) {
 
 bool ReadsAskDaemon(const Context& ctx) { return !ctx.root_given && ::geteuid() != 0; }
 
-bool UnknownMethod(const BusReply& reply) { return reply.error_name == "org.freedesktop.DBus.Error.UnknownMethod"; }
+bool UnknownMethod(const BusReply& reply) { return reply.error_name == bus::kErrorUnknownMethod; }
 
 void PrintJson(const Doc& doc) { fmt::print("{}\n", JsonText(doc)); }
 

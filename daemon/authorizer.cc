@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "daemon/guard.h"
+#include "daemon/log.h"
+
 namespace rocmtune::daemon {
 namespace {
 
@@ -65,32 +68,36 @@ void Authorizer::Cancel(const std::string& cancellation_id) {
 }
 
 int Authorizer::OnAnswer(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
-  auto* question = static_cast<Question*>(userdata);
-  Authorizer& self = *question->owner;
-  std::unique_ptr<Question> held = self.Take(question->caller.uid);
-  if (!held) return 0;
-  try {
+  return Guard("polkit's answer", [&] {
+    auto* question = static_cast<Question*>(userdata);
+    Authorizer& self = *question->owner;
+    std::unique_ptr<Question> held = self.Take(question->caller.uid);
+    if (!held) return 0;
     auto answer = ReadAuthorization(reply, held->caller, held->action);
     // No answer in time (the agent never answered): polkit stops asking too.
     if (!answer) self.Cancel(held->cancellation_id);
+    // The caller's reply, and its log line, come from `done` (change_methods.cc).
     if (held->done) held->done(std::move(answer));
-  } catch (...) {
-    // The reply to the caller could not be built; the caller's call times out. Nothing to undo.
-  }
-  return 0;
+    return 0;
+  });
 }
 
 int Authorizer::OnNameOwnerChanged(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept {
-  auto* question = static_cast<Question*>(userdata);
-  const char* name = nullptr;
-  const char* old_owner = nullptr;
-  const char* new_owner = nullptr;
-  if (sd_bus_message_read(signal, "sss", &name, &old_owner, &new_owner) < 0) return 0;
-  if (new_owner != nullptr && new_owner[0] != '\0') return 0;
-  Authorizer& self = *question->owner;
-  std::unique_ptr<Question> held = self.Take(question->caller.uid);
-  if (held) self.Cancel(held->cancellation_id);  // nobody is left to answer
-  return 0;
+  return Guard("a caller leaving the bus", [&] {
+    auto* question = static_cast<Question*>(userdata);
+    const char* name = nullptr;
+    const char* old_owner = nullptr;
+    const char* new_owner = nullptr;
+    if (sd_bus_message_read(signal, "sss", &name, &old_owner, &new_owner) < 0) return 0;
+    if (new_owner != nullptr && new_owner[0] != '\0') return 0;
+    Authorizer& self = *question->owner;
+    std::unique_ptr<Question> held = self.Take(question->caller.uid);
+    if (!held) return 0;
+    LogDropped(fmt::format("the authorization of {} for uid {}", held->action, held->caller.uid),
+               fmt::format("the caller {} left the bus before polkit answered", held->caller.sender));
+    self.Cancel(held->cancellation_id);  // nobody is left to answer
+    return 0;
+  });
 }
 
 }  // namespace rocmtune::daemon

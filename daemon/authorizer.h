@@ -18,8 +18,8 @@
 #include <memory>
 #include <string>
 
+#include "bus/handles.h"
 #include "daemon/polkit.h"
-#include "daemon/sd_handles.h"
 #include "util/result.h"
 
 namespace rocmtune::daemon {
@@ -54,8 +54,8 @@ class Authorizer {
     Caller caller;
     std::string action;
     std::string cancellation_id;
-    SlotPtr call;
-    SlotPtr watch;  // the caller's name going away
+    bus::SlotPtr call;
+    bus::SlotPtr watch;  // the caller's name going away
     Done done;
   };
   static int OnAnswer(sd_bus_message* reply, void* userdata, sd_bus_error* ret) noexcept;

@@ -1,25 +1,19 @@
-// rocmtune's failures as typed D-Bus errors (dbus/org.rocmtune1.Manager.xml lists them): a
-// client tells a refusal from a conflict by the error name, never by parsing the message.
+// rocmtune's failures as typed D-Bus errors: the names and which failure gets which are the
+// bus contract's (bus/contract.h), so a client tells a refusal from a conflict by the error
+// name, never by parsing the message.
 #pragma once
 
 #include <systemd/sd-bus.h>
 
-#include <string_view>
-
-#include "api/change.h"
+#include "bus/contract.h"
 #include "util/result.h"
 
 namespace rocmtune::daemon {
 
-inline constexpr std::string_view kErrorPrefix = "org.rocmtune1.Error.";
+using bus::ErrorName;
 
-// org.rocmtune1.Error.InvalidArgument, .NotFound, .Failed; kNotAuthorized is the bus's own
-// org.freedesktop.DBus.Error.AccessDenied.
-std::string_view ErrorName(ErrorCode code);
-// A change that did not go through: .Refused, .Drift, .AccessDenied, .Failed; empty for kOk.
-std::string_view ErrorName(api::ChangeStatus status);
-
-// Sets `ret` from `error` and returns the negative errno sd-bus expects of a handler.
+// Sets `ret` from `error` and returns the negative errno sd-bus expects of a handler. The
+// handler's guard (daemon/guard.h) logs it with the caller and the request.
 int SetError(sd_bus_error* ret, const Error& error);
 
 }  // namespace rocmtune::daemon

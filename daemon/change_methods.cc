@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "daemon/bus_options.h"
 #include "daemon/change_summary.h"
 #include "daemon/helper_socket.h"
+#include "daemon/log.h"
 #include "daemon/polkit.h"
 #include "journal/journal.h"
 #include "util/json_text.h"
@@ -22,13 +24,12 @@
 namespace rocmtune::daemon {
 namespace {
 
-constexpr const char* kInteractiveRequired = "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired";
-constexpr const char* kBusy = "org.rocmtune1.Error.Busy";
-// polkit/org.rocmtune1.policy
-constexpr const char* kActionApply = "org.rocmtune1.apply";
-constexpr const char* kActionSet = "org.rocmtune1.set";
-constexpr const char* kActionRevert = "org.rocmtune1.revert";
-constexpr const char* kActionForce = "org.rocmtune1.force";
+using bus::kActionApply;
+using bus::kActionForce;
+using bus::kActionRevert;
+using bus::kActionSet;
+using bus::kErrorBusy;
+using bus::kErrorInteractiveRequired;
 constexpr size_t kMaxKnobs = 256;
 
 using RunFn = std::function<Result<api::ChangeReport>(const sys::Root&, const api::ChangeOptions&, api::Writer&)>;
@@ -47,13 +48,13 @@ struct Request {
 JobResult ToResult(const Result<api::ChangeReport>& report, bool challenged) {
   if (!report) {
     std::string name(ErrorName(report.error().code));
-    if (report.error().code == ErrorCode::kNotAuthorized && challenged) name = kInteractiveRequired;
+    if (report.error().code == ErrorCode::kNotAuthorized && challenged) name = kErrorInteractiveRequired;
     return {name, report.error().message, ""};
   }
   std::string text = JsonText(api::ResultJson(*report));
   if (report->status == api::ChangeStatus::kOk) return {"", text, report->outcome.transaction.value_or("")};
   std::string name(ErrorName(report->status));
-  if (report->status == api::ChangeStatus::kNotAuthorized && challenged) name = kInteractiveRequired;
+  if (report->status == api::ChangeStatus::kNotAuthorized && challenged) name = kErrorInteractiveRequired;
   return {name, text, ""};
 }
 
@@ -64,7 +65,7 @@ Result<Caller> CallerOf(sd_bus_message* call) {
   sd_bus_creds* creds = nullptr;
   int r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
   if (r < 0) return Fail(ErrorCode::kNotAuthorized, "cannot tell who is calling", -r);
-  std::unique_ptr<sd_bus_creds, SdUnref<sd_bus_creds, sd_bus_creds_unref>> held(creds);
+  std::unique_ptr<sd_bus_creds, bus::SdUnref<sd_bus_creds, sd_bus_creds_unref>> held(creds);
   uid_t uid = 0;
   if (sd_bus_creds_get_euid(creds, &uid) < 0) return Fail(ErrorCode::kNotAuthorized, "cannot tell who is calling");
   caller.uid = uid;
@@ -72,14 +73,16 @@ Result<Caller> CallerOf(sd_bus_message* call) {
   return caller;
 }
 
+// A change's reply; an error one is logged with its caller (ReplyError), as the handlers'
+// returned errors are by their guard.
 int Reply(sd_bus_message* call, const JobResult& result) {
-  if (result.error_name.empty()) return sd_bus_reply_method_return(call, "s", result.text.c_str());
-  return sd_bus_reply_method_errorf(call, result.error_name.c_str(), "%s", result.text.c_str());
+  if (!result.error_name.empty()) return ReplyError(call, result.error_name, result.text);
+  int r = sd_bus_reply_method_return(call, "s", result.text.c_str());
+  if (r < 0) LogDropped(fmt::format("the reply to {}", InfoOf(call).Text()), std::strerror(-r));
+  return r;
 }
 
-int ReplyBusy(sd_bus_message* call, const std::string& why) {
-  return sd_bus_reply_method_errorf(call, kBusy, "%s", why.c_str());
-}
+int ReplyBusy(sd_bus_message* call, const std::string& why) { return ReplyError(call, kErrorBusy, why); }
 
 // What polkit is asked: force overrides rocmtune's own refusals (drift, a setting that taints the
 // kernel, a size above the RAM), so it is its own action that no profile- or key-scoped rule
@@ -155,8 +158,13 @@ void RunChange(const std::shared_ptr<sd_bus_message>& held, Manager& self, Reque
     (void)Reply(held.get(), result);
     if (!result.error_name.empty() || result.transaction.empty()) return;
     manager->RefreshInventory();  // what the transaction changed is seen by the next read
-    (void)sd_bus_emit_signal(bus, kObjectPath, kInterface, "TransactionCommitted", "s", result.transaction.c_str());
-    (void)sd_bus_emit_properties_changed(bus, kObjectPath, kInterface, "ActiveProfile", "PendingReboot", nullptr);
+    if (int r =
+            sd_bus_emit_signal(bus, kObjectPath, kInterface, "TransactionCommitted", "s", result.transaction.c_str());
+        r < 0)
+      LogDropped("the signal TransactionCommitted " + result.transaction, std::strerror(-r));
+    if (int r = sd_bus_emit_properties_changed(bus, kObjectPath, kInterface, "ActiveProfile", "PendingReboot", nullptr);
+        r < 0)
+      LogDropped("the signal PropertiesChanged", std::strerror(-r));
   };
   if (!self.worker().Start(std::move(job), std::move(done)))
     (void)ReplyBusy(held.get(), "another change is running; ask again when it is done");

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "bus/contract.h"
+#include "daemon/guard.h"
+
 namespace rocmtune::daemon {
 
 ChangeWorker::~ChangeWorker() {
@@ -35,9 +38,9 @@ bool ChangeWorker::Start(std::function<JobResult()> job, std::function<void(JobR
     try {
       result = job();
     } catch (const std::exception& e) {
-      result = {"org.rocmtune1.Error.Failed", fmt::format("internal error: {}", e.what()), ""};
+      result = {bus::kErrorFailed, fmt::format("internal error: {}", e.what()), ""};
     } catch (...) {
-      result = {"org.rocmtune1.Error.Failed", "internal error", ""};
+      result = {bus::kErrorFailed, "internal error", ""};
     }
     {
       std::lock_guard lock(mutex_);
@@ -49,8 +52,12 @@ bool ChangeWorker::Start(std::function<JobResult()> job, std::function<void(JobR
   return true;
 }
 
-int ChangeWorker::OnDone(sd_event_source*, int fd, uint32_t, void* userdata) {
-  auto& self = *static_cast<ChangeWorker*>(userdata);
+int ChangeWorker::OnDone(sd_event_source*, int fd, uint32_t, void* userdata) noexcept {
+  return Guard("the change worker", [&] { return static_cast<ChangeWorker*>(userdata)->Finish(fd); });
+}
+
+int ChangeWorker::Finish(int fd) {
+  auto& self = *this;
   uint64_t count = 0;
   while (::read(fd, &count, sizeof(count)) < 0 && errno == EINTR) {}
   std::optional<JobResult> result;
@@ -63,11 +70,8 @@ int ChangeWorker::OnDone(sd_event_source*, int fd, uint32_t, void* userdata) {
   self.busy_ = false;
   auto done = std::move(self.done_);
   self.done_ = nullptr;
-  try {
-    if (done) done(std::move(*result));
-  } catch (...) {
-    // The reply could not be sent; the caller's call times out. Nothing to undo here.
-  }
+  // The reply is sent (and a failure logged) by `done`; an exception from it is the guard's.
+  if (done) done(std::move(*result));
   return 0;
 }
 

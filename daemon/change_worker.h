@@ -40,7 +40,9 @@ class ChangeWorker {
   bool Start(std::function<JobResult()> job, std::function<void(JobResult)> done);
 
  private:
-  static int OnDone(sd_event_source* source, int fd, uint32_t revents, void* userdata);
+  // The guarded callback (daemon/guard.h) and its body: the result back on the loop.
+  static int OnDone(sd_event_source* source, int fd, uint32_t revents, void* userdata) noexcept;
+  int Finish(int fd);
 
   struct SourceUnref {
     void operator()(sd_event_source* s) const noexcept { sd_event_source_disable_unref(s); }

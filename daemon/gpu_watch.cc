@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "daemon/guard.h"
+
 namespace rocmtune::daemon {
 
 Result<void> GpuWatch::Start(sd_event* event, OnEvent on_event) {
@@ -25,21 +27,25 @@ Result<void> GpuWatch::Start(sd_event* event, OnEvent on_event) {
   return {};
 }
 
-int GpuWatch::OnReadable(sd_event_source*, int, uint32_t, void* userdata) {
-  auto& self = *static_cast<GpuWatch*>(userdata);
+int GpuWatch::OnReadable(sd_event_source*, int, uint32_t, void* userdata) noexcept {
+  return Guard("udev's monitor", [&] { return static_cast<GpuWatch*>(userdata)->Drain(); });
+}
+
+int GpuWatch::Drain() {
+  auto& self = *this;
   // One readable wake-up may carry several events; each receive takes one (the socket is
   // non-blocking: NULL when drained).
-  using DevicePtr = std::unique_ptr<struct udev_device, SdUnref<struct udev_device, udev_device_unref>>;
+  using DevicePtr = std::unique_ptr<struct udev_device, bus::SdUnref<struct udev_device, udev_device_unref>>;
   while (DevicePtr device{udev_monitor_receive_device(self.monitor_.get())}) {
     const char* action = udev_device_get_action(device.get());
     const char* sysname = udev_device_get_sysname(device.get());
     std::string action_text = action ? action : "";
     std::string name = sysname ? sysname : "";
-    try {
+    // A failed refresh keeps the old inventory; the next event or request tries again.
+    (void)Guard(fmt::format("the udev event {} {}", action_text, name), [&] {
       self.on_event_(action_text, name);
-    } catch (...) {
-      // A failed refresh keeps the old inventory; the next event or request tries again.
-    }
+      return 0;
+    });
   }
   return 0;
 }

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "daemon/sd_handles.h"
+#include "bus/handles.h"
 #include "util/result.h"
 
 namespace rocmtune::daemon {
@@ -30,12 +30,14 @@ class GpuWatch {
   Result<void> Start(sd_event* event, OnEvent on_event);
 
  private:
-  static int OnReadable(sd_event_source* source, int fd, uint32_t revents, void* userdata);
+  // The guarded callback (daemon/guard.h) and its body: every queued event.
+  static int OnReadable(sd_event_source* source, int fd, uint32_t revents, void* userdata) noexcept;
+  int Drain();
 
   // Declared in this order so the event source goes first, then the monitor, then the context.
-  std::unique_ptr<struct udev, SdUnref<struct udev, udev_unref>> udev_;
-  std::unique_ptr<struct udev_monitor, SdUnref<struct udev_monitor, udev_monitor_unref>> monitor_;
-  std::unique_ptr<sd_event_source, SdUnref<sd_event_source, sd_event_source_unref>> source_;
+  std::unique_ptr<struct udev, bus::SdUnref<struct udev, udev_unref>> udev_;
+  std::unique_ptr<struct udev_monitor, bus::SdUnref<struct udev_monitor, udev_monitor_unref>> monitor_;
+  std::unique_ptr<sd_event_source, bus::SdUnref<sd_event_source, sd_event_source_unref>> source_;
   OnEvent on_event_;
 };
 

@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "daemon/guard.h"
+#include "daemon/log.h"
+
 namespace rocmtune::daemon {
 namespace {
 
@@ -20,9 +23,10 @@ bool SameGpus(const std::vector<detect::Gpu>& a, const std::vector<detect::Gpu>&
 
 // A caller's reply failed to go out: its call times out; the others are still answered.
 void Answer(const LiveFactsWorker::Done& done, const std::vector<detect::LiveFacts>& facts) noexcept {
-  try {
+  (void)Guard("a live facts reply", [&] {
     done(facts);
-  } catch (...) {}
+    return 0;
+  });
 }
 
 }  // namespace
@@ -66,8 +70,10 @@ void LiveFactsWorker::Start(const std::vector<detect::Gpu>& gpus) {
     try {
       facts = probe(gpus);
     } catch (const std::exception& e) {
+      LogCaught("the live facts probe", nullptr, e.what());
       facts = detect::MatchLiveFacts(gpus, {fmt::format("internal error: {}", e.what()), "", {}});
     } catch (...) {
+      LogCaught("the live facts probe", nullptr, "an unknown exception");
       facts = detect::MatchLiveFacts(gpus, {"internal error", "", {}});
     }
     {
@@ -79,8 +85,12 @@ void LiveFactsWorker::Start(const std::vector<detect::Gpu>& gpus) {
   });
 }
 
-int LiveFactsWorker::OnDone(sd_event_source*, int fd, uint32_t, void* userdata) {
-  auto& self = *static_cast<LiveFactsWorker*>(userdata);
+int LiveFactsWorker::OnDone(sd_event_source*, int fd, uint32_t, void* userdata) noexcept {
+  return Guard("the live facts worker", [&] { return static_cast<LiveFactsWorker*>(userdata)->Finish(fd); });
+}
+
+int LiveFactsWorker::Finish(int fd) {
+  auto& self = *this;
   uint64_t count = 0;
   while (::read(fd, &count, sizeof(count)) < 0 && errno == EINTR) {}
   std::optional<std::vector<detect::LiveFacts>> result;

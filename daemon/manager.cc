@@ -18,6 +18,8 @@
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
 #include "daemon/change_methods.h"
+#include "daemon/guard.h"
+#include "daemon/log.h"
 #include "daemon/read_methods.h"
 #include "journal/history.h"
 #include "util/json_text.h"
@@ -27,36 +29,22 @@ namespace {
 
 Manager& Self(void* userdata) { return *static_cast<Manager*>(userdata); }
 
-// No exception may unwind through sd-bus's C frames: a handler that throws (out of memory, a
-// bug) answers org.rocmtune1.Error.Failed and the daemon goes on serving.
-int Internal(sd_bus_error* ret, const char* what) {
-  sd_bus_error_setf(ret, "org.rocmtune1.Error.Failed", "internal error: %s", what);
-  return -EIO;
-}
-
+// No exception may unwind through sd-bus's C frames, and every error a handler returns is
+// logged with its caller: the guard (daemon/guard.h) around each. A handler that throws (out of
+// memory, a bug) answers org.rocmtune1.Error.Failed and the daemon goes on serving.
 using MethodFn = int (*)(sd_bus_message*, Manager&, sd_bus_error*);
 template <MethodFn Fn>
 int Method(sd_bus_message* call, void* userdata, sd_bus_error* ret) noexcept {
-  try {
-    return Fn(call, Self(userdata), ret);
-  } catch (const std::exception& e) {
-    return Internal(ret, e.what());
-  } catch (...) {
-    return Internal(ret, "an unknown exception");
-  }
+  return Guard("a method", call, {}, ret, [&] { return Fn(call, Self(userdata), ret); });
 }
 
+// A property's reader: the call logged is the Get (or GetAll) that asked for it.
 using GetterFn = int (*)(sd_bus_message*, Manager&, sd_bus_error*);
 template <GetterFn Fn>
-int Getter(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+int Getter(sd_bus* bus, const char*, const char*, const char* property, sd_bus_message* reply, void* userdata,
            sd_bus_error* ret) noexcept {
-  try {
-    return Fn(reply, Self(userdata), ret);
-  } catch (const std::exception& e) {
-    return Internal(ret, e.what());
-  } catch (...) {
-    return Internal(ret, "an unknown exception");
-  }
+  return Guard("a property", sd_bus_get_current_message(bus), property, ret,
+               [&] { return Fn(reply, Self(userdata), ret); });
 }
 
 int ReplyText(sd_bus_message* call, const std::string& text) {
@@ -88,21 +76,11 @@ int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
   std::vector<detect::Gpu> gpus = inventory.gpus;
   self.LiveFacts(gpus, [&self, held, inventory = std::move(inventory)](const std::vector<detect::LiveFacts>& facts) {
-    BusError error;
-    int r = 0;
-    try {
-      r = ReplyDescribe(held.get(), self, inventory, &facts, error.get());
-    } catch (const std::exception& e) {
-      r = Internal(error.get(), e.what());
-    } catch (...) {
-      r = Internal(error.get(), "an unknown exception");
-    }
-    if (r < 0 && sd_bus_error_is_set(error.get())) {
-      fmt::print(stderr, "rocmtuned: Describe failed: {}\n", error.message());
-      (void)sd_bus_reply_method_error(held.get(), error.get());
-    } else if (r < 0) {
-      fmt::print(stderr, "rocmtuned: cannot reply to Describe: {}\n", std::strerror(-r));
-    }
+    // Answered later, so guarded here as a method is (the guard logs a failure with the caller).
+    bus::BusError error;
+    int r = Guard("a method", held.get(), {}, error.get(),
+                  [&] { return ReplyDescribe(held.get(), self, inventory, &facts, error.get()); });
+    if (r < 0 && sd_bus_error_is_set(error.get())) (void)sd_bus_reply_method_error(held.get(), error.get());
   });
   return 1;  // answered later (or already, from kept facts)
 }
@@ -265,10 +243,11 @@ void Manager::RefreshInventory() {
   std::vector<std::string> now = GpuIds(*inventory_);
   if (!bus_ || (before && *before == now)) return;
   sd_bus_message* raw = nullptr;
-  if (sd_bus_message_new_signal(bus_, &raw, kObjectPath, kInterface, "GpusChanged") < 0) return;
-  MessagePtr signal(raw);
-  if (sd_bus_message_append_strv(signal.get(), const_cast<char**>(Strv(now).data())) < 0) return;
-  (void)sd_bus_send(bus_, signal.get(), nullptr);
+  int r = sd_bus_message_new_signal(bus_, &raw, kObjectPath, kInterface, "GpusChanged");
+  bus::MessagePtr signal(raw);
+  if (r >= 0) r = sd_bus_message_append_strv(signal.get(), const_cast<char**>(bus::Strv(now).data()));
+  if (r >= 0) r = sd_bus_send(bus_, signal.get(), nullptr);
+  if (r < 0) LogDropped("the signal GpusChanged", std::strerror(-r));
 }
 
 }  // namespace rocmtune::daemon

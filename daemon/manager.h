@@ -11,21 +11,22 @@
 #include <string>
 #include <vector>
 
+#include "bus/contract.h"
+#include "bus/handles.h"
 #include "daemon/authorizer.h"
 #include "daemon/change_worker.h"
 #include "daemon/gpu_watch.h"
 #include "daemon/live_facts_worker.h"
 #include "daemon/refusal_limiter.h"
-#include "daemon/sd_handles.h"
 #include "detect/inventory.h"
 #include "sys/root.h"
 #include "util/result.h"
 
 namespace rocmtune::daemon {
 
-inline constexpr const char* kBusName = "org.rocmtune1";
-inline constexpr const char* kObjectPath = "/org/rocmtune1";
-inline constexpr const char* kInterface = "org.rocmtune1.Manager";
+using bus::kBusName;
+using bus::kInterface;
+using bus::kObjectPath;
 
 // How long Describe shows the same live facts (ECC counts, throttling, the PCIe link).
 inline constexpr std::chrono::milliseconds kLiveFactsMaxAge{2000};
@@ -74,7 +75,7 @@ class Manager {
   Authorizer authorizer_;
   RefusalLimiter refusals_;
   sd_bus* bus_ = nullptr;
-  SlotPtr slot_;
+  bus::SlotPtr slot_;
   GpuWatch watch_;
   LiveFactsWorker live_;
   bool watching_ = false;

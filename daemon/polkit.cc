@@ -16,9 +16,9 @@ Result<void> Check(int r, std::string_view what) {
 
 }  // namespace
 
-Result<MessagePtr> NewCheckAuthorization(sd_bus* bus, const Caller& caller, const std::string& action,
-                                         const std::map<std::string, std::string>& details,
-                                         const std::string& cancellation_id) {
+Result<bus::MessagePtr> NewCheckAuthorization(sd_bus* bus, const Caller& caller, const std::string& action,
+                                              const std::map<std::string, std::string>& details,
+                                              const std::string& cancellation_id) {
   sd_bus_message* call_raw = nullptr;
   if (auto ok = Check(sd_bus_message_new_method_call(bus, &call_raw, "org.freedesktop.PolicyKit1",
                                                      "/org/freedesktop/PolicyKit1/Authority",
@@ -26,7 +26,7 @@ Result<MessagePtr> NewCheckAuthorization(sd_bus* bus, const Caller& caller, cons
                       "building the call");
       !ok)
     return tl::unexpected(ok.error());
-  MessagePtr call(call_raw);
+  bus::MessagePtr call(call_raw);
   int r = sd_bus_message_append(call.get(), "(sa{sv})s", "system-bus-name", 1, "name", "s", caller.sender.c_str(),
                                 action.c_str());
   if (auto ok = Check(r, "building the subject"); !ok) return tl::unexpected(ok.error());

@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "daemon/sd_handles.h"
+#include "bus/handles.h"
 #include "util/result.h"
 
 namespace rocmtune::daemon {
@@ -30,9 +30,9 @@ struct AuthorizationAnswer {
 // The CheckAuthorization call for `caller` (a system-bus-name subject) with `details` (shown to
 // polkit's rules as action.lookup(KEY) and in the agent's message as $(KEY)); `cancellation_id`
 // lets CancelCheckAuthorization end it.
-Result<MessagePtr> NewCheckAuthorization(sd_bus* bus, const Caller& caller, const std::string& action,
-                                         const std::map<std::string, std::string>& details,
-                                         const std::string& cancellation_id);
+Result<bus::MessagePtr> NewCheckAuthorization(sd_bus* bus, const Caller& caller, const std::string& action,
+                                              const std::map<std::string, std::string>& details,
+                                              const std::string& cancellation_id);
 // polkit's reply (an error reply gives kIo naming it).
 Result<AuthorizationAnswer> ReadAuthorization(sd_bus_message* reply, const Caller& caller, const std::string& action);
 

@@ -22,12 +22,6 @@ int ReplyText(sd_bus_message* call, const std::string& text) {
   return sd_bus_reply_method_return(call, "s", text.c_str());
 }
 
-// Logged once here, as every refused read: the daemon's log says what a caller was told.
-int Refuse(sd_bus_error* ret, std::string_view method, const Error& error) {
-  fmt::print(stderr, "rocmtuned: {} refused: {}\n", method, error.message);
-  return SetError(ret, error);
-}
-
 Result<api::System> Load(Manager& manager) {
   auto root = manager.root().Duplicate();
   if (!root) return tl::unexpected(root.error());
@@ -52,21 +46,21 @@ int DoctorMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   if (int r = sd_bus_message_read(call, "s", &log); r < 0) return r;
   // sd-bus has checked the string (UTF-8, no NUL) when it read the message; the bound is ours.
   std::string_view text(log, std::strlen(log));
-  if (auto ok = api::CheckDoctorLogText(text); !ok) return Refuse(ret, "Doctor", ok.error());
+  if (auto ok = api::CheckDoctorLogText(text); !ok) return SetError(ret, ok.error());
   std::optional<std::string> given;
   if (!text.empty()) given.emplace(text);
   api::DoctorOptions options;
   options.log = std::move(given);
   options.caller = false;  // no one caller's access to /dev/kfd: DropCallerChecks says so
   auto report = api::Doctor(self.root(), std::move(options));
-  if (!report) return Refuse(ret, "Doctor", report.error());
+  if (!report) return SetError(ret, report.error());
   DropCallerChecks(*report);
   return ReplyText(call, JsonText(api::DoctorJson(*report)));
 }
 
 int ListProfilesMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   auto system = Load(self);
-  if (!system) return Refuse(ret, "ListProfiles", system.error());
+  if (!system) return SetError(ret, system.error());
   return ReplyText(call, JsonText(api::ProfilesJson(api::ListProfiles(*system))));
 }
 
@@ -74,9 +68,9 @@ int ShowProfileMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* name = nullptr;
   if (int r = sd_bus_message_read(call, "s", &name); r < 0) return r;
   auto system = Load(self);
-  if (!system) return Refuse(ret, "ShowProfile", system.error());
+  if (!system) return SetError(ret, system.error());
   auto report = api::ShowProfile(*system, name, {});
-  if (!report) return Refuse(ret, "ShowProfile", report.error());
+  if (!report) return SetError(ret, report.error());
   return ReplyText(call, JsonText(api::ProfileJson(*report)));
 }
 

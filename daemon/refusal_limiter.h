@@ -2,7 +2,8 @@
 // changes polkit denies, and each denial is a WARNING entry in root's journal. Per uid, the first
 // kBurst denials of a kWindow are logged; the rest are counted, and the next entry logged for
 // that uid says how many were left out. (Requests refused before polkit is asked — an invalid
-// or blocked plan, nothing to change — are not logged at all: they change nothing.)
+// or blocked plan, nothing to change — leave no change entry: they change nothing. The daemon's
+// own line for every error it answers, daemon/log.cc, is bounded by a limiter of its own.)
 #pragma once
 
 #include <sys/types.h>

@@ -6,8 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "bus/handles.h"
+#include "daemon/guard.h"
 #include "daemon/manager.h"
-#include "daemon/sd_handles.h"
 
 namespace rocmtune::daemon {
 namespace {
@@ -29,7 +30,7 @@ int RunService(const ServiceOptions& options) {
 
   sd_event* event_raw = nullptr;
   if (int r = sd_event_default(&event_raw); r < 0) return Failed("cannot create the event loop", r);
-  EventPtr event(event_raw);
+  bus::EventPtr event(event_raw);
   // SIGTERM and SIGINT end the loop between requests (sd-event wants them blocked first); a
   // change that is running is finished and answered first (systemd waits TimeoutStopSec).
   sigset_t mask;
@@ -38,9 +39,11 @@ int RunService(const ServiceOptions& options) {
   sigaddset(&mask, SIGINT);
   sigprocmask(SIG_BLOCK, &mask, nullptr);
   bool stopping = false;
-  auto on_signal = [](sd_event_source*, const struct signalfd_siginfo*, void* userdata) -> int {
-    *static_cast<bool*>(userdata) = true;
-    return 0;
+  auto on_signal = [](sd_event_source*, const struct signalfd_siginfo*, void* userdata) noexcept -> int {
+    return Guard("a signal", [&] {
+      *static_cast<bool*>(userdata) = true;
+      return 0;
+    });
   };
   for (int sig : {SIGTERM, SIGINT})
     if (int r = sd_event_add_signal(event.get(), nullptr, sig, on_signal, &stopping); r < 0)
@@ -49,7 +52,7 @@ int RunService(const ServiceOptions& options) {
   // The system bus, or the one DBUS_SYSTEM_BUS_ADDRESS names (tests run a private one).
   sd_bus* bus_raw = nullptr;
   if (int r = sd_bus_open_system(&bus_raw); r < 0) return Failed("cannot connect to the system bus", r);
-  BusPtr bus(bus_raw);
+  bus::BusPtr bus(bus_raw);
   if (int r = sd_bus_attach_event(bus.get(), event.get(), SD_EVENT_PRIORITY_NORMAL); r < 0)
     return Failed("cannot attach the bus", r);
   if (auto attached = manager.Attach(bus.get(), event.get()); !attached)

@@ -161,7 +161,7 @@ import json
 assert json.loads(m.Doctor(""))["schema"] == "rocmtune.doctor.v1"
 print("ok: Doctor(17 MiB) InvalidArgument, ShowProfile(unknown) NotFound, non-UTF-8 refused before the bus; the daemon answers")
 PY
-grep -q "Doctor refused: the log given is larger than 16 MiB" "$WORK/daemon.log" || fail "the daemon did not log the refusal"
+grep -q "Doctor from .*: org.rocmtune1.Error.InvalidArgument: the log given is larger than 16 MiB" "$WORK/daemon.log" || fail "the daemon did not log the refusal"
 
 # --- Without the daemon: the user's reads work, the active profile is unknown. ---
 reader "$UCTL" --root "$W" profiles --json >"$WORK/profiles-local.json" 2>"$WORK/profiles-local.err" ||

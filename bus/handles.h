@@ -1,4 +1,4 @@
-// RAII for the sd-bus / sd-event handles the daemon holds (CONTRIBUTING.md: every C handle has an owner).
+// RAII for the sd-bus / sd-event handles rocmtuned and rocmtunectl hold (CONTRIBUTING.md: every C handle has an owner).
 #pragma once
 
 #include <systemd/sd-bus.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace rocmtune::daemon {
+namespace rocmtune::bus {
 
 template <typename T, T* (*Unref)(T*)>
 struct SdUnref {
@@ -45,7 +45,7 @@ class BusError {
   const char* message() const { return error_.message; }
 
  private:
-  sd_bus_error error_ = SD_BUS_ERROR_NULL;
+  sd_bus_error error_{};  // SD_BUS_ERROR_NULL, without its C99 compound literal
 };
 
-}  // namespace rocmtune::daemon
+}  // namespace rocmtune::bus

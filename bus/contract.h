@@ -1,0 +1,84 @@
+// The bus contract rocmtuned serves and rocmtunectl asks, declared once for both
+// (dbus/org.rocmtune1.Manager.xml is its interface, polkit/org.rocmtune1.policy its actions):
+// the names, the error names, the polkit action ids and one table of errors that the daemon
+// reads from a failure to a name and the client from a name to an exit code, an error code and
+// a hint. After systemd's bus-common-errors.c: one map both ends use.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "api/change.h"
+#include "util/result.h"
+
+namespace rocmtune::bus {
+
+inline constexpr const char* kBusName = "org.rocmtune1";
+inline constexpr const char* kObjectPath = "/org/rocmtune1";
+inline constexpr const char* kInterface = "org.rocmtune1.Manager";
+
+// rocmtune's own errors (the interface XML lists them) and the bus's that mean something here.
+inline constexpr std::string_view kErrorPrefix = "org.rocmtune1.Error.";
+inline constexpr const char* kErrorInvalidArgument = "org.rocmtune1.Error.InvalidArgument";
+inline constexpr const char* kErrorNotFound = "org.rocmtune1.Error.NotFound";
+inline constexpr const char* kErrorNotSupported = "org.rocmtune1.Error.NotSupported";
+inline constexpr const char* kErrorRefused = "org.rocmtune1.Error.Refused";
+inline constexpr const char* kErrorDrift = "org.rocmtune1.Error.Drift";
+inline constexpr const char* kErrorBusy = "org.rocmtune1.Error.Busy";
+inline constexpr const char* kErrorFailed = "org.rocmtune1.Error.Failed";
+inline constexpr const char* kErrorAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
+inline constexpr const char* kErrorInteractiveRequired = "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired";
+inline constexpr const char* kErrorInvalidArgs = "org.freedesktop.DBus.Error.InvalidArgs";
+inline constexpr const char* kErrorUnknownMethod = "org.freedesktop.DBus.Error.UnknownMethod";
+inline constexpr const char* kErrorServiceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown";
+inline constexpr const char* kErrorNameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner";
+inline constexpr const char* kErrorTimeout = "org.freedesktop.DBus.Error.Timeout";
+inline constexpr const char* kErrorNoReply = "org.freedesktop.DBus.Error.NoReply";
+
+// The polkit actions (polkit/org.rocmtune1.policy; a test compares the two).
+inline constexpr const char* kActionApply = "org.rocmtune1.apply";
+inline constexpr const char* kActionSet = "org.rocmtune1.set";
+inline constexpr const char* kActionRevert = "org.rocmtune1.revert";
+inline constexpr const char* kActionForce = "org.rocmtune1.force";
+inline constexpr std::array<const char*, 4> kActions = {kActionApply, kActionSet, kActionRevert, kActionForce};
+
+// rocmtunectl's exit codes: part of the CLI contract (rocmtunectl(1) EXIT STATUS); scripts
+// depend on them, locally and over the bus alike.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;  // check-compute: not safe, or no usable GPU
+inline constexpr int kExitUsage = 2;   // check-compute: also an unknown workload or device
+inline constexpr int kExitRefused = 3;
+inline constexpr int kExitNotAuthorized = 4;
+inline constexpr int kExitDrift = 5;
+inline constexpr int kExitVerifyDiffers = 6;
+
+// One error of the contract. The daemon sends `name` for a failure with `code` when
+// `names_code`, and for a change that ended with `status`; the client reads `name` back as
+// `code`, `exit_code` and `hint` (empty: the message itself says what to do).
+struct ErrorEntry {
+  std::string_view name;
+  ErrorCode code;
+  bool names_code;
+  std::optional<api::ChangeStatus> status;
+  int exit_code;
+  std::string_view hint;
+};
+
+// The table, in the order the daemon looks a code up (the first entry naming it wins).
+const std::array<ErrorEntry, 11>& Errors();
+
+// The entry of `name`; nullptr for a name the contract does not know.
+const ErrorEntry* FindError(std::string_view name);
+
+// The daemon's direction: the name for a failure with `code` (org.rocmtune1.Error.Failed for
+// anything the table does not name) and for a change's status ("" for kOk).
+std::string_view ErrorName(ErrorCode code);
+std::string_view ErrorName(api::ChangeStatus status);
+
+// The client's direction: what a reply's error name means to rocmtunectl.
+ErrorCode CodeFor(std::string_view name);
+int ExitFor(std::string_view name);
+std::string_view HintFor(std::string_view name);
+
+}  // namespace rocmtune::bus
