@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/env_sources.h"
 #include "knobs/registry.h"
@@ -23,7 +24,8 @@ class Checker {
     if (std::any_of(out_.begin(), out_.end(), [&](const detect::Finding& f) { return f.subject == subject; })) return;
     auto content = root_.ReadFile(rel, sys::Root::kDefaultMaxBytes);
     if (content || content.error().code == ErrorCode::kNotFound) return;
-    out_.push_back({"file.unreadable", owned ? detect::Severity::kError : detect::Severity::kWarning,
+    out_.push_back({detect::FindingName(detect::FindingId::kFileUnreadable),
+                    owned ? detect::Severity::kError : detect::Severity::kWarning,
                     fmt::format("{}; rocmtune cannot tell what it sets{}", content.error().message,
                                 owned ? " (a file of rocmtune's own: its settings are unknown, not unset)" : ""),
                     std::move(subject)});
