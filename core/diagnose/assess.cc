@@ -37,9 +37,12 @@ Result<void> CheckReadable(const sys::Root& root) {
   return {};
 }
 
-Severity SeverityOf(const std::string& name) {
-  if (name == "error") return Severity::kError;
-  if (name == "warning") return Severity::kWarning;
+Severity SeverityOf(knowledge::IssueSeverity severity) {
+  switch (severity) {
+    case knowledge::IssueSeverity::kError: return Severity::kError;
+    case knowledge::IssueSeverity::kWarning: return Severity::kWarning;
+    case knowledge::IssueSeverity::kInfo: return Severity::kInfo;
+  }
   return Severity::kInfo;
 }
 
@@ -177,7 +180,7 @@ Finding IssueFinding(const IssueMatch& m) {
   d.why = i.why;
   d.fix = {i.fix.text, i.fix.profile, i.fix.set, i.fix.unset, i.fix.rocm, i.fix.kernel, i.fix.none};
   d.sources = i.sources;
-  d.confidence = i.confidence;
+  d.confidence = std::string(knowledge::ConfidenceName(i.confidence));
   d.evidence = m.evidence;
   d.symptoms = m.symptoms;
   return d;

@@ -28,18 +28,12 @@ constexpr std::string_view kCodeObjectSource =
     "ROCm/clr hipamd/src/hip_code_object.cpp (hipErrorNoBinaryForGpu: Unable to find code object for all current "
     "devices, then each device's target)";
 
-Severity SeverityOf(const std::string& name) {
-  if (name == "error") return Severity::kError;
-  if (name == "warning") return Severity::kWarning;
-  return Severity::kInfo;
-}
-
 // Causes particular to the GPU (a gfx rule) before general explanations, then the graver first.
 void RankLogMatches(std::vector<IssueMatch>& matches) {
   std::stable_sort(matches.begin(), matches.end(), [](const IssueMatch& a, const IssueMatch& b) {
     bool a_gpu = !a.issue->when.gfx.empty(), b_gpu = !b.issue->when.gfx.empty();
     if (a_gpu != b_gpu) return a_gpu;
-    return SeverityOf(a.issue->severity) > SeverityOf(b.issue->severity);
+    return a.issue->severity > b.issue->severity;  // IssueSeverity is ordered, graver greater
   });
 }
 
