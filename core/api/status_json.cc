@@ -25,7 +25,7 @@ json SystemJson(const detect::SystemFacts& s) {
       {"os",
        {{"id", OrNull(s.os.id)}, {"version_id", OrNull(s.os.version_id)}, {"pretty_name", OrNull(s.os.pretty_name)}}},
       {"rocm_version", OrNull(s.rocm_version)},
-      {"boot", OrNull(s.boot.kind)},
+      {"boot", s.boot.kind ? json(detect::BootKindName(*s.boot.kind)) : json(nullptr)},
       {"boot_evidence", s.boot.evidence},
       {"initramfs", OrNull(s.boot.initramfs)},
       {"initramfs_evidence", s.boot.initramfs_evidence},

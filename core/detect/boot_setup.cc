@@ -40,7 +40,7 @@ void DetectLoader(const sys::Root& root, BootSetup& setup) {
   // systemd-boot keeps loader.conf on the ESP (/efi, /boot/efi or /boot).
   if (auto p =
           FirstExisting(root, {"efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf"})) {
-    setup.kind = "systemd-boot";
+    setup.kind = BootKind::kSystemdBoot;
     setup.evidence.push_back(*p);
     if (root.Exists("etc/kernel/cmdline")) setup.evidence.push_back("etc/kernel/cmdline");
     return;
@@ -48,21 +48,21 @@ void DetectLoader(const sys::Root& root, BootSetup& setup) {
   if (root.Exists("etc/default/grub")) {
     setup.evidence.push_back("etc/default/grub");
     if (HasBlsEntries(root) && (GrubEnablesBls(root) || root.Exists("boot/grub2"))) {
-      setup.kind = "grub-bls";
+      setup.kind = BootKind::kGrubBls;
       setup.evidence.push_back("boot/loader/entries");
       return;
     }
     // Reading /etc/default/grub.d/*.cfg is a Debian patch to grub-mkconfig.
     if (auto p = FirstExisting(root, {"etc/default/grub.d", "usr/sbin/update-grub"})) {
-      setup.kind = "grub-debian";
+      setup.kind = BootKind::kGrubDebian;
       setup.evidence.push_back(*p);
       return;
     }
-    setup.kind = "grub";
+    setup.kind = BootKind::kGrub;
     return;
   }
   if (root.Exists("etc/kernel/cmdline")) {
-    setup.kind = "systemd-boot";
+    setup.kind = BootKind::kSystemdBoot;
     setup.evidence.push_back("etc/kernel/cmdline");
   }
 }
@@ -85,7 +85,26 @@ void DetectInitramfs(const sys::Root& root, BootSetup& setup) {
   }
 }
 
+constexpr std::array<std::pair<BootKind, std::string_view>, 4> kBootKindNames = {{
+    {BootKind::kGrubDebian, "grub-debian"},
+    {BootKind::kGrub, "grub"},
+    {BootKind::kGrubBls, "grub-bls"},
+    {BootKind::kSystemdBoot, "systemd-boot"},
+}};
+
 }  // namespace
+
+std::string_view BootKindName(BootKind kind) {
+  for (const auto& [k, name] : kBootKindNames)
+    if (k == kind) return name;
+  return "unknown";
+}
+
+std::optional<BootKind> ParseBootKind(std::string_view name) {
+  for (const auto& [k, n] : kBootKindNames)
+    if (n == name) return k;
+  return std::nullopt;
+}
 
 BootSetup DetectBootSetup(const sys::Root& root) {
   BootSetup setup;

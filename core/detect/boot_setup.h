@@ -4,17 +4,28 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sys/root.h"
 
 namespace rocmtune::detect {
 
+// The boot setups rocmtune knows. What each one edits, reads and regenerates is one class behind
+// knobs::CmdlineSetup (knobs/cmdline_setup.h); the names are only for output and parsing.
+enum class BootKind {
+  kGrubDebian,   // "grub-debian": GRUB reading /etc/default/grub.d drop-ins (Debian, Ubuntu)
+  kGrub,         // "grub": upstream GRUB, only /etc/default/grub
+  kGrubBls,      // "grub-bls": GRUB with BLS entries (Fedora, RHEL)
+  kSystemdBoot,  // "systemd-boot": /etc/kernel/cmdline, kernel-install
+};
+
+// The one conversion each way between a BootKind and its name in JSON and text.
+std::string_view BootKindName(BootKind kind);
+std::optional<BootKind> ParseBootKind(std::string_view name);
+
 struct BootSetup {
-  // "grub-debian" (GRUB reading /etc/default/grub.d drop-ins: Debian, Ubuntu),
-  // "grub" (upstream GRUB: only /etc/default/grub), "grub-bls" (GRUB with BLS entries:
-  // Fedora, RHEL), "systemd-boot" (/etc/kernel/cmdline, kernel-install); nullopt: unknown.
-  std::optional<std::string> kind;
+  std::optional<BootKind> kind;       // nullopt: unknown
   std::vector<std::string> evidence;  // root-relative paths that decided it
   // "initramfs-tools", "dracut", "mkinitcpio", "booster"; nullopt: unknown.
   std::optional<std::string> initramfs;

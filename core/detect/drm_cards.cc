@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "detect/ip_discovery.h"
 #include "util/text.h"
 
@@ -36,7 +37,7 @@ std::optional<std::string> ReadClean(const sys::Root& root, const DrmCard& card,
   auto content = root.ReadFile(card.device_dir + "/" + std::string(attr), 4096);
   if (!content) {
     if (content.error().code != ErrorCode::kNotFound)
-      findings.push_back({"detect.read-error", Severity::kWarning,
+      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
                           fmt::format("{}: {}", card.card, content.error().message), card.card});
     return std::nullopt;
   }
@@ -57,14 +58,14 @@ void ReadUevent(const sys::Root& root, DrmCard& card, std::vector<Finding>& find
   std::string path = card.device_dir + "/uevent";
   auto content = root.ReadFile(path, 16384);
   if (!content) {
-    findings.push_back({"detect.read-error", Severity::kWarning,
+    findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
                         fmt::format("{}: cannot identify the device: {}", card.card, content.error().message),
                         card.card});
     return;
   }
   auto kv = text::ParseKeyEqualsValue(text::Clean(*content));
   if (kv.empty()) {
-    findings.push_back({"detect.read-error", Severity::kWarning,
+    findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
                         fmt::format("{}: {} is empty: cannot identify the device", card.card, root.Display(path)),
                         card.card});
     return;
@@ -89,7 +90,7 @@ std::vector<DrmCard> ScanDrmCards(const sys::Root& root, std::vector<Finding>& f
   auto names = root.ListDir(kDrmClass);
   if (!names) {
     if (names.error().code != ErrorCode::kNotFound)
-      findings.push_back({"detect.read-error", Severity::kWarning, names.error().message, ""});
+      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning, names.error().message, ""});
     return cards;
   }
   for (const std::string& name : *names) {
@@ -98,7 +99,7 @@ std::vector<DrmCard> ScanDrmCards(const sys::Root& root, std::vector<Finding>& f
     card.card = name;
     card.device_dir = fmt::format("{}/{}/device", kDrmClass, name);
     if (!root.IsDirectory(card.device_dir)) {
-      findings.push_back({"detect.read-error", Severity::kWarning,
+      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
                           fmt::format("{}: {} is not a readable directory", name, root.Display(card.device_dir)),
                           name});
       continue;

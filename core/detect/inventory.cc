@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "detect/drm_cards.h"
+#include "detect/finding_ids.h"
 #include "detect/identify.h"
 #include "detect/kfd_topology.h"
 #include "detect/libdrm_probe.h"
@@ -29,7 +30,7 @@ std::unique_ptr<knowledge::AmdgpuIds> LoadSystemIds(const sys::Root& root) {
 void ReportForeignCard(const DrmCard& card, std::vector<Finding>& findings) {
   if (card.vendor_id != kAmdVendor) return;  // another vendor's GPU: nothing to say
   std::string where = card.address ? card.address->ToString() : card.card;
-  findings.push_back({"gpu.not-amdgpu", Severity::kInfo,
+  findings.push_back({FindingName(FindingId::kGpuNotAmdgpu), Severity::kInfo,
                       fmt::format("{} (1002:{:04x}) is bound to {}; rocmtune manages amdgpu devices only", where,
                                   card.device_id.value_or(0), card.driver.value_or("no driver")),
                       where});
@@ -102,25 +103,25 @@ void ReportIdentityGaps(const std::vector<Gpu>& gpus, bool kfd, std::vector<Find
     const knowledge::GpuModel* model =
         gpu.device_id ? knowledge::GpuTable::Builtin().ByDeviceId(*gpu.device_id) : nullptr;
     if (!gpu.gfx_target && model && !model->gfx_target)
-      findings.push_back({"gpu.no-rocm-isa", Severity::kWarning,
+      findings.push_back({FindingName(FindingId::kGpuNoRocmIsa), Severity::kWarning,
                           fmt::format("{}: {} ({}) has no ROCm ISA: amdgpu offers no compute (KFD) for this "
                                       "generation; rocmtune can only report it",
                                       gpu.id, gpu.marketing_name, model->product),
                           gpu.id});
     else if (!gpu.gfx_target)
-      findings.push_back({"gpu.gfx-target-unknown", Severity::kWarning,
+      findings.push_back({FindingName(FindingId::kGpuGfxTargetUnknown), Severity::kWarning,
                           fmt::format("{}: the gfx target could not be determined (no KFD node, no ip_discovery, "
                                       "device id not in rocmtune's table)",
                                       gpu.id),
                           gpu.id});
     else if (!gpu.family)
-      findings.push_back({"gpu.not-rocm-family", Severity::kInfo,
+      findings.push_back({FindingName(FindingId::kGpuNotRocmFamily), Severity::kInfo,
                           fmt::format("{}: {} is not a GPU family ROCm targets", gpu.id, *gpu.gfx_target), gpu.id});
     // ROCm programs reach a GPU only through KFD (/dev/kfd and its topology): a GPU KFD does not
     // list is not usable by them, whatever amdgpu's DRM side shows (linux amdkfd kfd_topology.c).
     if (!gpu.kfd_node && gpu.card && gpu.gfx_target)
       findings.push_back(
-          {"gpu.no-kfd", Severity::kError,
+          {FindingName(FindingId::kGpuNoKfd), Severity::kError,
            kfd ? fmt::format("{}: KFD's topology does not list this GPU: ROCm programs cannot use it", gpu.id)
                : fmt::format("{}: there is no KFD (no /sys/class/kfd): ROCm programs cannot use any GPU", gpu.id),
            gpu.id, "", 0,
@@ -189,7 +190,7 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
     }
     const KfdNode* match = MatchNode(card, nodes, node_used);
     if (match && match->device_id && card.device_id && *match->device_id != *card.device_id)
-      inv.findings.push_back({"detect.id-mismatch", Severity::kWarning,
+      inv.findings.push_back({FindingName(FindingId::kDetectIdMismatch), Severity::kWarning,
                               fmt::format("{}: DRM says device 1002:{:04x}, its KFD node {} says 1002:{:04x}; the "
                                           "DRM id is used",
                                           card.card, *card.device_id, match->node, *match->device_id),
@@ -204,7 +205,7 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
     if (nodes[i].vendor_id && *nodes[i].vendor_id != kAmdVendor) continue;
     if (!nodes[i].domain_reported && nodes[i].address)
       inv.findings.push_back(
-          {"detect.kfd-no-domain", Severity::kInfo,
+          {FindingName(FindingId::kDetectKfdNoDomain), Severity::kInfo,
            fmt::format("KFD node {}: this kernel does not report the PCI domain; 0000 assumed", nodes[i].node),
            nodes[i].address->ToString()});
     inv.gpus.push_back(FromParts(nullptr, &nodes[i], system_ids.get()));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "util/text.h"
 
 namespace rocmtune::detect {
@@ -45,8 +46,8 @@ std::optional<KfdNode> ReadNode(const sys::Root& root, int index, std::vector<Fi
   std::string dir = fmt::format("{}/{}", kNodes, index);
   auto content = root.ReadFile(dir + "/properties", 65536);
   if (!content) {
-    findings.push_back(
-        {"detect.read-error", Severity::kWarning, fmt::format("KFD node {}: {}", index, content.error().message), ""});
+    findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
+                        fmt::format("KFD node {}: {}", index, content.error().message), ""});
     return std::nullopt;
   }
   Props props = text::ParseKeySpaceValue(text::Clean(*content));
@@ -83,7 +84,7 @@ std::vector<KfdNode> ScanKfdGpuNodes(const sys::Root& root, std::vector<Finding>
   auto names = root.ListDir(kNodes);
   if (!names) {
     if (names.error().code != ErrorCode::kNotFound)
-      findings.push_back({"detect.read-error", Severity::kWarning, names.error().message, ""});
+      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning, names.error().message, ""});
     return nodes;
   }
   std::vector<int> indices;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "util/text.h"
 
 namespace rocmtune::detect {
@@ -48,7 +49,7 @@ ModuleState ReadModule(const sys::Root& root, std::string_view module, std::vect
   }
   if (unreadable > 0)
     findings.push_back(
-        {"detect.parameters-unreadable", Severity::kInfo,
+        {FindingName(FindingId::kDetectParametersUnreadable), Severity::kInfo,
          fmt::format("{} {} parameter(s) could not be read (some are readable by root only)", unreadable, module),
          std::string(module)});
   return state;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detect/finding_ids.h"
 #include "diagnose/verdict.h"
 #include "knobs/admin_lines.h"
 #include "knobs/env_sources.h"
@@ -101,7 +102,7 @@ void MixedMachine(Assessment& a) {
     if (!g.kfd_node) bad.push_back(g.id);
   if (good.empty() || bad.empty()) return;
   Finding f = MakeFinding(
-      "compute.hide-gpus", Severity::kInfo, "ROCR_VISIBLE_DEVICES",
+      FindingName(FindingId::kComputeHideGpus), Severity::kInfo, "ROCR_VISIBLE_DEVICES",
       fmt::format("ROCm programs can run on some GPUs here but not safely on {}", fmt::join(bad, ", ")),
       "ROCr enumerates every GPU KFD lists; a program that touches one that cannot run its code crashes even "
       "when it meant another",

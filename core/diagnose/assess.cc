@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "diagnose/advice.h"
 #include "diagnose/checks.h"
 #include "diagnose/journal_access.h"
@@ -36,9 +37,12 @@ Result<void> CheckReadable(const sys::Root& root) {
   return {};
 }
 
-Severity SeverityOf(const std::string& name) {
-  if (name == "error") return Severity::kError;
-  if (name == "warning") return Severity::kWarning;
+Severity SeverityOf(knowledge::IssueSeverity severity) {
+  switch (severity) {
+    case knowledge::IssueSeverity::kError: return Severity::kError;
+    case knowledge::IssueSeverity::kWarning: return Severity::kWarning;
+    case knowledge::IssueSeverity::kInfo: return Severity::kInfo;
+  }
   return Severity::kInfo;
 }
 
@@ -63,9 +67,9 @@ Finding FromStatus(const detect::Finding& f) {
   // A GPU detection says programs cannot run ROCm code on (no KFD node, no ROCm ISA, unknown target).
   if (kind == Kind::kDetection && !f.gpu.empty()) effect = Effect::kNoGpu;
   // Another ISA family's code on the GPU: memory access faults or wrong results.
-  if (f.id == "env.override-other-isa") effect = Effect::kCrash;
+  if (f.id == FindingName(FindingId::kEnvOverrideOtherIsa)) effect = Effect::kCrash;
   // A value the library refuses: ROCm fails to start on every GPU (data/env_vars.toml on_invalid).
-  if (f.id == "env.invalid-value" && f.severity == Severity::kError) effect = Effect::kNoGpu;
+  if (f.id == FindingName(FindingId::kEnvInvalidValue) && f.severity == Severity::kError) effect = Effect::kNoGpu;
   return FromDetect(f, kind, effect, f.gpu);
 }
 
@@ -176,7 +180,7 @@ Finding IssueFinding(const IssueMatch& m) {
   d.why = i.why;
   d.fix = {i.fix.text, i.fix.profile, i.fix.set, i.fix.unset, i.fix.rocm, i.fix.kernel, i.fix.none};
   d.sources = i.sources;
-  d.confidence = i.confidence;
+  d.confidence = std::string(knowledge::ConfidenceName(i.confidence));
   d.evidence = m.evidence;
   d.symptoms = m.symptoms;
   return d;
@@ -193,10 +197,11 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   AssessCaller(root, options, a);
   if (a.inventory.gpus.empty()) {
     // check-compute's "no usable GPU" (exit 1) is a problem doctor names too.
-    Finding none = MakeFinding("gpu.none", Severity::kWarning, "", "No AMD GPU driven by amdgpu was found",
-                               "ROCm programs find no GPU here and run on the CPU, or fail",
-                               "Check that the GPU is seated and amdgpu is loaded (lsmod | grep amdgpu; dmesg)",
-                               {"linux drivers/gpu/drm/amd/amdgpu (amdgpu binds AMD GPUs)"});
+    Finding none =
+        MakeFinding(FindingName(FindingId::kGpuNone), Severity::kWarning, "", "No AMD GPU driven by amdgpu was found",
+                    "ROCm programs find no GPU here and run on the CPU, or fail",
+                    "Check that the GPU is seated and amdgpu is loaded (lsmod | grep amdgpu; dmesg)",
+                    {"linux drivers/gpu/drm/amd/amdgpu (amdgpu binds AMD GPUs)"});
     none.kind = Kind::kDetection;
     none.effect = Effect::kNoGpu;
     a.findings.push_back(std::move(none));

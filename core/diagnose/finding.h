@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "detect/finding.h"
+#include "detect/finding_ids.h"
 
 namespace rocmtune::diagnose {
 
+using detect::FindingId;
+using detect::FindingName;
 using detect::Severity;
 
 struct Fix {

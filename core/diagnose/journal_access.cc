@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "journal/journal.h"
 
 namespace rocmtune::diagnose {
@@ -19,9 +20,9 @@ std::string JournalUnknownNote(const Error& error) {
 
 detect::Finding JournalUnreadableFinding(const Error& error) {
   if (JournalNotPermitted(error))
-    return {"journal.not-permitted", detect::Severity::kInfo, JournalUnknownNote(error),
-            std::string(journal::kJournalDir)};
-  return {"journal.unreadable", detect::Severity::kError,
+    return {detect::FindingName(detect::FindingId::kJournalNotPermitted), detect::Severity::kInfo,
+            JournalUnknownNote(error), std::string(journal::kJournalDir)};
+  return {detect::FindingName(detect::FindingId::kJournalUnreadable), detect::Severity::kError,
           fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are unknown: {}",
                       error.message),
           std::string(journal::kJournalDir)};

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detect/finding_ids.h"
 #include "diagnose/checks.h"
 
 namespace rocmtune::diagnose {
@@ -29,7 +30,7 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<Finding>& out) {
       "linux drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c (ras/<block>_err_count: ue, ce)",
       "linux Documentation/gpu/amdgpu/ras.rst"};
   if (!ue.empty()) {
-    Finding f = MakeFinding("live.ecc-uncorrectable", Severity::kError, live.gpu_id,
+    Finding f = MakeFinding(FindingName(FindingId::kLiveEccUncorrectable), Severity::kError, live.gpu_id,
                             fmt::format("Uncorrectable ECC errors since boot: {}", fmt::join(ue, ", ")),
                             "An uncorrectable error is data the GPU's memory or an engine lost; a program that "
                             "touched it got wrong results or was killed, and the driver may reset the GPU",
@@ -40,7 +41,7 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<Finding>& out) {
     out.push_back(std::move(f));
   }
   if (!ce.empty()) {
-    Finding f = MakeFinding("live.ecc-correctable", Severity::kInfo, live.gpu_id,
+    Finding f = MakeFinding(FindingName(FindingId::kLiveEccCorrectable), Severity::kInfo, live.gpu_id,
                             fmt::format("Correctable ECC errors since boot: {}", fmt::join(ce, ", ")),
                             "ECC corrected them, so no data was lost; a steadily growing count can precede "
                             "uncorrectable errors",
@@ -53,7 +54,7 @@ void CheckEcc(const detect::LiveFacts& live, std::vector<Finding>& out) {
 void CheckPcie(const detect::LiveFacts& live, std::vector<Finding>& out) {
   if (auto link = detect::LinkOf(live.smi.pcie); link && link->BelowMax()) {
     out.push_back(
-        MakeFinding("live.pcie-below-max", Severity::kInfo, live.gpu_id,
+        MakeFinding(FindingName(FindingId::kLivePcieBelowMax), Severity::kInfo, live.gpu_id,
                     fmt::format("The PCIe link runs at {} x{}; the GPU's fastest level is {} x{}", Speed(link->rate),
                                 link->lanes, Speed(link->max_rate), link->max_lanes),
                     "amdgpu's power management lowers the link while the GPU is idle; a link that stays below "
@@ -66,7 +67,7 @@ void CheckPcie(const detect::LiveFacts& live, std::vector<Finding>& out) {
   const auto& replays = live.smi.replay_count.value;
   if (replays && *replays >= kReplayWarning) {
     out.push_back(
-        MakeFinding("live.pcie-replays", Severity::kWarning, live.gpu_id,
+        MakeFinding(FindingName(FindingId::kLivePcieReplays), Severity::kWarning, live.gpu_id,
                     fmt::format("The PCIe link replayed {} packets since boot", *replays),
                     fmt::format("A replay is a packet sent again after a NAK: a few over a long uptime are normal, "
                                 "{} or more (rocmtune's threshold, not a vendor number) point to a marginal link "
@@ -83,7 +84,7 @@ void CheckThrottle(const detect::LiveFacts& live, std::vector<Finding>& out) {
   const auto& status = live.smi.throttle_status.value;
   if (!status || *status == 0) return;
   Finding f = MakeFinding(
-      "live.throttling", Severity::kInfo, live.gpu_id,
+      FindingName(FindingId::kLiveThrottling), Severity::kInfo, live.gpu_id,
       fmt::format("The GPU's power management firmware reports throttling (throttle_status {:#010x})", *status),
       "The SMU lowers clocks to stay within power, current or temperature limits; the bits' meaning depends on the "
       "SMU generation",
@@ -112,7 +113,7 @@ std::vector<Finding> LiveChecks(const std::vector<detect::LiveFacts>& live) {
   for (const std::string& why : unavailable) {
     bool missing = why.starts_with("rocm-smi-lib is not installed");
     out.push_back(
-        MakeFinding("live.unknown", Severity::kInfo, "rocm-smi-lib",
+        MakeFinding(FindingName(FindingId::kLiveUnknown), Severity::kInfo, "rocm-smi-lib",
                     fmt::format("Firmware versions, ECC counts, the PCIe link and throttling are unknown: {}", why),
                     "rocmtune asks rocm-smi-lib for what sysfs alone does not give cleanly",
                     missing ? "Install it: apt install librocm-smi64-1"

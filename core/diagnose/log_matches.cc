@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "detect/finding_ids.h"
 #include "diagnose/assess.h"
 #include "diagnose/checks.h"
 #include "diagnose/crash_log.h"
@@ -20,7 +21,6 @@ namespace {
 
 using detect::Severity;
 
-constexpr std::string_view kNotSupported = "rocm.gpu-not-supported";
 constexpr std::string_view kPytorchTroubleshooting =
     "ROCm documentation, PyTorch on ROCm troubleshooting (hipErrorNoBinaryForGPU: the installed PyTorch or its "
     "libraries do not support the current GPU; check the gfx target with rocminfo and roc-obj-ls)";
@@ -28,29 +28,26 @@ constexpr std::string_view kCodeObjectSource =
     "ROCm/clr hipamd/src/hip_code_object.cpp (hipErrorNoBinaryForGpu: Unable to find code object for all current "
     "devices, then each device's target)";
 
-Severity SeverityOf(const std::string& name) {
-  if (name == "error") return Severity::kError;
-  if (name == "warning") return Severity::kWarning;
-  return Severity::kInfo;
-}
-
 // Causes particular to the GPU (a gfx rule) before general explanations, then the graver first.
 void RankLogMatches(std::vector<IssueMatch>& matches) {
   std::stable_sort(matches.begin(), matches.end(), [](const IssueMatch& a, const IssueMatch& b) {
     bool a_gpu = !a.issue->when.gfx.empty(), b_gpu = !b.issue->when.gfx.empty();
     if (a_gpu != b_gpu) return a_gpu;
-    return SeverityOf(a.issue->severity) > SeverityOf(b.issue->severity);
+    return a.issue->severity > b.issue->severity;  // IssueSeverity is ordered, graver greater
   });
 }
 
 // Whether doctor's finding `f` is the ROCm support verdict of a GPU: the support check's own
 // finding, or a known issue that supersedes rocm.gpu-not-supported (rdna1-not-supported).
 bool IsSupportFinding(const Finding& f) {
-  if (f.id.starts_with("rocm.gpu-")) return true;
+  const auto id = detect::ParseFindingId(f.id);
+  if (id == FindingId::kRocmGpuSupported || id == FindingId::kRocmGpuDeprecated ||
+      id == FindingId::kRocmGpuNotSupported)
+    return true;
   if (!f.id.starts_with("issue.")) return false;
   const knowledge::KnownIssue* issue = knowledge::KnownIssues::Builtin().Find(f.id.substr(6));
-  return issue &&
-         std::find(issue->supersedes.begin(), issue->supersedes.end(), kNotSupported) != issue->supersedes.end();
+  return issue && std::find(issue->supersedes.begin(), issue->supersedes.end(),
+                            FindingName(FindingId::kRocmGpuNotSupported)) != issue->supersedes.end();
 }
 
 // The support finding of `gpu` (SupportChecks gives one per physical GPU, under its first
@@ -70,7 +67,7 @@ Finding MissingCode(const detect::Gpu& gpu, const CrashLogReading& reading, cons
                     const std::vector<Finding>& findings) {
   std::string errors = fmt::format("{}", fmt::join(reading.missing_code, ", "));
   std::string gfx = gpu.gfx_target.value_or("this GPU's gfx target");
-  Finding f = MakeFinding("log.missing-code-object", Severity::kWarning, gpu.id,
+  Finding f = MakeFinding(FindingName(FindingId::kLogMissingCodeObject), Severity::kWarning, gpu.id,
                           fmt::format("The program found no GPU code for {} ({})", gfx, errors), "");
   for (const std::string& e : reading.missing_code) f.evidence.push_back(fmt::format("the log shows {}", e));
   f.symptoms = reading.missing_code;
@@ -107,7 +104,7 @@ Finding MissingCode(const detect::Gpu& gpu, const CrashLogReading& reading, cons
 // have) was most likely taken on another machine: no GPU here is blamed for it.
 Finding OtherGpus(const CrashLogReading& reading) {
   Finding f = MakeFinding(
-      "log.other-gpu", Severity::kInfo, "",
+      FindingName(FindingId::kLogOtherGpu), Severity::kInfo, "",
       "The log names GPUs that are not on this machine; no GPU here is blamed for it",
       "The KFD node ids and PCI addresses in the log are none of this machine's GPUs: the log may come from "
       "another machine, or from before a GPU was moved",
@@ -119,7 +116,8 @@ Finding OtherGpus(const CrashLogReading& reading) {
 
 Finding Unexplained(const std::string& gpu, const CrashLogReading& reading) {
   Finding f = MakeFinding(
-      "log.unexplained-crash", Severity::kWarning, gpu, "The log shows a crash that no known issue explains",
+      FindingName(FindingId::kLogUnexplainedCrash), Severity::kWarning, gpu,
+      "The log shows a crash that no known issue explains",
       "rocmtune knows no cause for this crash on this GPU and machine; it may be a bug of the program, a library, "
       "the driver or the firmware",
       "Right after the crash, run `rocmtunectl snapshot --output FILE` and keep it with the full log, the kernel's "
@@ -170,6 +168,8 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
   assessment.log_gpus = std::move(reading.gpus);
 }
 
-bool IsLogCause(const Finding& f) { return f.id != "log.unexplained-crash" && f.id != "log.other-gpu"; }
+bool IsLogCause(const Finding& f) {
+  return f.id != FindingName(FindingId::kLogUnexplainedCrash) && f.id != FindingName(FindingId::kLogOtherGpu);
+}
 
 }  // namespace rocmtune::diagnose

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "diagnose/checks.h"
 #include "util/text.h"
 
@@ -52,7 +53,7 @@ void CheckAtomics(const sys::Root& root, const detect::Gpu& g, std::vector<Findi
     auto it = kv.find("flags");
     auto flags = it == kv.end() ? std::nullopt : ParseU64(it->second);
     if (flags && (*flags & 0xC)) {
-      out.push_back(Make("pcie.no-atomics", Severity::kInfo, g.id,
+      out.push_back(Make(FindingName(FindingId::kPcieNoAtomics), Severity::kInfo, g.id,
                          "The GPU's PCIe link to the CPU has no 32/64-bit AtomicOps",
                          "KFD marks the link NO_ATOMICS; ROCm runs without them only where the GPU's firmware "
                          "copes (Navi 1x/2x with new MEC firmware, GFX9, GFX11 and newer)",
@@ -66,7 +67,7 @@ void CheckAtomics(const sys::Root& root, const detect::Gpu& g, std::vector<Findi
 
 void CheckBar(const detect::Gpu& g, std::vector<Finding>& out) {
   if (!IsDgpu(g) || !g.vram_bytes || !g.visible_vram_bytes || *g.visible_vram_bytes >= *g.vram_bytes) return;
-  out.push_back(Make("pcie.small-bar", Severity::kInfo, g.id,
+  out.push_back(Make(FindingName(FindingId::kPcieSmallBar), Severity::kInfo, g.id,
                      fmt::format("The CPU sees {} MiB of the GPU's {} MiB VRAM (no large BAR)",
                                  *g.visible_vram_bytes >> 20, *g.vram_bytes >> 20),
                      "Peer-to-peer transfers between GPUs need a large BAR; single-GPU compute works without it",
@@ -80,7 +81,8 @@ void CheckIommu(const detect::Inventory& inv, std::vector<Finding>& out) {
   for (const detect::Gpu& g : inv.gpus)
     if (g.gfx_target && std::count(kInstinct.begin(), kInstinct.end(), *g.gfx_target)) {
       Finding f =
-          Make("iommu.translated", Severity::kWarning, g.id, "The IOMMU translates DMA for an Instinct GPU",
+          Make(FindingName(FindingId::kIommuTranslated), Severity::kWarning, g.id,
+               "The IOMMU translates DMA for an Instinct GPU",
                fmt::format("AMD recommends pass-through (iommu=pt) for Instinct GPUs ({})", inv.system.iommu.evidence),
                "Apply the instinct profile (sets cmdline.iommu=pt) and reboot",
                "ROCm docs conceptual/iommu.rst; how-to/system-optimization/mi300x.rst");
@@ -121,7 +123,8 @@ void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vecto
   const std::string source = "ROCm install docs, 'Configuring permissions for GPU access'; ROCT-Thunk-Interface";
   if (root.IsLive()) {
     if (access("/dev/kfd", R_OK | W_OK) == 0) return;
-    out.push_back(Make("access.kfd", Severity::kError, "/dev/kfd", "This user cannot open /dev/kfd read-write", why,
+    out.push_back(Make(FindingName(FindingId::kAccessKfd), Severity::kError, "/dev/kfd",
+                       "This user cannot open /dev/kfd read-write", why,
                        "sudo usermod -aG render,video $USER, then log in again", source));
     out.back().effect = Effect::kNoGpu;
     return;
@@ -129,14 +132,14 @@ void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vecto
   auto groups = root.ReadFile("etc/group");
   std::string user = UserName(root);
   if (!root.Exists("dev/kfd") || !groups || user.empty()) {
-    out.push_back(Make("access.unknown", Severity::kInfo, "/dev/kfd",
+    out.push_back(Make(FindingName(FindingId::kAccessUnknown), Severity::kInfo, "/dev/kfd",
                        "Whether this user may open /dev/kfd cannot be told from this tree",
                        "The tree has no dev/kfd, etc/group or entry for the user", "Run doctor on the machine itself",
                        source));
     return;
   }
   if (InGroup(*groups, "render", user) || InGroup(*groups, "video", user)) return;
-  out.push_back(Make("access.kfd", Severity::kError, user,
+  out.push_back(Make(FindingName(FindingId::kAccessKfd), Severity::kError, user,
                      fmt::format("{} is in neither the render nor the video group", user), why,
                      fmt::format("sudo usermod -aG render,video {}, then log in again", user), source));
   out.back().effect = Effect::kNoGpu;  // for every GPU: this user's programs open none
@@ -145,7 +148,8 @@ void CheckAccess(const sys::Root& root, const detect::Inventory& inv, std::vecto
 void CheckReboot(const sys::Root& root, std::vector<Finding>& out) {
   for (std::string_view flag : {"run/reboot-required", "var/run/reboot-required"})
     if (root.Exists(flag)) {
-      out.push_back(Make("reboot.pending", Severity::kWarning, std::string(flag), "The system asks for a reboot",
+      out.push_back(Make(FindingName(FindingId::kRebootPending), Severity::kWarning, std::string(flag),
+                         "The system asks for a reboot",
                          "A package update (kernel, firmware, initramfs) takes effect only after it", "Reboot",
                          "Debian/Ubuntu update-notifier: /run/reboot-required"));
       return;

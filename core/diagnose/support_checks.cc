@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "diagnose/checks.h"
 #include "knowledge/rocm_support.h"
 
@@ -31,9 +32,9 @@ Finding Supported(const detect::Gpu& g, const std::string& gfx, const std::strin
                   TargetSupport status) {
   std::string what = fmt::format("{} is a supported target of ROCm {}", gfx, installed);
   std::string why = fmt::format("AMD's GPU table for ROCm {} lists {}", r.version_text, gfx);
-  std::string id = "rocm.gpu-supported";
+  std::string id = FindingName(FindingId::kRocmGpuSupported);
   if (status == TargetSupport::kDeprecated) {
-    id = "rocm.gpu-deprecated";
+    id = FindingName(FindingId::kRocmGpuDeprecated);
     what = fmt::format("{} is a deprecated target of ROCm {}", gfx, installed);
     why = fmt::format("AMD's GPU table for ROCm {} marks {} deprecated: still supported, removed in a later release",
                       r.version_text, gfx);
@@ -59,7 +60,7 @@ Finding NotSupported(const knowledge::RocmSupport& table, const detect::Gpu& g, 
                         r.version_text, gfx)
           : fmt::format("AMD's GPU table for ROCm {} does not list {}", r.version_text, gfx);
   why += "; its prebuilt libraries may carry no code for this GPU (hipErrorNoBinaryForGpu) or are untested on it";
-  Finding f = Make("rocm.gpu-not-supported", Severity::kWarning, g.id,
+  Finding f = Make(FindingName(FindingId::kRocmGpuNotSupported), Severity::kWarning, g.id,
                    fmt::format("{} is not a supported target of ROCm {}", gfx, installed), why);
   f.kind = Kind::kSupport;
   f.effect = Effect::kUnsupported;
@@ -91,7 +92,7 @@ std::vector<Finding> SupportChecks(const detect::Inventory& inventory) {
   const knowledge::RocmSupport& table = knowledge::RocmSupport::Builtin();
   const std::optional<std::string>& installed = inventory.system.rocm_version;
   if (!installed) {
-    Finding f = Make("rocm.not-installed", Severity::kInfo, std::string(kVersionFile),
+    Finding f = Make(FindingName(FindingId::kRocmNotInstalled), Severity::kInfo, std::string(kVersionFile),
                      "No ROCm install found: GPU support was not checked",
                      fmt::format("{} is where AMD's ROCm packages record the release", kVersionFile));
     f.fix.text = "If ROCm comes from your distribution's packages (not /opt/rocm), check its GPU list yourself";
@@ -102,7 +103,7 @@ std::vector<Finding> SupportChecks(const detect::Inventory& inventory) {
   auto version = knowledge::ParseVersion(*installed);
   const RocmRelease* release = version ? table.ForInstalled(*version) : nullptr;
   if (!release) {
-    Finding f = Make("rocm.support-unknown", Severity::kInfo, std::string(kVersionFile),
+    Finding f = Make(FindingName(FindingId::kRocmSupportUnknown), Severity::kInfo, std::string(kVersionFile),
                      fmt::format("ROCm {} is not in rocmtune's GPU support table ({})", *installed, Span(table)),
                      "GPU support was not checked for this release");
     f.sources.push_back("data/rocm_support.toml");

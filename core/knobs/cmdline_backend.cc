@@ -6,8 +6,8 @@
 
 #include "knobs/cmdline_owned.h"
 #include "knobs/cmdline_scan.h"
+#include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
-#include "knobs/grub_config.h"
 #include "knobs/next_boot.h"
 #include "knobs/size_checks.h"
 #include "knowledge/kernel_options.h"
@@ -38,77 +38,20 @@ std::unique_ptr<Backend> MakeCmdlineBackend() { return std::make_unique<CmdlineB
 
 namespace {
 
-constexpr std::string_view kDefaultVar = kGrubCmdlineLinuxDefault;
-constexpr std::string_view kLinuxVar = kGrubCmdlineLinux;
-
 std::string Token(const KnobKey& key, const std::string& value) {
   return value.empty() ? key.name : fmt::format("{}={}", key.name, value);
-}
-
-std::vector<std::string> BlsEntries(const sys::Root& root) {
-  std::vector<std::string> out;
-  if (auto names = root.ListDir(kBlsEntriesDir))
-    for (const std::string& n : *names)
-      if (n.ends_with(".conf")) out.push_back(sys::JoinPath(kBlsEntriesDir, n));
-  return out;
 }
 
 bool OwnsKey(const std::vector<OwnedToken>& owned, std::string_view key) {
   return std::any_of(owned.begin(), owned.end(), [&](const OwnedToken& t) { return SameKey(TokenKey(t.token), key); });
 }
 
-// What rocmtune owns now, however the boot setup stores it (cmdline_owned.h).
+// What rocmtune owns now, however the boot setup stores it (cmdline_setup.h); with the setup
+// unknown, what the state file remembers.
 std::vector<OwnedToken> OwnedTokens(const KnobContext& ctx) {
-  std::vector<OwnedToken> out;
-  if (ctx.inventory.system.boot.kind == "grub-debian") {
-    auto content = ReadOptional(ctx.root, plan::kGrubDropInPath);
-    if (!content) return {};
-    for (std::string& t : RocmtuneDropInTokens(*content, kDefaultVar).value_or(std::vector<std::string>{}))
-      out.push_back({std::move(t), std::nullopt});
-    return out;
-  }
+  if (const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind)) return setup->Owned(ctx);
   if (auto content = ReadOptional(ctx.root, plan::kCmdlineTokensState)) return ParseTokensState(*content);
-  return out;
-}
-
-void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
-               plan::Plan& plan) {
-  plan::Op op;
-  op.backend = plan::BackendId::kCmdline;
-  op.path = std::string(path);
-  op.before = ReadOptional(ctx.root, path);
-  op.after = std::move(after);
-  op.kind = op.after ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
-  op.reason = std::move(reason);
-  if (op.before == op.after) return;
-  plan.ops.push_back(std::move(op));
-}
-
-// `args` after the program the regenerator's row names.
-void AddRegen(plan::Plan& plan, plan::Regenerator regenerator, std::vector<std::string> args, std::string reason) {
-  const plan::RegeneratorRow& row = plan::Row(regenerator);
-  plan::Op op;
-  op.kind = plan::OpKind::kRegenerate;
-  op.backend = row.backend;
-  op.path = std::string(row.name);
-  op.argv = {std::string(row.program)};
-  op.argv.insert(op.argv.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
-  op.reason = std::move(reason);
-  plan.ops.push_back(std::move(op));
-  plan.bootloader = plan::Regen::kPending;
-}
-
-template <typename Edit>
-bool EditFile(const KnobContext& ctx, std::string_view path, Edit edit, const std::string& reason, plan::Plan& plan) {
-  auto before = ReadOptional(ctx.root, path);
-  if (!before) return false;
-  auto after = edit(*before);
-  if (!after) {
-    plan.refused.push_back({"", fmt::format("/{}: {}", path, after.error().message), ""});
-    return false;
-  }
-  AddFileOp(ctx, path, *after, reason, plan);
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -212,8 +155,7 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
 
 void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set,
                                  std::span<const KnobKey> unset, plan::Plan& plan) const {
-  const std::string kind = ctx.inventory.system.boot.kind.value_or("");
-  const bool in_place = kind != "grub-debian";
+  const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind);
   std::vector<OwnedToken> owned = OwnedTokens(ctx);
   std::vector<OwnedToken> desired = owned;
   // `add` holds rocmtune's tokens and the admin's being put back; each replaces the last token
@@ -238,8 +180,8 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
     // The admin's already, with this value: nothing to write, and it stays the admin's.
     if (admin && *admin == a.value) continue;
     OwnedToken record{token, std::nullopt};
-    if (admin && in_place) {
-      auto replaced = ReplacedAdminToken(ctx, kind, a.key.name);
+    if (admin && setup && setup->InPlace()) {
+      auto replaced = ReplacedAdminToken(ctx, *setup, a.key.name);
       if (!replaced) {
         plan.refused.push_back({a.key.Text(), replaced.error().message, ""});
         continue;
@@ -274,66 +216,11 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
   for (const OwnedToken& t : desired) desired_tokens.push_back(t.token);
   const std::optional<std::string> state = desired.empty() ? std::nullopt : std::optional(TokensStateText(desired));
 
-  const std::string reason = "kernel command line for the next boot";
-  if (kind == "grub-debian") {
-    if (desired.empty()) {
-      AddFileOp(ctx, plan::kGrubDropInPath, std::nullopt, reason, plan);
-    } else {
-      auto text = RocmtuneDropIn(kDefaultVar, desired_tokens);
-      if (!text) {
-        plan.refused.push_back({"", text.error().message, ""});
-        return;
-      }
-      AddFileOp(ctx, plan::kGrubDropInPath, *text, reason, plan);
-    }
-    bool update_grub = ctx.root.Exists("usr/sbin/update-grub");
-    AddRegen(plan, update_grub ? plan::Regenerator::kUpdateGrub : plan::Regenerator::kGrubMkconfig,
-             update_grub ? std::vector<std::string>{} : std::vector<std::string>{"-o", "/boot/grub/grub.cfg"},
-             "grub.cfg is generated from /etc/default/grub and its drop-ins");
-  } else if (kind == "grub") {
-    EditFile(
-        ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kDefaultVar, add, remove); },
-        reason, plan);
-    AddFileOp(ctx, plan::kCmdlineTokensState, state, "what rocmtune added or replaced, so it undoes only that", plan);
-    AddRegen(plan, plan::Regenerator::kGrubMkconfig, {"-o", "/boot/grub/grub.cfg"},
-             "grub.cfg is generated from /etc/default/grub");
-  } else if (kind == "grub-bls") {
-    if (ctx.root.Exists("usr/sbin/grubby") || ctx.root.Exists("usr/bin/grubby")) {
-      // grubby owns the entries where it is installed (it also knows $kernelopts / grubenv
-      // setups), so it makes the change; the plan says exactly what it will run.
-      std::vector<std::string> argv = {"--update-kernel=ALL"};
-      std::string args, removed;
-      for (const auto& t : add) args += (args.empty() ? "" : " ") + t;
-      for (const auto& k : remove) removed += (removed.empty() ? "" : " ") + k;
-      if (!args.empty()) argv.push_back("--args=" + args);
-      if (!removed.empty()) argv.push_back("--remove-args=" + removed);
-      AddRegen(plan, plan::Regenerator::kGrubby, std::move(argv), "grubby updates every BLS entry's options");
-    } else {
-      for (const std::string& entry : BlsEntries(ctx.root))
-        EditFile(
-            ctx, entry, [&](std::string_view c) { return SetBlsOptions(c, add, remove); },
-            "GRUB reads BLS entries directly: no grub.cfg to regenerate", plan);
-    }
-    EditFile(
-        ctx, kGrubDefaultsPath, [&](std::string_view c) { return SetAssignmentTokens(c, kLinuxVar, add, remove); },
-        "kernels installed later take their options from here", plan);
-    if (ctx.root.Exists(kKernelCmdlinePath))
-      EditFile(
-          ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); },
-          "kernel-install uses it for kernels installed later", plan);
-    AddFileOp(ctx, plan::kCmdlineTokensState, state, "what rocmtune added or replaced, so it undoes only that", plan);
-  } else if (kind == "systemd-boot") {
-    if (!EditFile(
-            ctx, kKernelCmdlinePath, [&](std::string_view c) { return SetKernelCmdlineFile(c, add, remove); }, reason,
-            plan))
-      plan.refused.push_back({"", "/etc/kernel/cmdline is missing: create it from /proc/cmdline first", ""});
-    AddFileOp(ctx, plan::kCmdlineTokensState, state, "what rocmtune added or replaced, so it undoes only that", plan);
-    AddRegen(plan, plan::Regenerator::kKernelInstall, {"add-all"},
-             "boot entries / UKIs carry the command line and are rebuilt from /etc/kernel/cmdline");
-  } else {
+  if (!setup) {
     plan.refused.push_back({"", "unknown boot setup: no kernel command line can be changed", ""});
     return;
   }
+  setup->PlanChange(ctx, CmdlineChange{add, remove, desired_tokens, state}, plan);
   plan.reboot_required = true;
 }
 
@@ -366,8 +253,9 @@ std::vector<std::string> CmdlineBackend::Describe(const KnobContext& ctx, const 
     lines.push_back(fmt::format("values: {}{}", values, o->list ? " (comma-separated)" : ""));
     lines.push_back(fmt::format("source: {}", o->source));
   }
-  lines.push_back(
-      fmt::format("boot setup: {}; takes effect at the next boot", ctx.inventory.system.boot.kind.value_or("unknown")));
+  const auto& boot = ctx.inventory.system.boot.kind;
+  lines.push_back(fmt::format("boot setup: {}; takes effect at the next boot",
+                              boot ? detect::BootKindName(*boot) : std::string_view("unknown")));
   return lines;
 }
 

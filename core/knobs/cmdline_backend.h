@@ -1,10 +1,7 @@
 // cmdline backend: kernel command-line options, edited where this system's boot setup keeps
-// them (decided from evidence by detect/boot_setup):
-//   grub-debian   rocmtune's drop-in /etc/default/grub.d/zz-rocmtune.cfg; update-grub
-//   grub          token edit of GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub; grub-mkconfig
-//   grub-bls      grubby --update-kernel=ALL where installed, else the options line of every BLS
-//                 entry; GRUB_CMDLINE_LINUX for kernels installed later
-//   systemd-boot  /etc/kernel/cmdline; kernel-install
+// them (decided from evidence by detect/boot_setup; each setup's files, reader, regenerator and
+// refusals are one class behind knobs/cmdline_setup.h). The backend decides which tokens change;
+// the setup where they are written.
 // Token edits keep every other token and its order. A token the next boot already has with the
 // wanted value is the admin's and is not written; one with another value is replaced in place and
 // remembered, so unset/reset put it back (cmdline_owned.h, var/lib/rocmtune/cmdline-tokens).

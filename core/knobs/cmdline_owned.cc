@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "knobs/cmdline_backend.h"
+#include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
-#include "knobs/grub_config.h"
 #include "knowledge/kernel_options.h"
 #include "util/text.h"
 
@@ -14,42 +13,6 @@ namespace {
 constexpr std::string_view kStateHeader =
     "# Kernel command-line tokens rocmtune added (it removes only these). \"TOKEN replaced ORIGINAL\":\n"
     "# TOKEN took the place of the admin's ORIGINAL, which unset/reset put back.\n";
-
-// The values of a BLS entry's `options` lines, as one command line.
-std::string BlsOptions(std::string_view entry) {
-  std::string out;
-  for (std::string_view line : text::SplitLines(entry)) {
-    line = text::Trim(line);
-    if (!line.starts_with("options") || (line.size() > 7 && line[7] != ' ' && line[7] != '\t')) continue;
-    out += ' ';
-    out += text::Trim(line.substr(7));
-  }
-  return out;
-}
-
-// Each command line the in-place edit of this boot setup touches, with the file it is in.
-std::vector<std::pair<std::string, std::string>> EditedCmdlines(const KnobContext& ctx, std::string_view kind) {
-  std::vector<std::pair<std::string, std::string>> out;
-  auto grub_var = [&](bool linux_default) {
-    auto vars = EvaluateGrubDefaults(ctx.root, false);
-    if (!vars) return;
-    const auto& value = linux_default ? vars->linux_default : vars->linux;
-    if (value) out.emplace_back(std::string(kGrubDefaultsPath), *value);
-  };
-  if (kind == "grub") grub_var(true);
-  if (kind == "grub-bls") {
-    if (auto names = ctx.root.ListDir(kBlsEntriesDir))
-      for (const std::string& n : *names)
-        if (n.ends_with(".conf"))
-          if (auto content = ReadOptional(ctx.root, sys::JoinPath(kBlsEntriesDir, n)))
-            out.emplace_back(sys::JoinPath(kBlsEntriesDir, n), BlsOptions(*content));
-    if (ctx.root.Exists(kGrubDefaultsPath)) grub_var(false);
-  }
-  if (kind == "systemd-boot" || (kind == "grub-bls" && ctx.root.Exists(kKernelCmdlinePath)))
-    if (auto content = ReadOptional(ctx.root, kKernelCmdlinePath))
-      out.emplace_back(std::string(kKernelCmdlinePath), *content);
-  return out;
-}
 
 std::string Underscored(std::string_view key) {
   std::string out(key);
@@ -104,12 +67,12 @@ std::optional<std::string> LastToken(std::span<const std::string> tokens, std::s
   return last;
 }
 
-Result<std::optional<std::string>> ReplacedAdminToken(const KnobContext& ctx, std::string_view kind,
+Result<std::optional<std::string>> ReplacedAdminToken(const KnobContext& ctx, const CmdlineSetup& setup,
                                                       std::string_view key) {
   std::optional<std::string> spelling;
   std::string files;
   bool disagree = false, absent = false;
-  for (const auto& [file, cmdline] : EditedCmdlines(ctx, kind)) {
+  for (const auto& [file, cmdline] : setup.EditedCmdlines(ctx)) {
     files += (files.empty() ? "/" : ", /") + file;
     std::optional<std::string> last = LastToken(SplitCmdline(cmdline), key);
     if (!last) absent = true;
@@ -122,12 +85,7 @@ Result<std::optional<std::string>> ReplacedAdminToken(const KnobContext& ctx, st
                 fmt::format("the admin's {} is not the same in every file rocmtune would edit ({}): rocmtune could "
                             "not put each back exactly, so it leaves them; make them agree or set it by hand",
                             key, files));
-  if (kind == "grub-bls" && (ctx.root.Exists("usr/sbin/grubby") || ctx.root.Exists("usr/bin/grubby")))
-    return Fail(ErrorCode::kUnsupported,
-                fmt::format("the BLS entries have the admin's {}; grubby edits them, and undoing a grubby change "
-                            "(revert, rollback) removes the option instead of putting {} back, so rocmtune leaves "
-                            "it: change it with grubby yourself",
-                            *spelling, *spelling));
+  if (auto why = setup.RefuseReplacing(ctx, *spelling)) return Fail(ErrorCode::kUnsupported, *why);
   if (!Writable(ctx, *spelling))
     return Fail(ErrorCode::kUnsupported,
                 fmt::format("the command line has the admin's {}, which is not a token rocmtune may write, so it "

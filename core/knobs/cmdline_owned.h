@@ -35,14 +35,15 @@ std::string TokensStateText(std::span<const OwnedToken> tokens);
 // The last token of `key` before "--", spelled as it is; nullopt: none.
 std::optional<std::string> LastToken(std::span<const std::string> tokens, std::string_view key);
 
-// Where an in-place edit of `key` goes on this boot setup (`kind`: "grub", "grub-bls",
-// "systemd-boot"): nullopt when none of the edited command lines has `key` (rocmtune's token is
-// added, and later removed); else the admin's token that every edited command line ends with,
-// which rocmtune's token replaces and which is remembered to be put back. Fails when the edited
-// command lines disagree (one has the key, another not, or other spellings), when the admin's
-// token is not one the helper may write back, or under grubby (whose inverse, used by revert,
-// removes the key instead of restoring it).
-Result<std::optional<std::string>> ReplacedAdminToken(const KnobContext& ctx, std::string_view kind,
+class CmdlineSetup;
+
+// Where an in-place edit of `key` goes on boot setup `setup` (cmdline_setup.h): nullopt when none of the edited command
+// lines has `key` (rocmtune's token is added, and later removed); else the admin's token that every edited command line
+// ends with, which rocmtune's token replaces and which is remembered to be put back. Fails when the edited command
+// lines disagree (one has the key, another not, or other spellings), when the admin's token is not one the helper may
+// write back, or when the setup refuses to put it back (CmdlineSetup::RefuseReplacing: grubby, whose inverse, used by
+// revert, removes the key).
+Result<std::optional<std::string>> ReplacedAdminToken(const KnobContext& ctx, const CmdlineSetup& setup,
                                                       std::string_view key);
 
 }  // namespace rocmtune::knobs

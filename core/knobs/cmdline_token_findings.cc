@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "knobs/cmdline_scan.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/module_param_checks.h"
@@ -42,7 +43,7 @@ std::vector<detect::Finding> CmdlineTokenFindings(const KnobContext& ctx) {
     std::string why = knowledge::CheckKernelOptionValue(*option, value.value_or(""));
     if (why.empty()) continue;
     if (why.ends_with('.')) why.pop_back();
-    detect::Finding f{"cmdline.invalid-value", detect::Severity::kWarning,
+    detect::Finding f{detect::FindingName(detect::FindingId::kCmdlineInvalidValue), detect::Severity::kWarning,
                       fmt::format("{}; ineffective: the kernel ignores it", why), "cmdline." + key};
     f.file = t.file;
     f.line = t.line;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "knobs/env_backend.h"
 #include "knobs/env_sources.h"
 #include "knobs/setting_findings.h"
@@ -28,8 +29,8 @@ class EnvChecker {
     const knowledge::EnvVars& table = knowledge::EnvVars::Builtin();
     // The message says what is wrong; where (file, line) are the finding's own fields.
     if (const knowledge::NotReadVar* nobody = table.FindNotRead(s.name)) {
-      Add("env.not-read", detect::Severity::kWarning, fmt::format("{}: {}", s.name, nobody->why), s,
-          owned ? Unset(s) : nobody->hint, nobody->source);
+      Add(detect::FindingName(detect::FindingId::kEnvNotRead), detect::Severity::kWarning,
+          fmt::format("{}: {}", s.name, nobody->why), s, owned ? Unset(s) : nobody->hint, nobody->source);
       return;
     }
     if (!s.value) return;  // computed by the shell: nothing more can be said of its value
@@ -37,7 +38,8 @@ class EnvChecker {
     if (const knowledge::EnvVar* var = table.Find(s.name)) {
       if (std::string why = knowledge::CheckEnvGrammar(*var, value); !why.empty()) {
         bool fails = var->on_invalid == "fails";
-        Add("env.invalid-value", fails ? detect::Severity::kError : detect::Severity::kWarning,
+        Add(detect::FindingName(detect::FindingId::kEnvInvalidValue),
+            fails ? detect::Severity::kError : detect::Severity::kWarning,
             fmt::format("{}{}", why, fails ? "" : " (the library ignores it, as if unset)"), s,
             owned ? fmt::format("rocmtunectl set env.{}=<a valid value>, or {}", s.name, Unset(s))
                   : "correct the value or remove the line",
@@ -45,7 +47,8 @@ class EnvChecker {
         return;
       }
       for (const OverrideProblem& p : OverrideProblems(ctx_, s)) {
-        Add("env.override-other-isa", detect::Severity::kError, WithoutLocation(p.message.message, s), s,
+        Add(detect::FindingName(detect::FindingId::kEnvOverrideOtherIsa), detect::Severity::kError,
+            WithoutLocation(p.message.message, s), s,
             owned ? Unset(s)
                   : "remove it: an override only works between targets of one ISA family (gfx1031..gfx1036 as "
                     "10.3.0), never across generations",
@@ -54,7 +57,7 @@ class EnvChecker {
       }
     }
     if (const knowledge::DebugVar* debug = table.FindDebug(s.name); debug && knowledge::DebugSwitchOn(*debug, value))
-      Add("env.debug-switch", detect::Severity::kWarning,
+      Add(detect::FindingName(detect::FindingId::kEnvDebugSwitch), detect::Severity::kWarning,
           fmt::format("the debugging switch {}={} is on: {}", s.name, value, debug->cost), s,
           owned ? Unset(s) : debug->hint, debug->source);
   }

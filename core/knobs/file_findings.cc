@@ -5,8 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
+#include "knobs/cmdline_setup.h"
 #include "knobs/env_sources.h"
-#include "knobs/grub_config.h"
 #include "knobs/registry.h"
 #include "plan/owned_paths.h"
 
@@ -23,7 +24,8 @@ class Checker {
     if (std::any_of(out_.begin(), out_.end(), [&](const detect::Finding& f) { return f.subject == subject; })) return;
     auto content = root_.ReadFile(rel, sys::Root::kDefaultMaxBytes);
     if (content || content.error().code == ErrorCode::kNotFound) return;
-    out_.push_back({"file.unreadable", owned ? detect::Severity::kError : detect::Severity::kWarning,
+    out_.push_back({detect::FindingName(detect::FindingId::kFileUnreadable),
+                    owned ? detect::Severity::kError : detect::Severity::kWarning,
                     fmt::format("{}; rocmtune cannot tell what it sets{}", content.error().message,
                                 owned ? " (a file of rocmtune's own: its settings are unknown, not unset)" : ""),
                     std::move(subject)});
@@ -54,11 +56,11 @@ std::vector<detect::Finding> UnreadableFileFindings(const KnobContext& ctx) {
   // What the backends read: libkmod's modprobe.d directories, the environment sources, GRUB's defaults.
   for (std::string_view dir : sys::kModprobeDirs) checker.CheckDirectory(dir, ".conf");
   for (const EnvSource& source : ForeignEnvSources(ctx.root)) checker.Check(source.path, false);
-  const auto& boot = ctx.inventory.system.boot.kind;
-  if (boot && (*boot == "grub-debian" || *boot == "grub")) {
-    checker.Check(kGrubDefaultsPath, false);
-    if (*boot == "grub-debian") checker.CheckDirectory("etc/default/grub.d", ".cfg");
-  }
+  if (const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind))
+    for (const SetupFile& file : setup->FilesRead()) {
+      if (file.dir_suffix.empty()) checker.Check(file.path, false);
+      else checker.CheckDirectory(file.path, file.dir_suffix);
+    }
   return checker.Take();
 }
 

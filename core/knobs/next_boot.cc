@@ -6,6 +6,7 @@
 
 #include "knobs/backend.h"
 #include "knobs/cmdline_backend.h"
+#include "knobs/cmdline_setup.h"
 #include "knobs/grub_config.h"
 #include "util/text.h"
 
@@ -31,7 +32,15 @@ NextBoot Unknown(std::string why) {
   return next;
 }
 
-NextBoot FromGrub(const KnobContext& ctx, bool debian_dropins) {
+NextBoot Compute(const KnobContext& ctx) {
+  const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind);
+  if (!setup) return Unknown("the boot setup is unknown");
+  return setup->ReadNextBoot(ctx);
+}
+
+}  // namespace
+
+NextBoot NextBootFromGrub(const KnobContext& ctx, bool debian_dropins) {
   auto vars = EvaluateGrubDefaults(ctx.root, debian_dropins);
   if (!vars) return Unknown(vars.error().message);
   auto args = EffectiveLinuxArgs(*vars);
@@ -43,7 +52,7 @@ NextBoot FromGrub(const KnobContext& ctx, bool debian_dropins) {
   return {std::move(args), "", std::move(*tokens)};
 }
 
-NextBoot FromBls(const KnobContext& ctx) {
+NextBoot NextBootFromBls(const KnobContext& ctx) {
   // The entry of the running kernel, else the first one.
   std::vector<std::string> entries;
   if (auto names = ctx.root.ListDir(kBlsEntriesDir))
@@ -69,24 +78,13 @@ NextBoot FromBls(const KnobContext& ctx) {
   return {std::string(), "", {}};
 }
 
-NextBoot FromKernelCmdline(const KnobContext& ctx) {
+NextBoot NextBootFromKernelCmdline(const KnobContext& ctx) {
   auto content = ReadOptional(ctx.root, kKernelCmdlinePath);
   if (!content) return Unknown("/etc/kernel/cmdline is missing (kernel-install would reuse /proc/cmdline)");
   NextBoot next{text::Clean(*content), "", {}};
   AddTokens(kKernelCmdlinePath, 1, *content, next.tokens);
   return next;
 }
-
-NextBoot Compute(const KnobContext& ctx) {
-  const auto& kind = ctx.inventory.system.boot.kind;
-  if (!kind) return Unknown("the boot setup is unknown");
-  if (*kind == "grub-debian" || *kind == "grub") return FromGrub(ctx, *kind == "grub-debian");
-  if (*kind == "grub-bls") return FromBls(ctx);
-  if (*kind == "systemd-boot") return FromKernelCmdline(ctx);
-  return Unknown("unsupported boot setup");
-}
-
-}  // namespace
 
 const NextBoot& ReadNextBoot(const KnobContext& ctx) {
   if (!ctx.next_boot) ctx.next_boot = Compute(ctx);

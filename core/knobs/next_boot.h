@@ -1,6 +1,6 @@
 // The kernel command line the next boot gets, token by token, with the file and line that
 // carries each token: what `status` shows as CONFIGURED for kernel options and for module
-// options given as `module.option=` (and where), as this boot setup (detect/boot_setup.h) builds it:
+// options given as `module.option=` (and where), as this boot setup (knobs/cmdline_setup.h) builds it:
 //   grub-debian, grub  GRUB_CMDLINE_LINUX + GRUB_CMDLINE_LINUX_DEFAULT after /etc/default/grub
 //                      (and, grub-debian, /etc/default/grub.d/*.cfg) as grub-mkconfig sources them
 //   grub-bls           the `options` line of the running kernel's BLS entry, else the first entry
@@ -32,6 +32,11 @@ const NextBoot& ReadNextBoot(const KnobContext& ctx);
 // nullptr when the next boot's command line does not have it or is unknown. Keys compare as the
 // kernel's parameq() does ('-' == '_').
 const CmdlineTokenAt* DecidingToken(const NextBoot& next, std::string_view key);
+
+// How each boot setup reads it (knobs::CmdlineSetup::ReadNextBoot calls one of these).
+NextBoot NextBootFromGrub(const KnobContext& ctx, bool debian_dropins);
+NextBoot NextBootFromBls(const KnobContext& ctx);
+NextBoot NextBootFromKernelCmdline(const KnobContext& ctx);
 
 // "/etc/default/grub:6": a root-relative file and 1-based line as printed everywhere.
 std::string WhereText(std::string_view file, int line);

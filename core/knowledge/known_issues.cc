@@ -24,6 +24,10 @@ constexpr std::pair<std::string_view, Outcome> kOutcomes[] = {{"crash", Outcome:
                                                               {"no-gpu", Outcome::kNoGpu},
                                                               {"limits", Outcome::kLimits},
                                                               {"explains", Outcome::kExplains}};
+constexpr std::pair<std::string_view, IssueSeverity> kSeverities[] = {
+    {"info", IssueSeverity::kInfo}, {"warning", IssueSeverity::kWarning}, {"error", IssueSeverity::kError}};
+constexpr std::pair<std::string_view, Confidence> kConfidences[] = {
+    {"high", Confidence::kHigh}, {"medium", Confidence::kMedium}, {"low", Confidence::kLow}};
 const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd, kFactMesFirmware0x83};
 
 std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
@@ -107,16 +111,22 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
   if (auto ok = OnlyKeys(t, kIssueKeys, where); !ok) return tl::unexpected(ok.error());
   i.title = TomlString(t, "title").value_or("");
   i.why = TomlString(t, "why").value_or("");
-  i.severity = TomlString(t, "severity").value_or("");
-  i.confidence = TomlString(t, "confidence").value_or("");
+  const std::string severity = TomlString(t, "severity").value_or("");
+  const std::string confidence = TomlString(t, "confidence").value_or("");
   i.symptoms = Strings(t, "symptoms");
   i.sources = Strings(t, "sources");
   if (i.id.empty() || i.title.empty() || i.why.empty())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: id, title and why are required", where));
-  if (i.severity != "info" && i.severity != "warning" && i.severity != "error")
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: severity must be info, warning or error", where));
-  if (i.confidence != "high" && i.confidence != "medium" && i.confidence != "low")
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: confidence must be high, medium or low", where));
+  auto parsed_severity = ParseIssueSeverity(severity);
+  if (!parsed_severity)
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("{}: severity '{}' must be info, warning or error", where, severity));
+  i.severity = *parsed_severity;
+  auto parsed_confidence = ParseConfidence(confidence);
+  if (!parsed_confidence)
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("{}: confidence '{}' must be high, medium or low", where, confidence));
+  i.confidence = *parsed_confidence;
   if (i.sources.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no sources", where));
   i.supersedes = Strings(t, "supersedes");
   for (const std::string& id : i.supersedes)
@@ -194,6 +204,30 @@ std::string_view OutcomeName(Outcome outcome) {
   for (const auto& [name, value] : kOutcomes)
     if (value == outcome) return name;
   return "explains";
+}
+
+std::string_view IssueSeverityName(IssueSeverity severity) {
+  for (const auto& [name, value] : kSeverities)
+    if (value == severity) return name;
+  return "info";
+}
+
+std::optional<IssueSeverity> ParseIssueSeverity(std::string_view name) {
+  for (const auto& [n, value] : kSeverities)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::string_view ConfidenceName(Confidence confidence) {
+  for (const auto& [name, value] : kConfidences)
+    if (value == confidence) return name;
+  return "high";
+}
+
+std::optional<Confidence> ParseConfidence(std::string_view name) {
+  for (const auto& [n, value] : kConfidences)
+    if (n == name) return value;
+  return std::nullopt;
 }
 
 bool IsWorkload(std::string_view name) {

@@ -31,6 +31,15 @@ enum class Outcome {
 };
 std::string_view OutcomeName(Outcome outcome);  // as data/known_issues.toml spells it
 
+// How grave an issue is (ordered: a graver one compares greater) and how sure the base is of it;
+// parsed once from data/known_issues.toml, named as it spells them.
+enum class IssueSeverity { kInfo, kWarning, kError };
+enum class Confidence { kHigh, kMedium, kLow };
+std::string_view IssueSeverityName(IssueSeverity severity);
+std::optional<IssueSeverity> ParseIssueSeverity(std::string_view name);
+std::string_view ConfidenceName(Confidence confidence);
+std::optional<Confidence> ParseConfidence(std::string_view name);
+
 // The workloads a known issue may be limited to (`workloads`) and check-compute may be asked
 // about; "any" (the question's default) means every kind of program, and is not an issue's value
 // (an issue without `workloads` hits every workload).
@@ -69,8 +78,8 @@ struct KnownIssue {
   std::string id;
   std::string title;
   std::string why;
-  std::string severity;    // "info", "warning", "error"
-  std::string confidence;  // "high", "medium", "low"
+  IssueSeverity severity = IssueSeverity::kInfo;
+  Confidence confidence = Confidence::kHigh;
   Outcome outcome = Outcome::kExplains;
   std::vector<std::string> workloads;  // of kWorkloads; empty: every workload
   std::vector<std::string> symptoms;   // exact substrings of crash logs

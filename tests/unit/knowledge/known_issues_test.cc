@@ -104,6 +104,8 @@ TEST(KnownIssuesTest, ParsesARule) {
   EXPECT_EQ(i.when.env.at("A"), "1.*");
   EXPECT_EQ(i.when.facts, std::vector<std::string>{"gpu-not-in-kfd"});
   EXPECT_EQ(i.outcome, Outcome::kCrash);
+  EXPECT_EQ(i.severity, IssueSeverity::kWarning);
+  EXPECT_EQ(i.confidence, Confidence::kLow);
   EXPECT_EQ(i.workloads, std::vector<std::string>{"conv"});
   EXPECT_TRUE(i.Hits("conv"));
   EXPECT_TRUE(i.Hits("any"));
@@ -118,6 +120,19 @@ TEST(KnownIssuesTest, ACrashWithoutWorkloadsHitsEveryWorkload) {
   auto parsed = KnownIssues::Parse(text, "t.toml");
   ASSERT_TRUE(parsed) << parsed.error().message;
   for (std::string_view w : kWorkloads) EXPECT_TRUE(parsed->issues().at(0).Hits(w)) << w;
+}
+
+// Severity and confidence are parsed once into enums; a bad value is refused naming it.
+TEST(KnownIssuesTest, SeverityAndConfidenceAreEnums) {
+  EXPECT_THAT(Broken("severity = \"warning\"", "severity = \"critical\""),
+              HasSubstr("issue 'x': severity 'critical' must be info, warning or error"));
+  EXPECT_THAT(Broken("confidence = \"low\"", "confidence = \"sure\""),
+              HasSubstr("issue 'x': confidence 'sure' must be high, medium or low"));
+  for (IssueSeverity s : {IssueSeverity::kInfo, IssueSeverity::kWarning, IssueSeverity::kError})
+    EXPECT_EQ(ParseIssueSeverity(IssueSeverityName(s)), s);
+  for (Confidence c : {Confidence::kHigh, Confidence::kMedium, Confidence::kLow})
+    EXPECT_EQ(ParseConfidence(ConfidenceName(c)), c);
+  EXPECT_LT(IssueSeverity::kWarning, IssueSeverity::kError);
 }
 
 TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
