@@ -87,6 +87,10 @@ SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -f
 # -gline-tables-only), enough for a report's stack, at about half the compile of -O2 -g
 # (BENCHMARKS.md, CI). Without NDEBUG, the asserts run as well.
 SANITIZE_OPT = -O1 -g1
+# gcc 12 at -O1 with the sanitizers warns -Wmaybe-uninitialized inside libstdc++'s <regex> (the
+# std::function move in bits/regex_automaton.h, reached by tests/unit/api/purge_plan_test.cc), a
+# false positive -Werror turns into a failed build; the -O2 build (make check) keeps the warning.
+ASAN_WARN = -Wno-maybe-uninitialized
 
 fuzz-deps: deps
 	@scripts/install-deps.sh --fuzz
@@ -100,7 +104,7 @@ fuzz: fuzz-deps
 # make check's tests under ASan + UBSan (gcc); any report fails its test. The system tests run
 # packaged binaries in a chroot, not these.
 asan: deps
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT) $(SANITIZE_FLAGS)"
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT) $(SANITIZE_FLAGS) $(ASAN_WARN)"
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(CURDIR)/tests/run_ctest.sh asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
