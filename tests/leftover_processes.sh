@@ -58,25 +58,27 @@ describe() {
   done
 }
 
+# Scans again every 0.1 s for up to 2 s; true as soon as none is left.
+gone_within_2s() {
+  for _ in $(seq 20); do
+    sleep 0.1
+    scan
+    [ ${#FOUND[@]} = 0 ] && return 0
+  done
+  return 1
+}
+
 scan
 if [ ${#FOUND[@]} = 0 ]; then exit 0; fi
 if [ $kill_them = 0 ]; then
   # A process sent SIGTERM by its test's cleanup may still be on its way out: give it 2 s.
-  for _ in $(seq 20); do
-    sleep 0.1
-    scan
-    [ ${#FOUND[@]} = 0 ] && exit 0
-  done
+  gone_within_2s && exit 0
   echo "leftover processes: ${#FOUND[@]} still running with $mark:"
   describe "${FOUND[@]}"
   exit 1
 fi
 kill -TERM "${FOUND[@]}" 2>/dev/null
-for _ in $(seq 20); do
-  sleep 0.1
-  scan
-  [ ${#FOUND[@]} = 0 ] && exit 0
-done
+gone_within_2s && exit 0
 echo "leftover processes: SIGKILL to ${#FOUND[@]} that ignored SIGTERM for 2 s:"
 describe "${FOUND[@]}"
 kill -KILL "${FOUND[@]}" 2>/dev/null

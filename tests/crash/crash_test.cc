@@ -117,30 +117,14 @@ class CrashTest : public ::testing::Test {
     WriteFile(s.base + "/etc/environment",
               std::string("LANG=C.UTF-8\0\r\nHSA_OVERRIDE_GFX_VERSION=10.3.0\r\nPATH=/usr/bin", 61));
     WriteFile(s.base + "/etc/profile.d/rdna1.sh", "if true; then\n  export HSA_OVERRIDE_GFX_VERSION=10.3.0\nfi\n");
-    auto make_plan = [](const std::string& root) {
-      return PlanAdminLines(root, {"env.HSA_ENABLE_SDMA=0"}, {"env.HSA_OVERRIDE_GFX_VERSION"});
-    };
-    Tree original = Snapshot(s.base);
-    if (revert) {
-      RunResult applied = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(make_plan(s.base)));
-      EXPECT_EQ(applied.status(), "committed") << applied.output;
-    }
-    plan::Plan plan = revert ? PlanRevert(s.base, "1") : make_plan(s.base);
-    EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && plan.ops.size() == 4) << PlanText(plan);
-    s.plan_json = PlanText(plan);
-    s.in_place = InPlacePaths(s.base, plan);
-    s.before = Snapshot(s.base);
-    s.after = After(s);
-    EXPECT_NE(s.before, s.after);
-    if (revert) {
-      EXPECT_EQ(Difference(original, s.after), "") << "the revert does not restore the world";
-      s.first_txn = 2;
-      s.replan = [](const std::string& root) { return PlanRevert(root, "1"); };
-    } else {
-      s.replan = make_plan;
-    }
-    s.expected_steps = std::move(steps);
-    return s;
+    return AdminEdit(
+        std::move(s), revert, std::move(steps),
+        [](const std::string& root) {
+          return PlanAdminLines(root, {"env.HSA_ENABLE_SDMA=0"}, {"env.HSA_OVERRIDE_GFX_VERSION"});
+        },
+        [](const plan::Plan& plan) {
+          EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && plan.ops.size() == 4) << PlanText(plan);
+        });
   }
 
   // `unset amdgpu.mtype_local --admin-lines` on the RDNA1 world whose admin's modprobe.d file (CRLF,
@@ -153,17 +137,30 @@ class CrashTest : public ::testing::Test {
     CopyWorld(WorldDir("rx5700xt"), s.base);
     WriteFile(s.base + "/etc/modprobe.d/amdgpu-folk.conf",
               "# from a forum\r\noptions amdgpu mtype_local=1\r\noptions amdgpu noretry=0 lockup_timeout=10000");
-    auto make_plan = [](const std::string& root) { return PlanAdminLines(root, {}, {"amdgpu.mtype_local"}); };
+    return AdminEdit(
+        std::move(s), revert, std::move(steps),
+        [](const std::string& root) { return PlanAdminLines(root, {}, {"amdgpu.mtype_local"}); },
+        [](const plan::Plan& plan) {
+          EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
+          if (!plan.ops.empty()) {
+            EXPECT_EQ(plan.ops.front().path, "etc/modprobe.d/amdgpu-folk.conf") << PlanText(plan);
+          }
+        });
+  }
+
+  // What both admin-line scenarios share once their world is set up: the change (or, for a
+  // revert, the change committed first and then its revert), run at every step, and a revert that
+  // must give back the world as it was before the change.
+  Scenario AdminEdit(Scenario s, bool revert, std::set<std::string> steps,
+                     std::function<plan::Plan(const std::string& root)> make_plan,
+                     const std::function<void(const plan::Plan&)>& check_plan) {
     Tree original = Snapshot(s.base);
     if (revert) {
       RunResult applied = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(make_plan(s.base)));
       EXPECT_EQ(applied.status(), "committed") << applied.output;
     }
     plan::Plan plan = revert ? PlanRevert(s.base, "1") : make_plan(s.base);
-    EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
-    if (!plan.ops.empty()) {
-      EXPECT_EQ(plan.ops.front().path, "etc/modprobe.d/amdgpu-folk.conf") << PlanText(plan);
-    }
+    check_plan(plan);
     s.plan_json = PlanText(plan);
     s.in_place = InPlacePaths(s.base, plan);
     s.before = Snapshot(s.base);
@@ -174,7 +171,7 @@ class CrashTest : public ::testing::Test {
       s.first_txn = 2;
       s.replan = [](const std::string& root) { return PlanRevert(root, "1"); };
     } else {
-      s.replan = make_plan;
+      s.replan = std::move(make_plan);
     }
     s.expected_steps = std::move(steps);
     return s;
