@@ -112,7 +112,9 @@ void ExpectAgreement(const WorldCopy& w, const std::string& label) {
   auto verify = w.Ctl({"verify", "--json"});
   ASSERT_TRUE(verify.exit_code == kExitOk || verify.exit_code == kExitVerifyDiffers) << verify.err;
   std::map<std::string, int> seen;
-  for (const json& d : verify.Json()["differences"]) {
+  // Kept in a variable: a range-for over a member of a temporary reads freed memory (ASan).
+  const json verify_doc = verify.Json();
+  for (const json& d : verify_doc["differences"]) {
     if (!IsKnobKind(d)) continue;
     const std::string subject = d["subject"];
     EXPECT_EQ(++seen[subject], 1) << "two verify rows for " << subject << ": " << verify.out;

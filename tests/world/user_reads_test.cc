@@ -83,7 +83,9 @@ TEST_F(UserReadsTest, DoctorAndStatusSayItAsInfoNotAsAnError) {
   for (const auto& f : doc["findings"])
     if (f["severity"] != "info" && !f["id"].get<std::string>().starts_with("access.")) user_problems = true;
   bool root_pending = false;
-  for (const auto& f : root_doctor.Json()["findings"])
+  // Each document kept in a variable: a range-for over a member of a temporary reads freed memory.
+  const auto root_doctor_doc = root_doctor.Json();
+  for (const auto& f : root_doctor_doc["findings"])
     if (f["id"].get<std::string>().starts_with("journal.")) root_pending = true;
   if (!root_pending) {
     EXPECT_EQ(user_problems, root_problems) << doctor.out << root_doctor.out;
@@ -91,7 +93,8 @@ TEST_F(UserReadsTest, DoctorAndStatusSayItAsInfoNotAsAnError) {
 
   auto status = w_.Ctl({"status", "--json"}, true);
   ASSERT_EQ(status.exit_code, kExitOk) << status.err;
-  for (const auto& f : status.Json()["findings"]) {
+  const auto status_doc = status.Json();
+  for (const auto& f : status_doc["findings"]) {
     EXPECT_NE(f["id"], "journal.unreadable") << status.out;
     if (f["id"] == "journal.not-permitted") {
       EXPECT_EQ(f["severity"], "info");
