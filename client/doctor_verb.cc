@@ -117,7 +117,10 @@ void AddCallerChecks(const sys::Root& root, Doc& doc) {
   findings.erase(std::remove_if(findings.begin(), findings.end(),
                                 [](const Doc& f) { return Field(f, "id") == "access.not-checked"; }),
                  findings.end());
-  for (const Doc& f : api::DoctorJson(mine)["findings"]) findings.push_back(f);
+  // A variable, not a temporary: a range-for over a member of a temporary reads it after it is
+  // freed (found by make asan).
+  const Doc mine_doc = api::DoctorJson(mine);
+  for (const Doc& f : Member(mine_doc, "findings")) findings.push_back(f);
   bool problems = std::any_of(findings.begin(), findings.end(), Problem);
   if (const Doc& log = Member(doc, "log"); log.is_object())
     for (const Doc& m : Member(log, "matches")) problems |= Problem(m);
