@@ -91,6 +91,9 @@ SANITIZE_OPT = -O1 -g1
 # std::function move in bits/regex_automaton.h, reached by tests/unit/api/purge_plan_test.cc), a
 # false positive -Werror turns into a failed build; the -O2 build (make check) keeps the warning.
 ASAN_WARN = -Wno-maybe-uninitialized
+# Every test's TIMEOUT times this under the sanitizers (cmake/TestTimeouts.cmake): a process under
+# ASan starts and allocates several times slower, and the daemon and crash tests start hundreds.
+ASAN_TIMEOUT_SCALE ?= 5
 
 fuzz-deps: deps
 	@scripts/install-deps.sh --fuzz
@@ -104,7 +107,8 @@ fuzz: fuzz-deps
 # make check's tests under ASan + UBSan (gcc); any report fails its test. The system tests run
 # packaged binaries in a chroot, not these.
 asan: deps
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT) $(SANITIZE_FLAGS) $(ASAN_WARN)"
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT) $(SANITIZE_FLAGS) $(ASAN_WARN)" \
+	  -DROCMTUNE_TEST_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(CURDIR)/tests/run_ctest.sh asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
