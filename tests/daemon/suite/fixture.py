@@ -244,16 +244,21 @@ class DaemonTest(unittest.TestCase):
         """Polls cond() (running the GLib main loop in between, so signals arrive) until it returns
         something true; fails the test with `what` at the deadline."""
         deadline = time.monotonic() + timeout
-        ctx = GLib.MainContext.default()
         while True:
-            while ctx.pending():
-                ctx.iteration(False)
+            self.pump()
             value = cond()
             if value:
                 return value
             if time.monotonic() > deadline:
                 self.fail(f"waited {timeout} s for {what}")
             time.sleep(0.02)
+
+    @staticmethod
+    def pump():
+        """Dispatches what arrived on the connections (signals to their receivers)."""
+        ctx = GLib.MainContext.default()
+        while ctx.pending():
+            ctx.iteration(False)
 
     def wait_exit(self, proc, what, timeout=DEADLINE):
         try:
