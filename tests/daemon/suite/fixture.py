@@ -368,13 +368,22 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, f"{method} failed: {r.stderr}")
         return json.loads(r.stdout)["data"][0] + "\n"  # as rocmtunectl prints it
 
-    def watch_signal(self, member, conn=None):
+    def watch_signal(self, member, conn=None, interface=IFACE):
         """The list the signal `member`'s argument tuples are appended to as they arrive (the
         match is in place when this returns)."""
         got = []
         (conn or self.conn).add_signal_receiver(lambda *a: got.append(a), signal_name=member,
-                                                dbus_interface=IFACE, path=PATH)
+                                                dbus_interface=interface, path=PATH)
         return got
+
+    def assert_keeps_running(self, proc, seconds, what):
+        """proc is still running after `seconds` (for what only time can show: an idle timeout
+        that must not fire)."""
+        try:
+            proc.wait(seconds)
+            self.fail(f"{what}: it exited with {proc.returncode}")
+        except subprocess.TimeoutExpired:
+            pass
 
     # --- polkitd, the helper, rocmtuned --------------------------------------------------
     def start_polkitd(self, rules=None):
