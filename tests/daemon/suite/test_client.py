@@ -16,7 +16,7 @@ import os
 import re
 import subprocess
 
-from fixture import CONFIG, DaemonTest, is_root
+from fixture import CONFIG, DaemonTest
 
 TIMEOUT = 180
 WORLDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "worlds")

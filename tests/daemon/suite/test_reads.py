@@ -18,7 +18,6 @@ import json
 import os
 import pwd
 import re
-import shutil
 
 from fixture import CONFIG, DaemonTest, dbus
 
