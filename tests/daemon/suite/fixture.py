@@ -7,7 +7,8 @@
 # outlived it. The logs of everything started are printed when a test fails.
 #
 # Waits poll a condition (a D-Bus name owner, a file, a property, a signal received) against a
-# deadline; nothing sleeps a fixed time.
+# deadline; nothing sleeps a fixed time (assert_keeps_running alone waits out a period, for what
+# only time shows: an idle timeout that must not fire, a SIGTERM that must wait for a change).
 import glob
 import json
 import os
@@ -45,6 +46,8 @@ def is_root():
 
 class DaemonTest(unittest.TestCase):
     """A test on a private bus. Subclasses call the start_* methods in setUp or the test."""
+
+    maxDiff = None  # a failed comparison of two documents shows the whole difference
 
     # --- setup and cleanup ---------------------------------------------------------------
     def setUp(self):
@@ -326,6 +329,18 @@ class DaemonTest(unittest.TestCase):
         os.chmod(sock, 0o666)
         self.bus_address = f"unix:path={sock}"
         os.environ["DBUS_SYSTEM_BUS_ADDRESS"] = self.bus_address
+        # The socket file exists once dbus-daemon bound it, before it listens (a connection then
+        # is refused): ready is when a connection is accepted.
+        def accepts():
+            try:
+                return self.conn is not None
+            except dbus.DBusException as e:
+                if self.bus_proc.poll() is not None:
+                    self.fail(f"the private bus exited: {self.log('bus.log')}")
+                if e.get_dbus_name() != "org.freedesktop.DBus.Error.NoServer":
+                    raise
+                return False
+        self.wait_until(accepts, "the private bus to accept a connection")
 
     def connect(self):
         """A new connection to the private bus (with the GLib main loop, for signals)."""
