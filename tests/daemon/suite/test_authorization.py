@@ -125,7 +125,8 @@ class AuthorizationTest(DaemonTest):
             f.write("LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=9.0.10\n")
         r = self.run_cmd(as_user(WITH_USER, ["/usr/bin/python3", "-c", UNSET_ADMIN_LINES]))
         self.assertEqual(r.returncode, 0, f"Unset with admin_lines as rtwith: {r.stderr}")
-        self.assertEqual(self.environment().rstrip("\n"), "LANG=C.UTF-8\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=9.0.10",
+        self.assertEqual(self.environment().rstrip("\n"),
+                         "LANG=C.UTF-8\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=9.0.10",
                          "the admin's line was not commented out")
         self.reset_world()
         self.assertEqual(self.environment().rstrip("\n"), "LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=9.0.10",
@@ -166,7 +167,8 @@ class AuthorizationTest(DaemonTest):
             self.assertIn(want, begin["message"], "the agent's question does not say what would change")
         # Root's change while the attacker's question is open: through the daemon, within seconds.
         r = self.busctl("--timeout=15", "--json=short", *SET, "0", "0")
-        self.assertEqual(r.returncode, 0, f"root's Set failed while the attacker's authorization was pending: {r.stderr}")
+        self.assertEqual(r.returncode, 0,
+                         f"root's Set failed while the attacker's authorization was pending: {r.stderr}")
         self.assertIn('"changed": true', json.loads(r.stdout)["data"][0], "root's Set did not change anything")
         with open(os.path.join(self.w, "etc/modprobe.d/rocmtune.conf")) as f:
             self.assertIn("options amdgpu noretry=0", f.read().splitlines(), "root's setting is not in the world")
@@ -175,7 +177,8 @@ class AuthorizationTest(DaemonTest):
         self.attack()
         r = self.attacker_set()
         self.assertNotEqual(r.returncode, 0, f"the attacker's second request succeeded: {r.stdout}")
-        self.assertIn("already waiting", (r.stdout + r.stderr).lower(), "the attacker's second request was not refused as pending")
+        self.assertIn("already waiting", (r.stdout + r.stderr).lower(),
+                      "the attacker's second request was not refused as pending")
 
     def test_attacker_going_away_cancels_its_question(self):
         attacker = self.attack()

@@ -68,7 +68,8 @@ class BusTest(DaemonTest):
         names = {p["name"] for p in json.loads(profiles)["profiles"]}
         self.assertFalse({"stock", "rdna1-safe", "strix-halo", "instinct"} - names,
                          "ListProfiles lacks the built-in profiles")
-        version = subprocess.run([CONFIG["rocmtunectl"], "--version"], capture_output=True, text=True).stdout.split()[-1]
+        version = subprocess.run([CONFIG["rocmtunectl"], "--version"], capture_output=True,
+                                 text=True).stdout.split()[-1]
         self.assertEqual(str(self.get_property("Version")), version, "Version property")
         self.assertEqual(str(self.get_property("ActiveProfile")), "",
                          "ActiveProfile of a world without transactions is not empty")

@@ -81,7 +81,8 @@ class ChangesTest(DaemonTest):
         self.wait_until(lambda: committed, "TransactionCommitted")
         self.assertIn(got["transaction"], [str(a) for args in committed for a in args],
                       "TransactionCommitted does not carry the transaction")
-        self.wait_until(lambda: any("ActiveProfile" in args[1] for args in changed), "PropertiesChanged for ActiveProfile")
+        self.wait_until(lambda: any("ActiveProfile" in args[1] for args in changed),
+                        "PropertiesChanged for ActiveProfile")
         self.assertEqual(str(self.get_property("ActiveProfile")), PROFILE)
 
     def test_nothing_to_change_needs_no_polkit(self):

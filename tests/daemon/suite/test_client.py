@@ -70,12 +70,14 @@ class ClientTest(DaemonTest):
             for fmt in (["--json"], []):
                 local = self.ctl("--root", w, *verb, *fmt)
                 theirs = self.ctl(*verb, *fmt, prefix=nobody)
-                self.assertEqual(theirs.returncode, local.returncode, f"{name}: '{verb} {fmt}' exit as nobody (rocmtuned)")
+                self.assertEqual(theirs.returncode, local.returncode,
+                                 f"{name}: '{verb} {fmt}' exit as nobody (rocmtuned)")
                 self.assertEqual(theirs.stdout + theirs.stderr, local.stdout + local.stderr,
                                  f"{name}: '{verb} {fmt}' as nobody (rocmtuned) differs")
         for verb in (["status"], ["verify"], ["explain", "amdgpu.noretry"]):
             local, bus = self.ctl("--root", w, *verb), self.ctl(*verb)
-            self.assertEqual(bus.stdout + bus.stderr, local.stdout + local.stderr, f"{name}: '{verb}' text differs over the bus")
+            self.assertEqual(bus.stdout + bus.stderr, local.stdout + local.stderr,
+                             f"{name}: '{verb}' text differs over the bus")
 
     def test_reads_cover_the_worlds(self):
         self.assertGreaterEqual(len(WORLD_NAMES), 10, f"only {len(WORLD_NAMES)} worlds are compared")
@@ -95,7 +97,8 @@ class ClientTest(DaemonTest):
         self.assertIs(d["safe"], False)
         self.assertIn("gpu.no-kfd", [r["id"] for r in d["gpus"][0]["reasons"]])
         for args in (("convolution", ""), ("conv", "card9")):
-            r = self.busctl("call", "org.rocmtune1", "/org/rocmtune1", "org.rocmtune1.Manager", "CheckCompute", "ss", *args)
+            r = self.busctl("call", "org.rocmtune1", "/org/rocmtune1", "org.rocmtune1.Manager", "CheckCompute", "ss",
+                            *args)
             self.assertNotEqual(r.returncode, 0, f"CheckCompute {args} succeeded")
             self.assertRegex(r.stderr, "unknown workload|no GPU", f"CheckCompute {args}")
 
@@ -129,13 +132,15 @@ class ClientTest(DaemonTest):
         self.step(2, "apply", "no-such-profile")
         self.step(3, "apply", "strix-halo")
         self.assertEqual(self.norm(self.ctl("history", "--json").stdout),
-                         self.norm(self.ctl("--root", self.expected, "history", "--json").stdout), "the histories differ")
+                         self.norm(self.ctl("--root", self.expected, "history",
+                                            "--json").stdout), "the histories differ")
         # Text: the same lines.
         local = self.ctl("--root", self.expected, "set", "amdgpu.noretry=0")
         bus = self.ctl("set", "amdgpu.noretry=0")
         self.assertEqual(self.norm(bus.stdout + bus.stderr), self.norm(local.stdout + local.stderr),
                          "the text of set differs over the bus")
-        self.assertRegex(bus.stdout + bus.stderr, "Transaction [0-9A-Za-z-]+ committed", "set over the bus did not say it committed")
+        self.assertRegex(bus.stdout + bus.stderr, "Transaction [0-9A-Za-z-]+ committed",
+                         "set over the bus did not say it committed")
         # Drift: an owned file edited behind rocmtune's back (on both), exit 5 both ways.
         for r in (self.w, self.expected):
             with open(os.path.join(r, "etc/modprobe.d/rocmtune.conf"), "a") as f:
@@ -164,7 +169,8 @@ class ClientTest(DaemonTest):
         r = self.ctl("--root", w, "apply", "instinct")
         self.assertEqual(r.returncode, 0, f"apply instinct on mi210x8: {r.stdout}{r.stderr}")
         self.assertRegex(r.stdout + r.stderr,
-                         re.compile(r"^Transaction 1 recorded: nothing needed writing \(undo: rocmtunectl revert 1\)", re.M))
+                         re.compile(r"^Transaction 1 recorded: nothing needed writing \(undo: rocmtunectl revert 1\)",
+                                    re.M))
 
     def test_no_daemon_means_the_local_path(self):
         # No daemon on the bus (not running, not activatable): the local path of /.

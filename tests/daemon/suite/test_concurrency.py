@@ -34,8 +34,8 @@ class ConcurrencyTest(DaemonTest):
 
         def client(role, *extra, argv_prefix=(), name=None):
             with open(os.path.join(run, f"{name or role}.out"), "wb") as out:
-                return self.spawn(name or role,
-                                  list(argv_prefix) + ["/usr/bin/python3", clients, role, w, run] + list(extra), stdout=out)
+                argv = list(argv_prefix) + ["/usr/bin/python3", clients, role, w, run] + list(extra)
+                return self.spawn(name or role, argv, stdout=out)
 
         readers = [client("reader", str(n), argv_prefix=self.nobody([]), name=f"reader.{n}")
                    for n in range(1, READERS + 1)]
@@ -95,5 +95,6 @@ class ConcurrencyTest(DaemonTest):
         self.assertFalse(torn, "contents no transaction left")
         changing = [p for p in observed if len({s.get(p) for s in states}) > 1]
         self.assertTrue(changing, "no file changed: nothing was tested")
-        print(f"{len(committed)} transactions in History once each, with their journals; {len(changing)} files changed,",
+        print(f"{len(committed)} transactions in History once each, with their journals;",
+              f"{len(changing)} files changed,",
               f"{sum(len(observed[p]) for p in changing)} contents of them seen, none torn")

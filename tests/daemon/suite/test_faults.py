@@ -155,7 +155,8 @@ class FaultsTest(DaemonTest):
         self.assertNotIn("interrupted", self.states(), "the helper left the transaction interrupted")
         self.daemon = self.start_daemon(self.w, log="daemon2.log")
         self.serving()
-        self.assertIn('"state": "committed"', self.call_json("History"), "the new daemon's History lacks the transaction")
+        self.assertIn('"state": "committed"', self.call_json("History"),
+                      "the new daemon's History lacks the transaction")
         self.healthy_helper()
         self.assertIn('"changed": true', self.call_json("Reset"), "Reset through the new daemon failed")
         self.assertEqual(world(self.w), self.before, "Reset did not give back the world before")
@@ -198,8 +199,10 @@ class FaultsTest(DaemonTest):
         self.assert_keeps_running(self.daemon, 0.3, "the daemon exited with a change running")
         os.kill(helper, signal.SIGCONT)
         self.gone(helper, "the helper to finish")
-        self.assertEqual(self.wait_exit(client, "the caller's answer"), 0, f"the caller got no answer: {self.log('e.log')}")
+        self.assertEqual(self.wait_exit(client, "the caller's answer"), 0,
+                         f"the caller got no answer: {self.log('e.log')}")
         self.assertIn('"changed": true', self.log("e.log"), "the caller's answer is not the committed result")
-        self.assertEqual(self.wait_exit(self.daemon, "the daemon to exit after answering"), 0, "the daemon's exit status")
+        self.assertEqual(self.wait_exit(self.daemon, "the daemon to exit after answering"), 0,
+                         "the daemon's exit status")
         self.assertEqual(world(self.w), self.after, "the world is not the one after the change")
         self.daemon = self.start_daemon(self.w, log="daemon2.log")

@@ -47,7 +47,8 @@ class HostileTest(DaemonTest):
     def test_options_given_twice_are_refused(self):
         # An option given twice: the bus allows a repeated dict key; the daemon must not pick one
         # of them silently (check then no check would write).
-        for args in (("Set", "a{ss}a{sv}", "1", "amdgpu.noretry", "1", "2", "check", "b", "true", "check", "b", "false"),
+        for args in (("Set", "a{ss}a{sv}", "1", "amdgpu.noretry", "1", "2", "check", "b", "true", "check", "b",
+                      "false"),
                      ("Apply", "sa{sv}", "rdna2-consumer-compat", "2", "check", "b", "true", "check", "b", "false"),
                      ("Unset", "asa{sv}", "1", "amdgpu.noretry", "2", "check", "b", "true", "check", "b", "false"),
                      ("Apply", "sa{sv}", "rdna2-consumer-compat", "2", "with", "as", "0", "with", "as", "0")):

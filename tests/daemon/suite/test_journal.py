@@ -66,7 +66,8 @@ def in_namespace(test):
             raise unittest.SkipTest("cannot make a mount and pid namespace here")
         argv = ["unshare", "-m", "-p", "-f", "--mount-proc", "/usr/bin/python3",
                 os.path.join(os.path.dirname(os.path.abspath(__file__)), "run.py"),
-                "--rocmtuned", CONFIG["rocmtuned"], "--rocmtunectl", CONFIG["rocmtunectl"], "--helper", CONFIG["helper"],
+                "--rocmtuned", CONFIG["rocmtuned"], "--rocmtunectl", CONFIG["rocmtunectl"],
+                "--helper", CONFIG["helper"],
                 "--fault-helper", CONFIG["fault_helper"] or "", "--src", CONFIG["src"], self.id()]
         r = subprocess.run(argv, env=dict(os.environ, **{INSIDE: "1"}), stdin=subprocess.DEVNULL,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT - 10)
@@ -142,7 +143,8 @@ class JournalTest(DaemonTest):
             self.assertEqual(applied[0].get(name), want, f"applied: {name}")
 
     def world_files(self):
-        return subprocess.run("find . -path ./var/lib/rocmtune -prune -o -type f -print0 | sort -z | xargs -0 sha256sum",
+        return subprocess.run("find . -path ./var/lib/rocmtune -prune -o -type f -print0 | sort -z | "
+                              "xargs -0 sha256sum",
                               shell=True, cwd=self.w, capture_output=True, text=True, check=True).stdout
 
     @in_namespace

@@ -47,9 +47,12 @@ class LogTest(DaemonTest):
         sender, pid, explain_error, denied_error = r.stdout.split()
         log = self.log("daemon.log")
         who = f"from uid {pwd.getpwnam('nobody').pw_uid} pid {pid} \\({re.escape(sender)}\\)"
-        for what, regex in ((f"Explain's {explain_error}", f"^rocmtuned: Explain 'no.such_key' {who}: {re.escape(explain_error)}: "),
-                            (f"Apply's {denied_error}", f"^rocmtuned: Apply 'rdna2-consumer-compat' {who}: {re.escape(denied_error)}: "),
-                            ("Apply's NotFound", f"^rocmtuned: Apply 'no-such-profile' {who}: org\\.rocmtune1\\.Error\\.NotFound: ")):
+        for what, regex in ((f"Explain's {explain_error}",
+                             f"^rocmtuned: Explain 'no.such_key' {who}: {re.escape(explain_error)}: "),
+                            (f"Apply's {denied_error}",
+                             f"^rocmtuned: Apply 'rdna2-consumer-compat' {who}: {re.escape(denied_error)}: "),
+                            ("Apply's NotFound",
+                             f"^rocmtuned: Apply 'no-such-profile' {who}: org\\.rocmtune1\\.Error\\.NotFound: ")):
             n = len(re.findall(regex, log, re.M))
             self.assertEqual(n, 1, f"{what}: {n} lines match /{regex}/ in the daemon's log (one expected):\n{log}")
 

@@ -83,7 +83,8 @@ class ReadsTest(DaemonTest):
         self.daemon = self.start_daemon(self.w, prefix=self.as_uid(DAEMON_ID, []))
         self.manager().Apply(PROFILE, dbus.Dictionary({}, signature="sv"), timeout=120)
         st = os.stat(os.path.join(self.w, "var/lib/rocmtune/journal"))
-        self.assertEqual((oct(st.st_mode & 0o7777), st.st_uid, st.st_gid), (oct(0o750), 0, DAEMON_ID), "journal directory")
+        self.assertEqual((oct(st.st_mode & 0o7777), st.st_uid, st.st_gid), (oct(0o750), 0, DAEMON_ID),
+                         "journal directory")
         r = self.reader(["ls", os.path.join(self.w, "var/lib/rocmtune/journal")])
         self.assertNotEqual(r.returncode, 0, "the reader can list the journal: the test shows nothing")
 

@@ -37,8 +37,10 @@ class UnitsTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.work, True)
         # The units name installed paths; point them at the build so verify can check the command.
         paths = {"/usr/libexec/rocmtune/rocmtuned": CONFIG["rocmtuned"],
-                 "/usr/libexec/rocmtune/rocmtune-helper": CONFIG["helper"], "/usr/bin/rocmtunectl": CONFIG["rocmtunectl"]}
-        for unit in glob.glob(os.path.join(self.src, "systemd/*.service")) + glob.glob(os.path.join(self.src, "systemd/*.socket")):
+                 "/usr/libexec/rocmtune/rocmtune-helper": CONFIG["helper"],
+                 "/usr/bin/rocmtunectl": CONFIG["rocmtunectl"]}
+        for unit in glob.glob(os.path.join(self.src, "systemd/*.service")) + \
+                glob.glob(os.path.join(self.src, "systemd/*.socket")):
             text = read(unit)
             for installed, built in paths.items():
                 text = text.replace(installed, os.path.realpath(built))
@@ -97,11 +99,14 @@ class UnitsTest(unittest.TestCase):
         sysroot = os.path.join(self.work, "sysroot")
         os.makedirs(os.path.join(sysroot, "etc"))
         with open(os.path.join(self.src, "systemd/sysusers.d/rocmtune.conf")) as conf:
-            r = subprocess.run(["systemd-sysusers", f"--root={sysroot}", "-"], stdin=conf, capture_output=True, text=True)
+            r = subprocess.run(["systemd-sysusers", f"--root={sysroot}", "-"], stdin=conf, capture_output=True,
+                               text=True)
         self.assertEqual(r.returncode, 0, f"systemd-sysusers rejects systemd/sysusers.d/rocmtune.conf: {r.stderr}")
-        users = [line for line in read(os.path.join(sysroot, "etc/passwd")).splitlines() if line.startswith("rocmtune:")]
+        passwd = read(os.path.join(sysroot, "etc/passwd")).splitlines()
+        users = [line for line in passwd if line.startswith("rocmtune:")]
         self.assertTrue(users, "sysusers.d/rocmtune.conf makes no user rocmtune")
-        self.assertRegex(read(os.path.join(sysroot, "etc/group")), "(?m)^rocmtune:", "sysusers.d/rocmtune.conf makes no group rocmtune")
+        self.assertRegex(read(os.path.join(sysroot, "etc/group")), "(?m)^rocmtune:",
+                         "sysusers.d/rocmtune.conf makes no group rocmtune")
         user = users[0]
         self.assertTrue(user.endswith(":/:/usr/sbin/nologin"), f"user rocmtune has a home or a login shell: {user}")
         self.assertTrue(0 < int(user.split(":")[2]) < 1000, f"user rocmtune is not a system user: {user}")
@@ -113,9 +118,12 @@ class UnitsTest(unittest.TestCase):
             text = read(os.path.join(self.src, "systemd", unit))
             self.assertIn("DefaultDependencies=no", text.splitlines(), f"{unit} keeps the default dependencies")
             for before in ("systemd-udev-trigger.service", "systemd-modules-load.service"):
-                self.assertRegex(text, rf"(?m)^Before=.*\b{re.escape(before)}\b", f"{unit} is not ordered before {before}")
-            self.assertRegex(text, r"(?m)^After=.*systemd-remount-fs\.service", f"{unit} is not after systemd-remount-fs")
-            self.assertRegex(text, r"(?m)^RequiresMountsFor=.*/var/lib/rocmtune", f"{unit} does not wait for /var/lib/rocmtune")
+                self.assertRegex(text, rf"(?m)^Before=.*\b{re.escape(before)}\b",
+                                 f"{unit} is not ordered before {before}")
+            self.assertRegex(text, r"(?m)^After=.*systemd-remount-fs\.service",
+                             f"{unit} is not after systemd-remount-fs")
+            self.assertRegex(text, r"(?m)^RequiresMountsFor=.*/var/lib/rocmtune",
+                             f"{unit} does not wait for /var/lib/rocmtune")
         self.assertIn("ConditionKernelCommandLine=rocmtune.reset=1",
                       read(os.path.join(self.src, "systemd/rocmtune-reset.service")).splitlines(),
                       "rocmtune-reset.service does not depend on rocmtune.reset=1")
@@ -128,7 +136,8 @@ class UnitsTest(unittest.TestCase):
         # a rule with a wrong operator and a missing tag.
         rules = os.path.join(self.src, "udev/70-rocmtune.rules")
         self.assertTrue(os.path.isfile(rules), "udev/70-rocmtune.rules is missing")
-        if shutil.which("udevadm") and subprocess.run(["udevadm", "verify", "--help"], capture_output=True).returncode == 0:
+        if shutil.which("udevadm") and subprocess.run(["udevadm", "verify", "--help"],
+                                                      capture_output=True).returncode == 0:
             r = subprocess.run(["udevadm", "verify", "--no-summary", rules], capture_output=True, text=True)
             self.assertEqual(r.returncode, 0, f"udevadm verify: {r.stdout}{r.stderr}")
         else:
@@ -166,5 +175,6 @@ class UnitsTest(unittest.TestCase):
             d = {c.tag: c.text for c in a.find("defaults")}
             # force overrides rocmtune's own refusals: an admin's password every time, never kept.
             active = "auth_admin" if name == "org.rocmtune1.force" else "auth_admin_keep"
-            self.assertEqual(d, {"allow_any": "auth_admin", "allow_inactive": "auth_admin", "allow_active": active}, name)
+            self.assertEqual(d, {"allow_any": "auth_admin", "allow_inactive": "auth_admin", "allow_active": active},
+                             name)
             self.assertTrue(a.findtext("description") and a.findtext("message"), f"{name}: no description or message")
