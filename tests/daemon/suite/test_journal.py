@@ -73,7 +73,7 @@ def in_namespace(test):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT - 10)
         print(r.stdout)
         if r.returncode == 77:
-            reasons = [line.split(": ", 2)[-1] for line in r.stdout.splitlines() if line.startswith("SKIP: ")]
+            reasons = [line[len("SKIP: "):] for line in r.stdout.splitlines() if line.startswith("SKIP: ")]
             raise unittest.SkipTest(reasons[-1] if reasons else "skipped inside the namespace")
         self.assertEqual(r.returncode, 0, "the scenario failed inside its namespace (above)")
     return wrapper
