@@ -7,7 +7,8 @@
 #   tests/leftover_processes.sh NAME=VALUE          list them; exit 1 if there is one
 #   tests/leftover_processes.sh --kill NAME=VALUE   end them (SIGTERM, then SIGKILL after 2 s)
 # The mark: ROCMTUNE_TEST_RUN (set by `make check`, `make check-system` and `make asan` for the
-# whole ctest run) and ROCMTUNE_TEST_WORK (set by tests/daemon/bus_fixture.sh for one test).
+# whole ctest run) and ROCMTUNE_TEST_WORK (set for one test by tests/daemon/suite/fixture.py and
+# tests/daemon/bus_fixture.sh).
 # This script and its ancestors carry the mark too and are not counted. A process that is started
 # with an emptied environment (env -i; systemd-socket-activate keeps only TERM, PATH, USER and
 # HOME unless given -E) is not marked: pass the mark on (-E NAME) where a test starts one.

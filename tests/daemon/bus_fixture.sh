@@ -1,6 +1,8 @@
 # shellcheck shell=bash
-# Sourced by the daemon tests: a private system bus (a real dbus-daemon), optionally a real
-# polkitd on it, rocmtuned serving a world. Needs: DAEMON, SRC set; defines skip/fail, WORK, W.
+# Sourced by the shell tests that need the daemon on a bus (tests/integration/rocm_smi_*_test.sh,
+# tests/bench/time_bus.sh): a private system bus (a real dbus-daemon), optionally a real polkitd
+# on it, rocmtuned serving a world. Needs: DAEMON, SRC set; defines skip/fail, WORK, W. The daemon
+# tests themselves are Python (tests/daemon/suite/fixture.py does the same there).
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 command -v dbus-daemon >/dev/null || skip "dbus-daemon is not installed (package dbus)"

@@ -6,6 +6,8 @@
 #   contender  (root) a change that writes nothing, in a loop until stop: only Busy or
 #              "unchanged" may come back (and it makes the writer meet Busy).
 #   watcher    every file of the world, hashed again and again until stop (observed.json).
+# The contender and the watcher touch WORKDIR/ready.contender and ready.watcher after their first
+# round (the writer starts when every client is running).
 import hashlib
 import json
 import os
@@ -106,6 +108,8 @@ def contender():
         else:
             assert not name and json.loads(text)["changed"] is False, f"{name}: {text[:400]}"
             done += 1
+        if busy + done == 1:
+            open(os.path.join(WORK, "ready.contender"), "w").close()
         time.sleep(0.005)
     print(json.dumps({"contender_busy": busy, "contender_done": done}))
 
@@ -116,6 +120,8 @@ def watcher():
         for path, digest in files().items():
             seen.setdefault(path, set()).add(digest)
         rounds += 1
+        if rounds == 1:
+            open(os.path.join(WORK, "ready.watcher"), "w").close()
     json.dump({p: sorted(d) for p, d in seen.items()}, open(os.path.join(WORK, "observed.json"), "w"))
     print(json.dumps({"watcher_rounds": rounds}))
 

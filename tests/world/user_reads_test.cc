@@ -3,7 +3,7 @@
 // (uid 65534 here) cannot read. `profiles`, `show`, `doctor`, `status` and `snapshot` still
 // work for that user: the active profile is unknown (null, with a note), doctor and status say
 // so as info, never as an error, and the snapshot lists the journal as left out. (With the
-// daemon, the same user gets the journal's answers: tests/daemon/daemon_reads_test.sh.)
+// daemon, the same user gets the journal's answers: tests/daemon/suite/test_reads.py.)
 #include <sys/stat.h>
 #include <unistd.h>
 
