@@ -1,8 +1,10 @@
 # client.needed_libraries: the libraries a program loads at every start are its DT_NEEDED entries
-# (readelf -d). Those FORBIDDEN name are loaded by one verb only, with dlopen (issue 26 item 8:
-# libarchive for `snapshot --output`, core/snapshot/tar_gz.h), and must not come back into
-# PROGRAMS through a link; MODULE must still need each of them, so the code did not just vanish.
-#   cmake -DREADELF=... -DPROGRAMS=a;b -DMODULE=m.so -DFORBIDDEN=libarchive -P check_needed.cmake
+# (readelf -d). Those FORBIDDEN names are loaded with dlopen when one verb needs them (issue 26
+# item 8: libarchive for `snapshot --output` through MODULE, core/snapshot/tar_gz.h; libkmod for
+# a module's parameters, core/sys/module_info.cc) and must not come back into PROGRAMS through a
+# link. MODULE must need each of MODULE_NEEDS, so that code did not just vanish.
+#   cmake -DREADELF=... -DPROGRAMS=a;b -DFORBIDDEN=libarchive;libkmod -DMODULE=m.so -DMODULE_NEEDS=libarchive
+#         -P check_needed.cmake
 function(needed file out)
   execute_process(COMMAND ${READELF} -d ${file} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
@@ -34,9 +36,9 @@ foreach(program IN LISTS PROGRAMS)
 endforeach()
 needed(${MODULE} libs)
 message(STATUS "${MODULE}: ${libs}")
-foreach(forbidden IN LISTS FORBIDDEN)
-  if(NOT libs MATCHES "(^|;)${forbidden}\\.so")
-    list(APPEND bad "${MODULE} does not need ${forbidden}: where does that code live now?")
+foreach(want IN LISTS MODULE_NEEDS)
+  if(NOT libs MATCHES "(^|;)${want}\\.so")
+    list(APPEND bad "${MODULE} does not need ${want}: where does that code live now?")
   endif()
 endforeach()
 if(bad)
