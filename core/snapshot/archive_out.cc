@@ -162,9 +162,9 @@ Result<void> ArchiveOut::WriteTo(int fd) const {
   std::string module = ArchiveModulePath();
   Library lib(dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL));
   if (!lib) {
-    const char* why = dlerror();
+    const char* why = dlerror();  // names the module
     return Fail(ErrorCode::kIo,
-                fmt::format("{}: cannot write the archive without {} ({})", path_, module, why ? why : "cannot load"));
+                fmt::format("{}: cannot load the archive writer: {}", path_, why ? std::string(why) : module));
   }
   auto write = reinterpret_cast<WriteTarGzFn>(
       dlsym(lib.get(), kWriteTarGzSymbol));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
