@@ -23,7 +23,7 @@ def run_once(argv):
     try:
         actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
         start = time.perf_counter_ns()
-        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
         _, status = os.waitpid(pid, 0)
         elapsed = time.perf_counter_ns() - start
     finally:
