@@ -1,30 +1,41 @@
 #include "snapshot/archive_out.h"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "snapshot/tar_gz.h"
 
 namespace rocmtune::snapshot {
 namespace {
 
-struct ArchiveFree {
-  void operator()(archive* a) const { archive_write_free(a); }
+struct DlClose {
+  void operator()(void* handle) const { dlclose(handle); }
 };
-struct EntryFree {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
-using EntryPtr = std::unique_ptr<archive_entry, EntryFree>;
+using Library = std::unique_ptr<void, DlClose>;
+
+// The module's path is fixed when rocmtune is configured; a program running from the build tree
+// (the tests, rocmtunectl before `make install`) loads the build tree's module instead.
+std::string ArchiveModulePath() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  auto build = std::filesystem::path(ROCMTUNE_BUILD_DIR);
+  if (!ec && self.string().starts_with(build.string() + "/") && std::filesystem::exists(ROCMTUNE_BUILD_ARCHIVE_MODULE))
+    return ROCMTUNE_BUILD_ARCHIVE_MODULE;
+  return ROCMTUNE_INSTALLED_ARCHIVE_MODULE;
+}
 
 Error Errno(std::string_view what, int err = errno) {
   return Error{ErrorCode::kIo, err, fmt::format("{}: {}", what, std::strerror(err))};
@@ -138,48 +149,33 @@ Result<void> ArchiveOut::WriteTo(int fd) const {
       members.emplace(fmt::format("{}/{}", top_, rel.substr(0, slash)), &kDir);
     members.emplace(fmt::format("{}/{}", top_, rel), &e);
   }
-  ArchivePtr a(archive_write_new());
-  if (!a) return Fail(ErrorCode::kIo, "libarchive: out of memory");
-  auto check = [&](int rc) -> Result<void> {
-    if (rc == ARCHIVE_OK) return {};
-    const char* why = archive_error_string(a.get());
-    return Fail(ErrorCode::kIo, fmt::format("{}: {}", path_, why ? why : "libarchive failed"));
-  };
-  // pax_restricted: plain ustar headers unless a path is too long for them (sysfs paths are).
-  // gzip without a timestamp in its header: the same snapshot gives the same bytes.
-  if (auto r = check(archive_write_add_filter_gzip(a.get())); !r) return r;
-  if (auto r = check(archive_write_set_format_pax_restricted(a.get())); !r) return r;
-  if (auto r = check(archive_write_set_options(a.get(), "gzip:!timestamp")); !r) return r;
-  if (auto r = check(archive_write_open_fd(a.get(), fd)); !r) return r;
+  std::vector<TarMember> tar;
+  tar.reserve(members.size());
   for (const auto& [path, e] : members) {
-    EntryPtr entry(archive_entry_new());
-    if (!entry) return Fail(ErrorCode::kIo, "libarchive: out of memory");
-    archive_entry_set_pathname(entry.get(), path.c_str());
-    archive_entry_set_mtime(entry.get(), e->kind == Kind::kDirectory ? newest : e->mtime, 0);
-    archive_entry_set_uid(entry.get(), 0);
-    archive_entry_set_gid(entry.get(), 0);
-    switch (e->kind) {
-      case Kind::kDirectory:
-        archive_entry_set_filetype(entry.get(), AE_IFDIR);
-        archive_entry_set_perm(entry.get(), e->mode);
-        break;
-      case Kind::kFile:
-        archive_entry_set_filetype(entry.get(), AE_IFREG);
-        archive_entry_set_perm(entry.get(), e->mode);
-        archive_entry_set_size(entry.get(), static_cast<la_int64_t>(e->data.size()));
-        break;
-      case Kind::kSymlink:
-        archive_entry_set_filetype(entry.get(), AE_IFLNK);
-        archive_entry_set_perm(entry.get(), e->mode);
-        archive_entry_set_symlink(entry.get(), e->data.c_str());
-        break;
-    }
-    if (auto r = check(archive_write_header(a.get(), entry.get())); !r) return r;
-    if (e->kind == Kind::kFile && !e->data.empty() &&
-        archive_write_data(a.get(), e->data.data(), e->data.size()) != static_cast<la_ssize_t>(e->data.size()))
-      return check(ARCHIVE_FATAL);
+    TarKind kind = e->kind == Kind::kDirectory ? TarKind::kDirectory
+                   : e->kind == Kind::kFile    ? TarKind::kFile
+                                               : TarKind::kSymlink;
+    tar.push_back({path.c_str(), kind, e->data.c_str(), e->data.size(), e->kind == Kind::kDirectory ? newest : e->mtime,
+                   e->mode});
   }
-  return check(archive_write_close(a.get()));
+  // libarchive only now (snapshot/tar_gz.h): every other command starts without it.
+  std::string module = ArchiveModulePath();
+  Library lib(dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!lib) {
+    const char* why = dlerror();  // names the module
+    return Fail(ErrorCode::kIo,
+                fmt::format("{}: cannot load the archive writer: {}", path_, why ? std::string(why) : module));
+  }
+  auto write = reinterpret_cast<WriteTarGzFn>(
+      dlsym(lib.get(), kWriteTarGzSymbol));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  if (!write) return Fail(ErrorCode::kIo, fmt::format("{}: {} has no {}", path_, module, kWriteTarGzSymbol));
+  std::array<char, 512> why{};
+  switch (write(fd, tar.data(), tar.size(), why.data(), why.size())) {
+    case TarStatus::kOk: return {};
+    case TarStatus::kNoMemory: return Fail(ErrorCode::kIo, "libarchive: out of memory");
+    case TarStatus::kFailed: break;
+  }
+  return Fail(ErrorCode::kIo, fmt::format("{}: {}", path_, why.data()));
 }
 
 Result<void> ArchiveOut::Finish() {

@@ -1,5 +1,6 @@
 #include "sys/module_info.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 
 #include <memory>
@@ -15,9 +16,69 @@ namespace {
 
 constexpr size_t kMaxModulesDep = 16 << 20;  // real ones are well under 1 MiB
 
-using KmodCtx = std::unique_ptr<kmod_ctx, FreeWith<kmod_unref>>;
-using KmodModule = std::unique_ptr<kmod_module, FreeWith<kmod_module_unref>>;
-using KmodInfo = std::unique_ptr<kmod_list, FreeWith<kmod_module_info_free_list>>;
+// libkmod is loaded when a module's parameters are first asked (planning a module option), not
+// by every program start: it loads libcrypto, which cost rocmtunectl about 1.5 ms of CPU in each
+// process, `status` over the bus included (issue 26 item 8, BENCHMARKS.md "Over the bus").
+// The types and signatures come from <libkmod.h>; soname 2 is libkmod's since kmod 1 (2011).
+constexpr const char* kLibkmod = "libkmod.so.2";
+
+struct Kmod {
+  decltype(&kmod_new) new_ctx = nullptr;
+  decltype(&kmod_unref) unref = nullptr;
+  decltype(&kmod_module_new_from_path) module_new_from_path = nullptr;
+  decltype(&kmod_module_unref) module_unref = nullptr;
+  decltype(&kmod_module_get_info) module_get_info = nullptr;
+  decltype(&kmod_module_info_free_list) module_info_free_list = nullptr;
+  decltype(&kmod_list_next) list_next = nullptr;
+  decltype(&kmod_module_info_get_key) module_info_get_key = nullptr;
+  decltype(&kmod_module_info_get_value) module_info_get_value = nullptr;
+  std::string error;  // why libkmod cannot be used ("" when every function was found)
+};
+
+template <typename F>
+void Resolve(void* lib, const char* name, F& out, std::string& error) {
+  out = reinterpret_cast<F>(dlsym(lib, name));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+  if (!out && error.empty()) error = fmt::format("{} has no {}", kLibkmod, name);
+}
+
+// Loaded once and kept for the process (never dlclose'd: the functions stay valid).
+Kmod LoadKmod() {
+  Kmod k;
+  void* lib = dlopen(kLibkmod, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = dlerror();
+    k.error = fmt::format("libkmod is not installed ({}: {})", kLibkmod, why ? why : "cannot load");
+    return k;
+  }
+  Resolve(lib, "kmod_new", k.new_ctx, k.error);
+  Resolve(lib, "kmod_unref", k.unref, k.error);
+  Resolve(lib, "kmod_module_new_from_path", k.module_new_from_path, k.error);
+  Resolve(lib, "kmod_module_unref", k.module_unref, k.error);
+  Resolve(lib, "kmod_module_get_info", k.module_get_info, k.error);
+  Resolve(lib, "kmod_module_info_free_list", k.module_info_free_list, k.error);
+  Resolve(lib, "kmod_list_next", k.list_next, k.error);
+  Resolve(lib, "kmod_module_info_get_key", k.module_info_get_key, k.error);
+  Resolve(lib, "kmod_module_info_get_value", k.module_info_get_value, k.error);
+  return k;
+}
+
+const Kmod& Libkmod() {
+  static const Kmod kmod = LoadKmod();
+  return kmod;
+}
+
+struct CtxFree {
+  void operator()(kmod_ctx* c) const { Libkmod().unref(c); }
+};
+struct ModuleFree {
+  void operator()(kmod_module* m) const { Libkmod().module_unref(m); }
+};
+struct InfoFree {
+  void operator()(kmod_list* l) const { Libkmod().module_info_free_list(l); }
+};
+using KmodCtx = std::unique_ptr<kmod_ctx, CtxFree>;
+using KmodModule = std::unique_ptr<kmod_module, ModuleFree>;
+using KmodInfo = std::unique_ptr<kmod_list, InfoFree>;
 
 // "kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst" names module "amdgpu" (libkmod: '-' == '_').
 bool NamesModule(std::string_view path, std::string_view module) {
@@ -54,24 +115,26 @@ Result<ModuleParams> InstalledModuleParams(const Root& root, std::string_view re
   auto fd = root.Open(file, O_RDONLY | O_CLOEXEC);
   if (!fd) return tl::unexpected(fd.error());
 
+  const Kmod& kmod = Libkmod();
+  if (!kmod.error.empty()) return Fail(ErrorCode::kIo, kmod.error);
   // No configuration of the host: only the module file is read.
   const char* no_config[] = {nullptr};
-  KmodCtx ctx(kmod_new(nullptr, no_config));
+  KmodCtx ctx(kmod.new_ctx(nullptr, no_config));
   if (!ctx) return Fail(ErrorCode::kIo, "libkmod: kmod_new failed");
   kmod_module* raw = nullptr;
   std::string proc = fmt::format("/proc/self/fd/{}", fd->get());
-  if (int err = kmod_module_new_from_path(ctx.get(), proc.c_str(), &raw); err < 0 || !raw)
+  if (int err = kmod.module_new_from_path(ctx.get(), proc.c_str(), &raw); err < 0 || !raw)
     return Fail(ErrorCode::kIo, fmt::format("libkmod cannot open {}: error {}", root.Display(file), -err));
   KmodModule mod(raw);
   kmod_list* list = nullptr;
-  if (int n = kmod_module_get_info(mod.get(), &list); n < 0)
+  if (int n = kmod.module_get_info(mod.get(), &list); n < 0)
     return Fail(ErrorCode::kInvalidData,
                 fmt::format("libkmod cannot read the modinfo of {}: error {}", root.Display(file), -n));
   KmodInfo info(list);
   ModuleParams out{file, {}};
-  for (kmod_list* e = list; e; e = kmod_list_next(list, e)) {
-    std::string_view key = kmod_module_info_get_key(e);
-    const char* value = kmod_module_info_get_value(e);
+  for (kmod_list* e = list; e; e = kmod.list_next(list, e)) {
+    std::string_view key = kmod.module_info_get_key(e);
+    const char* value = kmod.module_info_get_value(e);
     if ((key != "parm" && key != "parmtype") || !value) continue;
     std::string_view v = value;
     out.names.insert(std::string(v.substr(0, v.find(':'))));

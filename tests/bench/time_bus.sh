@@ -5,16 +5,21 @@
 #   - `busctl call ... Describe` and `rocmtunectl status --json` over the bus, and the local path
 #     (`--root WORLD`) for comparison, on phoenix (1 APU) and mi300x-cpx (63 partitions);
 #   - the idle daemon's RSS and CPU time over IDLE seconds;
-#   - apply + reset of a profile through the daemon and the helper socket vs the local path.
-# Needs root (only root may own org.rocmtune1), dbus-daemon, busctl, hyperfine (or a bash loop).
+#   - apply + reset of a profile through the daemon and the helper socket vs the local path;
+#   - first, the ratios issue 26 item 8 sets (status over the bus <= 1.15x the floor): PAIRS
+#     alternated pairs (tests/bench/pairs.py) of the floor and `rocmtunectl status --json` over
+#     the bus, and of `busctl --version` and `rocmtunectl --version` (process start alone), the
+#     median of the pairs' ratios. The machine's load average is printed before and after.
+# Needs root (only root may own org.rocmtune1), dbus-daemon, busctl, hyperfine.
 #   tests/bench/time_bus.sh          # from the repository root, after `make`
 #   RUNS=100 IDLE=10 tests/bench/time_bus.sh
+#   PAIRS_ONLY=1 BUILD_DIR=/path/to/other/build tests/bench/time_bus.sh   # the ratios only
 set -u
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${BUILD_DIR:-build}"
 case "$build" in /*) ;; *) build="$SRC/$build" ;; esac
 CTL=$build/client/rocmtunectl DAEMON=$build/daemon/rocmtuned HELPER=$build/helper/rocmtune-helper
-RUNS=${RUNS:-50} IDLE=${IDLE:-5}
+RUNS=${RUNS:-50} IDLE=${IDLE:-5} PAIRS=${PAIRS:-30}
 . "$SRC/tests/daemon/bus_fixture.sh"
 command -v hyperfine >/dev/null || skip "hyperfine is needed (apt-get install hyperfine)"
 start_bus
@@ -29,10 +34,16 @@ for r in json.load(open(sys.argv[1]))["results"]:
     print("| %s | %.2f | %.2f | %.2f |" % (r["command"], r["median"]*1000, r["mean"]*1000, r["min"]*1000))' "$json"
 }
 
-echo "machine: $(nproc) CPU(s), kernel $(uname -r); runs: $RUNS per command"
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+busctl_bin=$(command -v busctl)
+PING=("$busctl_bin" --system call org.rocmtune1 /org/rocmtune1 org.freedesktop.DBus.Peer Ping)
+
+echo "machine: $(nproc) CPU(s), kernel $(uname -r); $CTL"
 echo
-echo "| command | median ms | mean ms | min ms |"
-echo "|---|---:|---:|---:|"
+echo "load average before: $(loadavg)"
+echo
+echo "| B / A | pairs | A median ms | B median ms | A min ms | B min ms | median of B/A | B/A of medians |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for world in phoenix mi300x-cpx; do
   W=$WORK/$world
   cp -a "$SRC/tests/worlds/$world" "$W"
@@ -41,7 +52,31 @@ for world in phoenix mi300x-cpx; do
   PIDS+=("$DPID")
   wait_name present || fail "rocmtuned did not start"
   "$CTL" status --json >/dev/null || fail "status over the bus failed"
-  busctl_bin=$(command -v busctl)
+  "$SRC/tests/bench/pairs.py" "$PAIRS" 5 "floor ($world)" "status --json over the bus" -- "${PING[@]}" \
+    -- "$CTL" status --json || fail "pairs.py failed"
+  if [ "$world" = phoenix ]; then
+    "$SRC/tests/bench/pairs.py" "$PAIRS" 5 "busctl --version" "rocmtunectl --version" -- "$busctl_bin" --version \
+      -- "$CTL" --version || fail "pairs.py failed"
+  fi
+  kill "$DPID"; wait "$DPID" 2>/dev/null
+  wait_name absent
+done
+echo
+echo "load average after: $(loadavg)"
+[ -n "${PAIRS_ONLY:-}" ] && exit 0
+
+echo
+echo "runs: $RUNS per command"
+echo
+echo "| command | median ms | mean ms | min ms |"
+echo "|---|---:|---:|---:|"
+for world in phoenix mi300x-cpx; do
+  W=$WORK/$world
+  "$DAEMON" --root "$W" --idle-timeout 0 >"$WORK/daemon.log" 2>&1 &
+  DPID=$!
+  PIDS+=("$DPID")
+  wait_name present || fail "rocmtuned did not start"
+  "$CTL" status --json >/dev/null || fail "status over the bus failed"
   time_cmds "busctl call Peer.Ping (floor, $world)" "$busctl_bin --system call org.rocmtune1 /org/rocmtune1 org.freedesktop.DBus.Peer Ping" \
     "busctl call Describe ($world)" "$busctl_bin --system call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Describe" \
     "rocmtunectl status --json over the bus ($world)" "$CTL status --json" \

@@ -34,7 +34,7 @@ if [ "${4:-}" != --inner ]; then
   # The root holds the runtime libraries of the package's binaries (its Depends are checked by
   # dpkg -i itself: nothing is fetched).
   cached_root "$CACHE" "$WORK/content/usr/bin/rocmtunectl" "$WORK/content/usr/libexec/rocmtune/rocmtune-helper" \
-    "$WORK/content/usr/libexec/rocmtune/rocmtuned"
+    "$WORK/content/usr/libexec/rocmtune/rocmtuned" "$WORK/content/usr/libexec/rocmtune/rocmtune-archive.so"
   export DEB WORK ROOT
   unshare -m -p -f --propagation private "$0" "$SRC" "$BUILD" "$CACHE" --inner
   exit $?
@@ -156,6 +156,7 @@ reference=$(tree)
 install_deb "$DEB"
 echo "ok ($SECONDS s): dpkg -i with no network, no systemd and no bus"
 for f in /usr/bin/rocmtunectl /usr/libexec/rocmtune/rocmtune-helper /usr/libexec/rocmtune/rocmtuned \
+    /usr/libexec/rocmtune/rocmtune-archive.so \
     /lib/systemd/system/rocmtuned.service /lib/systemd/system/rocmtune-helper.socket \
     /lib/systemd/system/rocmtune-helper@.service /lib/systemd/system/rocmtune-apply@.service \
     /lib/udev/rules.d/70-rocmtune.rules /usr/lib/systemd/catalog/rocmtune.catalog \
@@ -188,6 +189,13 @@ grep -q "iommu=pt" "$R/etc/default/grub.d/zz-rocmtune.cfg" || fail "no iommu=pt 
 grep -q "HSA_ENABLE_SDMA=0" "$R/etc/environment.d/90-rocmtune.conf" || fail "no HSA_ENABLE_SDMA in environment.d"
 grep -q "iommu=pt" "$R/boot/grub/grub.cfg" || fail "update-grub did not put iommu=pt in grub.cfg"
 echo "ok ($SECONDS s): apply fleet wrote modprobe.d, the GRUB drop-in (grub.cfg regenerated) and the environment"
+# snapshot --output loads libarchive through the installed module, at the path fixed when the
+# package was configured (core/snapshot/tar_gz.h); the archive is removed again at once.
+in_root rocmtunectl snapshot --output /tmp/rocmtune-package-test.tar.gz >"$WORK/snapshot.log" 2>&1 ||
+  { cat "$WORK/snapshot.log"; fail "rocmtunectl snapshot --output (the installed rocmtune-archive.so)"; }
+[ -s "$R/tmp/rocmtune-package-test.tar.gz" ] || fail "snapshot --output wrote no archive"
+rm -f "$R/tmp/rocmtune-package-test.tar.gz"
+echo "ok ($SECONDS s): snapshot --output wrote its archive with the installed rocmtune-archive.so"
 applied=$(settings)
 history_before=$(in_root rocmtunectl history --json)
 # The journal is root's and readable by group rocmtune only, so the daemon (user rocmtune) reads it.

@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Times two commands in alternated pairs, for ratios on a shared, loaded machine.
+
+usage: pairs.py PAIRS WARMUP NAME_A NAME_B -- CMD_A... -- CMD_B...
+
+Each pair runs A and B back to back (A first in even pairs, B first in odd ones, so neither
+always finds the caches the other warmed), after WARMUP unrecorded pairs. A run is the wall time
+from posix_spawn to waitpid, stdout and stderr to /dev/null, like hyperfine -N: no shell. Load
+from other processes then hits both commands of a pair alike, and the ratio of each pair is
+steadier than the ratio of two separate series. Prints one markdown row: the medians and minimums
+of A and B, the median of the pairs' ratios B/A, and the ratio of the medians. A command that
+fails stops the run (exit 1).
+"""
+
+import os
+import statistics
+import sys
+import time
+
+
+def run_once(argv):
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
+        start = time.perf_counter_ns()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+        _, status = os.waitpid(pid, 0)
+        elapsed = time.perf_counter_ns() - start
+    finally:
+        os.close(devnull)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"pairs.py: {' '.join(argv)} failed ({os.waitstatus_to_exitcode(status)})")
+    return elapsed / 1e6  # ms
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) < 7 or args[4] != "--" or "--" not in args[5:]:
+        sys.exit(__doc__)
+    pairs, warmup, name_a, name_b = int(args[0]), int(args[1]), args[2], args[3]
+    split = args.index("--", 5)
+    cmd_a, cmd_b = args[5:split], args[split + 1:]
+    a_times, b_times = [], []
+    for i in range(warmup + pairs):
+        if i % 2 == 0:
+            a, b = run_once(cmd_a), run_once(cmd_b)
+        else:
+            b, a = run_once(cmd_b), run_once(cmd_a)
+        if i >= warmup:
+            a_times.append(a)
+            b_times.append(b)
+    ratios = [b / a for a, b in zip(a_times, b_times)]
+    med_a, med_b = statistics.median(a_times), statistics.median(b_times)
+    print(f"| {name_b} / {name_a} | {pairs} | {med_a:.2f} | {med_b:.2f} | {min(a_times):.2f} | {min(b_times):.2f} "
+          f"| **{statistics.median(ratios):.2f}** | {med_b / med_a:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+# client.needed_libraries: the libraries a program loads at every start are its DT_NEEDED entries
+# (readelf -d). Those FORBIDDEN names are loaded with dlopen when one verb needs them (issue 26
+# item 8: libarchive for `snapshot --output` through MODULE, core/snapshot/tar_gz.h; libkmod for
+# a module's parameters, core/sys/module_info.cc) and must not come back into PROGRAMS through a
+# link. MODULE must need each of MODULE_NEEDS, so that code did not just vanish.
+#   cmake -DREADELF=... -DPROGRAMS=a;b -DFORBIDDEN=libarchive;libkmod -DMODULE=m.so -DMODULE_NEEDS=libarchive
+#         -P check_needed.cmake
+function(needed file out)
+  execute_process(COMMAND ${READELF} -d ${file} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${READELF} -d ${file} failed (${rc})")
+  endif()
+  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[[^]\n]+\\]" lines "${dyn}")
+  set(libs "")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE ".*\\[([^]]+)\\]" "\\1" lib "${line}")
+    list(APPEND libs ${lib})
+  endforeach()
+  set(${out} "${libs}" PARENT_SCOPE)
+endfunction()
+
+set(bad "")
+foreach(program IN LISTS PROGRAMS)
+  needed(${program} libs)
+  if(NOT libs)
+    message(FATAL_ERROR "${program}: readelf shows no NEEDED entry; not a dynamic program?")
+  endif()
+  message(STATUS "${program}: ${libs}")
+  foreach(lib IN LISTS libs)
+    foreach(forbidden IN LISTS FORBIDDEN)
+      if(lib MATCHES "^${forbidden}\\.so")
+        list(APPEND bad "${program} needs ${lib}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+needed(${MODULE} libs)
+message(STATUS "${MODULE}: ${libs}")
+foreach(want IN LISTS MODULE_NEEDS)
+  if(NOT libs MATCHES "(^|;)${want}\\.so")
+    list(APPEND bad "${MODULE} does not need ${want}: where does that code live now?")
+  endif()
+endforeach()
+if(bad)
+  list(JOIN bad "\n  " text)
+  message(FATAL_ERROR "loaded at every start, but only one verb needs it:\n  ${text}")
+endif()
