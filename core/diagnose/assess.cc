@@ -134,9 +134,10 @@ bool IsRisk(const knowledge::KnownIssue& issue) { return !issue.when.log_only ||
 void AssessKnownIssues(const sys::Root& root, const AssessOptions& options, Assessment& a) {
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
   std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
+  const IssueInputs machine = MachineWideInputs(root, a.inventory, options.caller_env);
   for (const detect::Gpu& gpu : a.inventory.gpus) {
     if (gpu.id.empty()) continue;
-    IssueInputs inputs = MachineInputs(root, a.inventory, gpu, options.caller_env);
+    IssueInputs inputs = GpuInputs(root, machine, gpu);
     for (const IssueMatch& m : EvaluateKnownRisks(issues, gpu, inputs)) {
       if (!IsRisk(*m.issue)) continue;
       a.findings.push_back(IssueFinding(m));

@@ -122,8 +122,8 @@ std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues,
   return out;
 }
 
-IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu,
-                          const std::vector<knobs::EnvSetting>& caller_env) {
+IssueInputs MachineWideInputs(const sys::Root& root, const detect::Inventory& inventory,
+                              const std::vector<knobs::EnvSetting>& caller_env) {
   IssueInputs in;
   in.rocm_version = inventory.system.rocm_version;
   in.kernel = inventory.system.kernel;
@@ -135,8 +135,18 @@ IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& invent
       if (s.value) in.env[s.name] = *s.value;
   for (const knobs::EnvSetting& s : caller_env)
     if (s.value) in.env[s.name] = *s.value;
+  return in;
+}
+
+IssueInputs GpuInputs(const sys::Root& root, const IssueInputs& machine, const detect::Gpu& gpu) {
+  IssueInputs in = machine;
   AddFacts(root, gpu, in);
   return in;
+}
+
+IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu,
+                          const std::vector<knobs::EnvSetting>& caller_env) {
+  return GpuInputs(root, MachineWideInputs(root, inventory, caller_env), gpu);
 }
 
 }  // namespace rocmtune::diagnose

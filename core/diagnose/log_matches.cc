@@ -149,8 +149,9 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
 
   std::vector<IssueMatch> matches;
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
+  const IssueInputs machine = MachineWideInputs(root, inventory, caller_env);
   for (const detect::Gpu& gpu : scope)
-    for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, MachineInputs(root, inventory, gpu, caller_env), log))
+    for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, GpuInputs(root, machine, gpu), log))
       matches.push_back(std::move(m));
   RankLogMatches(matches);
 
