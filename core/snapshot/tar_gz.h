@@ -1,7 +1,7 @@
 // The tar.gz writer behind ArchiveOut, in a module of its own (rocmtune-archive.so) that
 // ArchiveOut loads with dlopen only when an archive is written: libarchive and what it loads
 // (libxml2, ICU, libcrypto, nettle, acl, bz2, zlib) are then not among the libraries every
-// rocmtunectl and rocmtuned start loads (issue 26 item 8; ctest `client.needed_libraries` checks it).
+// rocmtunectl and rocmtuned start loads (ctest `client.needed_libraries` checks it).
 // Both sides are built together from this header, so the interface is plain C data.
 #pragma once
 

@@ -18,7 +18,7 @@ constexpr size_t kMaxModulesDep = 16 << 20;  // real ones are well under 1 MiB
 
 // libkmod is loaded when a module's parameters are first asked (planning a module option), not
 // by every program start: it loads libcrypto, which cost rocmtunectl about 1.5 ms of CPU in each
-// process, `status` over the bus included (issue 26 item 8, BENCHMARKS.md "Over the bus").
+// process, `status` over the bus included (BENCHMARKS.md "Over the bus").
 // The types and signatures come from <libkmod.h>; soname 2 is libkmod's since kmod 1 (2011).
 constexpr const char* kLibkmod = "libkmod.so.2";
 

@@ -6,7 +6,7 @@
 #     (`--root WORLD`) for comparison, on phoenix (1 APU) and mi300x-cpx (63 partitions);
 #   - the idle daemon's RSS and CPU time over IDLE seconds;
 #   - apply + reset of a profile through the daemon and the helper socket vs the local path;
-#   - first, the ratios issue 26 item 8 sets (status over the bus <= 1.15x the floor): PAIRS
+#   - first, the ratios BENCHMARKS.md reports (status over the bus <= 1.15x the floor): PAIRS
 #     alternated pairs (tests/bench/pairs.py) of the floor and `rocmtunectl status --json` over
 #     the bus, and of `busctl --version` and `rocmtunectl --version` (process start alone), the
 #     median of the pairs' ratios. The machine's load average is printed before and after.

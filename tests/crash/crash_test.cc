@@ -1,4 +1,4 @@
-// Issue #4 item 5: rocmtune-helper killed (SIGKILL) before every step of an apply and of a
+// rocmtune-helper killed (SIGKILL) before every step of an apply and of a
 // revert, then recovered; and every step failing with ENOSPC, EIO, EROFS and EACCES. Each
 // scenario prints one summary line; the process prints the total when it ends.
 #include <chrono>
@@ -236,7 +236,7 @@ TEST_F(CrashTest, RevertAdminLinesRx5700xt) {
   Run(AdminLines(true, Steps({kJournalSteps, kWriteSteps}, {"unlink", "rmdir"})));
 }
 
-// An admin's modprobe.d `options` line commented out in place (issue 25 item 3, module options).
+// An admin's modprobe.d `options` line commented out in place (module options).
 TEST_F(CrashTest, AdminModprobeLineRx5700xt) { Run(AdminModprobeLine(false, Steps({kJournalSteps, kWriteSteps}))); }
 
 // The admin's modprobe.d line put back byte for byte.

@@ -1,4 +1,4 @@
-// The errors of issue #4 item 5 made for real, without injection: a directory the helper may
+// The errors the crash suite injects, made for real, without injection: a directory the helper may
 // not write (EACCES, as uid 65534), a read-only /etc (EROFS, a read-only bind mount) and a full
 // file system (ENOSPC, a small tmpfs). Each must end in a failed result that names the errno
 // and the path, the tree as before, and a journal with nothing incomplete. The mounts are made

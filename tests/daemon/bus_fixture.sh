@@ -72,7 +72,7 @@ start_bus() {
   for _ in $(seq 100); do [ -S "$WORK/bus.sock" ] && break; sleep 0.05; done
   [ -S "$WORK/bus.sock" ] || fail "the private bus did not start: $(cat "$WORK/bus.log")"
   # The pid the test ends is the bus itself, not a shell in between (which, killed, left the bus
-  # running after the test: issue 26 item 4).
+  # running after the test).
   [ "$(cat "/proc/$BUS_PID/comm" 2>/dev/null)" = dbus-daemon ] ||
     fail "the bus's recorded pid $BUS_PID is $(cat "/proc/$BUS_PID/comm" 2>/dev/null), not dbus-daemon"
   chmod 666 "$WORK/bus.sock"

@@ -1,6 +1,6 @@
 # client.needed_libraries: the libraries a program loads at every start are its DT_NEEDED entries
-# (readelf -d). Those FORBIDDEN names are loaded with dlopen when one verb needs them (issue 26
-# item 8: libarchive for `snapshot --output` through MODULE, core/snapshot/tar_gz.h; libkmod for
+# (readelf -d). Those FORBIDDEN names are loaded with dlopen when one verb needs them
+# (libarchive for `snapshot --output` through MODULE, core/snapshot/tar_gz.h; libkmod for
 # a module's parameters, core/sys/module_info.cc) and must not come back into PROGRAMS through a
 # link. MODULE must need each of MODULE_NEEDS, so that code did not just vanish.
 #   cmake -DREADELF=... -DPROGRAMS=a;b -DFORBIDDEN=libarchive;libkmod -DMODULE=m.so -DMODULE_NEEDS=libarchive

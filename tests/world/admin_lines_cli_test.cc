@@ -129,7 +129,7 @@ TEST(AdminLinesRefused, ACommandLineKeyIsNotEditedAndTheCallerIsTold) {
   EXPECT_THAT(r.out, HasSubstr("--admin-lines comments out env.* and modprobe.d lines only"));
 }
 
-// An admin's modprobe.d `options` line (issue 25 item 3, module options): `unset amdgpu.P
+// An admin's modprobe.d `options` line (module options): `unset amdgpu.P
 // --admin-lines` comments out the line that sets P alone; revert and reset put it back.
 constexpr const char* kModprobeFile = "etc/modprobe.d/amdgpu-folk.conf";
 constexpr const char* kModprobe = "# from a forum\noptions amdgpu mtype_local=1\r\noptions amdgpu noretry=0";

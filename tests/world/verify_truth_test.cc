@@ -1,4 +1,4 @@
-// `verify` is never falsely green (issue #13): a regeneration not run, a module option the kernel
+// `verify` is never falsely green: a regeneration not run, a module option the kernel
 // command line overrides, an interrupted transaction and a temporary a cut-short write left are
 // each a difference (exit 6), and the journal's own states are never called drift.
 #include <chrono>

@@ -1,4 +1,4 @@
-# The daemon logs (issue 26 item 3): every call it answers with an error is logged once, at the
+# The daemon logs: every call it answers with an error is logged once, at the
 # edge, naming the caller (uid, pid, unique name) and the request (method, key argument), so
 # that the client's hint "see `journalctl -u rocmtuned`" shows something. Outside systemd the
 # log is the daemon's stderr, as here (WORK/daemon.log); under the unit, journald's fields.

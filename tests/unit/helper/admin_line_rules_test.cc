@@ -141,7 +141,7 @@ TEST_F(AdminLineTest, SymlinksAndOtherOwnersAreRefused) {
                 {"owned by another user", {}, rule::kAdminLineFile});
 }
 
-// An admin's modprobe.d `options` line (issue 25 item 3, module options): one option of amdgpu,
+// An admin's modprobe.d `options` line (module options): one option of amdgpu,
 // ttm or amdttm alone on its line is commented out with the list mark and put back; a line that
 // sets more, reaches into other lines (a backslash, an unclosed quote) or is another module's
 // is refused, and so is a package's directory.
