@@ -1,7 +1,6 @@
 #include "knowledge/catalog.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <limits>
 #include <set>
@@ -11,13 +10,14 @@
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
+#include "util/enum_names.h"
 #include "util/suggest.h"
 #include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
 namespace {
 
-constexpr std::array<std::pair<ParamType, std::string_view>, 9> kTypeNames{{
+constexpr EnumNames<ParamType, 9> kTypeNames{{
     {ParamType::kInt, "int"},
     {ParamType::kUint, "uint"},
     {ParamType::kUlong, "ulong"},
@@ -28,6 +28,7 @@ constexpr std::array<std::pair<ParamType, std::string_view>, 9> kTypeNames{{
     {ParamType::kCharp, "charp"},
     {ParamType::kString, "string"},
 }};
+static_assert(Distinct(kTypeNames));
 
 constexpr TomlKey kTopKeys[] = {{"param", TomlType::kTableArray}};
 // Every key a [[param]] may have: a misspelt key is an error, not a silently missing fact.
@@ -127,17 +128,9 @@ std::string Squash(std::string_view s) {
 
 }  // namespace
 
-std::optional<ParamType> ParseParamType(std::string_view name) {
-  for (const auto& [type, text] : kTypeNames)
-    if (text == name) return type;
-  return std::nullopt;
-}
+std::optional<ParamType> ParseParamType(std::string_view name) { return ParseName(kTypeNames, name); }
 
-std::string_view ParamTypeName(ParamType type) {
-  for (const auto& [t, text] : kTypeNames)
-    if (t == type) return text;
-  return "?";
-}
+std::string_view ParamTypeName(ParamType type) { return NameOf(kTypeNames, type, "?"); }
 
 Result<Catalog> Catalog::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);

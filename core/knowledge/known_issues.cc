@@ -9,6 +9,7 @@
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
+#include "util/enum_names.h"
 #include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
@@ -40,14 +41,15 @@ constexpr TomlKey kIssueKeys[] = {
     {"sources", TomlType::kStringArray},
     {"supersedes", TomlType::kStringArray},
 };
-constexpr std::pair<std::string_view, Outcome> kOutcomes[] = {{"crash", Outcome::kCrash},
-                                                              {"no-gpu", Outcome::kNoGpu},
-                                                              {"limits", Outcome::kLimits},
-                                                              {"explains", Outcome::kExplains}};
-constexpr std::pair<std::string_view, IssueSeverity> kSeverities[] = {
-    {"info", IssueSeverity::kInfo}, {"warning", IssueSeverity::kWarning}, {"error", IssueSeverity::kError}};
-constexpr std::pair<std::string_view, Confidence> kConfidences[] = {
-    {"high", Confidence::kHigh}, {"medium", Confidence::kMedium}, {"low", Confidence::kLow}};
+constexpr EnumNames<Outcome, 4> kOutcomes = {{{Outcome::kCrash, "crash"},
+                                              {Outcome::kNoGpu, "no-gpu"},
+                                              {Outcome::kLimits, "limits"},
+                                              {Outcome::kExplains, "explains"}}};
+constexpr EnumNames<IssueSeverity, 3> kSeverities = {
+    {{IssueSeverity::kInfo, "info"}, {IssueSeverity::kWarning, "warning"}, {IssueSeverity::kError, "error"}}};
+constexpr EnumNames<Confidence, 3> kConfidences = {
+    {{Confidence::kHigh, "high"}, {Confidence::kMedium, "medium"}, {Confidence::kLow, "low"}}};
+static_assert(Distinct(kOutcomes) && Distinct(kSeverities) && Distinct(kConfidences));
 const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd, kFactMesFirmware0x83};
 
 Result<std::optional<Version>> VersionField(const toml::table& t, std::string_view key, std::string_view where) {
@@ -81,12 +83,10 @@ Result<IssueRule> ParseRule(const toml::table& when, std::string_view where) {
 // `outcome` (required: check-compute's answer depends on it) and `workloads` (optional, crashes
 // only; names from kWorkloads, "any" being what leaving the key out says).
 Result<void> ParseOutcome(const toml::table& t, KnownIssue& i, std::string_view where) {
-  auto name = TomlString(t, "outcome");
-  auto found =
-      std::find_if(std::begin(kOutcomes), std::end(kOutcomes), [&](const auto& o) { return name && o.first == *name; });
-  if (found == std::end(kOutcomes))
+  auto outcome = ParseName(kOutcomes, TomlString(t, "outcome").value_or(""));
+  if (!outcome)
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: outcome must be crash, no-gpu, limits or explains", where));
-  i.outcome = found->second;
+  i.outcome = *outcome;
   if (!t.contains("workloads")) return {};
   const toml::array* list = t["workloads"].as_array();
   if (list->empty())
@@ -199,35 +199,15 @@ const KnownIssues& KnownIssues::Builtin() {
   return table;
 }
 
-std::string_view OutcomeName(Outcome outcome) {
-  for (const auto& [name, value] : kOutcomes)
-    if (value == outcome) return name;
-  return "explains";
-}
+std::string_view OutcomeName(Outcome outcome) { return NameOf(kOutcomes, outcome, "explains"); }
 
-std::string_view IssueSeverityName(IssueSeverity severity) {
-  for (const auto& [name, value] : kSeverities)
-    if (value == severity) return name;
-  return "info";
-}
+std::string_view IssueSeverityName(IssueSeverity severity) { return NameOf(kSeverities, severity, "info"); }
 
-std::optional<IssueSeverity> ParseIssueSeverity(std::string_view name) {
-  for (const auto& [n, value] : kSeverities)
-    if (n == name) return value;
-  return std::nullopt;
-}
+std::optional<IssueSeverity> ParseIssueSeverity(std::string_view name) { return ParseName(kSeverities, name); }
 
-std::string_view ConfidenceName(Confidence confidence) {
-  for (const auto& [name, value] : kConfidences)
-    if (value == confidence) return name;
-  return "high";
-}
+std::string_view ConfidenceName(Confidence confidence) { return NameOf(kConfidences, confidence, "high"); }
 
-std::optional<Confidence> ParseConfidence(std::string_view name) {
-  for (const auto& [n, value] : kConfidences)
-    if (n == name) return value;
-  return std::nullopt;
-}
+std::optional<Confidence> ParseConfidence(std::string_view name) { return ParseName(kConfidences, name); }
 
 bool IsWorkload(std::string_view name) {
   return std::find(kWorkloads.begin(), kWorkloads.end(), name) != kWorkloads.end();
