@@ -37,17 +37,19 @@ enum VerbFlags : unsigned {
 
 inline constexpr int kManyOperands = -1;
 
+// Written with designated initializers (client/verb_table.cc): every member has a default, so a
+// row names only what it sets and a new member cannot shift the values of the others.
 struct Verb {
-  std::string_view name;
-  std::string_view help;
-  std::string_view operand_name;  // "" when the verb takes none
-  std::string_view operand_help;
+  std::string_view name = {};
+  std::string_view help = {};
+  std::string_view operand_name = {};  // "" when the verb takes none
+  std::string_view operand_help = {};
   int min_operands = 0;
   int max_operands = 0;  // kManyOperands: no limit
   unsigned flags = 0;
-  std::string_view json_help;
-  std::string_view force_help;  // kVerbChanges: what --force means for this verb
-  int (*run)(const Context& ctx, const Args& args);
+  std::string_view json_help = {};
+  std::string_view force_help = {};  // kVerbChanges: what --force means for this verb
+  int (*run)(const Context& ctx, const Args& args) = nullptr;
   // A verb's own options and checks beyond the table's (snapshot's --output); called after the
   // operands and the options the flags give are declared.
   void (*add_options)(CLI::App& sub, Args& args) = nullptr;

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 
+#include "util/enum_names.h"
 #include "util/text.h"
 
 namespace rocmtune::detect {
@@ -85,26 +86,19 @@ void DetectInitramfs(const sys::Root& root, BootSetup& setup) {
   }
 }
 
-constexpr std::array<std::pair<BootKind, std::string_view>, 4> kBootKindNames = {{
+constexpr EnumNames<BootKind, 4> kBootKindNames = {{
     {BootKind::kGrubDebian, "grub-debian"},
     {BootKind::kGrub, "grub"},
     {BootKind::kGrubBls, "grub-bls"},
     {BootKind::kSystemdBoot, "systemd-boot"},
 }};
+static_assert(Distinct(kBootKindNames));
 
 }  // namespace
 
-std::string_view BootKindName(BootKind kind) {
-  for (const auto& [k, name] : kBootKindNames)
-    if (k == kind) return name;
-  return "unknown";
-}
+std::string_view BootKindName(BootKind kind) { return NameOf(kBootKindNames, kind, "unknown"); }
 
-std::optional<BootKind> ParseBootKind(std::string_view name) {
-  for (const auto& [k, n] : kBootKindNames)
-    if (n == name) return k;
-  return std::nullopt;
-}
+std::optional<BootKind> ParseBootKind(std::string_view name) { return ParseName(kBootKindNames, name); }
 
 BootSetup DetectBootSetup(const sys::Root& root) {
   BootSetup setup;

@@ -1,7 +1,6 @@
 #include "knowledge/catalog.h"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <limits>
 #include <set>
@@ -11,13 +10,14 @@
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
-#include "knowledge/toml_fields.h"
+#include "util/enum_names.h"
 #include "util/suggest.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
 namespace {
 
-constexpr std::array<std::pair<ParamType, std::string_view>, 9> kTypeNames{{
+constexpr EnumNames<ParamType, 9> kTypeNames{{
     {ParamType::kInt, "int"},
     {ParamType::kUint, "uint"},
     {ParamType::kUlong, "ulong"},
@@ -28,32 +28,36 @@ constexpr std::array<std::pair<ParamType, std::string_view>, 9> kTypeNames{{
     {ParamType::kCharp, "charp"},
     {ParamType::kString, "string"},
 }};
+static_assert(Distinct(kTypeNames));
 
+constexpr TomlKey kTopKeys[] = {{"param", TomlType::kTableArray}};
 // Every key a [[param]] may have: a misspelt key is an error, not a silently missing fact.
-const std::set<std::string, std::less<>> kKeys = {"module",
-                                                  "name",
-                                                  "type",
-                                                  "default",
-                                                  "min",
-                                                  "max",
-                                                  "values",
-                                                  "value_names",
-                                                  "unit",
-                                                  "runtime_writable",
-                                                  "takes_effect",
-                                                  "since",
-                                                  "removed",
-                                                  "taints",
-                                                  "taints_since",
-                                                  "deprecated_by",
-                                                  "deprecated_since",
-                                                  "effective_rule",
-                                                  "affects_gc",
-                                                  "affects_apu_only",
-                                                  "config_dependency",
-                                                  "description",
-                                                  "note",
-                                                  "source"};
+constexpr TomlKey kParamKeys[] = {
+    {"module", TomlType::kString},
+    {"name", TomlType::kString},
+    {"type", TomlType::kString},
+    {"default", TomlType::kString},
+    {"min", TomlType::kInteger},
+    {"max", TomlType::kInteger},
+    {"values", TomlType::kIntegerArray},
+    {"value_names", TomlType::kStringTable},
+    {"unit", TomlType::kString},
+    {"runtime_writable", TomlType::kBoolean},
+    {"takes_effect", TomlType::kString},
+    {"since", TomlType::kString},
+    {"removed", TomlType::kString},
+    {"taints", TomlType::kBoolean},
+    {"taints_since", TomlType::kString},
+    {"deprecated_by", TomlType::kString},
+    {"deprecated_since", TomlType::kString},
+    {"effective_rule", TomlType::kString},
+    {"affects_gc", TomlType::kStringArray},
+    {"affects_apu_only", TomlType::kBoolean},
+    {"config_dependency", TomlType::kString},
+    {"description", TomlType::kString},
+    {"note", TomlType::kString},
+    {"source", TomlType::kString},
+};
 
 constexpr size_t kMaxSuggestDistance = 2;
 constexpr size_t kMaxSuggestInput = 64;
@@ -64,18 +68,8 @@ constexpr size_t kMaxStringBytes = 255;
 
 bool IsNameChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
 
-std::vector<std::string> StringArray(const toml::table& t, std::string_view key) {
-  std::vector<std::string> out;
-  if (const toml::array* a = t[key].as_array())
-    for (const toml::node& n : *a)
-      if (auto s = n.value<std::string>()) out.push_back(*s);
-  return out;
-}
-
-// Checks one [[param]] table and fills `p`; returns what is wrong, or "".
+// Fills `p` from one [[param]] table that CheckTomlTable passed; returns what is wrong, or "".
 std::string ReadParam(const toml::table& t, ModuleParam& p) {
-  for (const auto& [key, node] : t)
-    if (!kKeys.count(key.str())) return fmt::format("unknown key '{}'", key.str());
   p.module = TomlString(t, "module").value_or("");
   p.name = TomlString(t, "name").value_or("");
   if (p.module != "amdgpu" && p.module != "ttm") return fmt::format("module '{}' is not amdgpu or ttm", p.module);
@@ -91,19 +85,13 @@ std::string ReadParam(const toml::table& t, ModuleParam& p) {
   if (p.min && p.max && *p.min > *p.max) return "min > max";
   if (const toml::array* a = t["values"].as_array()) {
     for (const toml::node& n : *a) {
-      auto v = n.value<int64_t>();
-      if (!v) return "values must be integers";
-      if ((p.min && *v < *p.min) || (p.max && *v > *p.max)) return fmt::format("value {} outside min..max", *v);
-      p.values.push_back(*v);
+      const int64_t v = *n.value<int64_t>();
+      if ((p.min && v < *p.min) || (p.max && v > *p.max)) return fmt::format("value {} outside min..max", v);
+      p.values.push_back(v);
     }
   }
-  if (const toml::table* names = t["value_names"].as_table()) {
-    for (const auto& [key, node] : *names) {
-      auto text = node.value<std::string>();
-      if (!text) return "value_names must map to strings";
-      p.value_names[std::string(key.str())] = *text;
-    }
-  }
+  if (const toml::table* names = t["value_names"].as_table())
+    for (const auto& [key, node] : *names) p.value_names[std::string(key.str())] = *node.value<std::string>();
   if (auto unit = TomlString(t, "unit")) {
     if (*unit == "page") p.unit = SizeUnit::kPage;
     else if (*unit == "MiB") p.unit = SizeUnit::kMib;
@@ -120,7 +108,7 @@ std::string ReadParam(const toml::table& t, ModuleParam& p) {
   p.note = TomlString(t, "note");
   p.taints = TomlBool(t, "taints").value_or(false);
   p.taints_since = TomlString(t, "taints_since");
-  p.affects_gc = StringArray(t, "affects_gc");
+  p.affects_gc = TomlStrings(t, "affects_gc");
   p.affects_apu_only = TomlBool(t, "affects_apu_only").value_or(false);
   p.description = TomlString(t, "description").value_or("");
   p.source = TomlString(t, "source").value_or("");
@@ -140,32 +128,27 @@ std::string Squash(std::string_view s) {
 
 }  // namespace
 
-std::optional<ParamType> ParseParamType(std::string_view name) {
-  for (const auto& [type, text] : kTypeNames)
-    if (text == name) return type;
-  return std::nullopt;
-}
+std::optional<ParamType> ParseParamType(std::string_view name) { return ParseName(kTypeNames, name); }
 
-std::string_view ParamTypeName(ParamType type) {
-  for (const auto& [t, text] : kTypeNames)
-    if (t == type) return text;
-  return "?";
-}
+std::string_view ParamTypeName(ParamType type) { return NameOf(kTypeNames, type, "?"); }
 
 Result<Catalog> Catalog::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  const toml::table& doc = *parsed;
-  const toml::array* entries = doc["param"].as_array();
-  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[param]] entries", origin));
+  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  const std::vector<const toml::table*> entries = TomlTables(*parsed, "param");
+  if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[param]] entries", origin));
   Catalog catalog;
   std::set<std::string> keys;
-  for (const toml::node& node : *entries) {
-    const toml::table* t = node.as_table();
-    if (!t) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [[param]] is not a table", origin));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const toml::table& t = *entries[i];
+    const std::string where =
+        TomlEntryName(origin, "param", i,
+                      fmt::format("{}.{}", TomlString(t, "module").value_or("?"), TomlString(t, "name").value_or("?")));
+    if (auto ok = CheckTomlTable(t, kParamKeys, where); !ok) return tl::unexpected(ok.error());
     ModuleParam p;
-    if (std::string why = ReadParam(*t, p); !why.empty())
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: [[param]] {}: {}", origin, p.Key(), why));
+    if (std::string why = ReadParam(t, p); !why.empty())
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", where, why));
     if (!keys.insert(p.Key()).second)
       return Fail(ErrorCode::kInvalidData, fmt::format("{}: {} is listed twice", origin, p.Key()));
     catalog.params_.push_back(std::move(p));

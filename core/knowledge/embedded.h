@@ -1,5 +1,5 @@
-// Data files compiled into rocmtune-knowledge (see cmake/Embed.cmake); the built-in profiles are
-// in rocmtune-profiles (profiles/embedded.h).
+// Data files compiled into rocmtune-knowledge: ROCMTUNE_DATA_FILES (CMakeLists.txt), each as the
+// symbol cmake/Embed.cmake derives from its name; the built-in profiles are in rocmtune-profiles.
 #pragma once
 
 #include <string_view>

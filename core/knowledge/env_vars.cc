@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <span>
 
 #include <fmt/format.h>
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
-#include "knowledge/toml_fields.h"
 #include "util/text.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
 namespace {
@@ -39,40 +40,31 @@ bool IsGfxName(std::string_view s) {
 
 namespace {
 
-std::vector<std::string> TomlStrings(const toml::table& t, std::string_view key) {
-  std::vector<std::string> out;
-  if (const toml::array* values = t[key].as_array())
-    for (const toml::node& x : *values)
-      if (auto s = x.value<std::string>()) out.push_back(*s);
-  return out;
-}
+constexpr TomlKey kTopKeys[] = {
+    {"var", TomlType::kTableArray}, {"not_read", TomlType::kTableArray}, {"debug", TomlType::kTableArray}};
+constexpr TomlKey kVarKeys[] = {
+    {"name", TomlType::kString, true},  {"check", TomlType::kString, true}, {"source", TomlType::kString, true},
+    {"values", TomlType::kStringArray}, {"description", TomlType::kString}, {"on_invalid", TomlType::kString},
+};
+// Every field a user is shown is required.
+constexpr TomlKey kNotReadKeys[] = {{"name", TomlType::kString, true},
+                                    {"why", TomlType::kString, true},
+                                    {"hint", TomlType::kString, true},
+                                    {"source", TomlType::kString, true}};
+constexpr TomlKey kDebugKeys[] = {
+    {"name", TomlType::kString, true},   {"cost", TomlType::kString, true}, {"hint", TomlType::kString, true},
+    {"source", TomlType::kString, true}, {"on", TomlType::kStringArray},    {"off", TomlType::kStringArray},
+};
 
-// The optional [[not_read]] and [[debug]] tables: every field a user is shown is required.
-Result<void> ParseFlagged(const toml::table& doc, std::string_view origin, std::vector<NotReadVar>& not_read,
-                          std::vector<DebugVar>& debug) {
-  if (const toml::array* entries = doc["not_read"].as_array()) {
-    for (const toml::node& node : *entries) {
-      const toml::table* t = node.as_table();
-      auto name = t ? TomlString(*t, "name") : std::nullopt;
-      auto why = t ? TomlString(*t, "why") : std::nullopt;
-      auto hint = t ? TomlString(*t, "hint") : std::nullopt;
-      auto source = t ? TomlString(*t, "source") : std::nullopt;
-      if (!name || !why || !hint || !source)
-        return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[not_read]] lacks name, why, hint or source", origin));
-      not_read.push_back({*name, *why, *hint, *source});
-    }
-  }
-  if (const toml::array* entries = doc["debug"].as_array()) {
-    for (const toml::node& node : *entries) {
-      const toml::table* t = node.as_table();
-      auto name = t ? TomlString(*t, "name") : std::nullopt;
-      auto cost = t ? TomlString(*t, "cost") : std::nullopt;
-      auto hint = t ? TomlString(*t, "hint") : std::nullopt;
-      auto source = t ? TomlString(*t, "source") : std::nullopt;
-      if (!name || !cost || !hint || !source)
-        return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[debug]] lacks name, cost, hint or source", origin));
-      debug.push_back({*name, TomlStrings(*t, "on"), TomlStrings(*t, "off"), *cost, *hint, *source});
-    }
+// Checks every entry of the array `array` against `keys` and hands each to `read`.
+template <typename Read>
+Result<void> ForEachEntry(const toml::table& doc, std::string_view array, std::span<const TomlKey> keys,
+                          std::string_view origin, Read read) {
+  const std::vector<const toml::table*> entries = TomlTables(doc, array);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string where = TomlEntryName(origin, array, i, TomlString(*entries[i], "name").value_or(""));
+    if (auto ok = CheckTomlTable(*entries[i], keys, where); !ok) return ok;
+    if (auto ok = read(*entries[i], where); !ok) return ok;
   }
   return {};
 }
@@ -83,27 +75,32 @@ Result<EnvVars> EnvVars::Parse(std::string_view toml_text, std::string_view orig
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
   const toml::table& doc = *parsed;
-  const toml::array* entries = doc["var"].as_array();
-  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[var]] entries", origin));
+  if (auto ok = CheckTomlTable(doc, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (TomlTables(doc, "var").empty())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[var]] entries", origin));
   EnvVars out;
-  for (const toml::node& node : *entries) {
-    const toml::table* t = node.as_table();
-    auto name = t ? TomlString(*t, "name") : std::nullopt;
-    auto check = t ? TomlString(*t, "check") : std::nullopt;
-    auto source = t ? TomlString(*t, "source") : std::nullopt;
-    if (!name || !check || !source)
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[var]] lacks name, check or source", origin));
-    EnvVar v{*name,
-             *check,
-             TomlStrings(*t, "values"),
-             TomlString(*t, "description").value_or(""),
-             *source,
-             TomlString(*t, "on_invalid").value_or("ignored")};
+  auto vars = ForEachEntry(doc, "var", kVarKeys, origin, [&](const toml::table& t, const std::string& where) {
+    EnvVar v{*TomlString(t, "name"),   *TomlString(t, "check"),
+             TomlStrings(t, "values"), TomlString(t, "description").value_or(""),
+             *TomlString(t, "source"), TomlString(t, "on_invalid").value_or("ignored")};
     if (v.on_invalid != "ignored" && v.on_invalid != "fails")
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}: on_invalid is ignored or fails", origin, v.name));
+      return Result<void>(Fail(ErrorCode::kInvalidData, fmt::format("{}: on_invalid is ignored or fails", where)));
     out.vars_.push_back(std::move(v));
-  }
-  if (auto ok = ParseFlagged(doc, origin, out.not_read_, out.debug_); !ok) return tl::unexpected(ok.error());
+    return Result<void>();
+  });
+  if (!vars) return tl::unexpected(vars.error());
+  auto not_read = ForEachEntry(doc, "not_read", kNotReadKeys, origin, [&](const toml::table& t, const std::string&) {
+    out.not_read_.push_back(
+        {*TomlString(t, "name"), *TomlString(t, "why"), *TomlString(t, "hint"), *TomlString(t, "source")});
+    return Result<void>();
+  });
+  if (!not_read) return tl::unexpected(not_read.error());
+  auto debug = ForEachEntry(doc, "debug", kDebugKeys, origin, [&](const toml::table& t, const std::string&) {
+    out.debug_.push_back({*TomlString(t, "name"), TomlStrings(t, "on"), TomlStrings(t, "off"), *TomlString(t, "cost"),
+                          *TomlString(t, "hint"), *TomlString(t, "source")});
+    return Result<void>();
+  });
+  if (!debug) return tl::unexpected(debug.error());
   return out;
 }
 

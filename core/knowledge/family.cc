@@ -1,12 +1,11 @@
 #include "knowledge/family.h"
 
-#include <array>
-#include <utility>
+#include "util/enum_names.h"
 
 namespace rocmtune::knowledge {
 namespace {
 
-constexpr std::array<std::pair<Family, std::string_view>, 12> kNames = {{
+constexpr EnumNames<Family, 12> kNames = {{
     {Family::kGcn3, "GCN3"},
     {Family::kGcn4, "GCN4"},
     {Family::kGcn5, "GCN5"},
@@ -20,19 +19,12 @@ constexpr std::array<std::pair<Family, std::string_view>, 12> kNames = {{
     {Family::kCdna3, "CDNA3"},
     {Family::kCdna4, "CDNA4"},
 }};
+static_assert(Distinct(kNames));
 
 }  // namespace
 
-std::string_view FamilyName(Family family) {
-  for (const auto& [f, name] : kNames)
-    if (f == family) return name;
-  return "?";
-}
+std::string_view FamilyName(Family family) { return NameOf(kNames, family, "?"); }
 
-std::optional<Family> ParseFamily(std::string_view name) {
-  for (const auto& [f, n] : kNames)
-    if (n == name) return f;
-  return std::nullopt;
-}
+std::optional<Family> ParseFamily(std::string_view name) { return ParseName(kNames, name); }
 
 }  // namespace rocmtune::knowledge

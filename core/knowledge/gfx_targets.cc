@@ -1,10 +1,12 @@
 #include "knowledge/gfx_targets.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
-#include "knowledge/toml_fields.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
 
@@ -15,34 +17,50 @@ std::string GfxNameFromVersion(uint32_t version) {
   return fmt::format("gfx{}{:x}{:x}", major, minor, stepping);
 }
 
+namespace {
+
+constexpr TomlKey kTopKeys[] = {{"target", TomlType::kTableArray}};
+constexpr TomlKey kTargetKeys[] = {
+    {"gfx_target_version", TomlType::kInteger, true},
+    {"gfx_target", TomlType::kString, true},
+    {"gc_ips", TomlType::kStringArray},
+    {"family", TomlType::kString},
+    {"apu", TomlType::kBoolean},
+    {"source", TomlType::kString},
+};
+
+Result<GfxTarget> ParseTarget(const toml::table& t, std::string_view where) {
+  if (auto ok = CheckTomlTable(t, kTargetKeys, where); !ok) return tl::unexpected(ok.error());
+  const int64_t version = *TomlInt(t, "gfx_target_version");
+  if (version <= 0 || version > UINT32_MAX)
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: gfx_target_version {} is out of range", where, version));
+  GfxTarget target;
+  target.version = static_cast<uint32_t>(version);
+  target.name = *TomlString(t, "gfx_target");
+  target.gc_ips = TomlStrings(t, "gc_ips");
+  if (auto family = TomlString(t, "family")) {
+    target.family = ParseFamily(*family);
+    if (!target.family) return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown family '{}'", where, *family));
+  }
+  target.apu = TomlBool(t, "apu");
+  target.source = TomlString(t, "source").value_or("");
+  return target;
+}
+
+}  // namespace
+
 Result<GfxTargetTable> GfxTargetTable::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  const toml::table& doc = *parsed;
+  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  const std::vector<const toml::table*> entries = TomlTables(*parsed, "target");
+  if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[target]] entries", origin));
   GfxTargetTable table;
-  const toml::array* entries = doc["target"].as_array();
-  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[target]] entries", origin));
-  for (const toml::node& node : *entries) {
-    const toml::table* t = node.as_table();
-    auto version = t ? TomlInt(*t, "gfx_target_version") : std::nullopt;
-    auto name = t ? TomlString(*t, "gfx_target") : std::nullopt;
-    if (!version || !name || *version <= 0)
-      return Fail(ErrorCode::kInvalidData,
-                  fmt::format("{}: a [[target]] lacks gfx_target_version or gfx_target", origin));
-    GfxTarget target;
-    target.version = static_cast<uint32_t>(*version);
-    target.name = *name;
-    if (const toml::array* ips = (*t)["gc_ips"].as_array())
-      for (const toml::node& ip : *ips)
-        if (auto s = ip.value<std::string>()) target.gc_ips.push_back(*s);
-    if (auto family = TomlString(*t, "family")) {
-      target.family = ParseFamily(*family);
-      if (!target.family)
-        return Fail(ErrorCode::kInvalidData, fmt::format("{}: {} has unknown family '{}'", origin, *name, *family));
-    }
-    target.apu = TomlBool(*t, "apu");
-    target.source = TomlString(*t, "source").value_or("");
-    table.targets_.push_back(std::move(target));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto target = ParseTarget(*entries[i],
+                              TomlEntryName(origin, "target", i, TomlString(*entries[i], "gfx_target").value_or("")));
+    if (!target) return tl::unexpected(target.error());
+    table.targets_.push_back(std::move(*target));
   }
   return table;
 }

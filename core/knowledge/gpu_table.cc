@@ -4,46 +4,58 @@
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
-#include "knowledge/toml_fields.h"
 #include "util/text.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
+
+namespace {
+
+constexpr TomlKey kTopKeys[] = {{"gpu", TomlType::kTableArray}};
+constexpr TomlKey kGpuKeys[] = {
+    {"product", TomlType::kString, true}, {"pci_ids", TomlType::kStringArray, true},
+    {"gfx_target", TomlType::kString},    {"gfx_target_version", TomlType::kInteger},
+    {"gc_ip", TomlType::kString},         {"family", TomlType::kString},
+    {"apu", TomlType::kBoolean},          {"source", TomlType::kString},
+};
+
+Result<GpuModel> ParseGpu(const toml::table& t, std::string_view where) {
+  if (auto ok = CheckTomlTable(t, kGpuKeys, where); !ok) return tl::unexpected(ok.error());
+  GpuModel model;
+  model.product = *TomlString(t, "product");
+  for (const std::string& hex : TomlStrings(t, "pci_ids")) {
+    auto value = text::ParseHex(hex);
+    if (!value || *value > 0xffff) return Fail(ErrorCode::kInvalidData, fmt::format("{}: bad PCI id '{}'", where, hex));
+    model.pci_ids.push_back(static_cast<uint16_t>(*value));
+  }
+  if (model.product.empty() || model.pci_ids.empty())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: product and pci_ids may not be empty", where));
+  model.gfx_target = TomlString(t, "gfx_target");
+  if (auto v = TomlInt(t, "gfx_target_version")) model.gfx_target_version = static_cast<uint32_t>(*v);
+  model.gc_ip = TomlString(t, "gc_ip");
+  if (auto family = TomlString(t, "family")) {
+    model.family = ParseFamily(*family);
+    if (!model.family) return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown family '{}'", where, *family));
+  }
+  model.apu = TomlBool(t, "apu");
+  model.source = TomlString(t, "source").value_or("");
+  return model;
+}
+
+}  // namespace
 
 Result<GpuTable> GpuTable::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  const toml::table& doc = *parsed;
-  const toml::array* entries = doc["gpu"].as_array();
-  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[gpu]] entries", origin));
+  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  const std::vector<const toml::table*> entries = TomlTables(*parsed, "gpu");
+  if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[gpu]] entries", origin));
   GpuTable table;
-  for (const toml::node& node : *entries) {
-    const toml::table* t = node.as_table();
-    if (!t) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [[gpu]] is not a table", origin));
-    GpuModel model;
-    model.product = TomlString(*t, "product").value_or("");
-    if (const toml::array* ids = (*t)["pci_ids"].as_array()) {
-      for (const toml::node& id : *ids) {
-        auto hex = id.value<std::string>();
-        auto value = hex ? text::ParseHex(*hex) : std::nullopt;
-        if (!value || *value > 0xffff)
-          return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}: bad PCI id", origin, model.product));
-        model.pci_ids.push_back(static_cast<uint16_t>(*value));
-      }
-    }
-    if (model.product.empty() || model.pci_ids.empty())
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[gpu]] lacks product or pci_ids", origin));
-    model.gfx_target = TomlString(*t, "gfx_target");
-    if (auto v = TomlInt(*t, "gfx_target_version")) model.gfx_target_version = static_cast<uint32_t>(*v);
-    model.gc_ip = TomlString(*t, "gc_ip");
-    if (auto family = TomlString(*t, "family")) {
-      model.family = ParseFamily(*family);
-      if (!model.family)
-        return Fail(ErrorCode::kInvalidData,
-                    fmt::format("{}: {}: unknown family '{}'", origin, model.product, *family));
-    }
-    model.apu = TomlBool(*t, "apu");
-    model.source = TomlString(*t, "source").value_or("");
-    table.models_.push_back(std::move(model));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto model =
+        ParseGpu(*entries[i], TomlEntryName(origin, "gpu", i, TomlString(*entries[i], "product").value_or("")));
+    if (!model) return tl::unexpected(model.error());
+    table.models_.push_back(std::move(*model));
   }
   return table;
 }

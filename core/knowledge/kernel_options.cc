@@ -6,34 +6,39 @@
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
-#include "knowledge/toml_fields.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
+
+namespace {
+
+constexpr TomlKey kTopKeys[] = {{"option", TomlType::kTableArray}};
+constexpr TomlKey kOptionKeys[] = {
+    {"name", TomlType::kString, true}, {"source", TomlType::kString, true}, {"description", TomlType::kString},
+    {"list", TomlType::kBoolean},      {"values", TomlType::kStringArray},  {"refuse", TomlType::kStringTable},
+};
+
+}  // namespace
 
 Result<KernelOptions> KernelOptions::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  const toml::table& doc = *parsed;
-  const toml::array* entries = doc["option"].as_array();
-  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[option]] entries", origin));
+  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  const std::vector<const toml::table*> entries = TomlTables(*parsed, "option");
+  if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[option]] entries", origin));
   KernelOptions out;
-  for (const toml::node& node : *entries) {
-    const toml::table* t = node.as_table();
-    auto name = t ? TomlString(*t, "name") : std::nullopt;
-    auto source = t ? TomlString(*t, "source") : std::nullopt;
-    if (!name || !source)
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: an [[option]] lacks name or source", origin));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const toml::table& t = *entries[i];
+    const std::string where = TomlEntryName(origin, "option", i, TomlString(t, "name").value_or(""));
+    if (auto ok = CheckTomlTable(t, kOptionKeys, where); !ok) return tl::unexpected(ok.error());
     KernelOption o;
-    o.name = *name;
-    o.source = *source;
-    o.description = TomlString(*t, "description").value_or("");
-    o.list = TomlBool(*t, "list").value_or(false);
-    if (const toml::array* values = (*t)["values"].as_array())
-      for (const toml::node& v : *values)
-        if (auto s = v.value<std::string>()) o.values.push_back(*s);
-    if (const toml::table* refuse = (*t)["refuse"].as_table())
-      for (const auto& [k, v] : *refuse)
-        if (auto s = v.value<std::string>()) o.refuse[std::string(k.str())] = *s;
+    o.name = *TomlString(t, "name");
+    o.source = *TomlString(t, "source");
+    o.description = TomlString(t, "description").value_or("");
+    o.list = TomlBool(t, "list").value_or(false);
+    o.values = TomlStrings(t, "values");
+    if (const toml::table* refuse = t["refuse"].as_table())
+      for (const auto& [k, v] : *refuse) o.refuse[std::string(k.str())] = *v.value<std::string>();
     out.options_.push_back(std::move(o));
   }
   return out;

@@ -9,41 +9,48 @@
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
-#include "knowledge/toml_fields.h"
+#include "util/enum_names.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
 
 namespace {
 
-const std::set<std::string_view> kWhenKeys = {"gfx",          "apu", "rocm_min", "rocm_below", "kernel_min",
-                                              "kernel_below", "env", "facts",    "log_only"};
-const std::set<std::string_view> kFixKeys = {"text", "profile", "set", "unset", "rocm", "kernel", "none"};
-const std::set<std::string_view> kIssueKeys = {"id",        "title",    "why",  "severity", "confidence", "outcome",
-                                               "workloads", "symptoms", "when", "fix",      "sources",    "supersedes"};
-constexpr std::pair<std::string_view, Outcome> kOutcomes[] = {{"crash", Outcome::kCrash},
-                                                              {"no-gpu", Outcome::kNoGpu},
-                                                              {"limits", Outcome::kLimits},
-                                                              {"explains", Outcome::kExplains}};
-constexpr std::pair<std::string_view, IssueSeverity> kSeverities[] = {
-    {"info", IssueSeverity::kInfo}, {"warning", IssueSeverity::kWarning}, {"error", IssueSeverity::kError}};
-constexpr std::pair<std::string_view, Confidence> kConfidences[] = {
-    {"high", Confidence::kHigh}, {"medium", Confidence::kMedium}, {"low", Confidence::kLow}};
+constexpr TomlKey kTopKeys[] = {{"schema_version", TomlType::kInteger}, {"issue", TomlType::kTableArray}};
+constexpr TomlKey kWhenKeys[] = {
+    {"gfx", TomlType::kStringArray},   {"apu", TomlType::kBoolean},       {"rocm_min", TomlType::kString},
+    {"rocm_below", TomlType::kString}, {"kernel_min", TomlType::kString}, {"kernel_below", TomlType::kString},
+    {"env", TomlType::kStringTable},   {"facts", TomlType::kStringArray}, {"log_only", TomlType::kBoolean},
+};
+constexpr TomlKey kFixKeys[] = {
+    {"text", TomlType::kString},       {"profile", TomlType::kString}, {"set", TomlType::kStringArray},
+    {"unset", TomlType::kStringArray}, {"rocm", TomlType::kString},    {"kernel", TomlType::kString},
+    {"none", TomlType::kString},
+};
+constexpr TomlKey kIssueKeys[] = {
+    {"id", TomlType::kString},
+    {"title", TomlType::kString},
+    {"why", TomlType::kString},
+    {"severity", TomlType::kString},
+    {"confidence", TomlType::kString},
+    {"outcome", TomlType::kString},
+    {"workloads", TomlType::kStringArray},
+    {"symptoms", TomlType::kStringArray},
+    {"when", TomlType::kTable, true},
+    {"fix", TomlType::kTable, true},
+    {"sources", TomlType::kStringArray},
+    {"supersedes", TomlType::kStringArray},
+};
+constexpr EnumNames<Outcome, 4> kOutcomes = {{{Outcome::kCrash, "crash"},
+                                              {Outcome::kNoGpu, "no-gpu"},
+                                              {Outcome::kLimits, "limits"},
+                                              {Outcome::kExplains, "explains"}}};
+constexpr EnumNames<IssueSeverity, 3> kSeverities = {
+    {{IssueSeverity::kInfo, "info"}, {IssueSeverity::kWarning, "warning"}, {IssueSeverity::kError, "error"}}};
+constexpr EnumNames<Confidence, 3> kConfidences = {
+    {{Confidence::kHigh, "high"}, {Confidence::kMedium, "medium"}, {Confidence::kLow, "low"}}};
+static_assert(Distinct(kOutcomes) && Distinct(kSeverities) && Distinct(kConfidences));
 const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd, kFactMesFirmware0x83};
-
-std::vector<std::string> Strings(const toml::table& t, std::string_view key) {
-  std::vector<std::string> out;
-  if (const toml::array* a = t[key].as_array())
-    for (const toml::node& n : *a)
-      if (auto s = n.value<std::string>()) out.push_back(*s);
-  return out;
-}
-
-Result<void> OnlyKeys(const toml::table& t, const std::set<std::string_view>& allowed, std::string_view where) {
-  for (const auto& [k, v] : t)
-    if (!allowed.count(k.str()))
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown key '{}'", where, k.str()));
-  return {};
-}
 
 Result<std::optional<Version>> VersionField(const toml::table& t, std::string_view key, std::string_view where) {
   auto text = TomlString(t, key);
@@ -54,9 +61,9 @@ Result<std::optional<Version>> VersionField(const toml::table& t, std::string_vi
 }
 
 Result<IssueRule> ParseRule(const toml::table& when, std::string_view where) {
-  if (auto ok = OnlyKeys(when, kWhenKeys, where); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(when, kWhenKeys, where); !ok) return tl::unexpected(ok.error());
   IssueRule r;
-  r.gfx = Strings(when, "gfx");
+  r.gfx = TomlStrings(when, "gfx");
   r.apu = TomlBool(when, "apu");
   r.log_only = TomlBool(when, "log_only").value_or(false);
   for (auto [key, slot] : {std::pair{"rocm_min", &r.rocm_min}, std::pair{"rocm_below", &r.rocm_below},
@@ -66,12 +73,8 @@ Result<IssueRule> ParseRule(const toml::table& when, std::string_view where) {
     *slot = *v;
   }
   if (const toml::table* env = when["env"].as_table())
-    for (const auto& [k, v] : *env) {
-      auto s = v.value<std::string>();
-      if (!s) return Fail(ErrorCode::kInvalidData, fmt::format("{}: env.{} is not a string", where, k.str()));
-      r.env[std::string(k.str())] = *s;
-    }
-  r.facts = Strings(when, "facts");
+    for (const auto& [k, v] : *env) r.env[std::string(k.str())] = *v.value<std::string>();
+  r.facts = TomlStrings(when, "facts");
   for (const std::string& f : r.facts)
     if (!kFacts.count(f)) return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown fact '{}'", where, f));
   return r;
@@ -80,15 +83,13 @@ Result<IssueRule> ParseRule(const toml::table& when, std::string_view where) {
 // `outcome` (required: check-compute's answer depends on it) and `workloads` (optional, crashes
 // only; names from kWorkloads, "any" being what leaving the key out says).
 Result<void> ParseOutcome(const toml::table& t, KnownIssue& i, std::string_view where) {
-  auto name = TomlString(t, "outcome");
-  auto found =
-      std::find_if(std::begin(kOutcomes), std::end(kOutcomes), [&](const auto& o) { return name && o.first == *name; });
-  if (found == std::end(kOutcomes))
+  auto outcome = ParseName(kOutcomes, TomlString(t, "outcome").value_or(""));
+  if (!outcome)
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: outcome must be crash, no-gpu, limits or explains", where));
-  i.outcome = found->second;
+  i.outcome = *outcome;
   if (!t.contains("workloads")) return {};
   const toml::array* list = t["workloads"].as_array();
-  if (!list || list->empty())
+  if (list->empty())
     return Fail(ErrorCode::kInvalidData,
                 fmt::format("{}: workloads must be a non-empty list (leave it out for every workload)", where));
   if (i.outcome != Outcome::kCrash)
@@ -108,13 +109,13 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
   KnownIssue i;
   i.id = TomlString(t, "id").value_or("");
   std::string where = fmt::format("{}: issue '{}'", origin, i.id);
-  if (auto ok = OnlyKeys(t, kIssueKeys, where); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(t, kIssueKeys, where); !ok) return tl::unexpected(ok.error());
   i.title = TomlString(t, "title").value_or("");
   i.why = TomlString(t, "why").value_or("");
   const std::string severity = TomlString(t, "severity").value_or("");
   const std::string confidence = TomlString(t, "confidence").value_or("");
-  i.symptoms = Strings(t, "symptoms");
-  i.sources = Strings(t, "sources");
+  i.symptoms = TomlStrings(t, "symptoms");
+  i.sources = TomlStrings(t, "sources");
   if (i.id.empty() || i.title.empty() || i.why.empty())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: id, title and why are required", where));
   auto parsed_severity = ParseIssueSeverity(severity);
@@ -128,7 +129,7 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
                 fmt::format("{}: confidence '{}' must be high, medium or low", where, confidence));
   i.confidence = *parsed_confidence;
   if (i.sources.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no sources", where));
-  i.supersedes = Strings(t, "supersedes");
+  i.supersedes = TomlStrings(t, "supersedes");
   for (const std::string& id : i.supersedes)
     if (id.find('.') == std::string::npos || id.starts_with("issue."))
       return Fail(ErrorCode::kInvalidData,
@@ -136,17 +137,16 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
   if (auto ok = ParseOutcome(t, i, where); !ok) return tl::unexpected(ok.error());
   const toml::table* when = t["when"].as_table();
   const toml::table* fix = t["fix"].as_table();
-  if (!when || !fix) return Fail(ErrorCode::kInvalidData, fmt::format("{}: [when] and [fix] are required", where));
   auto rule = ParseRule(*when, where + " [when]");
   if (!rule) return tl::unexpected(rule.error());
   i.when = std::move(*rule);
   if (i.when.log_only && i.symptoms.empty())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: log_only without symptoms can never match", where));
-  if (auto ok = OnlyKeys(*fix, kFixKeys, where + " [fix]"); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(*fix, kFixKeys, where + " [fix]"); !ok) return tl::unexpected(ok.error());
   i.fix = {TomlString(*fix, "text").value_or(""),
            TomlString(*fix, "profile").value_or(""),
-           Strings(*fix, "set"),
-           Strings(*fix, "unset"),
+           TomlStrings(*fix, "set"),
+           TomlStrings(*fix, "unset"),
            TomlString(*fix, "rocm").value_or(""),
            TomlString(*fix, "kernel").value_or(""),
            TomlString(*fix, "none").value_or("")};
@@ -179,13 +179,12 @@ std::optional<Version> ParseVersion(std::string_view text) {
 Result<KnownIssues> KnownIssues::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  const toml::array* entries = (*parsed)["issue"].as_array();
-  if (!entries) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[issue]] entries", origin));
+  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  const std::vector<const toml::table*> entries = TomlTables(*parsed, "issue");
+  if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[issue]] entries", origin));
   KnownIssues out;
   std::set<std::string> ids;
-  for (const toml::node& node : *entries) {
-    const toml::table* t = node.as_table();
-    if (!t) return Fail(ErrorCode::kInvalidData, fmt::format("{}: an [[issue]] is not a table", origin));
+  for (const toml::table* t : entries) {
     auto issue = ParseIssue(*t, origin);
     if (!issue) return tl::unexpected(issue.error());
     if (!ids.insert(issue->id).second)
@@ -200,35 +199,15 @@ const KnownIssues& KnownIssues::Builtin() {
   return table;
 }
 
-std::string_view OutcomeName(Outcome outcome) {
-  for (const auto& [name, value] : kOutcomes)
-    if (value == outcome) return name;
-  return "explains";
-}
+std::string_view OutcomeName(Outcome outcome) { return NameOf(kOutcomes, outcome, "explains"); }
 
-std::string_view IssueSeverityName(IssueSeverity severity) {
-  for (const auto& [name, value] : kSeverities)
-    if (value == severity) return name;
-  return "info";
-}
+std::string_view IssueSeverityName(IssueSeverity severity) { return NameOf(kSeverities, severity, "info"); }
 
-std::optional<IssueSeverity> ParseIssueSeverity(std::string_view name) {
-  for (const auto& [n, value] : kSeverities)
-    if (n == name) return value;
-  return std::nullopt;
-}
+std::optional<IssueSeverity> ParseIssueSeverity(std::string_view name) { return ParseName(kSeverities, name); }
 
-std::string_view ConfidenceName(Confidence confidence) {
-  for (const auto& [name, value] : kConfidences)
-    if (value == confidence) return name;
-  return "high";
-}
+std::string_view ConfidenceName(Confidence confidence) { return NameOf(kConfidences, confidence, "high"); }
 
-std::optional<Confidence> ParseConfidence(std::string_view name) {
-  for (const auto& [n, value] : kConfidences)
-    if (n == name) return value;
-  return std::nullopt;
-}
+std::optional<Confidence> ParseConfidence(std::string_view name) { return ParseName(kConfidences, name); }
 
 bool IsWorkload(std::string_view name) {
   return std::find(kWorkloads.begin(), kWorkloads.end(), name) != kWorkloads.end();

@@ -7,15 +7,22 @@
 
 #include "knowledge/builtin.h"
 #include "knowledge/embedded.h"
-#include "knowledge/toml_fields.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
 
 namespace {
 
-const std::set<std::string_view> kTopKeys = {"schema_version", "release"};
-const std::set<std::string_view> kReleaseKeys = {"version",      "supported", "deprecated", "unsupported",
-                                                 "radeon_ryzen", "source",    "note"};
+constexpr TomlKey kTopKeys[] = {{"schema_version", TomlType::kInteger}, {"release", TomlType::kTableArray}};
+constexpr TomlKey kReleaseKeys[] = {
+    {"version", TomlType::kString},
+    {"supported", TomlType::kStringArray},
+    {"deprecated", TomlType::kStringArray},
+    {"unsupported", TomlType::kStringArray},
+    {"radeon_ryzen", TomlType::kStringArray},
+    {"source", TomlType::kString},
+    {"note", TomlType::kString},
+};
 constexpr int64_t kSchemaVersion = 1;
 
 int Part(const Version& v, size_t i) { return i < v.parts.size() ? v.parts[i] : 0; }
@@ -42,21 +49,13 @@ bool IsReleaseVersion(std::string_view text) {
 
 Result<std::vector<std::string>> GfxList(const toml::table& t, std::string_view key, std::string_view where,
                                          const GfxTargetTable& targets, std::set<std::string>& seen) {
-  std::vector<std::string> out;
-  const toml::node* node = t.get(key);
-  if (!node) return out;
-  const toml::array* list = node->as_array();
-  if (!list) return Fail(ErrorCode::kInvalidData, fmt::format("{}: {} is not a list", where, key));
-  for (const toml::node& item : *list) {
-    auto name = item.value<std::string>();
-    if (!name || !item.is_string())
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: {} holds a value that is not a string", where, key));
-    if (!targets.ByName(*name))
+  std::vector<std::string> out = TomlStrings(t, key);
+  for (const std::string& name : out) {
+    if (!targets.ByName(name))
       return Fail(ErrorCode::kInvalidData,
-                  fmt::format("{}: {} names '{}', which is not in gfx_targets.toml", where, key, *name));
-    if (!seen.insert(*name).second)
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: '{}' appears twice in the release's lists", where, *name));
-    out.push_back(*name);
+                  fmt::format("{}: {} names '{}', which is not in gfx_targets.toml", where, key, name));
+    if (!seen.insert(name).second)
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: '{}' appears twice in the release's lists", where, name));
   }
   return out;
 }
@@ -65,9 +64,7 @@ Result<RocmRelease> ParseRelease(const toml::table& t, std::string_view origin, 
   RocmRelease r;
   r.version_text = TomlString(t, "version").value_or("");
   std::string where = fmt::format("{}: release '{}'", origin, r.version_text);
-  for (const auto& [k, v] : t)
-    if (!kReleaseKeys.count(k.str()))
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown key '{}'", where, k.str()));
+  if (auto ok = CheckTomlTable(t, kReleaseKeys, where); !ok) return tl::unexpected(ok.error());
   auto version = IsReleaseVersion(r.version_text) ? ParseVersion(r.version_text) : std::nullopt;
   if (!version)
     return Fail(ErrorCode::kInvalidData,
@@ -111,18 +108,13 @@ Result<RocmSupport> RocmSupport::Parse(std::string_view toml_text, std::string_v
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
   const toml::table& doc = *parsed;
-  for (const auto& [k, v] : doc)
-    if (!kTopKeys.count(k.str()))
-      return Fail(ErrorCode::kInvalidData, fmt::format("{}: unknown key '{}'", origin, k.str()));
+  if (auto ok = CheckTomlTable(doc, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
   if (TomlInt(doc, "schema_version") != kSchemaVersion)
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: schema_version must be {}", origin, kSchemaVersion));
-  const toml::array* entries = doc["release"].as_array();
-  if (!entries || entries->empty())
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[release]] entries", origin));
+  const std::vector<const toml::table*> entries = TomlTables(doc, "release");
+  if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[release]] entries", origin));
   RocmSupport out;
-  for (const toml::node& node : *entries) {
-    const toml::table* t = node.as_table();
-    if (!t) return Fail(ErrorCode::kInvalidData, fmt::format("{}: a [[release]] is not a table", origin));
+  for (const toml::table* t : entries) {
     auto release = ParseRelease(*t, origin, targets);
     if (!release) return tl::unexpected(release.error());
     if (!out.releases_.empty() && !(out.releases_.back().version < release->version))

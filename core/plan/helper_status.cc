@@ -1,15 +1,15 @@
 #include "plan/helper_status.h"
 
-#include <array>
 #include <utility>
 
 #include "plan/plan_json.h"
+#include "util/enum_names.h"
 #include "util/json_limits.h"
 
 namespace rocmtune::plan {
 namespace {
 
-constexpr std::array<std::pair<HelperStatus, std::string_view>, 6> kNames = {{
+constexpr EnumNames<HelperStatus, 6> kNames = {{
     {HelperStatus::kCommitted, "committed"},
     {HelperStatus::kUnchanged, "unchanged"},
     {HelperStatus::kRefused, "refused"},
@@ -17,20 +17,13 @@ constexpr std::array<std::pair<HelperStatus, std::string_view>, 6> kNames = {{
     {HelperStatus::kBusy, "busy"},
     {HelperStatus::kFailed, "failed"},
 }};
+static_assert(Distinct(kNames));
 
 }  // namespace
 
-std::string_view HelperStatusName(HelperStatus status) {
-  for (const auto& [s, name] : kNames)
-    if (s == status) return name;
-  return "failed";
-}
+std::string_view HelperStatusName(HelperStatus status) { return NameOf(kNames, status, "failed"); }
 
-std::optional<HelperStatus> ParseHelperStatus(std::string_view name) {
-  for (const auto& [s, n] : kNames)
-    if (n == name) return s;
-  return std::nullopt;
-}
+std::optional<HelperStatus> ParseHelperStatus(std::string_view name) { return ParseName(kNames, name); }
 
 nlohmann::ordered_json HelperReplyJson(const HelperReply& r) {
   using json = nlohmann::ordered_json;

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/toml_fields.h"
 #include "profiles/machine_values.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune::profiles {
 namespace {
@@ -18,35 +18,29 @@ tl::unexpected<Error> Bad(std::string_view where, std::string_view what) {
   return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", where, what));
 }
 
-std::string_view TypeName(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    default: return "a date or time";
-  }
-}
-
-// Unknown keys are typos that would otherwise be silently ignored ("optinal = true").
-Result<void> OnlyKeys(const toml::table& t, std::initializer_list<std::string_view> known, std::string_view where) {
-  for (const auto& [k, v] : t) {
-    if (std::find(known.begin(), known.end(), k.str()) != known.end()) continue;
-    std::string list;
-    for (std::string_view n : known) list += fmt::format("{}{}", list.empty() ? "" : ", ", n);
-    return Bad(where, fmt::format("unknown key '{}' (known: {})", k.str(), list));
-  }
-  return {};
-}
+// The keys of each table a profile holds (util/toml_reader.h refuses any other, naming the
+// file and the item: a typo such as "optinal = true" would otherwise be silently ignored).
+constexpr TomlKey kTopKeys[] = {
+    {"schema_version", TomlType::kInteger}, {"description", TomlType::kString},
+    {"include", TomlType::kStringArray},    {"match", TomlType::kTable},
+    {"reset", TomlType::kBoolean},          {"items", TomlType::kTableArray},
+};
+constexpr TomlKey kMatchKeys[] = {{"gfx", TomlType::kStringArray},
+                                  {"family", TomlType::kStringArray},
+                                  {"apu", TomlType::kBoolean},
+                                  {"all", TomlType::kBoolean}};
+constexpr TomlKey kItemKeys[] = {
+    {"id", TomlType::kString},    {"action", TomlType::kString},    {"key", TomlType::kString},
+    {"value", TomlType::kString}, {"optional", TomlType::kBoolean}, {"match", TomlType::kTable},
+    {"why", TomlType::kString},   {"source", TomlType::kString},
+};
 
 // nullopt when absent; an error when present with the wrong type or empty.
 Result<std::optional<std::string>> OptString(const toml::table& t, std::string_view key, std::string_view where) {
   const toml::node* n = t.get(key);
   if (!n) return std::optional<std::string>();
   auto s = n->value<std::string>();
-  if (!n->is_string() || !s) return Bad(where, fmt::format("'{}' must be a string, not {}", key, TypeName(*n)));
+  if (!n->is_string() || !s) return Bad(where, fmt::format("'{}' must be a string, not {}", key, TomlTypeName(*n)));
   if (s->empty()) return Bad(where, fmt::format("'{}' is empty", key));
   if (s->size() > kMaxTextBytes) return Bad(where, fmt::format("'{}' is longer than {} bytes", key, kMaxTextBytes));
   return std::optional<std::string>(std::move(*s));
@@ -62,18 +56,18 @@ Result<std::string> ReqString(const toml::table& t, std::string_view key, std::s
 Result<std::optional<bool>> OptBool(const toml::table& t, std::string_view key, std::string_view where) {
   const toml::node* n = t.get(key);
   if (!n) return std::optional<bool>();
-  if (!n->is_boolean()) return Bad(where, fmt::format("'{}' must be true or false, not {}", key, TypeName(*n)));
+  if (!n->is_boolean()) return Bad(where, fmt::format("'{}' must be true or false, not {}", key, TomlTypeName(*n)));
   return std::optional<bool>(*n->value<bool>());
 }
 
 Result<std::vector<std::string>> StringList(const toml::node& n, std::string_view key, std::string_view where) {
   const toml::array* a = n.as_array();
-  if (!a) return Bad(where, fmt::format("'{}' must be an array of strings, not {}", key, TypeName(n)));
+  if (!a) return Bad(where, fmt::format("'{}' must be an array of strings, not {}", key, TomlTypeName(n)));
   if (a->empty()) return Bad(where, fmt::format("'{}' is empty", key));
   std::vector<std::string> out;
   for (const toml::node& e : *a) {
     auto s = e.value<std::string>();
-    if (!e.is_string() || !s) return Bad(where, fmt::format("'{}' must hold strings, not {}", key, TypeName(e)));
+    if (!e.is_string() || !s) return Bad(where, fmt::format("'{}' must hold strings, not {}", key, TomlTypeName(e)));
     out.push_back(std::move(*s));
   }
   return out;
@@ -86,8 +80,8 @@ bool ValidGfx(std::string_view s) {
 
 Result<Match> ParseMatch(const toml::node& node, std::string_view where) {
   const toml::table* t = node.as_table();
-  if (!t) return Bad(where, fmt::format("'match' must be a table, not {}", TypeName(node)));
-  if (auto ok = OnlyKeys(*t, {"gfx", "family", "apu", "all"}, where); !ok) return tl::unexpected(ok.error());
+  if (!t) return Bad(where, fmt::format("'match' must be a table, not {}", TomlTypeName(node)));
+  if (auto ok = CheckTomlTable(*t, kMatchKeys, where); !ok) return tl::unexpected(ok.error());
   Match m;
   if (const toml::node* g = t->get("gfx")) {
     auto list = StringList(*g, "match.gfx", where);
@@ -125,8 +119,7 @@ Result<Item> ParseItem(const toml::table& t, std::string_view where_file, size_t
   if (!ValidProfileName(*id))
     return Bad(where, fmt::format("id '{}' must be lower-case letters, digits, '-', '_' or '.' (at most 64)", *id));
   where = fmt::format("{}: item '{}'", where_file, *id);
-  if (auto ok = OnlyKeys(t, {"id", "action", "key", "value", "optional", "match", "why", "source"}, where); !ok)
-    return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(t, kItemKeys, where); !ok) return tl::unexpected(ok.error());
 
   Item item;
   item.id = std::move(*id);
@@ -197,15 +190,14 @@ Result<Profile> ParseProfile(std::string_view name, std::string_view text, std::
   if (text.size() > kMaxProfileBytes) return Bad(origin, fmt::format("larger than {} bytes", kMaxProfileBytes));
   // toml++ would stop at a NUL as at an unexpected character anyway; say what it is.
   if (text.find('\0') != std::string_view::npos) return Bad(origin, "contains a NUL byte");
-  auto doc = knowledge::ParseTomlDocument(text, origin);
+  auto doc = ParseTomlDocument(text, origin);
   if (!doc) return tl::unexpected(doc.error());
-  if (auto ok = OnlyKeys(*doc, {"schema_version", "description", "include", "match", "reset", "items"}, origin); !ok)
-    return tl::unexpected(ok.error());
-
+  // The version first: a newer schema's keys are not typos.
   const toml::node* version = doc->get("schema_version");
   if (!version) return Bad(origin, "'schema_version' is missing (this rocmtune reads 1)");
   if (!version->is_integer() || *version->value<int64_t>() != kSchemaVersion)
     return Bad(origin, "unsupported 'schema_version' (this rocmtune reads 1)");
+  if (auto ok = CheckTomlTable(*doc, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
 
   Profile p;
   p.name = std::string(name);
@@ -233,11 +225,12 @@ Result<Profile> ParseProfile(std::string_view name, std::string_view text, std::
 
   if (const toml::node* items = doc->get("items")) {
     const toml::array* a = items->as_array();
-    if (!a) return Bad(origin, fmt::format("'items' must be an array of tables ([[items]]), not {}", TypeName(*items)));
+    if (!a)
+      return Bad(origin, fmt::format("'items' must be an array of tables ([[items]]), not {}", TomlTypeName(*items)));
     std::set<std::string> ids;
     for (size_t i = 0; i < a->size(); ++i) {
       const toml::table* t = (*a)[i].as_table();
-      if (!t) return Bad(origin, fmt::format("items[{}] must be a table, not {}", i, TypeName((*a)[i])));
+      if (!t) return Bad(origin, fmt::format("items[{}] must be a table, not {}", i, TomlTypeName((*a)[i])));
       auto item = ParseItem(*t, origin, i);
       if (!item) return tl::unexpected(item.error());
       if (!ids.insert(item->id).second) return Bad(origin, fmt::format("item id '{}' is used twice", item->id));

@@ -4,11 +4,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <array>
 
 #include <fmt/format.h>
 
-#include "profiles/embedded.h"
 #include "util/suggest.h"
 
 namespace rocmtune::profiles {
@@ -58,17 +56,6 @@ std::string Chain(const std::vector<std::string>& stack, std::string_view last) 
 }
 
 }  // namespace
-
-std::span<const BuiltinProfile> BuiltinProfiles() {
-  static const std::array<BuiltinProfile, 5> kBuiltins = {{
-      {"stock", embedded::kProfileStockToml},
-      {"rdna1-safe", embedded::kProfileRdna1SafeToml},
-      {"rdna2-consumer-compat", embedded::kProfileRdna2ConsumerCompatToml},
-      {"strix-halo", embedded::kProfileStrixHaloToml},
-      {"instinct", embedded::kProfileInstinctToml},
-  }};
-  return kBuiltins;
-}
 
 ProfileStore ProfileStore::Load(const sys::Root& root) { return Load(root, BuiltinProfiles()); }
 

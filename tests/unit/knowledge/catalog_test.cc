@@ -169,7 +169,8 @@ TEST(CatalogParseTest, RefusesBrokenEntries) {
       {"[[param]]\nmodule = \"radeon\"\nname = \"x\"\ntype = \"int\"\ndefault = \"0\"\n", "radeon"},
       {"[[param]]\nmodule = \"amdgpu\"\nname = \"x\"\ntype = \"float\"\ndefault = \"0\"\n", "type"},
       {"[[param]]\nmodule = \"amdgpu\"\nname = \"X;\"\ntype = \"int\"\ndefault = \"0\"\n", "name"},
-      {"param = 1\n", "no [[param]]"},
+      {"param = 1\n", "'param' must be an array of tables ([[param]]), not an integer"},
+      {"# nothing\n", "no [[param]]"},
       {"[[param]\n", "t:"},
   };
   for (const Case& c : cases) {

@@ -153,7 +153,7 @@ TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
   EXPECT_THAT(Broken("[\"conv\"]", "[\"convolution\"]"), HasSubstr("unknown workload 'convolution'"));
   EXPECT_THAT(Broken("[\"conv\"]", "[\"any\"]"), HasSubstr("unknown workload 'any'"));
   EXPECT_THAT(Broken("[\"conv\"]", "[]"), HasSubstr("non-empty list"));
-  EXPECT_THAT(Broken("[\"conv\"]", "\"conv\""), HasSubstr("non-empty list"));
+  EXPECT_THAT(Broken("[\"conv\"]", "\"conv\""), HasSubstr("'workloads' must be an array of strings, not a string"));
   EXPECT_THAT(Broken("\"crash\"", "\"no-gpu\""), HasSubstr("workloads is for outcome \"crash\" only"));
   EXPECT_THAT(Broken("\"crash\"", "\"limits\""), HasSubstr("workloads is for outcome \"crash\" only"));
   EXPECT_THAT(Broken("text = \"do\"", "text = \"do\"\nnone = \"unsupported\""), HasSubstr("needs outcome \"no-gpu\""));

@@ -138,8 +138,9 @@ TEST(RocmSupportTest, RefusesBadInputWithAClearError) {
   EXPECT_THAT(Broken("[\"gfx1030\", \"gfx1100\"]", "[\"gfx1030\", \"gfx9999\"]"),
               HasSubstr("supported names 'gfx9999', which is not in gfx_targets.toml"));
   EXPECT_THAT(Broken("[\"gfx906\"]", "[\"gfx1100\"]"), HasSubstr("'gfx1100' appears twice"));
-  EXPECT_THAT(Broken("[\"gfx906\"]", "\"gfx906\""), HasSubstr("deprecated is not a list"));
-  EXPECT_THAT(Broken("[\"gfx906\"]", "[906]"), HasSubstr("not a string"));
+  EXPECT_THAT(Broken("[\"gfx906\"]", "\"gfx906\""),
+              HasSubstr("'deprecated' must be an array of strings, not a string"));
+  EXPECT_THAT(Broken("[\"gfx906\"]", "[906]"), HasSubstr("'deprecated' must hold strings, not an integer"));
   EXPECT_THAT(Broken("source = \"b\"", "note = \"b\""), HasSubstr("release '6.1': no source"));
   EXPECT_THAT(Broken("supported = [\"gfx1030\"]\n", "supported = []\n"), HasSubstr("supported is empty"));
   EXPECT_THAT(Broken("[[release]]\nversion = \"6.0\"", "[release]\nversion = \"6.0\""), HasSubstr("t.toml"));

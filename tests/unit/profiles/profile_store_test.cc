@@ -54,8 +54,11 @@ TEST(ProfileStoreTest, BuiltinsAloneParseAndAreSorted) {
     EXPECT_FALSE(e.overrides_builtin) << e.name;
     EXPECT_TRUE(e.profile) << e.profile.error().message;
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"instinct", "rdna1-safe", "rdna2-consumer-compat", "stock", "strix-halo"}));
+  std::vector<std::string> builtins;
+  for (const BuiltinProfile& b : BuiltinProfiles()) builtins.emplace_back(b.name);
+  std::sort(builtins.begin(), builtins.end());
+  EXPECT_EQ(names, builtins);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_TRUE(store.errors().empty());
 }
 
@@ -74,7 +77,7 @@ TEST(ProfileStoreTest, AdminFileReplacesBuiltinOfTheSameName) {
   EXPECT_EQ(Ids(*resolved), (std::vector<std::string>{"site-note@rdna1-safe"}));
   ASSERT_NE(store.Find("extra"), nullptr);
   EXPECT_FALSE(store.Find("extra")->overrides_builtin);
-  EXPECT_EQ(store.entries().size(), 6u);
+  EXPECT_EQ(store.entries().size(), BuiltinProfiles().size() + 1);
 }
 
 TEST(ProfileStoreTest, StockStaysAReset) {
@@ -96,7 +99,7 @@ TEST(ProfileStoreTest, OnlyTomlFilesAreProfiles) {
   f.Admin(".hidden.toml", "garbage");
   f.Admin("x.toml~", "garbage");
   ProfileStore store = ProfileStore::Load(f.Root());
-  EXPECT_EQ(store.entries().size(), 5u);
+  EXPECT_EQ(store.entries().size(), BuiltinProfiles().size());
 }
 
 TEST(ProfileStoreTest, BadAdminFileIsReportedAndHidesNothing) {
@@ -107,7 +110,8 @@ TEST(ProfileStoreTest, BadAdminFileIsReportedAndHidesNothing) {
   f.Admin("instinct.toml", "schema_version = 7\ndescription = \"x\"\n");
   f.Admin("big.toml", std::string(kMaxProfileBytes + 1, '#'));
   ProfileStore store = ProfileStore::Load(f.Root());
-  EXPECT_EQ(store.entries().size(), 9u);  // 5 built-ins (instinct replaced) + broken, good, uses-broken, big
+  // The built-ins (instinct replaced) + broken, good, uses-broken, big.
+  EXPECT_EQ(store.entries().size(), BuiltinProfiles().size() + 4);
 
   const StoreEntry* broken = store.Find("broken");
   ASSERT_NE(broken, nullptr);
@@ -168,7 +172,7 @@ TEST(ProfileStoreTest, AGroupWritableProfileDirectoryDisablesEveryAdminFile) {
 int CheckUnlistable(const void* r) {
   ProfileStore store = ProfileStore::Load(*static_cast<const sys::Root*>(r));
   if (store.errors().size() != 1 || store.errors()[0].find("etc/rocmtune/profiles") == std::string::npos) return 11;
-  return store.entries().size() == 5 ? 0 : 12;
+  return store.entries().size() == BuiltinProfiles().size() ? 0 : 12;
 }
 
 TEST(ProfileStoreTest, UnlistableAdminDirIsAnError) {

@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "profiles/profile_store.h"
+
 namespace rocmtune::profiles {
 namespace {
 
@@ -222,6 +224,32 @@ TEST(ProfileTest, ValidProfileNames) {
   for (auto ok : {"stock", "rdna1-safe", "my_profile.v2", "a"}) EXPECT_TRUE(ValidProfileName(ok)) << ok;
   const std::vector<std::string> bad = {"", ".hidden", "-x", "Upper", "a/b", "a b", "..", std::string(65, 'a')};
   for (const std::string& name : bad) EXPECT_FALSE(ValidProfileName(name)) << name;
+}
+
+}  // namespace
+}  // namespace rocmtune::profiles
+
+namespace rocmtune::profiles {
+namespace {
+
+// The one strict reader (util/toml_reader.h) refuses a misspelt key in a shipped profile as in an
+// admin's, naming the file and the item, the keys it knows and the nearest one.
+TEST(ProfileTest, AMisspeltKeyInAShippedProfileNamesFileItemAndTheNearestKey) {
+  for (const BuiltinProfile& b : BuiltinProfiles()) {
+    const std::string text(b.text);
+    const size_t item = text.find("\n[[items]]\nid = \"");
+    if (item == std::string::npos) continue;
+    const size_t id_start = item + 17;
+    const std::string id = text.substr(id_start, text.find('"', id_start) - id_start);
+    std::string broken = text;
+    broken.replace(broken.find("\nwhy = ", item) + 1, 3, "wyh");
+    auto p = ParseProfile(b.name, broken, "/etc/rocmtune/profiles/x.toml");
+    ASSERT_FALSE(p) << b.name;
+    EXPECT_THAT(p.error().message,
+                HasSubstr("/etc/rocmtune/profiles/x.toml: item '" + id + "': unknown key 'wyh' (known: id, action"))
+        << b.name;
+    EXPECT_THAT(p.error().message, HasSubstr("Did you mean why?")) << b.name;
+  }
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 
-#include "knowledge/toml_fields.h"
 #include "profiles/profile.h"
+#include "util/toml_reader.h"
 
 namespace rocmtune {
 namespace {
@@ -98,7 +98,7 @@ TEST(TomlGuardTest, ValidTomlWithUtf8InStringsAndCommentsStillParses) {
 
 // The one parse entry every loader uses, and a profile through it.
 TEST(TomlGuardTest, EveryTomlParseGoesThroughTheGuard) {
-  auto doc = knowledge::ParseTomlDocument("\xcf\xbb", "data.toml");
+  auto doc = ParseTomlDocument("\xcf\xbb", "data.toml");
   ASSERT_FALSE(doc);
   EXPECT_THAT(doc.error().message, HasSubstr("data.toml: line 1: a non-ASCII character outside"));
   auto profile = profiles::ParseProfile("p", "schema_version = 1\ndescription = \"x\"\n\xcf\xbb = 1\n", "p.toml");
