@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/plan_json.h"
 #include "util/json_limits.h"
 
