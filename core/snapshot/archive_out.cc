@@ -14,17 +14,13 @@
 
 #include <fmt/format.h>
 
+#include "util/handle.h"
+
 namespace rocmtune::snapshot {
 namespace {
 
-struct ArchiveFree {
-  void operator()(archive* a) const { archive_write_free(a); }
-};
-struct EntryFree {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
-using EntryPtr = std::unique_ptr<archive_entry, EntryFree>;
+using ArchivePtr = Handle<archive*, archive_write_free>;
+using EntryPtr = Handle<archive_entry*, archive_entry_free>;
 
 Error Errno(std::string_view what, int err = errno) {
   return Error{ErrorCode::kIo, err, fmt::format("{}: {}", what, std::strerror(err))};

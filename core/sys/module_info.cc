@@ -2,12 +2,11 @@
 
 #include <fcntl.h>
 
-#include <memory>
-
 #include <fmt/format.h>
 #include <libkmod.h>
 
 #include "sys/unique_fd.h"
+#include "util/handle.h"
 #include "util/text.h"
 
 namespace rocmtune::sys {
@@ -15,9 +14,9 @@ namespace {
 
 constexpr size_t kMaxModulesDep = 16 << 20;  // real ones are well under 1 MiB
 
-using KmodCtx = std::unique_ptr<kmod_ctx, FreeWith<kmod_unref>>;
-using KmodModule = std::unique_ptr<kmod_module, FreeWith<kmod_module_unref>>;
-using KmodInfo = std::unique_ptr<kmod_list, FreeWith<kmod_module_info_free_list>>;
+using KmodCtx = Handle<kmod_ctx*, kmod_unref>;
+using KmodModule = Handle<kmod_module*, kmod_module_unref>;
+using KmodInfo = Handle<kmod_list*, kmod_module_info_free_list>;
 
 // "kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst" names module "amdgpu" (libkmod: '-' == '_').
 bool NamesModule(std::string_view path, std::string_view module) {
