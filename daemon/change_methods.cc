@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/change.h"
 #include "bus/handles.h"
