@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "bus/handles.h"
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
 #include "detect/live_facts_cache.h"
-#include "bus/handles.h"
 #include "sys/unique_fd.h"
 #include "util/result.h"
 

@@ -31,11 +31,7 @@ class Handle {
   T get() const noexcept { return handle_; }
   bool valid() const noexcept { return handle_ != kNone; }
   explicit operator bool() const noexcept { return valid(); }
-  T operator->() const noexcept
-    requires std::is_pointer_v<T>
-  {
-    return handle_;
-  }
+  T operator->() const noexcept requires std::is_pointer_v<T> { return handle_; }
   // Gives up ownership: the caller frees what this returns.
   [[nodiscard]] T Release() noexcept { return std::exchange(handle_, kNone); }
   // Frees what is held, then holds `handle`.

@@ -16,8 +16,8 @@
 
 #include "sys/unique_fd.h"
 #include "test_tree.h"
-#include "util/handle.h"
 #include "tree_snapshot.h"
+#include "util/handle.h"
 #include "world_names.h"
 
 namespace fs = std::filesystem;
