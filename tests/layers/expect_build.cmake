@@ -13,16 +13,18 @@ if(EXPECT STREQUAL "build")
   message(STATUS "${TARGET} builds")
   return()
 endif()
-# EXPECT=diagnostic: the build must fail AND name DIAGNOSTIC (e.g. unused-result: gcc's
-# [-Werror=unused-result], clang's [-Werror,-Wunused-result]).
+# EXPECT=diagnostic: the build must fail AND the compiler must report DIAGNOSTIC as an error (e.g.
+# unused-result: gcc's "[-Werror=unused-result]", clang's "[-Werror,-Wunused-result]"; the flag
+# alone on the echoed command line does not count).
 if(EXPECT STREQUAL "diagnostic")
   if(rc EQUAL 0)
     message(FATAL_ERROR "${TARGET} built: the compiler did not refuse it with ${DIAGNOSTIC}\n${out}")
   endif()
-  if(NOT out MATCHES "${DIAGNOSTIC}")
+  set(diagnostic_re "\\[-Werror[=,](-W)?${DIAGNOSTIC}\\]")
+  if(NOT out MATCHES "${diagnostic_re}")
     message(FATAL_ERROR "${TARGET} failed, but not with ${DIAGNOSTIC}:\n${out}")
   endif()
-  string(REGEX MATCH "[^\n]*${DIAGNOSTIC}[^\n]*" line "${out}")
+  string(REGEX MATCH "[^\n]*${diagnostic_re}" line "${out}")
   message(STATUS "${TARGET} fails as it must: ${line}")
   return()
 endif()
