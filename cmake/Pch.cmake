@@ -1,16 +1,9 @@
-# Precompiled headers (BENCHMARKS.md, "CI"): the standard and third-party headers the core's sources
-# parse (fmt, nlohmann-json, tl::expected) are parsed once and reused by every library and program,
-# instead of once per source: about 10% of a library source's CPU (measured). Not for the gtest
-# binaries: a test source costs the same with a gtest + gmock + JSON PCH as without.
-#   - gcc only. Reusing one .gch across targets (REUSE_FROM) works in gcc when the flags match and
-#     every macro defined when the .gch was made is defined the same way where it is used (gcc:
-#     "not used because `X' not defined" otherwise, an error under -Werror): the donor,
-#     rocmtune-util, defines nothing of its own. clang refuses a PCH whose command-line macros
-#     differ at all, and `make fuzz` (clang) builds few enough sources not to need it.
-#   - gcc 12 at -O2 reports false -Warray-bounds / -Wstringop-overflow inside std::string's copy
-#     and move in a few sources compiled with the .gch (not with the same headers as text): those
-#     skip it (SKIP_PRECOMPILE_HEADERS, top-level CMakeLists.txt). A new source that warns there
-#     joins that list.
+# Precompiled headers (BENCHMARKS.md, "CI"): the standard and third-party headers most translation
+# units parse (fmt, nlohmann-json, tl::expected; gtest and gmock in the tests) are parsed once per
+# kind and reused by every target of that kind, instead of once per source.
+#   - gcc only. Reusing one .gch across targets (REUSE_FROM) works in gcc as long as the flags
+#     match and no macro the headers look at differs; clang refuses a PCH whose command-line macros
+#     differ from the target's, and `make fuzz` (clang) builds few enough sources not to need it.
 #   - -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns it off. clang-tidy cannot read a .gch:
 #     scripts/tidy.sh drops the PCH flags from the compile commands, so each source is still checked
 #     as the self-contained file it must be (it includes what it uses; the PCH only saves parsing).
@@ -20,6 +13,7 @@
 set(ROCMTUNE_PCH_LIBRARY
     <algorithm> <functional> <map> <optional> <set> <string> <string_view> <utility> <vector>
     <fmt/format.h> <nlohmann/json.hpp> <tl/expected.hpp>)
+set(ROCMTUNE_PCH_TEST ${ROCMTUNE_PCH_LIBRARY} <filesystem> <fstream> <sstream> <gmock/gmock.h> <gtest/gtest.h>)
 
 # rocmtune_precompile(<headers-var> <targets...>): the first target ever named with <headers-var>
 # precompiles the headers; every other one reuses its .gch.
