@@ -20,15 +20,6 @@ done
 [ -f "$build/compile_commands.json" ] || {
   echo "tidy.sh: no $build/compile_commands.json: configure first (make configure)" >&2; exit 2; }
 
-# gcc's precompiled headers (cmake/Pch.cmake) are a .gch clang cannot read: clang-tidy gets each
-# command without them (`-Winvalid-pch -include .../cmake_pch.hxx` dropped), as a build configured
-# with -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON has it, so every source is checked as the self-contained
-# file it must be.
-db="$build/tidy-db"
-mkdir -p "$db"
-sed -e 's| -Winvalid-pch||g' -e 's| -include [^ ]*/cmake_pch\.hxx||g' "$build/compile_commands.json" \
-  >"$db/compile_commands.json"
-
 # Sources only, by absolute path as compile_commands.json names them: generated files under the build
 # folder (the embedded data) are left out. Headers are checked through the sources that include them.
 files="^$(pwd -P)/(core|helper|client|daemon)/.*${filter}"
@@ -38,7 +29,7 @@ files="^$(pwd -P)/(core|helper|client|daemon)/.*${filter}"
 # (.clang-tidy disables clang-diagnostic-*), and -Werror would turn them into errors nothing can filter.
 start=$(date +%s)
 set +e
-"$RUN_CLANG_TIDY" -clang-tidy-binary "$(command -v "$CLANG_TIDY")" -p "$db" -j "${JOBS:-$(nproc)}" -quiet \
+"$RUN_CLANG_TIDY" -clang-tidy-binary "$(command -v "$CLANG_TIDY")" -p "$build" -j "${JOBS:-$(nproc)}" -quiet \
   ${TIDY_CHECKS:+-checks="$TIDY_CHECKS"} -extra-arg=-Wno-error "$files" >"$build/clang-tidy.raw" 2>&1
 rc=$?
 sed 's/\x1b\[[0-9;]*m//g' "$build/clang-tidy.raw" >"$build/clang-tidy.log"  # run-clang-tidy forces --use-color

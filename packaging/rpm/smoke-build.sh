@@ -36,9 +36,6 @@ tarball="$out/SOURCES/rocmtune-$version.tar.gz"
    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' list |
    tar --null -T - --transform "s,^,rocmtune-$version/," -czf "$tarball")
 
-# macros.debian-smoke compiles with ccache where it is installed: a source compiled with the
-# precompiled headers (cmake/Pch.cmake) is cached only with these (ccache(1), "Precompiled headers").
-export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 echo "smoke-build: rpmbuild -bb $out/SPECS/rocmtune.spec"
 rpmbuild -bb --nodeps \
   --load "$src/packaging/rpm/macros.debian-smoke" \
