@@ -4,24 +4,21 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "util/handle.h"
+
 namespace rocmtune::bus {
 
-template <typename T, T* (*Unref)(T*)>
-struct SdUnref {
-  void operator()(T* p) const noexcept {
-    if (p) Unref(p);
-  }
-};
-
 // A bus is flushed before it is closed: replies queued by the last handler still go out.
-using BusPtr = std::unique_ptr<sd_bus, SdUnref<sd_bus, sd_bus_flush_close_unref>>;
-using EventPtr = std::unique_ptr<sd_event, SdUnref<sd_event, sd_event_unref>>;
-using MessagePtr = std::unique_ptr<sd_bus_message, SdUnref<sd_bus_message, sd_bus_message_unref>>;
-using SlotPtr = std::unique_ptr<sd_bus_slot, SdUnref<sd_bus_slot, sd_bus_slot_unref>>;
+using BusPtr = Handle<sd_bus*, sd_bus_flush_close_unref>;
+using EventPtr = Handle<sd_event*, sd_event_unref>;
+using MessagePtr = Handle<sd_bus_message*, sd_bus_message_unref>;
+using SlotPtr = Handle<sd_bus_slot*, sd_bus_slot_unref>;
+using CredsPtr = Handle<sd_bus_creds*, sd_bus_creds_unref>;
+// An event source is disabled as it is let go: its callback cannot run once its owner is gone.
+using EventSourcePtr = Handle<sd_event_source*, sd_event_source_disable_unref>;
 
 // A NULL-terminated array of the strings, as sd_bus_message_append_strv takes them; valid while
 // `v` is (sd-bus copies them into the message).
@@ -33,7 +30,8 @@ inline std::vector<const char*> Strv(const std::vector<std::string>& v) {
   return out;
 }
 
-// An sd_bus_error that frees what it holds.
+// An sd_bus_error that frees what it holds. Not a Handle: the error is a struct the caller owns by
+// value (sd_bus_error_free(&error)), not a pointer or a descriptor sd-bus hands out.
 class BusError {
  public:
   BusError() = default;

@@ -4,6 +4,7 @@
 // the core here. Exit 0 when every GPU asked about is safe, 1 when one is not or there is none.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/check_compute.h"
 #include "client/caller_env.h"

@@ -2,6 +2,7 @@
 // where it is set, whether it matters on each GPU, and why (source). rocmtuned's Explain, or the
 // core here.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/explain.h"
 #include "client/document.h"

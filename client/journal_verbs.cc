@@ -1,6 +1,7 @@
 // `history` and `verify`: what the journal says (rocmtuned's History / Verify, or the core here),
 // as a table or the document.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/history.h"
 #include "api/verify.h"

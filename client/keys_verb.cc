@@ -1,6 +1,7 @@
 // `rocmtunectl keys`: every knob key rocmtune knows, one per line (or rocmtune.keys.v1). Shell
 // completion asks for it; the list is the core's tables, so it needs no root, daemon or GPU.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/keys.h"
 #include "client/document.h"

@@ -1,6 +1,7 @@
 #include "client/knob_text.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace rocmtune::client {
 namespace {

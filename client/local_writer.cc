@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/status_json.h"
 #include "journal/write_access.h"

@@ -4,6 +4,7 @@
 // here or, for a user who may not read the journal that says which profile is active, by
 // rocmtuned (ListProfiles, ShowProfile); tables are rendered from the document either way.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/profiles.h"
 #include "client/document.h"

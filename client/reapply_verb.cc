@@ -2,6 +2,7 @@
 // GPU reset or resume undid (core/api/reapply.h); this shows the plan and the outcome, or prints
 // the result document. rocmtune-apply@.service runs it as `rocmtunectl --root / reapply -- cardN`.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/reapply.h"
 #include "api/status_json.h"

@@ -1,6 +1,7 @@
 #include "client/result_render.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "plan/admin_lines.h"
 #include "plan/plan.h"

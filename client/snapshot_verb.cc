@@ -2,6 +2,7 @@
 // for bug reports.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/snapshot.h"
 #include "api/status_json.h"

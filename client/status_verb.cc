@@ -2,6 +2,7 @@
 // as a table for people or as it is (--json).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "api/status.h"
 #include "client/document.h"

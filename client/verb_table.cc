@@ -1,5 +1,6 @@
 // Every verb of rocmtunectl, in the order `--help` lists them.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/error_json.h"
 #include "api/status_json.h"

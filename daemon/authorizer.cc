@@ -42,13 +42,13 @@ Result<void> Authorizer::Ask(const Caller& caller, const std::string& action,
   sd_bus_slot* watch = nullptr;
   if (int r = sd_bus_add_match_async(bus_, &watch, rule.c_str(), OnNameOwnerChanged, nullptr, question.get()); r < 0)
     return Fail(ErrorCode::kIo, "asking polkit: cannot watch the caller's connection", -r);
-  question->watch.reset(watch);
+  question->watch.Reset(watch);
 
   sd_bus_slot* slot = nullptr;
   const uint64_t timeout = Usec(caller.interactive ? kInteractiveTimeout : kTimeout);
   if (int r = sd_bus_call_async(bus_, &slot, call->get(), OnAnswer, question.get(), timeout); r < 0)
     return Fail(ErrorCode::kIo, "asking polkit: cannot send the question", -r);
-  question->call.reset(slot);
+  question->call.Reset(slot);
   pending_.emplace(caller.uid, std::move(question));
   return {};
 }

@@ -4,14 +4,15 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/change.h"
+#include "bus/handles.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
 #include "daemon/change_summary.h"
@@ -65,7 +66,7 @@ Result<Caller> CallerOf(sd_bus_message* call) {
   sd_bus_creds* creds = nullptr;
   int r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
   if (r < 0) return Fail(ErrorCode::kNotAuthorized, "cannot tell who is calling", -r);
-  std::unique_ptr<sd_bus_creds, bus::SdUnref<sd_bus_creds, sd_bus_creds_unref>> held(creds);
+  bus::CredsPtr held(creds);
   uid_t uid = 0;
   if (sd_bus_creds_get_euid(creds, &uid) < 0) return Fail(ErrorCode::kNotAuthorized, "cannot tell who is calling");
   caller.uid = uid;

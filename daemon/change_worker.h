@@ -7,12 +7,12 @@
 #include <systemd/sd-event.h>
 
 #include <functional>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "bus/handles.h"
 #include "sys/unique_fd.h"
 #include "util/result.h"
 
@@ -44,11 +44,8 @@ class ChangeWorker {
   static int OnDone(sd_event_source* source, int fd, uint32_t revents, void* userdata) noexcept;
   int Finish(int fd);
 
-  struct SourceUnref {
-    void operator()(sd_event_source* s) const noexcept { sd_event_source_disable_unref(s); }
-  };
   sys::UniqueFd eventfd_;
-  std::unique_ptr<sd_event_source, SourceUnref> source_;
+  bus::EventSourcePtr source_;
   std::thread thread_;
   std::mutex mutex_;
   std::optional<JobResult> result_;  // guarded by mutex_

@@ -12,9 +12,9 @@ namespace rocmtune::daemon {
 
 Result<void> GpuWatch::Start(sd_event* event, OnEvent on_event) {
   on_event_ = std::move(on_event);
-  udev_.reset(udev_new());
+  udev_.Reset(udev_new());
   if (!udev_) return Fail(ErrorCode::kIo, "cannot create a udev context", errno);
-  monitor_.reset(udev_monitor_new_from_netlink(udev_.get(), "udev"));
+  monitor_.Reset(udev_monitor_new_from_netlink(udev_.get(), "udev"));
   if (!monitor_) return Fail(ErrorCode::kIo, "cannot open udev's monitor (netlink)", errno);
   if (int r = udev_monitor_filter_add_match_subsystem_devtype(monitor_.get(), "drm", nullptr); r < 0)
     return Fail(ErrorCode::kIo, "cannot filter udev's monitor on drm", -r);
@@ -23,7 +23,7 @@ Result<void> GpuWatch::Start(sd_event* event, OnEvent on_event) {
   sd_event_source* source = nullptr;
   int r = sd_event_add_io(event, &source, udev_monitor_get_fd(monitor_.get()), EPOLLIN, &GpuWatch::OnReadable, this);
   if (r < 0) return Fail(ErrorCode::kIo, "cannot watch udev's monitor", -r);
-  source_.reset(source);
+  source_.Reset(source);
   return {};
 }
 
@@ -35,7 +35,7 @@ int GpuWatch::Drain() {
   auto& self = *this;
   // One readable wake-up may carry several events; each receive takes one (the socket is
   // non-blocking: NULL when drained).
-  using DevicePtr = std::unique_ptr<struct udev_device, bus::SdUnref<struct udev_device, udev_device_unref>>;
+  using DevicePtr = Handle<struct udev_device*, udev_device_unref>;
   while (DevicePtr device{udev_monitor_receive_device(self.monitor_.get())}) {
     const char* action = udev_device_get_action(device.get());
     const char* sysname = udev_device_get_sysname(device.get());

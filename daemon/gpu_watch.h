@@ -7,10 +7,9 @@
 #include <systemd/sd-event.h>
 
 #include <functional>
-#include <memory>
 #include <string>
 
-#include "bus/handles.h"
+#include "util/handle.h"
 #include "util/result.h"
 
 namespace rocmtune::daemon {
@@ -35,9 +34,9 @@ class GpuWatch {
   int Drain();
 
   // Declared in this order so the event source goes first, then the monitor, then the context.
-  std::unique_ptr<struct udev, bus::SdUnref<struct udev, udev_unref>> udev_;
-  std::unique_ptr<struct udev_monitor, bus::SdUnref<struct udev_monitor, udev_monitor_unref>> monitor_;
-  std::unique_ptr<sd_event_source, bus::SdUnref<sd_event_source, sd_event_source_unref>> source_;
+  Handle<struct udev*, udev_unref> udev_;
+  Handle<struct udev_monitor*, udev_monitor_unref> monitor_;
+  Handle<sd_event_source*, sd_event_source_unref> source_;
   OnEvent on_event_;
 };
 

@@ -41,7 +41,7 @@ Result<void> LiveFactsWorker::Attach(sd_event* event) {
   sd_event_source* source = nullptr;
   if (int r = sd_event_add_io(event, &source, eventfd_.get(), EPOLLIN, OnDone, this); r < 0)
     return Fail(ErrorCode::kIo, "cannot watch the live facts worker", -r);
-  source_.reset(source);
+  source_.Reset(source);
   return {};
 }
 

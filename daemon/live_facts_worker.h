@@ -10,12 +10,12 @@
 
 #include <chrono>
 #include <functional>
-#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "bus/handles.h"
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
 #include "detect/live_facts_cache.h"
@@ -55,12 +55,9 @@ class LiveFactsWorker {
   static int OnDone(sd_event_source* source, int fd, uint32_t revents, void* userdata) noexcept;
   int Finish(int fd);
 
-  struct SourceUnref {
-    void operator()(sd_event_source* s) const noexcept { sd_event_source_disable_unref(s); }
-  };
   detect::LiveFactsCache cache_;
   sys::UniqueFd eventfd_;
-  std::unique_ptr<sd_event_source, SourceUnref> source_;
+  bus::EventSourcePtr source_;
   std::thread thread_;
   std::mutex mutex_;
   std::optional<std::vector<detect::LiveFacts>> result_;  // guarded by mutex_

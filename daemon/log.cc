@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 
 #include <fmt/format.h>
 
@@ -97,7 +96,7 @@ CallInfo InfoOf(sd_bus_message* call, std::string_view property) {
   }
   sd_bus_creds* creds = nullptr;
   if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >= 0) {
-    std::unique_ptr<sd_bus_creds, bus::SdUnref<sd_bus_creds, sd_bus_creds_unref>> held(creds);
+    bus::CredsPtr held(creds);
     uid_t uid = 0;
     pid_t pid = 0;
     if (sd_bus_creds_get_euid(creds, &uid) >= 0) info.uid = uid;

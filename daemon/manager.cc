@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/change.h"
 #include "api/check_compute.h"
@@ -200,7 +201,7 @@ Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
   sd_bus_slot* slot = nullptr;
   if (int r = sd_bus_add_object_vtable(bus, &slot, kObjectPath, kInterface, kVTable, this); r < 0)
     return Fail(ErrorCode::kIo, fmt::format("cannot add {} to the bus", kObjectPath), -r);
-  slot_.reset(slot);
+  slot_.Reset(slot);
   // Without the monitor (no netlink here) the daemon still serves, detecting on every request.
   auto started = watch_.Start(event, [this](const std::string&, const std::string&) { RefreshInventory(); });
   watching_ = started.has_value();

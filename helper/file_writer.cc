@@ -177,11 +177,7 @@ Result<std::string> FileWriter::ReadAttribute(std::string_view path) const {
 Result<std::vector<std::string>> FileWriter::MissingParents(std::string_view path) const {
   std::vector<std::string> missing;
   for (std::string_view dir = ParentOf(path); !dir.empty(); dir = ParentOf(dir)) {
-    int fd = OpenAt2(root_.fd(), dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve);
-    if (fd >= 0) {
-      ::close(fd);
-      break;
-    }
+    if (sys::UniqueFd fd(OpenAt2(root_.fd(), dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, kFileResolve)); fd) break;
     if (errno != ENOENT) return Errno("opening directory", root_, dir, errno);
     missing.insert(missing.begin(), std::string(dir));
   }

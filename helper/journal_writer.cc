@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "helper/file_writer.h"
 #include "helper/state_access.h"

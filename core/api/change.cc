@@ -2,6 +2,7 @@
 #include "api/change.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/change_internal.h"
 #include "journal/history.h"

@@ -1,5 +1,7 @@
 #include "api/error_json.h"
 
+#include <nlohmann/json.hpp>
+
 namespace rocmtune::api {
 
 std::string_view ErrorCodeName(ErrorCode code) {

@@ -1,5 +1,7 @@
 #include "api/explain.h"
 
+#include <nlohmann/json.hpp>
+
 #include "api/size_json.h"
 #include "knobs/registry.h"
 

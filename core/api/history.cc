@@ -1,6 +1,7 @@
 #include "api/history.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "journal/history.h"
 #include "journal/writer_probe.h"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "knobs/sysfs_attributes.h"
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"

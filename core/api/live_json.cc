@@ -1,6 +1,7 @@
 #include "api/live_json.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace rocmtune::api {
 namespace {

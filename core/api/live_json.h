@@ -3,7 +3,7 @@
 // did not give is null, and `unknown` says why under the value's path ("firmware.sos").
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "detect/live_facts.h"
 

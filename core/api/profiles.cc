@@ -1,5 +1,7 @@
 #include "api/profiles.h"
 
+#include <nlohmann/json.hpp>
+
 #include "api/profiles_json.h"
 #include "journal/history.h"
 

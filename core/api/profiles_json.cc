@@ -1,5 +1,7 @@
 #include "api/profiles_json.h"
 
+#include <nlohmann/json.hpp>
+
 namespace rocmtune::api {
 namespace {
 

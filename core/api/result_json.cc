@@ -1,5 +1,7 @@
 #include "api/result_json.h"
 
+#include <nlohmann/json.hpp>
+
 #include "plan/unified_diff.h"
 
 namespace rocmtune::api {

@@ -1,5 +1,7 @@
 #include "api/size_json.h"
 
+#include <nlohmann/json.hpp>
+
 #include "knobs/knob_key.h"
 #include "knobs/size_checks.h"
 #include "knowledge/param_size.h"

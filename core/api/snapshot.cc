@@ -1,6 +1,7 @@
 #include "api/snapshot.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/doctor.h"
 #include "api/error_json.h"

@@ -1,5 +1,7 @@
 #include "api/status.h"
 
+#include <nlohmann/json.hpp>
+
 #include "api/check_compute.h"
 #include "api/doctor.h"
 #include "api/live_json.h"

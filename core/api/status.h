@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "detect/inventory.h"
 #include "detect/live_facts.h"

@@ -1,5 +1,7 @@
 #include "api/status_json.h"
 
+#include <nlohmann/json.hpp>
+
 #include "api/size_json.h"
 
 namespace rocmtune::api {

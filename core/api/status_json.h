@@ -2,7 +2,7 @@
 // --json`, the daemon's Describe() and snapshot metadata all print this.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "detect/inventory.h"
 #include "knobs/backend.h"

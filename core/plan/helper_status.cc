@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "plan/plan_json.h"
 #include "util/enum_names.h"
 #include "util/json_limits.h"

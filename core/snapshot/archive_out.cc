@@ -17,14 +17,12 @@
 #include <fmt/format.h>
 
 #include "snapshot/tar_gz.h"
+#include "util/handle.h"
 
 namespace rocmtune::snapshot {
 namespace {
 
-struct DlClose {
-  void operator()(void* handle) const { dlclose(handle); }
-};
-using Library = std::unique_ptr<void, DlClose>;
+using Library = Handle<void*, dlclose>;
 
 // The module's path is fixed when rocmtune is configured; a program running from the build tree
 // (the tests, rocmtunectl before `make install`) loads the build tree's module instead.

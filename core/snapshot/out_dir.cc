@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "util/handle.h"
+
 namespace rocmtune::snapshot {
 namespace {
 
@@ -34,22 +36,19 @@ std::pair<std::string_view, std::string_view> SplitLast(std::string_view rel) {
 }
 
 Result<bool> IsEmptyDir(int fd) {
-  int copy = ::openat(fd, ".", kDirFlags);
-  if (copy < 0) return tl::unexpected(Errno("open"));
-  DIR* dir = ::fdopendir(copy);
-  if (!dir) {
-    ::close(copy);
-    return tl::unexpected(Errno("fdopendir"));
-  }
+  sys::UniqueFd copy(::openat(fd, ".", kDirFlags));
+  if (!copy) return tl::unexpected(Errno("open"));
+  Handle<DIR*, ::closedir> dir(::fdopendir(copy.get()));
+  if (!dir) return tl::unexpected(Errno("fdopendir"));
+  static_cast<void>(copy.Release());  // owned by dir now: closedir closes it
   bool empty = true;
-  while (dirent* e = ::readdir(dir)) {
+  while (dirent* e = ::readdir(dir.get())) {
     std::string_view name = e->d_name;
     if (name != "." && name != "..") {
       empty = false;
       break;
     }
   }
-  ::closedir(dir);
   return empty;
 }
 

@@ -8,18 +8,13 @@
 #include <span>
 
 #include "snapshot/tar_gz.h"
+#include "util/handle.h"
 
 namespace rocmtune::snapshot {
 namespace {
 
-struct ArchiveFree {
-  void operator()(archive* a) const { archive_write_free(a); }
-};
-struct EntryFree {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
-using EntryPtr = std::unique_ptr<archive_entry, EntryFree>;
+using ArchivePtr = Handle<archive*, archive_write_free>;
+using EntryPtr = Handle<archive_entry*, archive_entry_free>;
 
 mode_t FileType(TarKind kind) {
   switch (kind) {

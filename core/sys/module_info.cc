@@ -9,6 +9,7 @@
 #include <libkmod.h>
 
 #include "sys/unique_fd.h"
+#include "util/handle.h"
 #include "util/text.h"
 
 namespace rocmtune::sys {
@@ -67,18 +68,12 @@ const Kmod& Libkmod() {
   return kmod;
 }
 
-struct CtxFree {
-  void operator()(kmod_ctx* c) const { Libkmod().unref(c); }
-};
-struct ModuleFree {
-  void operator()(kmod_module* m) const { Libkmod().module_unref(m); }
-};
-struct InfoFree {
-  void operator()(kmod_list* l) const { Libkmod().module_info_free_list(l); }
-};
-using KmodCtx = std::unique_ptr<kmod_ctx, CtxFree>;
-using KmodModule = std::unique_ptr<kmod_module, ModuleFree>;
-using KmodInfo = std::unique_ptr<kmod_list, InfoFree>;
+void FreeCtx(kmod_ctx* c) { Libkmod().unref(c); }
+void FreeModule(kmod_module* m) { Libkmod().module_unref(m); }
+void FreeInfo(kmod_list* l) { Libkmod().module_info_free_list(l); }
+using KmodCtx = Handle<kmod_ctx*, FreeCtx>;
+using KmodModule = Handle<kmod_module*, FreeModule>;
+using KmodInfo = Handle<kmod_list*, FreeInfo>;
 
 // "kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst" names module "amdgpu" (libkmod: '-' == '_').
 bool NamesModule(std::string_view path, std::string_view module) {

@@ -12,6 +12,8 @@
 #include <rocm_smi/rocm_smi.h>
 #include <rocm_smi/rocm_smi64Config.h>
 
+#include "util/handle.h"
+
 namespace rocmtune::sys {
 namespace {
 
@@ -59,10 +61,7 @@ struct Api {
   decltype(&rsmi_dev_gpu_metrics_info_get) metrics = nullptr;
 };
 
-struct DlClose {
-  void operator()(void* handle) const { dlclose(handle); }
-};
-using Library = std::unique_ptr<void, DlClose>;
+using Library = Handle<void*, dlclose>;
 
 template <typename F>
 bool Resolve(void* lib, const char* name, F& out, std::string& missing) {

@@ -14,6 +14,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "sys/rocm_smi.h"
 #include "sys/sandbox.h"

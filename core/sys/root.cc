@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "util/handle.h"
+
 namespace rocmtune::sys {
 namespace {
 
@@ -173,8 +175,8 @@ Result<std::vector<std::string>> Root::ListDir(std::string_view rel) const {
     int err = errno;
     return Fail(ErrorCode::kIo, fmt::format("{}: {}", Display(rel), Describe(err)), err);
   }
-  fd->Release();  // owned by dir now
-  UniqueHandle<DIR, ::closedir> guard(dir);
+  static_cast<void>(fd->Release());  // owned by dir now: closedir closes it
+  Handle<DIR*, ::closedir> guard(dir);
   std::vector<std::string> names;
   errno = 0;
   while (struct dirent* entry = ::readdir(dir)) {

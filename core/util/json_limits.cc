@@ -1,6 +1,7 @@
 #include "util/json_limits.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace rocmtune {
 

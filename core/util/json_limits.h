@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "util/result.h"
 

@@ -1,5 +1,7 @@
 #include "util/json_text.h"
 
+#include <nlohmann/json.hpp>
+
 namespace rocmtune {
 
 std::string JsonText(const nlohmann::ordered_json& doc, int indent) {

@@ -25,8 +25,19 @@ struct Error {
   std::string message;  // names the path or item; complete enough to print as is
 };
 
+// tl::expected<T, Error> with [[nodiscard]] on the type: a call whose Result nobody looks at is a
+// -Wunused-result warning, an error under -Werror, so a failure cannot be dropped by accident.
+// tl::expected 1.0 (Debian 12) has no [[nodiscard]] of its own, and an alias cannot add one.
+// A Result deliberately ignored says so where it is dropped: `static_cast<void>(Call());  // why`.
 template <typename T>
-using Result = tl::expected<T, Error>;
+class [[nodiscard]] Result : public tl::expected<T, Error> {
+ public:
+  using Base = tl::expected<T, Error>;
+  using Base::Base;
+  Result() = default;
+  // Implicit: a plain tl::expected<T, Error> (what its own operations return) is a Result.
+  Result(Base base) : Base(std::move(base)) {}
+};
 
 [[nodiscard]] inline tl::unexpected<Error> Fail(ErrorCode code, std::string message, int errno_value = 0) {
   return tl::unexpected<Error>(Error{code, errno_value, std::move(message)});

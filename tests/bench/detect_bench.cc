@@ -23,6 +23,7 @@
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "api/status_json.h"
 #include "detect/inventory.h"

@@ -14,8 +14,10 @@
 
 #include <fmt/format.h>
 
+#include "sys/unique_fd.h"
 #include "test_tree.h"
 #include "tree_snapshot.h"
+#include "util/handle.h"
 #include "world_names.h"
 
 namespace fs = std::filesystem;
@@ -32,19 +34,7 @@ constexpr std::string_view kHolders[] = {"var/lib/rocmtune/journal", "var/lib/ro
   throw std::runtime_error(fmt::format("{} {}: {}", what, path, std::strerror(errno)));
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+using Fd = sys::UniqueFd;
 
 int OpenAt(int dir, const char* name, int flags, std::string_view path, mode_t mode = 0) {
   int fd = ::openat(dir, name, flags | O_CLOEXEC | O_NOFOLLOW, mode);
@@ -57,6 +47,7 @@ template <typename F>
 void ForEachEntry(int dir, std::string_view path, F&& f) {
   DIR* d = ::fdopendir(::dup(dir));
   if (!d) Throw("opendir", path);
+  Handle<DIR*, ::closedir> held(d);  // closed as well when f or a stat throws
   while (dirent* e = ::readdir(d)) {
     std::string_view name = e->d_name;
     if (name == "." || name == "..") continue;
@@ -64,7 +55,6 @@ void ForEachEntry(int dir, std::string_view path, F&& f) {
     if (::fstatat(dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) Throw("stat", name);
     f(e->d_name, st);
   }
-  ::closedir(d);
 }
 
 std::string ReadLinkAt(int dir, const char* name, std::string_view path) {

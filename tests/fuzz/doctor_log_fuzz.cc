@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "api/doctor.h"
 #include "api/status.h"
 #include "diagnose/crash_log.h"

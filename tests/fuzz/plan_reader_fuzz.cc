@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
 #include "detect/inventory.h"
 #include "fuzz_support.h"
 #include "helper/allow_list.h"

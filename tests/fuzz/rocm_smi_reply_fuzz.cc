@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "api/doctor.h"
 #include "api/live_json.h"
 #include "detect/inventory.h"

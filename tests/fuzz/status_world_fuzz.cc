@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "api/check_compute.h"
 #include "api/doctor.h"
 #include "api/status.h"

@@ -1,5 +1,6 @@
 cmake_minimum_required(VERSION 3.25)
-# cmake -DBINDIR=<build dir> -DTARGET=<target> -DEXPECT=build|missing [-DHEADER=<header>] -P expect_build.cmake
+# cmake -DBINDIR=<build dir> -DTARGET=<target> -DEXPECT=build|missing|diagnostic [-DHEADER=<header>]
+#       [-DDIAGNOSTIC=<text>] -P expect_build.cmake
 # EXPECT=build: the target must build. EXPECT=missing: the build must fail AND the compiler must
 # say HEADER was not found (gcc: "HEADER: No such file or directory", clang: "'HEADER' file not
 # found"); a failure for any other reason fails the test.
@@ -10,6 +11,21 @@ if(EXPECT STREQUAL "build")
     message(FATAL_ERROR "${TARGET} must build, but:\n${out}")
   endif()
   message(STATUS "${TARGET} builds")
+  return()
+endif()
+# EXPECT=diagnostic: the build must fail AND the compiler must report DIAGNOSTIC as an error (e.g.
+# unused-result: gcc's "[-Werror=unused-result]", clang's "[-Werror,-Wunused-result]"; the flag
+# alone on the echoed command line does not count).
+if(EXPECT STREQUAL "diagnostic")
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "${TARGET} built: the compiler did not refuse it with ${DIAGNOSTIC}\n${out}")
+  endif()
+  set(diagnostic_re "\\[-Werror[=,](-W)?${DIAGNOSTIC}\\]")
+  if(NOT out MATCHES "${diagnostic_re}")
+    message(FATAL_ERROR "${TARGET} failed, but not with ${DIAGNOSTIC}:\n${out}")
+  endif()
+  string(REGEX MATCH "[^\n]*${diagnostic_re}" line "${out}")
+  message(STATUS "${TARGET} fails as it must: ${line}")
   return()
 endif()
 if(rc EQUAL 0)

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 namespace fs = std::filesystem;
 
 namespace rocmtune::testing {

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <stdexcept>
+
+#include "sys/unique_fd.h"
+#include "util/handle.h"
 
 namespace rocmtune::testing {
 namespace {
@@ -33,7 +35,7 @@ void SnapshotDir(int fd, const std::string& rel, TreeSnapshot& out) {
     ::close(fd);
     Throw("opendir", rel);
   }
-  std::unique_ptr<DIR, int (*)(DIR*)> dir(d, ::closedir);
+  Handle<DIR*, ::closedir> dir(d);
   while (dirent* e = ::readdir(d)) {
     std::string_view name = e->d_name;
     if (name == "." || name == "..") continue;
@@ -57,10 +59,9 @@ void SnapshotDir(int fd, const std::string& rel, TreeSnapshot& out) {
       SnapshotDir(child, sub, out);
     } else if (S_ISREG(st.st_mode)) {
       entry.type = 'f';
-      int file = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-      if (file < 0) Throw("open", sub);
-      std::unique_ptr<int, void (*)(int*)> close_file(&file, [](int* f) { ::close(*f); });
-      entry.content = ReadFdAll(file, sub);
+      sys::UniqueFd file(::openat(::dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+      if (!file) Throw("open", sub);
+      entry.content = ReadFdAll(file.get(), sub);
     } else {
       entry.type = 'o';
     }

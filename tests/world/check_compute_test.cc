@@ -3,6 +3,7 @@
 // --device, the usage errors, no GPU; and a fix in effect (the override removed) clearing its crash.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"

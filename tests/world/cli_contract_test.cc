@@ -3,6 +3,7 @@
 // --json that prints exactly one document on stdout.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"

@@ -4,6 +4,7 @@
 // notes what it cannot check when the RAM is unknown.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"

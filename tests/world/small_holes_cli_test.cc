@@ -18,6 +18,7 @@
 #include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"

@@ -2,6 +2,7 @@
 // read is a finding, and the rest of status still shows.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"

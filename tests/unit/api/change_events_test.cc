@@ -1,6 +1,7 @@
 // The journal entries each change makes (api/events.h, change_events.cc), collected through
 // ChangeOptions::on_event: one per event, none for a check, with the transaction the result has.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "api/change.h"
 #include "api/change_internal.h"

@@ -1,6 +1,7 @@
 // doctor's findings from live facts, and the status document's `live` object, over a fake
 // table of rocm-smi-lib values.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "api/live_json.h"
 #include "diagnose/checks.h"

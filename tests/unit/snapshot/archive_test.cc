@@ -18,6 +18,7 @@
 #include "snapshot/archive_out.h"
 #include "snapshot/snapshot.h"
 #include "test_tree.h"
+#include "util/handle.h"
 
 namespace fs = std::filesystem;
 
@@ -35,7 +36,7 @@ struct Member {
 };
 
 std::vector<Member> ReadMembers(const std::string& file) {
-  std::unique_ptr<archive, int (*)(archive*)> a(archive_read_new(), archive_read_free);
+  Handle<archive*, archive_read_free> a(archive_read_new());
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
   EXPECT_EQ(archive_read_open_filename(a.get(), file.c_str(), 16384), ARCHIVE_OK) << archive_error_string(a.get());

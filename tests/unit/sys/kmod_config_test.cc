@@ -14,6 +14,7 @@
 
 #include "sys/unique_fd.h"
 #include "test_tree.h"
+#include "util/handle.h"
 
 namespace rocmtune::sys {
 namespace {
@@ -193,8 +194,8 @@ TEST(KmodConfigTest, TheHostCommandLineNeverAppears) {
 
 // ---- libkmod, the oracle ---------------------------------------------------------------------
 
-using KmodCtx = UniqueHandle<kmod_ctx, kmod_unref>;
-using KmodConfigIter = UniqueHandle<kmod_config_iter, kmod_config_iter_free_iter>;
+using KmodCtx = Handle<kmod_ctx*, kmod_unref>;
+using KmodConfigIter = Handle<kmod_config_iter*, kmod_config_iter_free_iter>;
 using OptionList = std::vector<std::pair<std::string, std::string>>;
 
 // Every `options` entry of a libkmod context reading `paths`, in libkmod's order; kmod_new()

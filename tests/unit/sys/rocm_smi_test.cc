@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace rocmtune::sys {
 namespace {
