@@ -6,7 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json_fwd.hpp>
+// The whole json.hpp, not json_fwd.hpp: ReadDocumentAsUser below returns a Fetched by value.
+#include <nlohmann/json.hpp>
 #include <tl/expected.hpp>
 
 #include "client/context.h"

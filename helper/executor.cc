@@ -6,6 +6,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "detect/inventory.h"
 #include "helper/allow_list.h"

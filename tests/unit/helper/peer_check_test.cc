@@ -16,6 +16,7 @@
 #include <functional>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "helper/daemon_account.h"
 #include "helper/journal_writer.h"
