@@ -10,6 +10,7 @@
 # deadline; nothing sleeps a fixed time (assert_keeps_running alone waits out a period, for what
 # only time shows: an idle timeout that must not fire, a SIGTERM that must wait for a change).
 import glob
+import grp
 import json
 import os
 import pwd
@@ -281,6 +282,23 @@ class DaemonTest(unittest.TestCase):
             return ""
 
     # --- accounts seen by the bus and polkitd only ----------------------------------------
+    def require_free_ids(self, ids, no_user=None):
+        """Skips unless every id is free as a uid and a gid here (the test's accounts take them),
+        and, with no_user, unless this machine has no user of that name (it would shadow the test's)."""
+        for i in ids:
+            for db, what in ((pwd.getpwuid, "uid"), (grp.getgrgid, "gid")):
+                try:
+                    db(i)
+                    self.skipTest(f"{what} {i} is in use")
+                except KeyError:
+                    pass
+        if no_user:
+            try:
+                pwd.getpwnam(no_user)
+                self.skipTest(f"this machine has a user {no_user}: the test's own would be shadowed")
+            except KeyError:
+                pass
+
     def use_test_accounts(self, passwd_lines, group_lines):
         """Files the bus and polkitd (started after this) read as /etc/passwd and /etc/group in
         their own mount namespaces: the machine's accounts plus these lines."""

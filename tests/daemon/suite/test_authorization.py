@@ -11,10 +11,8 @@
 #     caller), the agent's message names what would change, and when the attacker's connection
 #     goes away polkit cancels the agent's dialog (CancelCheckAuthorization) and the attacker may
 #     ask again.
-import grp
 import json
 import os
-import pwd
 
 import fixture
 from fixture import DaemonTest
@@ -74,13 +72,7 @@ class AuthorizationTest(DaemonTest):
         self.require_root("test users polkit and the bus see")
         self.require_helper_socket()
         self.require_polkitd()
-        for i in (PROFILE_USER, WITH_USER, ATTACKER):
-            for db, what in ((pwd.getpwuid, "uid"), (grp.getgrgid, "gid")):
-                try:
-                    db(i)
-                    self.skipTest(f"{what} {i} is in use")
-                except KeyError:
-                    pass
+        self.require_free_ids((PROFILE_USER, WITH_USER, ATTACKER))
         users = (("rtprofile", PROFILE_USER), ("rtwith", WITH_USER), ("rtattacker", ATTACKER))
         self.use_test_accounts([f"{u}:x:{i}:{i}::/nonexistent:/usr/sbin/nologin" for u, i in users],
                                [f"{u}:x:{i}:" for u, i in users])

@@ -12,10 +12,8 @@
 #   - one change is one question to polkit, also when it first rolls back an interrupted
 #     transaction (a user polkit allows once must not be asked again, nor typed a password twice).
 # The test users and groups exist only for the bus and polkitd (their own /etc/passwd, /etc/group).
-import grp
 import json
 import os
-import pwd
 import subprocess
 
 from fixture import CONFIG, DaemonTest
@@ -103,13 +101,7 @@ class PermissionsTest(DaemonTest):
         self.require_helper_socket()
         self.require_polkitd()
         self.require_nobody()
-        for i in (GRANTED, SETTER, ONCE):
-            for db, what in ((pwd.getpwuid, "uid"), (grp.getgrgid, "gid")):
-                try:
-                    db(i)
-                    self.skipTest(f"{what} {i} is in use")
-                except KeyError:
-                    pass
+        self.require_free_ids((GRANTED, SETTER, ONCE))
         self.use_test_accounts(
             [f"{u}:x:{i}:{i}::/nonexistent:/usr/sbin/nologin" for u, i in
              (("rtgranted", GRANTED), ("rtsetter", SETTER), ("rtonce", ONCE))],

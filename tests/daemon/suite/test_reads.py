@@ -13,10 +13,8 @@
 #     (NotFound), a string that is not UTF-8 (refused by the bus before it reaches the daemon),
 #     and the daemon goes on answering.
 import glob
-import grp
 import json
 import os
-import pwd
 import re
 
 from fixture import CONFIG, DaemonTest, dbus
@@ -54,18 +52,7 @@ class ReadsTest(DaemonTest):
         self.require_root("the daemon runs as a test user rocmtune, the reader as another uid")
         self.require_helper_socket()
         self.require_polkitd()
-        for i in (DAEMON_ID, USER_ID):
-            for db, what in ((pwd.getpwuid, "uid"), (grp.getgrgid, "gid")):
-                try:
-                    db(i)
-                    self.skipTest(f"{what} {i} is in use")
-                except KeyError:
-                    pass
-        try:
-            pwd.getpwnam("rocmtune")
-            self.skipTest("this machine has a user rocmtune: the test's own would be shadowed")
-        except KeyError:
-            pass
+        self.require_free_ids((DAEMON_ID, USER_ID), no_user="rocmtune")
         self.use_test_accounts(
             [f"rocmtune:x:{DAEMON_ID}:{DAEMON_ID}::/:/usr/sbin/nologin",
              f"rtreader:x:{USER_ID}:{USER_ID}::/nonexistent:/usr/sbin/nologin"],

@@ -12,10 +12,8 @@
 #     and a process of another non-root uid, even through a socket opened to all, gets nothing;
 #   - the daemon's process has uid rocmtune and no capabilities.
 import glob
-import grp
 import json
 import os
-import pwd
 import subprocess
 
 from fixture import DaemonTest, dbus
@@ -51,18 +49,7 @@ class UserTest(DaemonTest):
         self.require_root("the daemon runs as a test user rocmtune, with test accounts the bus and polkitd see")
         self.require_helper_socket()
         self.require_polkitd()
-        for i in (DAEMON_ID, GRANTED, STRANGER):
-            for db, what in ((pwd.getpwuid, "uid"), (grp.getgrgid, "gid")):
-                try:
-                    db(i)
-                    self.skipTest(f"{what} {i} is in use")
-                except KeyError:
-                    pass
-        try:
-            pwd.getpwnam("rocmtune")
-            self.skipTest("this machine has a user rocmtune: the test's own would be shadowed")
-        except KeyError:
-            pass
+        self.require_free_ids((DAEMON_ID, GRANTED, STRANGER), no_user="rocmtune")
         self.use_test_accounts(
             [f"rocmtune:x:{DAEMON_ID}:{DAEMON_ID}::/:/usr/sbin/nologin",
              f"rtgranted:x:{GRANTED}:{GRANTED}::/nonexistent:/usr/sbin/nologin",
