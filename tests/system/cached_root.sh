@@ -6,7 +6,9 @@
 # this Debian 12 host). A package the root lacks (a new library) builds it again, with what it
 # had (listed in ROOT.packages) and the new one. Needs skip() defined.
 #
-# cached_root CACHE_DIR [BINARY...]: sets ROOT to the cached root, building it if needed.
+# cached_root CACHE_DIR [BINARY|DEB...]: sets ROOT to the cached root, building it if needed. For
+# a .deb, the packages its Depends name (what dpkg -i checks; a library the package dlopen()s is
+# there and not in any ldd).
 # Skips (77) when there is no Debian mirror or debootstrap cannot reach it.
 SYSTEM_PACKAGES="grub-common systemd-sysv dbus polkitd"
 # Installed with apt in the chroot after debootstrap: polkitd's postinst fails under debootstrap
@@ -48,6 +50,12 @@ library_packages() {
   done | cut -d: -f1 | sort -u | tr '\n' ' '
 }
 
+# The packages a .deb's Depends name: the first of each set of alternatives, without versions.
+deb_depends() {
+  dpkg-deb -f "$1" Depends | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
+    sed '/^$/d' | sort -u | tr '\n' ' '
+}
+
 debian_mirror() {  # the mirror this machine's apt already uses (nothing else is reachable here)
   local m
   m=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
@@ -60,7 +68,12 @@ cached_root() {
   command -v debootstrap >/dev/null || skip "debootstrap is not installed"
   ROOT=$cache/bookworm-system
   local pkgs p missing=""
-  pkgs="$SYSTEM_PACKAGES $(library_packages "$@")"
+  local a bins=()
+  pkgs=$SYSTEM_PACKAGES
+  for a in "$@"; do
+    if [[ $a == *.deb ]]; then pkgs="$pkgs $(deb_depends "$a")"; else bins+=("$a"); fi
+  done
+  [ ${#bins[@]} -eq 0 ] || pkgs="$pkgs $(library_packages "${bins[@]}")"
   for p in $pkgs; do
     grep -qx "Package: $p" "$ROOT/var/lib/dpkg/status" 2>/dev/null || missing="$missing $p"
   done

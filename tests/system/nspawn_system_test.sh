@@ -30,8 +30,14 @@ if [ "${1:-}" != --inner ]; then
   done
   [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is needed to read JSON"
   for b in "${BINS[@]}"; do [ -x "$b" ] || fail "$b is not built"; done
+  # The package first: the root holds what its Depends name (dpkg -i in the container checks them).
+  mkdir -p "$CACHE"
+  "$SRC/scripts/build-deb.sh" "$BUILD" >"$CACHE/build-deb.log" 2>&1 ||
+    { tail -30 "$CACHE/build-deb.log"; fail "make package (scripts/build-deb.sh)"; }
+  DEB=$(find "$BUILD/package" -maxdepth 1 -name 'rocmtune_*.deb' | head -1)
+  [ -f "$DEB" ] || fail "no rocmtune_*.deb in $BUILD/package"
   . "$SRC/tests/system/cached_root.sh"
-  cached_root "$CACHE" "${BINS[@]}"
+  cached_root "$CACHE" "$DEB"
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-nspawn-XXXXXX")
   # The container and every mount live in the inner mount namespace; the pid file lets this
   # trap stop a container an interrupted inner script left behind.
