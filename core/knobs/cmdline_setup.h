@@ -32,6 +32,14 @@ struct CmdlineChange {
   std::optional<std::string> state;     // plan::kCmdlineTokensState after the change; nullopt: removed
 };
 
+// A trial boot's command line (CmdlineSetup::PlanTrial).
+struct TrialBoot {
+  std::string id;  // the trial's id: `rocmtune.trial=<id>` is one of `tokens`
+  // Added to the default entry's command line: the boot-affecting part of the change (kernel
+  // options as they are, module options as `module.option=value`), `panic=N` and the id token.
+  std::vector<std::string> tokens;
+};
+
 // A file (or, with a suffix, a directory of such files) the setup reads for the next boot.
 struct SetupFile {
   std::string_view path;
@@ -62,9 +70,18 @@ class CmdlineSetup {
   // goes to plan.refused.
   virtual void PlanChange(const KnobContext& ctx, const CmdlineChange& change, plan::Plan& plan) const = 0;
 
-  // A "boot once" hook (a trial boot of the new command line that falls back by itself) is to
-  // be added here, one override per setup: GRUB's grub-reboot / GRUB_DEFAULT=saved, BLS entries
-  // with grub2-reboot, systemd-boot's `bootctl set-oneshot` or boot counting.
+  // Trial boots (`--trial`): the next boot, and only it, boots the default entry's command line
+  // plus the trial's tokens from an entry of rocmtune's own; the boot after it is the old
+  // configuration by itself (a panic, a hang, a failed check). One override per setup.
+  //
+  // Why a one-shot boot cannot be trusted here (exit 3 with this reason); nullopt: it can.
+  virtual std::optional<std::string> RefuseTrial(const KnobContext& ctx) const;
+  // The ops that prepare the trial boot: the entry (a file op) and the one-shot switch (a run
+  // op), in the order the helper carries them out. What it refuses goes to plan.refused.
+  virtual void PlanTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan) const;
+  // The ops that undo PlanTrial: the entry removed, a switch not yet consumed cleared. Nothing
+  // when there is nothing of a trial left (idempotent).
+  virtual void PlanTrialCleanup(const KnobContext& ctx, plan::Plan& plan) const;
 };
 
 // The setup of `kind`; nullptr when the boot setup is unknown (nothing can be edited).

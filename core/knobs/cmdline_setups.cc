@@ -237,6 +237,17 @@ std::vector<OwnedToken> CmdlineSetup::Owned(const KnobContext& ctx) const {
   return {};
 }
 
+// Until a setup overrides them, no setup boots a command line once.
+std::optional<std::string> CmdlineSetup::RefuseTrial(const KnobContext& /*ctx*/) const {
+  return fmt::format("trial boots are not implemented for the {} boot setup yet", detect::BootKindName(Kind()));
+}
+
+void CmdlineSetup::PlanTrial(const KnobContext& ctx, const TrialBoot& /*trial*/, plan::Plan& plan) const {
+  if (auto why = RefuseTrial(ctx)) plan.refused.push_back({"", *why, ""});
+}
+
+void CmdlineSetup::PlanTrialCleanup(const KnobContext& /*ctx*/, plan::Plan& /*plan*/) const {}
+
 const CmdlineSetup* CmdlineSetupFor(std::optional<detect::BootKind> kind) {
   static const GrubDebianSetup kGrubDebian;
   static const GrubSetup kGrub;
