@@ -31,7 +31,7 @@ namespace rocmtune::crash {
 namespace {
 
 constexpr uid_t kNobody = 65534;
-const std::vector<std::string> kKnobs = {"amdgpu.noretry=1", "cmdline.iommu=pt", "env.HSA_ENABLE_SDMA=0"};
+const std::vector<std::string> kRealErrorKnobs = {"amdgpu.noretry=1", "cmdline.iommu=pt", "env.HSA_ENABLE_SDMA=0"};
 constexpr const char* kModprobeFile = "etc/modprobe.d/rocmtune.conf";
 
 // This process's mounts made private to it, once: what the tests mount is seen by nobody else
@@ -83,7 +83,7 @@ class RealErrorTest : public ::testing::Test {
     root_ = root;
     CopyWorld(WorldDir("mi210x8"), root_);
     if (modprobe_dir) fs::create_directory(root_ + "/etc/modprobe.d");
-    plan_json_ = PlanText(PlanSet(root_, kKnobs));
+    plan_json_ = PlanText(PlanSet(root_, kRealErrorKnobs));
   }
 
   RunResult Apply(const RunOptions& options = {}) {

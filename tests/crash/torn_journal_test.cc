@@ -16,7 +16,7 @@
 namespace rocmtune::crash {
 namespace {
 
-const std::vector<std::string> kKnobs = {"amdgpu.noretry=1", "cmdline.iommu=pt", "env.HSA_ENABLE_SDMA=0"};
+const std::vector<std::string> kTornKnobs = {"amdgpu.noretry=1", "cmdline.iommu=pt", "env.HSA_ENABLE_SDMA=0"};
 
 std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -36,7 +36,7 @@ class TornJournalTest : public ::testing::Test {
   void SetUp() override {
     base_ = scratch_.Path("base");
     CopyWorld(WorldDir("mi210x8"), base_);
-    plan::Plan plan = PlanSet(base_, kKnobs);
+    plan::Plan plan = PlanSet(base_, kTornKnobs);
     plan_json_ = PlanText(plan);
     in_place_ = InPlacePaths(base_, plan);
     before_ = Snapshot(base_);

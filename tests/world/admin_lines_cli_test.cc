@@ -21,7 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx5700xt";  // gfx1010 (RDNA1): the 10.3.0 override crashes it
+constexpr const char* kAdminLinesCliWorld = "rx5700xt";  // gfx1010 (RDNA1): the 10.3.0 override crashes it
 constexpr const char* kKey = "env.HSA_OVERRIDE_GFX_VERSION";
 
 struct FileCase {
@@ -62,7 +62,7 @@ class AdminLines : public ::testing::TestWithParam<FileCase> {};
 
 TEST_P(AdminLines, PlannedAsADiffCommentedOutAndPutBackByteForByte) {
   const FileCase& c = GetParam();
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   w.Write(c.path, c.content);
   ASSERT_EQ(Owner(w), "admin");
 
@@ -102,7 +102,7 @@ std::string CaseName(const ::testing::TestParamInfo<FileCase>& info) { return in
 INSTANTIATE_TEST_SUITE_P(Files, AdminLines, ::testing::ValuesIn(Cases()), CaseName);
 
 TEST(AdminLinesRefused, ALineThatSetsMoreThanTheKeyIsNamedAndLeft) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   const std::string script = "export HSA_OVERRIDE_GFX_VERSION=10.3.0 ROCR_VISIBLE_DEVICES=0\n";
   w.Write("etc/profile.d/rdna1.sh", script);
   auto r = w.Ctl({"unset", kKey, "--admin-lines"});
@@ -114,7 +114,7 @@ TEST(AdminLinesRefused, ALineThatSetsMoreThanTheKeyIsNamedAndLeft) {
 }
 
 TEST(AdminLinesRefused, AFileOutsideTheAdminLineFilesIsNamedAndLeft) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   const std::string bashrc = "# System-wide .bashrc\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
   w.Write("etc/bash.bashrc", bashrc);
   auto r = w.Ctl({"unset", kKey, "--admin-lines"});
@@ -124,7 +124,7 @@ TEST(AdminLinesRefused, AFileOutsideTheAdminLineFilesIsNamedAndLeft) {
 }
 
 TEST(AdminLinesRefused, ACommandLineKeyIsNotEditedAndTheCallerIsTold) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   auto r = w.Ctl({"unset", "cmdline.iommu", "--admin-lines", "--check"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("--admin-lines comments out env.* and modprobe.d lines only"));
@@ -145,7 +145,7 @@ std::string ModuleOwner(const WorldCopy& w, std::string_view key) {
 }
 
 TEST(AdminModprobeLines, CommentedOutJournaledAndPutBackByteForByte) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   w.Write(kModprobeFile, kModprobe);
   ASSERT_EQ(ModuleOwner(w, "amdgpu.mtype_local"), "admin");
 
@@ -174,7 +174,7 @@ TEST(AdminModprobeLines, CommentedOutJournaledAndPutBackByteForByte) {
 }
 
 TEST(AdminModprobeLines, ALineThatSetsSeveralOptionsIsNamedWithTheOthersAndLeft) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   const std::string several = "options amdgpu noretry=0 mtype_local=1\n";
   w.Write(kModprobeFile, several);
   auto r = w.Ctl({"unset", "amdgpu.noretry", "--admin-lines"});
@@ -186,7 +186,7 @@ TEST(AdminModprobeLines, ALineThatSetsSeveralOptionsIsNamedWithTheOthersAndLeft)
 }
 
 TEST(AdminModprobeLines, APackagesModprobeDIsRefusedWithTheWayOut) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   const std::string package = "options amdgpu mtype_local=1\n";
   w.Write("usr/lib/modprobe.d/amdgpu-vendor.conf", package);
   auto r = w.Ctl({"unset", "amdgpu.mtype_local", "--admin-lines"});
@@ -199,7 +199,7 @@ TEST(AdminModprobeLines, APackagesModprobeDIsRefusedWithTheWayOut) {
 }
 
 TEST(AdminLinesRefused, WithoutTheOptionTheAdminsLineStays) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kAdminLinesCliWorld);
   const std::string env = "HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
   w.Write("etc/environment", env);
   auto r = w.Ctl({"unset", kKey});

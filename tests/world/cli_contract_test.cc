@@ -16,10 +16,10 @@ namespace {
 using json = nlohmann::ordered_json;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx5700xt";
+constexpr const char* kCliContractWorld = "rx5700xt";
 
 TEST(CliContractTest, TheSameSetTwiceChangesNothingTheSecondTime) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kCliContractWorld);
   auto first = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--json"});
   ASSERT_EQ(first.exit_code, kExitOk) << first.out << first.err;
   ASSERT_EQ(first.Json()["changed"], true);
@@ -44,7 +44,7 @@ TEST(CliContractTest, TheSameSetTwiceChangesNothingTheSecondTime) {
 }
 
 TEST(CliContractTest, CheckWritesNothing) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kCliContractWorld);
   auto before = w.Snapshot();
   auto check = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--check", "--json"});
   EXPECT_EQ(check.exit_code, kExitOk) << check.out << check.err;
@@ -74,7 +74,7 @@ TEST(CliContractTest, CheckWritesNothing) {
 }
 
 TEST(CliContractTest, ARefusedValueExitsThreeAndWritesNothing) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kCliContractWorld);
   auto before = w.Snapshot();
   // Refused with a valid neighbour: nothing of a refused request is applied.
   auto r = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.amd_iommu=on", "--json"});
@@ -93,7 +93,7 @@ TEST(CliContractTest, ARefusedValueExitsThreeAndWritesNothing) {
 }
 
 TEST(CliContractTest, UsageErrorsExitTwo) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kCliContractWorld);
   EXPECT_EQ(w.Ctl({"set"}).exit_code, kExitUsage);
   EXPECT_EQ(w.Ctl({"set", "amdgpu.noretry"}).exit_code, kExitUsage) << "no '='";
   EXPECT_EQ(w.Ctl({"set", "nosuchbackend.x=1"}).exit_code, kExitUsage);
@@ -103,7 +103,7 @@ TEST(CliContractTest, UsageErrorsExitTwo) {
 
 // Every --json verb prints one document, nothing before or after it, and nothing on stderr.
 TEST(CliContractTest, JsonIsExactlyOneDocumentWithItsSchema) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kCliContractWorld);
   const std::vector<std::pair<std::vector<std::string>, std::string>> runs = {
       {{"set", "amdgpu.noretry=0", "--check", "--json"}, "rocmtune.result.v1"},
       {{"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--json"}, "rocmtune.result.v1"},
@@ -143,7 +143,7 @@ TEST(CliContractTest, JsonIsExactlyOneDocumentWithItsSchema) {
     }
   }
   // The changes of a real set: the file write with its diff and the regenerator.
-  WorldCopy fresh(kWorld);
+  WorldCopy fresh(kCliContractWorld);
   json doc = fresh.Ctl({"set", "amdgpu.noretry=0", "--json"}).Json();
   ASSERT_EQ(doc["changes"].size(), 2u) << doc.dump(2);
   EXPECT_EQ(doc["changes"][0]["backend"], "modprobe");

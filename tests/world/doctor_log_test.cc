@@ -62,7 +62,7 @@ std::set<std::string> Subjects(const json& log) {
   return out;
 }
 
-std::set<std::string> Ids(const json& log) {
+std::set<std::string> LogFindingIds(const json& log) {
   std::set<std::string> out;
   for (const json& m : log["matches"]) out.insert(m["id"].get<std::string>());
   return out;
@@ -102,7 +102,7 @@ TEST(DoctorLogTest, ALogOfGpusNotHereBlamesNoGpuHere) {
   json log = LogSection(w, FaultLog(42) + std::string(kAperture));
   EXPECT_THAT(log["gpus"], ::testing::IsEmpty());
   EXPECT_THAT(Subjects(log), ElementsAre(""));
-  EXPECT_THAT(Ids(log), Contains("log.other-gpu"));
+  EXPECT_THAT(LogFindingIds(log), Contains("log.other-gpu"));
   EXPECT_THAT(Match(log, "log.other-gpu")["evidence"], Contains(HasSubstr("node-42")));
 }
 
@@ -188,11 +188,11 @@ TEST(DoctorLogTest, Rdna3AndRdna4FaultsOnKernel618AreTheKernelRegression) {
     EXPECT_EQ(m["fix"]["kernel"], "< 6.18");
     EXPECT_EQ(m["confidence"], "low");
     EXPECT_THAT(m["evidence"], Contains("kernel 6.18.4-arch1-1"));
-    EXPECT_THAT(Ids(log), Not(Contains("log.unexplained-crash")));
+    EXPECT_THAT(LogFindingIds(log), Not(Contains("log.unexplained-crash")));
     Kernel(w, "6.17.9-arch1-1");  // the kernel the reports go back to
     json before = LogSection(w, crash);
-    EXPECT_THAT(Ids(before), Not(Contains("issue.rdna3-rdna4-kernel-6.18-fault")));
-    EXPECT_THAT(Ids(before), Contains("log.unexplained-crash"));
+    EXPECT_THAT(LogFindingIds(before), Not(Contains("issue.rdna3-rdna4-kernel-6.18-fault")));
+    EXPECT_THAT(LogFindingIds(before), Contains("log.unexplained-crash"));
   }
 }
 
@@ -229,13 +229,13 @@ TEST(DoctorLogTest, StrixFaultsPointAtTheMesFirmware) {
     // With the reverted firmware the same log is not blamed on it.
     w.Write(kStrixMes, "0x00000080\n");
     json fixed = LogSection(w, crash);
-    EXPECT_THAT(Ids(fixed), Not(Contains("issue.strix-mes-firmware-0x83")));
-    EXPECT_THAT(Ids(fixed), Contains("log.unexplained-crash"));
+    EXPECT_THAT(LogFindingIds(fixed), Not(Contains("issue.strix-mes-firmware-0x83")));
+    EXPECT_THAT(LogFindingIds(fixed), Contains("log.unexplained-crash"));
   }
   // An RDNA3 dGPU's fault is not the Strix firmware.
   WorldCopy other("rx7900xtx");
   testing::GiveKfd(other);  // the capture has no KFD: give the GPU the node ROCm needs
-  EXPECT_THAT(Ids(LogSection(other, FaultLog(1))), Not(Contains("issue.strix-mes-firmware-0x83")));
+  EXPECT_THAT(LogFindingIds(LogSection(other, FaultLog(1))), Not(Contains("issue.strix-mes-firmware-0x83")));
 }
 
 // RDNA2 (rx6600, gfx1032) under ROCm 6.4 with a Winograd fault: the MIOpen issue.

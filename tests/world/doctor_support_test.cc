@@ -24,12 +24,12 @@ using ::testing::Not;
 using json = nlohmann::ordered_json;
 using testing::WorldCopy;
 
-struct Doctor {
+struct SupportDoctor {
   int exit_code;
   json doc;
 };
 
-Doctor RunDoctor(const WorldCopy& w, std::optional<std::string_view> rocm = std::nullopt) {
+SupportDoctor RunSupportDoctor(const WorldCopy& w, std::optional<std::string_view> rocm = std::nullopt) {
   if (rocm) w.Write("opt/rocm/.info/version", std::string(*rocm) + "\n");
   auto r = w.Ctl({"doctor", "--json"});
   json doc = r.Json();
@@ -45,7 +45,7 @@ std::vector<json> RocmFindings(const json& doc) {
   return out;
 }
 
-std::set<std::string> Ids(const json& doc) {
+std::set<std::string> SupportFindingIds(const json& doc) {
   std::set<std::string> ids;
   for (const json& f : doc["findings"]) ids.insert(f["id"].get<std::string>());
   return ids;
@@ -70,7 +70,7 @@ TEST(DoctorSupportTest, Gfx1030IsSupportedFrom5xTo7x) {
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   for (const char* rocm : {"5.4.3", "6.2.4", "7.2.0"}) {
     SCOPED_TRACE(rocm);
-    Doctor d = RunDoctor(w, rocm);
+    SupportDoctor d = RunSupportDoctor(w, rocm);
     json f = OnlyRocmFinding(d.doc);
     EXPECT_EQ(f["id"], "rocm.gpu-supported");
     EXPECT_EQ(f["severity"], "info");
@@ -88,7 +88,7 @@ TEST(DoctorSupportTest, Gfx1151IsNotSupportedBefore702AndNamesIt) {
   MakeStrixHalo(w);
   for (const char* rocm : {"6.4.1", "7.0.0"}) {
     SCOPED_TRACE(rocm);
-    Doctor d = RunDoctor(w, rocm);
+    SupportDoctor d = RunSupportDoctor(w, rocm);
     ASSERT_EQ(d.doc["gpus"][0]["gfx_target"], "gfx1151");
     json f = OnlyRocmFinding(d.doc);
     EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
@@ -99,7 +99,7 @@ TEST(DoctorSupportTest, Gfx1151IsNotSupportedBefore702AndNamesIt) {
     EXPECT_THAT(f["sources"], Contains(HasSubstr("ROCm/ROCm#5108")));
     EXPECT_EQ(d.exit_code, kExitFailed);
   }
-  Doctor d = RunDoctor(w, "7.0.2");
+  SupportDoctor d = RunSupportDoctor(w, "7.0.2");
   json f = OnlyRocmFinding(d.doc);
   EXPECT_EQ(f["id"], "rocm.gpu-supported");
   EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("Radeon and Ryzen"));
@@ -110,8 +110,8 @@ TEST(DoctorSupportTest, Rdna1IsTheKnownIssueOnlyNotAlsoTheGenericWarning) {
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   for (const char* rocm : {"5.2.0", "6.2.4", "7.2.0"}) {
     SCOPED_TRACE(rocm);
-    Doctor d = RunDoctor(w, rocm);
-    std::set<std::string> ids = Ids(d.doc);
+    SupportDoctor d = RunSupportDoctor(w, rocm);
+    std::set<std::string> ids = SupportFindingIds(d.doc);
     EXPECT_THAT(ids, Contains("issue.rdna1-not-supported"));
     EXPECT_THAT(ids, Not(Contains("rocm.gpu-not-supported")));
     EXPECT_TRUE(RocmFindings(d.doc).empty()) << d.doc["findings"].dump(1);
@@ -122,7 +122,7 @@ TEST(DoctorSupportTest, ATargetNoReleaseSupportsSaysNone) {
   WorldCopy w("rx6600");
   testing::GiveKfd(
       w);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx1032 (Navi 23), on ROCm 6.3.1 as captured
-  Doctor d = RunDoctor(w);
+  SupportDoctor d = RunSupportDoctor(w);
   json f = OnlyRocmFinding(d.doc);
   EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
   EXPECT_EQ(f["what"], "gfx1032 is not a supported target of ROCm 6.3.1");
@@ -135,7 +135,7 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
   WorldCopy vega("vega56");
   testing::GiveKfd(vega);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx900 on ROCm 5.7.1: the
                            // MI25 row says unsupported
-  json f = OnlyRocmFinding(RunDoctor(vega).doc);
+  json f = OnlyRocmFinding(RunSupportDoctor(vega).doc);
   EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
   EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("lists gfx900 as unsupported"));
   EXPECT_TRUE(f["fix"]["rocm"].is_null());
@@ -152,7 +152,7 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
       mi50.Write(rel, props);
     }
   }
-  Doctor d = RunDoctor(mi50, "7.0.1");
+  SupportDoctor d = RunSupportDoctor(mi50, "7.0.1");
   ASSERT_EQ(d.doc["gpus"][0]["gfx_target"], "gfx906");
   std::vector<json> found = RocmFindings(d.doc);
   ASSERT_EQ(found.size(), d.doc["gpus"].size());
@@ -162,7 +162,7 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
     EXPECT_EQ(g["fix"]["rocm"], "6.2");  // no newer release: the last that supported it
     EXPECT_THAT(g["fix"]["text"].get<std::string>(), HasSubstr("older than the one installed"));
   }
-  found = RocmFindings(RunDoctor(mi50, "6.1.2").doc);
+  found = RocmFindings(RunSupportDoctor(mi50, "6.1.2").doc);
   ASSERT_EQ(found.size(), d.doc["gpus"].size());
   for (const json& g : found) {
     EXPECT_EQ(g["id"], "rocm.gpu-deprecated");
@@ -173,16 +173,16 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
 TEST(DoctorSupportTest, NoRocmOrAReleaseOutsideTheTableIsAnInfoOnlyWithAnAmdGpu) {
   WorldCopy strix("strixpoint");
   testing::GiveKfd(strix);  // the capture has no KFD: give the GPU the node ROCm needs  // no /opt/rocm
-  json f = OnlyRocmFinding(RunDoctor(strix).doc);
+  json f = OnlyRocmFinding(RunSupportDoctor(strix).doc);
   EXPECT_EQ(f["id"], "rocm.not-installed");
   EXPECT_EQ(f["severity"], "info");
   WorldCopy none("no-amd");
   testing::GiveKfd(none);  // the capture has no KFD: give the GPU the node ROCm needs
   none.Write("opt/rocm/.info/version", "6.2.4\n");
-  EXPECT_TRUE(RocmFindings(RunDoctor(none).doc).empty());
+  EXPECT_TRUE(RocmFindings(RunSupportDoctor(none).doc).empty());
   WorldCopy mi25("mi25");
   testing::GiveKfd(mi25);  // the capture has no KFD: give the GPU the node ROCm needs  // ROCm 3.5.1 as captured
-  f = OnlyRocmFinding(RunDoctor(mi25).doc);
+  f = OnlyRocmFinding(RunSupportDoctor(mi25).doc);
   EXPECT_EQ(f["id"], "rocm.support-unknown");
   EXPECT_EQ(f["what"], "ROCm 3.5.1 is not in rocmtune's GPU support table (5.0 to 7.2)");
 }
@@ -194,10 +194,10 @@ TEST(DoctorSupportTest, EveryWorldGetsOneVerdictPerPhysicalGpu) {
   for (const std::string& name : testing::WorldNames()) {
     SCOPED_TRACE(name);
     auto r = testing::RunCtl(testing::WorldPath(name), {"doctor", "--json"}, scratch.path());
-    Doctor d{r.exit_code, r.Json()};
+    SupportDoctor d{r.exit_code, r.Json()};
     ASSERT_EQ(d.doc["schema"], "rocmtune.doctor.v1") << r.out << r.err;
     std::vector<json> found = RocmFindings(d.doc);
-    std::set<std::string> ids = Ids(d.doc);
+    std::set<std::string> ids = SupportFindingIds(d.doc);
     std::set<std::string> gpus_with_gfx;
     for (const json& g : d.doc["gpus"])
       if (g["gfx_target"].is_string()) gpus_with_gfx.insert(g["id"].get<std::string>());

@@ -22,7 +22,7 @@ using ::testing::Not;
 using json = nlohmann::ordered_json;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx5700xt";  // gfx1010 (RDNA1): 10.3.0 is another ISA
+constexpr const char* kEnvFindingsWorld = "rx5700xt";  // gfx1010 (RDNA1): 10.3.0 is another ISA
 
 // (id, subject, file, line) of every env.* finding.
 using Key = std::tuple<std::string, std::string, std::string, int>;
@@ -55,7 +55,7 @@ json Status(const WorldCopy& w) {
 }
 
 TEST(EnvFindingsTest, FolkloreInTheEnvironmentFilesIsFlaggedAtItsLine) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kEnvFindingsWorld);
   WriteFolklore(w);
   auto found = EnvFindings(Status(w));
   const std::map<Key, std::string> expected = {
@@ -88,7 +88,7 @@ TEST(EnvFindingsTest, FolkloreInTheEnvironmentFilesIsFlaggedAtItsLine) {
 }
 
 TEST(EnvFindingsTest, ACleanWorldAndRocmtunesOwnValidSettingsGiveNone) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kEnvFindingsWorld);
   EXPECT_EQ(EnvFindings(Status(w)).size(), 0u);
   auto set = w.Ctl({"set", "env.HIP_VISIBLE_DEVICES=0", "env.PYTORCH_HIP_ALLOC_CONF=expandable_segments:True"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
@@ -97,7 +97,7 @@ TEST(EnvFindingsTest, ACleanWorldAndRocmtunesOwnValidSettingsGiveNone) {
 }
 
 TEST(EnvFindingsTest, SetRefusesWhatPyTorchRejectsAndWarnsAboutDebugSwitches) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kEnvFindingsWorld);
   for (const char* bad :
        {"env.PYTORCH_HIP_ALLOC_CONF=garbage_collection_threshold:1.5",
         "env.PYTORCH_HIP_ALLOC_CONF=expandable_segments:maybe", "env.PYTORCH_MAX_SPLIT_SIZE_MB=512"}) {
@@ -120,7 +120,7 @@ TEST(EnvFindingsTest, SetRefusesWhatPyTorchRejectsAndWarnsAboutDebugSwitches) {
 }
 
 TEST(EnvFindingsTest, ASnapshotShowsTheSameEnvFindingsWithoutOtherValues) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kEnvFindingsWorld);
   WriteFolklore(w);
   testing::TestTree out;
   const std::string snap = out.Path("snap");

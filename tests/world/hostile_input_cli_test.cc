@@ -20,7 +20,7 @@ namespace {
 
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx5500xt";
+constexpr const char* kHostileInputCliWorld = "rx5500xt";
 constexpr const char* kJournal = "var/lib/rocmtune/journal/000001.jsonl";
 
 // A begin record as the helper writes it, with one field replaced by `field`: `value`.
@@ -51,7 +51,7 @@ TEST(HostileInputCliTest, ABadJournalIsAMessageNotAnAbort) {
       {"10,000 levels", Begin("intent", deep) + "{\"record\":\"commit\"}\n", "line 1: nests deeper than 32 levels"},
   };
   for (const Case& c : cases) {
-    WorldCopy w(kWorld);
+    WorldCopy w(kHostileInputCliWorld);
     w.Write(kJournal, c.journal);
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"history"}, {"verify"}, {"set", "amdgpu.noretry=0", "--check"}}) {
@@ -67,7 +67,7 @@ TEST(HostileInputCliTest, ABadJournalIsAMessageNotAnAbort) {
 
 // amdgpu_device_check_arguments() takes -1 and 4..9 and turns anything else into -1.
 TEST(HostileInputCliTest, VmFragmentSizeOutsideTheKernelsRangeIsRefused) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kHostileInputCliWorld);
   for (const auto& [value, code] : {std::pair{"99", kExitRefused}, std::pair{"3", kExitRefused},
                                     std::pair{"9", kExitOk}, std::pair{"4", kExitOk}, std::pair{"-1", kExitOk}}) {
     auto r = w.Ctl({"set", fmt::format("amdgpu.vm_fragment_size={}", value), "--check"});
@@ -76,7 +76,7 @@ TEST(HostileInputCliTest, VmFragmentSizeOutsideTheKernelsRangeIsRefused) {
 }
 
 TEST(HostileInputCliTest, AProfileWithTheTomlReproducerIsListedAsBroken) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kHostileInputCliWorld);
   w.Write("etc/rocmtune/profiles/odd.toml", "schema_version = 1\ndescription = \"odd\"\n\xcf\xbb\n");
   auto list = w.Ctl({"profiles"});
   EXPECT_EQ(list.exit_code, kExitOk) << list.out << list.err;
@@ -90,7 +90,7 @@ TEST(HostileInputCliTest, AProfileWithTheTomlReproducerIsListedAsBroken) {
 // 16 profiles each including the next 8 times: 8^15 include paths. Resolved once per profile,
 // `profiles` and `show` answer at once; the alarm makes a hang a failure rather than a stuck run.
 TEST(HostileInputCliTest, IncludesThatFanOutFinish) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kHostileInputCliWorld);
   for (int i = 0; i < 16; ++i) {
     std::string includes;
     for (int k = 0; i < 15 && k < 8; ++k) includes += fmt::format("{}\"f{}\"", k ? ", " : "", i + 1);

@@ -26,8 +26,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx6900xt";
-constexpr const char* kDevice = "0000:0c:00.0";
+constexpr const char* kReapplyWorld = "rx6900xt";
+constexpr const char* kReapplyDevice = "0000:0c:00.0";
 constexpr const char* kDevices = "sys/devices/pci0000:00";
 constexpr const char* kProfile = "pp_power_profile_mode";
 constexpr const char* kLevel = "power_dpm_force_performance_level";
@@ -56,10 +56,10 @@ std::vector<std::string> ChangedPaths(const json& result) {
 constexpr const char* kSecond = "0000:0d:00.0";
 void AddSecondCard(const WorldCopy& w) {
   const fs::path dir = w.Path(fmt::format("{}/{}", kDevices, kSecond));
-  fs::copy(w.Path(fmt::format("{}/{}", kDevices, kDevice)), dir,
+  fs::copy(w.Path(fmt::format("{}/{}", kDevices, kReapplyDevice)), dir,
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   std::string uevent = w.Read(AttrPath(kSecond, "uevent"));
-  uevent.replace(uevent.find(kDevice), std::string_view(kDevice).size(), kSecond);
+  uevent.replace(uevent.find(kReapplyDevice), std::string_view(kReapplyDevice).size(), kSecond);
   w.Write(AttrPath(kSecond, "uevent"), uevent);
   fs::remove_all(dir / "drm/renderD128");
   fs::rename(dir / "drm/card0", dir / "drm/card1");
@@ -70,9 +70,9 @@ void AddSecondCard(const WorldCopy& w) {
 }
 
 TEST(ReapplyTest, WritesBackWhatAGpuResetUndidOnceAndThenNothing) {
-  WorldCopy w(kWorld);
-  const std::string profile_untouched = w.Read(AttrPath(kDevice, kProfile));
-  const std::string level_untouched = w.Read(AttrPath(kDevice, kLevel));
+  WorldCopy w(kReapplyWorld);
+  const std::string profile_untouched = w.Read(AttrPath(kReapplyDevice, kProfile));
+  const std::string level_untouched = w.Read(AttrPath(kReapplyDevice, kLevel));
   auto set =
       w.Ctl({"set", fmt::format("sysfs.card0.{}=COMPUTE", kProfile), fmt::format("sysfs.card0.{}=high", kLevel)});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
@@ -80,8 +80,8 @@ TEST(ReapplyTest, WritesBackWhatAGpuResetUndidOnceAndThenNothing) {
   const size_t journals = w.JournalFiles();
 
   // The GPU was reset: the driver's defaults are back.
-  w.Write(AttrPath(kDevice, kProfile), profile_untouched);
-  w.Write(AttrPath(kDevice, kLevel), level_untouched);
+  w.Write(AttrPath(kReapplyDevice, kProfile), profile_untouched);
+  w.Write(AttrPath(kReapplyDevice, kLevel), level_untouched);
   ASSERT_EQ(w.Ctl({"verify"}).exit_code, kExitVerifyDiffers);
 
   auto check = w.Ctl({"reapply", "--check", "--json"});
@@ -89,7 +89,7 @@ TEST(ReapplyTest, WritesBackWhatAGpuResetUndidOnceAndThenNothing) {
   EXPECT_EQ(check.Json()["check"], true) << check.out;
   EXPECT_EQ(check.Json()["transaction"], nullptr) << check.out;
   EXPECT_EQ(ChangedPaths(check.Json()).size(), 2u) << check.out;
-  EXPECT_EQ(w.Read(AttrPath(kDevice, kProfile)), profile_untouched) << "--check writes nothing";
+  EXPECT_EQ(w.Read(AttrPath(kReapplyDevice, kProfile)), profile_untouched) << "--check writes nothing";
 
   auto reapply = w.Ctl({"reapply", "--json"});
   ASSERT_EQ(reapply.exit_code, kExitOk) << reapply.out << reapply.err;
@@ -99,8 +99,8 @@ TEST(ReapplyTest, WritesBackWhatAGpuResetUndidOnceAndThenNothing) {
   EXPECT_THAT(ChangedPaths(doc),
               ::testing::UnorderedElementsAre(PlanPath("card0", kProfile), PlanPath("card0", kLevel)))
       << reapply.out;
-  EXPECT_EQ(Current(w, kDevice, kProfile), "COMPUTE");
-  EXPECT_EQ(Current(w, kDevice, kLevel), "high");
+  EXPECT_EQ(Current(w, kReapplyDevice, kProfile), "COMPUTE");
+  EXPECT_EQ(Current(w, kReapplyDevice, kLevel), "high");
   EXPECT_EQ(w.Read(plan::kRuntimeState), state) << "what rocmtune keeps set does not change";
   EXPECT_EQ(w.JournalFiles(), journals + 1) << "journaled as one transaction";
   EXPECT_EQ(w.Ctl({"verify"}).exit_code, kExitOk);
@@ -115,30 +115,30 @@ TEST(ReapplyTest, WritesBackWhatAGpuResetUndidOnceAndThenNothing) {
 }
 
 TEST(ReapplyTest, OneCardLeavesTheOtherAlone) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kReapplyWorld);
   AddSecondCard(w);
-  const std::string untouched = w.Read(AttrPath(kDevice, kProfile));
+  const std::string untouched = w.Read(AttrPath(kReapplyDevice, kProfile));
   auto set = w.Ctl({"set", fmt::format("sysfs.all.{}=COMPUTE", kProfile)});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
   ASSERT_EQ(Current(w, kSecond, kProfile), "COMPUTE") << "the second card is a GPU rocmtune manages";
-  w.Write(AttrPath(kDevice, kProfile), untouched);
+  w.Write(AttrPath(kReapplyDevice, kProfile), untouched);
   w.Write(AttrPath(kSecond, kProfile), untouched);
 
   auto one = w.Ctl({"reapply", "card1", "--json"});
   ASSERT_EQ(one.exit_code, kExitOk) << one.out << one.err;
   EXPECT_EQ(ChangedPaths(one.Json()), std::vector<std::string>{PlanPath("card1", kProfile)}) << one.out;
   EXPECT_EQ(Current(w, kSecond, kProfile), "COMPUTE");
-  EXPECT_EQ(w.Read(AttrPath(kDevice, kProfile)), untouched) << "card0 is untouched, byte for byte";
+  EXPECT_EQ(w.Read(AttrPath(kReapplyDevice, kProfile)), untouched) << "card0 is untouched, byte for byte";
 
   // By PCI address, as the state file names it.
-  auto other = w.Ctl({"reapply", kDevice, "--json"});
+  auto other = w.Ctl({"reapply", kReapplyDevice, "--json"});
   ASSERT_EQ(other.exit_code, kExitOk) << other.out << other.err;
   EXPECT_EQ(ChangedPaths(other.Json()), std::vector<std::string>{PlanPath("card0", kProfile)}) << other.out;
-  EXPECT_EQ(Current(w, kDevice, kProfile), "COMPUTE");
+  EXPECT_EQ(Current(w, kReapplyDevice, kProfile), "COMPUTE");
 }
 
 TEST(ReapplyTest, ACardThatIsNotHereOrHasNoSettingsIsNotAnError) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kReapplyWorld);
   auto none = w.Ctl({"reapply", "card0"});
   EXPECT_EQ(none.exit_code, kExitOk) << none.out << none.err;
   EXPECT_THAT(none.out, HasSubstr("keeps no runtime setting for 0000:0c:00.0")) << none.out;
@@ -157,53 +157,53 @@ TEST(ReapplyTest, ACardThatIsNotHereOrHasNoSettingsIsNotAnError) {
 
 // A setting kept for a device that is gone stays kept; the devices that are here are written.
 TEST(ReapplyTest, ASettingOfADeviceThatIsGoneIsKeptAndNamed) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kReapplyWorld);
   AddSecondCard(w);
-  const std::string untouched = w.Read(AttrPath(kDevice, kProfile));
+  const std::string untouched = w.Read(AttrPath(kReapplyDevice, kProfile));
   ASSERT_EQ(w.Ctl({"set", fmt::format("sysfs.all.{}=COMPUTE", kProfile)}).exit_code, kExitOk);
   fs::remove(w.Path("sys/class/drm/card1"));
-  w.Write(AttrPath(kDevice, kProfile), untouched);
+  w.Write(AttrPath(kReapplyDevice, kProfile), untouched);
   const std::string state = w.Read(plan::kRuntimeState);
   auto reapply = w.Ctl({"reapply"});
   ASSERT_EQ(reapply.exit_code, kExitOk) << reapply.out << reapply.err;
   EXPECT_THAT(reapply.out, HasSubstr(fmt::format("{} is not here", kSecond)));
-  EXPECT_EQ(Current(w, kDevice, kProfile), "COMPUTE");
+  EXPECT_EQ(Current(w, kReapplyDevice, kProfile), "COMPUTE");
   EXPECT_EQ(w.Read(plan::kRuntimeState), state);
 }
 
 // A setting that cannot be planned (its attribute gone after a driver update) fails the reapply,
 // naming it, so the unit shows failed; the others are written all the same.
 TEST(ReapplyTest, ASettingThatCannotBePlannedFailsAndTheRestIsWritten) {
-  WorldCopy w(kWorld);
-  const std::string untouched = w.Read(AttrPath(kDevice, kProfile));
+  WorldCopy w(kReapplyWorld);
+  const std::string untouched = w.Read(AttrPath(kReapplyDevice, kProfile));
   auto set =
       w.Ctl({"set", fmt::format("sysfs.card0.{}=COMPUTE", kProfile), fmt::format("sysfs.card0.{}=high", kLevel)});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
-  w.Write(AttrPath(kDevice, kProfile), untouched);
-  fs::remove(w.Path(AttrPath(kDevice, kLevel)));
+  w.Write(AttrPath(kReapplyDevice, kProfile), untouched);
+  fs::remove(w.Path(AttrPath(kReapplyDevice, kLevel)));
   auto reapply = w.Ctl({"reapply", "--json"});
   EXPECT_EQ(reapply.exit_code, kExitFailed) << reapply.out << reapply.err;
   const json doc = reapply.Json();
   EXPECT_EQ(testing::ResultDocumentProblems(doc), "") << reapply.out;
-  EXPECT_THAT(doc["errors"].dump(), HasSubstr(fmt::format("not re-applied: sysfs.{}.{}", kDevice, kLevel)))
+  EXPECT_THAT(doc["errors"].dump(), HasSubstr(fmt::format("not re-applied: sysfs.{}.{}", kReapplyDevice, kLevel)))
       << reapply.out;
   EXPECT_EQ(ChangedPaths(doc), std::vector<std::string>{PlanPath("card0", kProfile)}) << reapply.out;
-  EXPECT_EQ(Current(w, kDevice, kProfile), "COMPUTE");
+  EXPECT_EQ(Current(w, kReapplyDevice, kProfile), "COMPUTE");
 }
 
 // After a reboot's reapply, `revert last` still means the admin's last change.
 TEST(ReapplyTest, RevertLastAfterAReapplyUndoesTheSet) {
-  WorldCopy w(kWorld);
-  const std::string untouched = w.Read(AttrPath(kDevice, kProfile));
+  WorldCopy w(kReapplyWorld);
+  const std::string untouched = w.Read(AttrPath(kReapplyDevice, kProfile));
   ASSERT_EQ(w.Ctl({"set", fmt::format("sysfs.card0.{}=COMPUTE", kProfile)}).exit_code, kExitOk);
-  w.Write(AttrPath(kDevice, kProfile), untouched);
+  w.Write(AttrPath(kReapplyDevice, kProfile), untouched);
   auto reapply = w.Ctl({"reapply", "card0", "--json"});
   ASSERT_EQ(reapply.exit_code, kExitOk) << reapply.out << reapply.err;
   ASSERT_EQ(reapply.Json()["changed"], true) << reapply.out;
 
   auto revert = w.Ctl({"revert", "last", "--json"});
   ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
-  EXPECT_EQ(w.Read(AttrPath(kDevice, kProfile)), untouched);
+  EXPECT_EQ(w.Read(AttrPath(kReapplyDevice, kProfile)), untouched);
   EXPECT_FALSE(w.Exists(plan::kRuntimeState)) << "the set is undone, not the reapply: " << revert.out;
 }
 

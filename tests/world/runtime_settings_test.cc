@@ -23,7 +23,7 @@ using json = nlohmann::ordered_json;
 using knobs::RuntimeSetting;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx6900xt";
+constexpr const char* kRuntimeSettingsWorld = "rx6900xt";
 constexpr const char* kDevice = "0000:0c:00.0";
 constexpr const char* kDeviceDir = "sys/devices/pci0000:00/0000:0c:00.0";
 
@@ -50,7 +50,7 @@ const json* KnobRow(const json& status, std::string_view key) {
 }
 
 TEST(RuntimeSettingsTest, ResetPutsEveryRuntimeAttributeBackByteForByte) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kRuntimeSettingsWorld);
   auto original = w.Snapshot();
   const std::string level = Current(w, "power_dpm_force_performance_level");
   const std::string profile = Current(w, "pp_power_profile_mode");
@@ -77,7 +77,7 @@ TEST(RuntimeSettingsTest, ResetPutsEveryRuntimeAttributeBackByteForByte) {
 }
 
 TEST(RuntimeSettingsTest, UnsetPutsTheValueBeforeBack) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kRuntimeSettingsWorld);
   auto original = w.Snapshot();
   ASSERT_EQ(w.Ctl({"set", "sysfs.card0.pp_power_profile_mode=COMPUTE"}).exit_code, kExitOk);
   auto unset = w.Ctl({"unset", fmt::format("sysfs.{}.pp_power_profile_mode", kDevice), "--json"});
@@ -89,7 +89,7 @@ TEST(RuntimeSettingsTest, UnsetPutsTheValueBeforeBack) {
 TEST(RuntimeSettingsTest, StatusAndVerifyListRocmtunesRuntimeSettings) {
   for (std::string_view attr : {"power_dpm_force_performance_level", "pp_power_profile_mode"}) {
     SCOPED_TRACE(attr);
-    WorldCopy w(kWorld);
+    WorldCopy w(kRuntimeSettingsWorld);
     const std::string value = attr == "pp_power_profile_mode" ? "COMPUTE" : "high";
     const std::string untouched = w.Read(AttrPath(attr));
     ASSERT_EQ(w.Ctl({"set", fmt::format("sysfs.card0.{}={}", attr, value)}).exit_code, kExitOk);
@@ -123,7 +123,7 @@ TEST(RuntimeSettingsTest, StatusAndVerifyListRocmtunesRuntimeSettings) {
 
 // The state file after set, a second set, revert, another set and reset; by PCI address.
 TEST(RuntimeSettingsTest, TheDesiredRuntimeStateFollowsEveryChange) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kRuntimeSettingsWorld);
   const std::string level = Current(w, "power_dpm_force_performance_level");
   const std::string profile = Current(w, "pp_power_profile_mode");
   ASSERT_EQ(w.Ctl({"set", "sysfs.card0.pp_power_profile_mode=COMPUTE"}).exit_code, kExitOk);
@@ -156,7 +156,7 @@ TEST(RuntimeSettingsTest, TheDesiredRuntimeStateFollowsEveryChange) {
 // The attribute already reads its value before (a GPU reset put it back): revert plans no write
 // to it, only the record of rocmtune's setting goes.
 TEST(RuntimeSettingsTest, RevertLeavesAnAttributeThatAlreadyReadsItsValueBefore) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kRuntimeSettingsWorld);
   const std::string untouched = w.Read(AttrPath("pp_power_profile_mode"));
   ASSERT_EQ(w.Ctl({"set", "sysfs.card0.pp_power_profile_mode=COMPUTE"}).exit_code, kExitOk);
   w.Write(AttrPath("pp_power_profile_mode"), untouched);

@@ -23,7 +23,7 @@ using testing::WorldCopy;
 
 constexpr const char* kFolk = "options amdgpu gtt_size=8192 gttsize=4096 mtype_local=1\n";
 
-json Status(const WorldCopy& w) {
+json SettingStatus(const WorldCopy& w) {
   auto r = w.Ctl({"status", "--json"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.err;
   return r.Json();
@@ -60,7 +60,7 @@ TEST(SettingFindingsTest, ModuleOptionsInModprobeD) {
   WorldCopy w("rx6900xt");
   w.Write("etc/modprobe.d/folk.conf", kFolk);
   w.Write("etc/modprobe.d/zz-other.conf", "# tuning from a forum\n\noptions amdgpu noretry=7\n");
-  json status = Status(w);
+  json status = SettingStatus(w);
 
   const json* unknown = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", "etc/modprobe.d/folk.conf");
   ASSERT_NE(unknown, nullptr) << status["findings"];
@@ -114,7 +114,7 @@ TEST(SettingFindingsTest, KernelCommandLineTokens) {
   ASSERT_NE(at, std::string::npos);
   grub.insert(at + std::string("GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet").size(), " amd_iommu=on");
   w.Write("etc/default/grub", grub);
-  json status = Status(w);
+  json status = SettingStatus(w);
 
   const json* running = Find(status, "cmdline.invalid-value", "cmdline.amd_iommu", "proc/cmdline");
   ASSERT_NE(running, nullptr) << status["findings"];
@@ -138,23 +138,23 @@ TEST(SettingFindingsTest, KernelCommandLineTokens) {
 TEST(SettingFindingsTest, BundledWorldsAndOwnSettingsGiveNone) {
   for (const char* world : {"rx6900xt", "rx5700xt", "mi300x-cpx", "mi210x8", "strixpoint", "rx9070xt"}) {
     WorldCopy w(world);
-    json status = Status(w);
+    json status = SettingStatus(w);
     for (const json& f : status["findings"]) EXPECT_FALSE(IsSettingFinding(f)) << world << ": " << f;
   }
   // rocmtune's own drop-in with a fine value.
   WorldCopy w("rx6900xt");
   auto set = w.Ctl({"set", "amdgpu.noretry=1"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
-  // Named: a range-for over Status(w)["findings"] would walk a temporary destroyed before the
+  // Named: a range-for over SettingStatus(w)["findings"] would walk a temporary destroyed before the
   // loop (heap-use-after-free under make asan).
-  const json after = Status(w);
+  const json after = SettingStatus(w);
   for (const json& f : after.at("findings")) EXPECT_FALSE(IsSettingFinding(f)) << f;
 }
 
 // Folklore that is really there: vangogh boots with the deprecated amdgpu.gttsize.
 TEST(SettingFindingsTest, VangoghBootsWithDeprecatedGttsize) {
   WorldCopy w("vangogh");
-  json status = Status(w);
+  json status = SettingStatus(w);
   const json* f = Find(status, "module.deprecated", "amdgpu.gttsize", "proc/cmdline");
   ASSERT_NE(f, nullptr) << status["findings"];
   EXPECT_EQ((*f)["line"], 1);

@@ -17,7 +17,7 @@ using ::testing::Not;
 using testing::WorldCopy;
 
 // Strix Point (kernel 6.14): TTM's running pages_limit there is 4013917, half of this MemTotal.
-constexpr const char* kWorld = "strixpoint";
+constexpr const char* kSizeKnobsCliWorld = "strixpoint";
 constexpr const char* kMeminfo = "MemTotal:       32111336 kB\nMemFree:         1000000 kB\n";
 
 std::string Messages(const nlohmann::ordered_json& doc, const char* list) {
@@ -27,7 +27,7 @@ std::string Messages(const nlohmann::ordered_json& doc, const char* list) {
 }
 
 TEST(SizeKnobsCliTest, AHugePageCountIsRefusedUnlessForced) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kSizeKnobsCliWorld);
   w.Write("proc/meminfo", kMeminfo);
   const auto before = w.Snapshot();
   for (const char* key : {"ttm.pages_limit", "cmdline.ttm.pages_limit"}) {
@@ -56,7 +56,7 @@ TEST(SizeKnobsCliTest, AHugePageCountIsRefusedUnlessForced) {
 }
 
 TEST(SizeKnobsCliTest, OnePageWarnsBelowTheKernelsDefaultAndCitesIt) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kSizeKnobsCliWorld);
   w.Write("proc/meminfo", kMeminfo);
   auto r = w.Ctl({"set", "--check", "ttm.pages_limit=1"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
@@ -72,7 +72,7 @@ TEST(SizeKnobsCliTest, OnePageWarnsBelowTheKernelsDefaultAndCitesIt) {
 }
 
 TEST(SizeKnobsCliTest, PlanStatusAndExplainShowTheSize) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kSizeKnobsCliWorld);
   w.Write("proc/meminfo", kMeminfo);
   auto plan = w.Ctl({"set", "--check", "ttm.pages_limit=5242880"});
   EXPECT_EQ(plan.exit_code, kExitOk) << plan.out << plan.err;
@@ -119,7 +119,7 @@ TEST(SizeKnobsCliTest, PlanStatusAndExplainShowTheSize) {
 }
 
 TEST(SizeKnobsCliTest, UnknownRamIsANoteNotARefusal) {
-  WorldCopy w(kWorld);  // the world has no proc/meminfo
+  WorldCopy w(kSizeKnobsCliWorld);  // the world has no proc/meminfo
   auto r = w.Ctl({"set", "--check", "ttm.pages_limit=99999999999999"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("note: ttm.pages_limit=99999999999999 is 363.7 PiB (99999999999999 pages of 4 KiB); "
@@ -136,7 +136,7 @@ namespace rocmtune::client {
 namespace {
 
 TEST(SizeKnobsCliTest, VerifyGivesTheBytesOfBothSides) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kSizeKnobsCliWorld);
   w.Write("proc/meminfo", kMeminfo);
   auto set = w.Ctl({"set", "ttm.pages_limit=5242880"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;

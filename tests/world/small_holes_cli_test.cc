@@ -32,11 +32,11 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx6900xt";
+constexpr const char* kSmallHolesCliWorld = "rx6900xt";
 constexpr const char* kProfileAttr = "sys/devices/pci0000:00/0000:0c:00.0/pp_power_profile_mode";
 
 TEST(SmallHolesCliTest, ReapplyRefusesADashLedOrEmptyCardEvenAfterDoubleDash) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kSmallHolesCliWorld);
   const std::string untouched = w.Read(kProfileAttr);
   ASSERT_EQ(w.Ctl({"set", "sysfs.card0.pp_power_profile_mode=COMPUTE"}).exit_code, kExitOk);
   w.Write(kProfileAttr, untouched);  // a GPU reset: reapply has something to write
@@ -87,7 +87,7 @@ Timed RunWithTimeout(const WorldCopy& w, const std::string& args, const std::str
 
 TEST(SmallHolesCliTest, DoctorLogTakesOnlyARegularFileOrStdinAndRefusesAFifoAtOnce) {
   if (std::system("timeout --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "timeout (coreutils) is not installed";
-  WorldCopy w(kWorld);
+  WorldCopy w(kSmallHolesCliWorld);
   const fs::path scratch = fs::path(w.root()).parent_path();
   const std::string fifo = scratch / "log.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -123,7 +123,7 @@ TEST(SmallHolesCliTest, DoctorLogTakesOnlyARegularFileOrStdinAndRefusesAFifoAtOn
 // way out, and nothing in the tree changes. The helper is a copy that user can run.
 TEST(SmallHolesCliTest, AChangeToATreeTheUserMayNotWriteIsNotAuthorized) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to run rocmtunectl as uid 65534";
-  WorldCopy w(kWorld);
+  WorldCopy w(kSmallHolesCliWorld);
   const std::string untouched = w.Read(kProfileAttr);
   // As root: something set, so that unset, revert, reset and reapply have work to do.
   ASSERT_EQ(w.Ctl({"set", "cmdline.iommu=pt", "sysfs.card0.pp_power_profile_mode=COMPUTE"}).exit_code, kExitOk);

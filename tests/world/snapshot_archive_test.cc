@@ -20,7 +20,7 @@ namespace {
 
 using testing::WorldCopy;
 
-constexpr std::string_view kWorld = "rx6600";
+constexpr std::string_view kSnapshotArchiveWorld = "rx6600";
 const std::string kDev = "sys/devices/pci0000:00/0000:12:00.0/";
 
 // Output of a shell command; the test skips when the tool is missing.
@@ -56,7 +56,7 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
   int status = -1;
   Shell("tar --version >/dev/null 2>&1", &status);
   if (status != 0) GTEST_SKIP() << "tar is not installed";
-  WorldCopy w(kWorld);
+  WorldCopy w(kSnapshotArchiveWorld);
   AddPrivateFacts(w);
   auto set = w.Ctl({"set", "cmdline.iommu=pt"});  // a journal and an owned file to carry
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
@@ -110,7 +110,7 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
 }
 
 TEST(SnapshotArchiveCliTest, TakesExactlyOneOfDirAndOutputAndNeverReplacesAFile) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kSnapshotArchiveWorld);
   testing::TestTree out;
   auto neither = w.Ctl({"snapshot"});
   EXPECT_EQ(neither.exit_code, kExitUsage);

@@ -30,10 +30,10 @@ namespace {
 using ::testing::HasSubstr;
 using testing::WorldCopy;
 
-constexpr std::string_view kWorld = "rx6600";  // Fedora: GRUB defaults and a BLS entry
+constexpr std::string_view kSnapshotPrivacyWorld = "rx6600";  // Fedora: GRUB defaults and a BLS entry
 const std::string kBls = "boot/loader/entries/8466ea9e024ef5b4c9f22e0eee9a30a8-6.11.4-301.fc41.x86_64.conf";
 
-std::string Shell(const std::string& command, int* status) {
+std::string PrivacyShell(const std::string& command, int* status) {
   std::string out;
   FILE* p = ::popen(command.c_str(), "r");
   if (!p) return out;
@@ -48,7 +48,7 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
+std::string PrivacyReplace(std::string s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
     s.replace(at, from.size(), to);
   return s;
@@ -78,7 +78,7 @@ std::string Tokens() {
   return out;
 }
 
-void AddPrivateFacts(const WorldCopy& w) {
+void AddPrivacyFacts(const WorldCopy& w) {
   // alice and dave are human accounts (dave only in passwd), carol only a home directory; the
   // system account and nobody are not user names to take out.
   w.Write("etc/passwd",
@@ -89,9 +89,9 @@ void AddPrivateFacts(const WorldCopy& w) {
   w.Write("etc/hostname", "secrethost\n");
   std::string cmdline = w.Read("proc/cmdline");
   w.Write("proc/cmdline", cmdline.substr(0, cmdline.size() - 1) + Tokens() + "\n");
-  w.Write("etc/default/grub", Replace(w.Read("etc/default/grub"), "GRUB_CMDLINE_LINUX=\"rhgb quiet\"",
-                                      "GRUB_CMDLINE_LINUX=\"rhgb quiet" + Tokens() + "\""));
-  w.Write(kBls, Replace(w.Read(kBls), " rhgb quiet\n", " rhgb quiet" + Tokens() + "\n"));
+  w.Write("etc/default/grub", PrivacyReplace(w.Read("etc/default/grub"), "GRUB_CMDLINE_LINUX=\"rhgb quiet\"",
+                                             "GRUB_CMDLINE_LINUX=\"rhgb quiet" + Tokens() + "\""));
+  w.Write(kBls, PrivacyReplace(w.Read(kBls), " rhgb quiet\n", " rhgb quiet" + Tokens() + "\n"));
   w.Write("etc/modprobe.d/local.conf",
           "# set by alice@secrethost for dave's jobs; carol: do not touch\noptions amdgpu noretry=0\n");
 }
@@ -101,21 +101,22 @@ std::string Leaks(const std::string& dir) {
   std::string args;
   for (const std::string& s : kSecrets) args += fmt::format(" -e '{}'", s);
   int status = -1;
-  std::string found = Shell(fmt::format("grep -rIn{} '{}' 2>&1", args, dir), &status);
+  std::string found = PrivacyShell(fmt::format("grep -rIn{} '{}' 2>&1", args, dir), &status);
   EXPECT_EQ(WEXITSTATUS(status), 1) << "grep failed: " << found;
   return found;
 }
 
 TEST(SnapshotPrivacyTest, NoPrivateValueInTheDirectoryTheArchiveOrTheDocuments) {
   int status = -1;
-  Shell("tar --version >/dev/null 2>&1", &status);
+  PrivacyShell("tar --version >/dev/null 2>&1", &status);
   if (status != 0) GTEST_SKIP() << "tar is not installed";
-  WorldCopy w(kWorld);
-  AddPrivateFacts(w);
+  WorldCopy w(kSnapshotPrivacyWorld);
+  AddPrivacyFacts(w);
   // A journal holding the GRUB defaults before and after: the tokens are in its JSON too.
   auto set = w.Ctl({"set", "cmdline.iommu=pt"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
-  ASSERT_THAT(Shell(fmt::format("cat '{}'/var/lib/rocmtune/journal/*", w.root()), &status), HasSubstr("10.0.0.2"));
+  ASSERT_THAT(PrivacyShell(fmt::format("cat '{}'/var/lib/rocmtune/journal/*", w.root()), &status),
+              HasSubstr("10.0.0.2"));
 
   testing::TestTree out;
   auto dir = w.Ctl({"snapshot", out.Path("dir")});
@@ -123,14 +124,14 @@ TEST(SnapshotPrivacyTest, NoPrivateValueInTheDirectoryTheArchiveOrTheDocuments) 
   auto archive = w.Ctl({"snapshot", "--output", out.Path("bug.tar.gz")});
   ASSERT_EQ(archive.exit_code, kExitOk) << archive.out << archive.err;
   out.Mkdir("x");
-  Shell(fmt::format("tar xzf '{}' -C '{}' 2>&1", out.Path("bug.tar.gz"), out.Path("x")), &status);
+  PrivacyShell(fmt::format("tar xzf '{}' -C '{}' 2>&1", out.Path("bug.tar.gz"), out.Path("x")), &status);
   ASSERT_EQ(status, 0);
   for (const std::string& top : {out.Path("dir"), out.Path("x/bug")}) {
     EXPECT_EQ(Leaks(top), "") << top;
     for (const char* doc : {"rocmtune-status.json", "doctor.json"}) EXPECT_TRUE(fs::exists(top + "/" + doc)) << doc;
     // The names stay, the values go; what rocmtune reads stays.
     std::string cmdline = w.Read("proc/cmdline");
-    for (const auto& [token, kept] : kTokens) cmdline = Replace(cmdline, token, kept);
+    for (const auto& [token, kept] : kTokens) cmdline = PrivacyReplace(cmdline, token, kept);
     EXPECT_EQ(ReadFile(top + "/proc/cmdline"), cmdline);
     EXPECT_THAT(ReadFile(top + "/etc/modprobe.d/local.conf"),
                 HasSubstr("# set by redacted@redacted for redacted's jobs; redacted: do not touch\n"
@@ -142,8 +143,8 @@ TEST(SnapshotPrivacyTest, NoPrivateValueInTheDirectoryTheArchiveOrTheDocuments) 
   auto copy = testing::RunCtl(out.Path("dir"), {"status", "--json"}, out.path());
   ASSERT_EQ(source.exit_code, kExitOk) << source.err;
   ASSERT_EQ(copy.exit_code, kExitOk) << copy.err;
-  std::string expected = Replace(source.out, w.root(), out.Path("dir"));
-  for (const auto& [token, kept] : kTokens) expected = Replace(expected, token, kept);
+  std::string expected = PrivacyReplace(source.out, w.root(), out.Path("dir"));
+  for (const auto& [token, kept] : kTokens) expected = PrivacyReplace(expected, token, kept);
   EXPECT_EQ(copy.out, expected);
 }
 
@@ -163,7 +164,7 @@ std::string ModeString(mode_t mode) {
 // `tar tzvf` columns: the mode string and the member's path.
 std::map<std::string, std::string> ArchiveModes(const std::string& file) {
   int status = -1;
-  std::istringstream lines(Shell(fmt::format("tar tzvf '{}'", file), &status));
+  std::istringstream lines(PrivacyShell(fmt::format("tar tzvf '{}'", file), &status));
   std::map<std::string, std::string> modes;
   for (std::string line; std::getline(lines, line);) {
     std::istringstream fields(line);
@@ -177,9 +178,9 @@ std::map<std::string, std::string> ArchiveModes(const std::string& file) {
 
 TEST(SnapshotModesTest, FilesAndDirectoriesKeepTheSourceModeAtMostInBothFormats) {
   int status = -1;
-  Shell("tar --version >/dev/null 2>&1", &status);
+  PrivacyShell("tar --version >/dev/null 2>&1", &status);
   if (status != 0) GTEST_SKIP() << "tar is not installed";
-  WorldCopy w(kWorld);
+  WorldCopy w(kSnapshotPrivacyWorld);
   ASSERT_EQ(w.Ctl({"set", "cmdline.iommu=pt"}).exit_code, kExitOk);
   const std::string journal = fs::directory_iterator(w.Path("var/lib/rocmtune/journal"))->path().filename();
   ASSERT_EQ(ModeOf(w.Path("var/lib/rocmtune/journal/" + journal)), 0600u) << "the helper writes the journal 0600";
@@ -218,12 +219,12 @@ void ExpectSameStatus(const WorldCopy& w, const std::string& name) {
   EXPECT_EQ(copy.exit_code, source.exit_code) << name << ": " << copy.err;
   // The private values some worlds have on their command line: root=UUID=… keeps the kind,
   // the LVM names (rd.lvm.lv=) lose the value.
-  std::string expected = Replace(source.out, w.root(), out.Path("snap"));
+  std::string expected = PrivacyReplace(source.out, w.root(), out.Path("snap"));
   std::istringstream tokens(w.Read("proc/cmdline"));
   for (std::string token; tokens >> token;) {
     size_t uuid = token.find("=UUID=");
-    if (uuid != std::string::npos) expected = Replace(expected, token, token.substr(0, uuid + 6) + "redacted");
-    if (token.starts_with("rd.lvm.lv=")) expected = Replace(expected, token, "rd.lvm.lv=redacted");
+    if (uuid != std::string::npos) expected = PrivacyReplace(expected, token, token.substr(0, uuid + 6) + "redacted");
+    if (token.starts_with("rd.lvm.lv=")) expected = PrivacyReplace(expected, token, "rd.lvm.lv=redacted");
   }
   EXPECT_EQ(copy.out, expected) << name;
 }

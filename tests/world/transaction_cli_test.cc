@@ -22,7 +22,8 @@ namespace {
 using json = nlohmann::ordered_json;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx5700xt";  // Ubuntu 24.04: modprobe.d drop-in, grub.d drop-in, initramfs-tools
+constexpr const char* kTransactionCliWorld =
+    "rx5700xt";  // Ubuntu 24.04: modprobe.d drop-in, grub.d drop-in, initramfs-tools
 constexpr const char* kConf = "etc/modprobe.d/rocmtune.conf";
 constexpr const char* kGrubDropIn = "etc/default/grub.d/zz-rocmtune.cfg";
 
@@ -37,8 +38,8 @@ std::vector<std::string> Subjects(const json& verify, std::string_view kind) {
 // directory (here: a wrapper run as the helper does it, so no timing is involved). The helper
 // works on the directory rocmtunectl planned for, never on whatever the path names by then.
 TEST(TransactionCliTest, TheHelperWritesIntoTheRootThatWasPlannedEvenIfThePathMoves) {
-  WorldCopy w(kWorld);
-  WorldCopy other(kWorld);
+  WorldCopy w(kTransactionCliWorld);
+  WorldCopy other(kTransactionCliWorld);
   auto other_before = other.Snapshot();
   testing::TestTree scripts;
   const std::string moved = w.root() + ".planned";
@@ -62,7 +63,7 @@ TEST(TransactionCliTest, TheHelperWritesIntoTheRootThatWasPlannedEvenIfThePathMo
 // asks for a root-owned `install` line in modprobe.d and shell code in profile.d must not turn
 // root's next `set` into writing them: recovery refuses those steps, says so, and goes on.
 TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   journal::Transaction txn;
   txn.number = 1;
   txn.id = "1";
@@ -103,7 +104,7 @@ TEST(TransactionCliTest, AHostileJournalCannotMakeRecoveryWriteWhatNoPlanMay) {
 // The helper's reply is another process's output: fields of the wrong type or a deep document
 // are a failure with a message, never an exception that aborts rocmtunectl.
 TEST(TransactionCliTest, AMalformedHelperReplyIsAFailureNotAnAbort) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   testing::TestTree scripts;
   for (std::string reply :
        {std::string(R"({"status": 5, "transaction": [], "regenerated": {"initramfs": 1}, "messages": [2]})"),
@@ -122,7 +123,7 @@ TEST(TransactionCliTest, AMalformedHelperReplyIsAFailureNotAnAbort) {
 }
 
 TEST(TransactionCliTest, SetHistoryVerifyRevertLeavesTheTreeAsItWas) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   ASSERT_FALSE(w.Exists("var")) << "the world has no var/: everything there is rocmtune's";
   auto original = w.Snapshot();
 
@@ -237,7 +238,7 @@ TEST(TransactionCliTest, SetThenRevertOfASysfsAttributePutsItBack) {
 }
 
 TEST(TransactionCliTest, ResetRemovesEveryRocmtuneFileAndNoForeignOne) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   const std::string foreign = "# the admin's own\noptions amdgpu runpm=0\n";
   w.Write("etc/modprobe.d/other.conf", foreign);
   auto original = w.Snapshot();
@@ -272,7 +273,7 @@ TEST(TransactionCliTest, ResetRemovesEveryRocmtuneFileAndNoForeignOne) {
 }
 
 TEST(TransactionCliTest, DriftStopsAChangeUntilForced) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
   const std::string edited = w.Read(kConf) + "options amdgpu runpm=0\n";
   w.Write(kConf, edited);
@@ -305,7 +306,7 @@ TEST(TransactionCliTest, DriftStopsAChangeUntilForced) {
 }
 
 TEST(TransactionCliTest, ResetOverDriftNeedsForce) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt"}).exit_code, kExitOk);
   const std::string drop_in = w.Read(kGrubDropIn);
   const std::string edited = w.Read(kConf) + "options amdgpu runpm=0\n";
@@ -324,7 +325,7 @@ TEST(TransactionCliTest, ResetOverDriftNeedsForce) {
 // Hand edits of the other owned files: a token added to the GRUB drop-in, a variable rocmtune
 // does not manage added to its environment drop-in. Both are drift (exit 5), not a refusal.
 TEST(TransactionCliTest, ResetOverHandEditedGrubAndEnvDropInsIsDriftUntilForced) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   constexpr const char* kEnvDropIn = "etc/environment.d/90-rocmtune.conf";
   ASSERT_EQ(w.Ctl({"set", "cmdline.iommu=pt", "env.HIP_VISIBLE_DEVICES=0"}).exit_code, kExitOk);
   std::string grub = w.Read(kGrubDropIn);
@@ -354,7 +355,7 @@ TEST(TransactionCliTest, ResetOverHandEditedGrubAndEnvDropInsIsDriftUntilForced)
 // transaction incomplete; `--check` says it will be rolled back; the next change rolls it back
 // first and plans against the files as they were before it.
 TEST(TransactionCliTest, AnInterruptedTransactionIsRolledBackBeforeTheNextChange) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   auto original = w.Snapshot();
   ::setenv("ROCMTUNE_HELPER", ROCMTUNE_FAULT_HELPER, 1);
   ::setenv("ROCMTUNE_FAULT", "kill:16", 1);
@@ -383,7 +384,7 @@ TEST(TransactionCliTest, AnInterruptedTransactionIsRolledBackBeforeTheNextChange
 }
 
 TEST(TransactionCliTest, RevertOfAnUnknownTransactionIsAUsageError) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   ASSERT_EQ(w.Ctl({"set", "amdgpu.noretry=0"}).exit_code, kExitOk);
   auto before = w.Snapshot();
   for (const char* id : {"999", "0", "abc"}) {
@@ -395,7 +396,7 @@ TEST(TransactionCliTest, RevertOfAnUnknownTransactionIsAUsageError) {
 }
 
 TEST(TransactionCliTest, RevertWithNothingInEffectIsDoneAndWritesNothing) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kTransactionCliWorld);
   auto before = w.Snapshot();
   auto r = w.Ctl({"revert", "--json"});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 using testing::WorldCopy;
 
-constexpr const char* kWorld = "rx5700xt";  // Ubuntu 24.04: modprobe.d, grub.d drop-in, initramfs-tools
+constexpr const char* kVerifyTruthWorld = "rx5700xt";  // Ubuntu 24.04: modprobe.d, grub.d drop-in, initramfs-tools
 constexpr const char* kJournal1 = "var/lib/rocmtune/journal/000001.jsonl";
 constexpr const char* kInitrd = "boot/initrd.img-6.8.0-45-generic";
 constexpr const char* kGrubCfg = "boot/grub/grub.cfg";
@@ -52,7 +52,7 @@ void SetMtime(const WorldCopy& w, std::string_view rel, fs::file_time_type t) { 
 // A --root tree leaves update-initramfs and update-grub pending: verify says so and names the
 // command, until the file each one writes is newer than the transaction's commit.
 TEST(VerifyTruthTest, APendingRegenerationIsADifferenceUntilItsArtifactIsNewerThanTheCommit) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kVerifyTruthWorld);
   auto set = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--json"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
   ASSERT_EQ(set.Json()["regenerated"]["initramfs"], "pending");
@@ -89,7 +89,7 @@ TEST(VerifyTruthTest, APendingRegenerationIsADifferenceUntilItsArtifactIsNewerTh
 // cannot be known, the running one is the evidence: `set` warns naming /proc/cmdline and verify
 // reports the override (exit 6).
 TEST(VerifyTruthTest, AModuleOptionTheRunningCommandLineOverridesIsWarnedAndReported) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kVerifyTruthWorld);
   w.Write("proc/cmdline",
           w.Read("proc/cmdline").substr(0, w.Read("proc/cmdline").find('\n')) + " amdgpu.vm_update_mode=3\n");
   auto set = w.Ctl({"set", "amdgpu.vm_update_mode=0", "--json"});
@@ -100,7 +100,7 @@ TEST(VerifyTruthTest, AModuleOptionTheRunningCommandLineOverridesIsWarnedAndRepo
   EXPECT_THAT(Kinds(v), Contains("pending-reboot amdgpu.vm_update_mode")) << v.dump();
 
   // A construct the GRUB evaluator does not model: the next boot's command line is unknown.
-  WorldCopy u(kWorld);
+  WorldCopy u(kVerifyTruthWorld);
   u.Write("proc/cmdline",
           u.Read("proc/cmdline").substr(0, u.Read("proc/cmdline").find('\n')) + " amdgpu.vm_update_mode=3\n");
   u.Write("etc/default/grub", u.Read("etc/default/grub") + "if true; then GRUB_TIMEOUT=1; fi\n");
@@ -119,7 +119,7 @@ TEST(VerifyTruthTest, AModuleOptionTheRunningCommandLineOverridesIsWarnedAndRepo
 
 // The same from the boot configuration: the next boot's command line overrides the drop-in.
 TEST(VerifyTruthTest, AModuleOptionTheBootConfigurationOverridesIsWarnedAndReported) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kVerifyTruthWorld);
   std::string grub = w.Read("etc/default/grub");
   size_t at = grub.find("GRUB_CMDLINE_LINUX=\"");
   ASSERT_NE(at, std::string::npos);
@@ -167,7 +167,7 @@ void ExpectTheSuggestedCommandRepairs(const WorldCopy& w, const std::vector<std:
 
 // A real apply whose commit record is cut off: begun, never committed or rolled back.
 TEST(VerifyTruthTest, ATransactionWithoutItsCommitIsInterruptedNotDrift) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kVerifyTruthWorld);
   auto set = w.Ctl({"set", "amdgpu.noretry=0", "--json"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
   std::string journal = w.Read(kJournal1);
@@ -181,7 +181,7 @@ TEST(VerifyTruthTest, ATransactionWithoutItsCommitIsInterruptedNotDrift) {
 
 // The helper killed mid-transaction (the crash tests' fault helper).
 TEST(VerifyTruthTest, AKilledHelperLeavesAnInterruptedTransactionVerifyReports) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kVerifyTruthWorld);
   ::setenv("ROCMTUNE_HELPER", ROCMTUNE_FAULT_HELPER, 1);
   ::setenv("ROCMTUNE_FAULT", "kill:16", 1);
   auto killed = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--json"});
@@ -195,7 +195,7 @@ TEST(VerifyTruthTest, AKilledHelperLeavesAnInterruptedTransactionVerifyReports) 
 
 // `.NAME.rocmtune-new` beside a file rocmtune writes: a write was cut short.
 TEST(VerifyTruthTest, ALeftoverTemporaryIsADifferenceAndAFinding) {
-  WorldCopy w(kWorld);
+  WorldCopy w(kVerifyTruthWorld);
   auto set = w.Ctl({"set", "env.HSA_ENABLE_SDMA=0", "--json"});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
   ASSERT_EQ(w.Ctl({"verify"}).exit_code, kExitOk) << "an env setting is in effect at once";

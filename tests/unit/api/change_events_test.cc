@@ -16,9 +16,9 @@ using api::EventKind;
 using testing::ExecutorWriter;
 using testing::RecordingWriter;
 
-constexpr const char* kConf = "etc/modprobe.d/rocmtune.conf";
+constexpr const char* kEventsConf = "etc/modprobe.d/rocmtune.conf";
 
-sys::Root Open(const testing::WorldCopy& w) { return *sys::Root::Open(w.root()); }
+sys::Root OpenEventsWorld(const testing::WorldCopy& w) { return *sys::Root::Open(w.root()); }
 
 struct Collected {
   std::vector<api::Event> events;
@@ -40,8 +40,8 @@ TEST(ApiChangeEventsTest, SetAndRevertAreOneEntryEachWithTheirTransactions) {
   testing::WorldCopy w("rx6900xt");  // card0 with runtime attributes
   ExecutorWriter writer(w.root());
   Collected c;
-  auto set = api::Set(Open(w), {"amdgpu.noretry=0", "sysfs.card0.power_dpm_force_performance_level=high"}, c.Options(),
-                      writer);
+  auto set = api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0", "sysfs.card0.power_dpm_force_performance_level=high"},
+                      c.Options(), writer);
   ASSERT_TRUE(set) << set.error().message;
   ASSERT_EQ(set->status, api::ChangeStatus::kOk) << JsonText(api::ResultJson(*set));
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kApplied});
@@ -51,11 +51,11 @@ TEST(ApiChangeEventsTest, SetAndRevertAreOneEntryEachWithTheirTransactions) {
   EXPECT_EQ(applied.knobs,
             (std::vector<std::string>{"amdgpu.noretry", "sysfs.card0.power_dpm_force_performance_level"}));
   EXPECT_EQ(applied.cards, std::vector<std::string>{"card0"});
-  EXPECT_EQ(applied.root, Open(w).path());
+  EXPECT_EQ(applied.root, OpenEventsWorld(w).path());
   EXPECT_FALSE(applied.caller_uid);
 
   c.events.clear();
-  auto revert = api::Revert(Open(w), "last", c.Options(), writer);
+  auto revert = api::Revert(OpenEventsWorld(w), "last", c.Options(), writer);
   ASSERT_TRUE(revert) << revert.error().message;
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kReverted});
   EXPECT_EQ(c.events[0].transaction, revert->outcome.transaction.value_or("none"));
@@ -64,7 +64,7 @@ TEST(ApiChangeEventsTest, SetAndRevertAreOneEntryEachWithTheirTransactions) {
 
   // Nothing left to revert: nothing happened, nothing is logged.
   c.events.clear();
-  ASSERT_TRUE(api::Revert(Open(w), "last", c.Options(), writer));
+  ASSERT_TRUE(api::Revert(OpenEventsWorld(w), "last", c.Options(), writer));
   EXPECT_TRUE(c.events.empty());
 }
 
@@ -72,9 +72,9 @@ TEST(ApiChangeEventsTest, ResetNamesEveryKeyItReset) {
   testing::WorldCopy w("rx5700xt");
   ExecutorWriter writer(w.root());
   Collected c;
-  ASSERT_TRUE(api::Set(Open(w), {"amdgpu.noretry=0"}, c.Options(), writer));
+  ASSERT_TRUE(api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, c.Options(), writer));
   c.events.clear();
-  auto reset = api::Reset(Open(w), c.Options(), writer);
+  auto reset = api::Reset(OpenEventsWorld(w), c.Options(), writer);
   ASSERT_TRUE(reset) << reset.error().message;
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kReset});
   EXPECT_EQ(c.events[0].transaction, reset->outcome.transaction.value_or("none"));
@@ -85,12 +85,12 @@ TEST(ApiChangeEventsTest, ACheckOrAnUnchangedRequestLogsNothing) {
   testing::WorldCopy w("rx5700xt");
   ExecutorWriter writer(w.root());
   Collected c;
-  ASSERT_TRUE(api::Set(Open(w), {"amdgpu.noretry=0"}, c.Options(true), writer));
-  ASSERT_TRUE(api::Apply(Open(w), "instinct", {}, c.Options(true), writer));  // refused, but only a check
+  ASSERT_TRUE(api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, c.Options(true), writer));
+  ASSERT_TRUE(api::Apply(OpenEventsWorld(w), "instinct", {}, c.Options(true), writer));  // refused, but only a check
   EXPECT_TRUE(c.events.empty());
-  ASSERT_TRUE(api::Set(Open(w), {"amdgpu.noretry=0"}, c.Options(), writer));
+  ASSERT_TRUE(api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, c.Options(), writer));
   c.events.clear();
-  auto again = api::Set(Open(w), {"amdgpu.noretry=0"}, c.Options(), writer);
+  auto again = api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, c.Options(), writer);
   ASSERT_TRUE(again);
   EXPECT_FALSE(again->outcome.changed);
   EXPECT_TRUE(c.events.empty());
@@ -100,7 +100,7 @@ TEST(ApiChangeEventsTest, ARefusedProfileIsOneRefusedEntryWithTheReason) {
   testing::WorldCopy w("rx5700xt");  // RDNA1: the instinct profile is for CDNA
   RecordingWriter writer;
   Collected c;
-  auto report = api::Apply(Open(w), "instinct", {}, c.Options(), writer);
+  auto report = api::Apply(OpenEventsWorld(w), "instinct", {}, c.Options(), writer);
   ASSERT_TRUE(report);
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kRefused});
   EXPECT_EQ(c.events[0].profile, "instinct");
@@ -113,18 +113,18 @@ TEST(ApiChangeEventsTest, ARefusedProfileIsOneRefusedEntryWithTheReason) {
 TEST(ApiChangeEventsTest, DriftIsLoggedAndBlocksUnlessForced) {
   testing::WorldCopy w("rx5700xt");
   ExecutorWriter helper(w.root());
-  ASSERT_TRUE(api::Set(Open(w), {"amdgpu.noretry=0"}, {}, helper));
-  w.Write(kConf, w.Read(kConf) + "options amdgpu lockup_timeout=1000\n");
+  ASSERT_TRUE(api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, {}, helper));
+  w.Write(kEventsConf, w.Read(kEventsConf) + "options amdgpu lockup_timeout=1000\n");
   RecordingWriter writer;
   Collected c;
-  ASSERT_TRUE(api::Set(Open(w), {"amdgpu.noretry=1"}, c.Options(), writer));
+  ASSERT_TRUE(api::Set(OpenEventsWorld(w), {"amdgpu.noretry=1"}, c.Options(), writer));
   ASSERT_EQ(c.Kinds(), (std::vector<EventKind>{EventKind::kDrift, EventKind::kRefused}));
   ASSERT_EQ(c.events[0].reasons.size(), 1u);
   EXPECT_NE(c.events[0].reasons[0].find("rocmtune.conf"), std::string::npos);
   EXPECT_EQ(c.events[1].reasons, c.events[0].reasons);
 
   c.events.clear();
-  ASSERT_TRUE(api::Set(Open(w), {"amdgpu.noretry=1"}, c.Options(false, true), writer));
+  ASSERT_TRUE(api::Set(OpenEventsWorld(w), {"amdgpu.noretry=1"}, c.Options(false, true), writer));
   ASSERT_EQ(c.Kinds(), (std::vector<EventKind>{EventKind::kDrift, EventKind::kApplied}));
   EXPECT_EQ(c.events[0].transaction, "7");  // the transaction that overwrote the edit
   EXPECT_EQ(c.events[1].transaction, "7");
@@ -137,7 +137,7 @@ TEST(ApiChangeEventsTest, AChangeTheCallerMayNotMakeIsRefusedWithTheCallersUid) 
   Collected c;
   api::ChangeOptions options = c.Options();
   options.caller_uid = 1000;
-  ASSERT_TRUE(api::Set(Open(w), {"amdgpu.noretry=0"}, options, writer));
+  ASSERT_TRUE(api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, options, writer));
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kRefused});
   EXPECT_EQ(c.events[0].caller_uid, 1000u);
   EXPECT_EQ(c.events[0].reasons, std::vector<std::string>{"not allowed here"});
@@ -155,7 +155,7 @@ TEST(ApiChangeEventsTest, AWriteThatFailsIsOneFailedEntryWithTheHelpersMessage) 
                   plan::Regen::kNo,
                   {}};
   Collected c;
-  auto report = api::Set(Open(w), {"amdgpu.noretry=0"}, c.Options(), writer);
+  auto report = api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, c.Options(), writer);
   ASSERT_TRUE(report);
   ASSERT_EQ(report->status, api::ChangeStatus::kFailed);
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kFailed});
@@ -182,17 +182,18 @@ TEST(ApiChangeEventsTest, AReapplyThroughCarryOutIsAReappliedEntryNamingTheCard)
                              "re-apply"});
   api::ChangeReport named = report;
   named.knobs = {"sysfs.0000:12:00.0.pp_power_profile_mode"};
-  api::ChangeReport done = api::CarryOut(Open(w), std::move(named), c.Options(), writer);
+  api::ChangeReport done = api::CarryOut(OpenEventsWorld(w), std::move(named), c.Options(), writer);
   ASSERT_EQ(done.status, api::ChangeStatus::kOk);
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kReapplied});
   EXPECT_EQ(c.events[0].cards, std::vector<std::string>{"0000:12:00.0"});
   EXPECT_EQ(c.events[0].knobs, std::vector<std::string>{"sysfs.0000:12:00.0.pp_power_profile_mode"});
   EXPECT_EQ(c.events[0].transaction, "7");
-  EXPECT_EQ(api::JournalFields(c.events[0])[0],
-            "MESSAGE=Re-applied runtime settings on 0000:12:00.0 as transaction 7 (in " + Open(w).path() + ")");
+  EXPECT_EQ(
+      api::JournalFields(c.events[0])[0],
+      "MESSAGE=Re-applied runtime settings on 0000:12:00.0 as transaction 7 (in " + OpenEventsWorld(w).path() + ")");
 
   c.events.clear();
-  api::CarryOut(Open(w), std::move(report), c.Options(), writer);
+  api::CarryOut(OpenEventsWorld(w), std::move(report), c.Options(), writer);
   ASSERT_EQ(c.Kinds(), std::vector<EventKind>{EventKind::kReapplied});
   EXPECT_EQ(c.events[0].cards, std::vector<std::string>{"card1"});
   EXPECT_TRUE(c.events[0].knobs.empty());
@@ -201,13 +202,13 @@ TEST(ApiChangeEventsTest, AReapplyThroughCarryOutIsAReappliedEntryNamingTheCard)
 TEST(ApiChangeEventsTest, ARolledBackTransactionIsLoggedBeforeTheChange) {
   testing::WorldCopy w("rx5700xt");
   ExecutorWriter writer(w.root());
-  auto first = api::Set(Open(w), {"amdgpu.noretry=0"}, {}, writer);
+  auto first = api::Set(OpenEventsWorld(w), {"amdgpu.noretry=0"}, {}, writer);
   ASSERT_TRUE(first);
   std::string file = "var/lib/rocmtune/journal/000001.jsonl";
   std::string text = w.Read(file);
   w.Write(file, text.substr(0, text.rfind('\n', text.size() - 2) + 1));  // cut the commit record
   Collected c;
-  auto run = api::Set(Open(w), {"amdgpu.noretry=1"}, c.Options(), writer);
+  auto run = api::Set(OpenEventsWorld(w), {"amdgpu.noretry=1"}, c.Options(), writer);
   ASSERT_TRUE(run) << run.error().message;
   ASSERT_EQ(c.Kinds(), (std::vector<EventKind>{EventKind::kRecovered, EventKind::kApplied}));
   EXPECT_EQ(c.events[0].transaction, first->outcome.transaction.value_or("none"));

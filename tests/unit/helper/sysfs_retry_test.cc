@@ -31,7 +31,7 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kDev = "sys/devices/pci0000:00/0000:03:00.0";
 constexpr const char* kAttr = "sys/class/drm/card0/device/power_dpm_force_performance_level";
 
-std::string Slurp(const std::string& path) {
+std::string SlurpAttribute(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;
   out << in.rdbuf();
@@ -99,7 +99,7 @@ TEST_F(SysfsRetryTest, ADeviceBusyForAWhileIsWrittenOnceItIsBack) {
   const auto took = Clock::now() - start;
   reset_ends.join();
   ASSERT_TRUE(written) << written.error().message;
-  EXPECT_EQ(Slurp(file_), "high");
+  EXPECT_EQ(SlurpAttribute(file_), "high");
   EXPECT_GE(took, std::chrono::milliseconds(150));
   EXPECT_LT(took, std::chrono::seconds(2));
 }
@@ -120,7 +120,7 @@ TEST_F(SysfsRetryTest, ADeviceThatStaysBusyFailsWithinTwoSecondsSayingWhy) {
   EXPECT_GE(took, std::chrono::milliseconds(700)) << "50 + 100 + 200 + 400 ms between the tries";
   EXPECT_LT(took, std::chrono::seconds(2));
   SetImmutable(file_, false);
-  EXPECT_EQ(Slurp(file_), "auto\n");
+  EXPECT_EQ(SlurpAttribute(file_), "auto\n");
 }
 
 TEST_F(SysfsRetryTest, EbusyAndEagainAreTriedAgainOtherErrorsAreNot) {
@@ -141,7 +141,7 @@ TEST_F(SysfsRetryTest, EbusyAndEagainAreTriedAgainOtherErrorsAreNot) {
     EXPECT_EQ(written.error().errno_value, err);
     EXPECT_EQ(hook.tries(), 1) << "not tried again";
   }
-  EXPECT_EQ(Slurp(file_), "high");
+  EXPECT_EQ(SlurpAttribute(file_), "high");
 }
 
 }  // namespace

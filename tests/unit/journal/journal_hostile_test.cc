@@ -15,7 +15,7 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-Transaction Begun(uint64_t number) {
+Transaction HostileBegun(uint64_t number) {
   Transaction t;
   t.number = number;
   t.id = std::to_string(number);
@@ -30,7 +30,7 @@ Transaction Begun(uint64_t number) {
   return t;
 }
 
-std::string Lines(std::initializer_list<std::string> lines) {
+std::string JoinLines(std::initializer_list<std::string> lines) {
   std::string out;
   for (const std::string& l : lines) out += l + "\n";
   return out;
@@ -38,7 +38,7 @@ std::string Lines(std::initializer_list<std::string> lines) {
 
 template <typename F>
 std::string Begin(F edit) {
-  json r = BeginRecord(Begun(1));
+  json r = BeginRecord(HostileBegun(1));
   edit(r);
   return r.dump();
 }
@@ -52,29 +52,30 @@ struct Case {
   std::string says;
 };
 
-const std::string kBegin = BeginRecord(Begun(1)).dump();
+const std::string kBegin = BeginRecord(HostileBegun(1)).dump();
 const std::string kDone = DoneRecord(0).dump();
 
 std::vector<Case> HostileCases() {
   return {
-      {"ops a number", Lines({Begin([](json& r) { r["ops"] = 5; })}), "line 1", "\"ops\" must be an array"},
-      {"id a number", Lines({Begin([](json& r) { r["id"] = 7; })}), "line 1", "\"id\" must be a string"},
-      {"force a string", Lines({Begin([](json& r) { r["force"] = "yes"; })}), "line 1",
+      {"ops a number", JoinLines({Begin([](json& r) { r["ops"] = 5; })}), "line 1", "\"ops\" must be an array"},
+      {"id a number", JoinLines({Begin([](json& r) { r["id"] = 7; })}), "line 1", "\"id\" must be a string"},
+      {"force a string", JoinLines({Begin([](json& r) { r["force"] = "yes"; })}), "line 1",
        "\"force\" must be true or false"},
-      {"intent args a string", Lines({Begin([](json& r) { r["intent"]["args"] = "x"; })}), "line 1",
+      {"intent args a string", JoinLines({Begin([](json& r) { r["intent"]["args"] = "x"; })}), "line 1",
        "must be an array"},
-      {"op path an array", Lines({Begin([](json& r) { r["ops"][0]["path"] = json::array(); })}), "line 1",
+      {"op path an array", JoinLines({Begin([](json& r) { r["ops"][0]["path"] = json::array(); })}), "line 1",
        "\"path\" must be a string"},
-      {"op after a number", Lines({Begin([](json& r) { r["ops"][0]["after"] = 5; })}), "line 1", "op 0 after"},
-      {"mkdir path an array", Lines({kBegin, R"({"record":"mkdir","path":[]})"}), "line 2",
+      {"op after a number", JoinLines({Begin([](json& r) { r["ops"][0]["after"] = 5; })}), "line 1", "op 0 after"},
+      {"mkdir path an array", JoinLines({kBegin, R"({"record":"mkdir","path":[]})"}), "line 2",
        "\"path\" must be a string"},
-      {"done op a string", Lines({kBegin, R"({"record":"done","op":"x"})"}), "line 2", "\"op\""},
-      {"regen message a number", Lines({kBegin, R"({"record":"regen","op":0,"status":"done","message":5})"}), "line 2",
-       "\"message\" must be a string"},
-      {"rollback reason an array", Lines({kBegin, R"({"record":"rollback","reason":[]})"}), "line 2",
+      {"done op a string", JoinLines({kBegin, R"({"record":"done","op":"x"})"}), "line 2", "\"op\""},
+      {"regen message a number", JoinLines({kBegin, R"({"record":"regen","op":0,"status":"done","message":5})"}),
+       "line 2", "\"message\" must be a string"},
+      {"rollback reason an array", JoinLines({kBegin, R"({"record":"rollback","reason":[]})"}), "line 2",
        "\"reason\" must be a string"},
-      {"a record that is an array", Lines({kBegin, R"(["record","commit"])", kDone}), "line 2", "not a journal record"},
-      {"a record that is a number", Lines({kBegin, "5", kDone}), "line 2", "not a journal record"},
+      {"a record that is an array", JoinLines({kBegin, R"(["record","commit"])", kDone}), "line 2",
+       "not a journal record"},
+      {"a record that is a number", JoinLines({kBegin, "5", kDone}), "line 2", "not a journal record"},
   };
 }
 
@@ -93,13 +94,14 @@ TEST(JournalHostileTest, WrongTypesAreErrorsNamingFileAndLine) {
 // 10,000 levels: nlohmann parses that without trouble, but copying or comparing the document
 // recursed once per level (a crash at 5,000 under ASan). Refused before it is parsed.
 TEST(JournalHostileTest, DeepNestingIsRefusedBeforeParsing) {
-  json begin = BeginRecord(Begun(1));
+  json begin = BeginRecord(HostileBegun(1));
   begin["intent"] = "PLACEHOLDER";
   std::string deep_begin = begin.dump();
   deep_begin.replace(deep_begin.find("\"PLACEHOLDER\""), 13, Deep(10000));
   for (const auto& [text, line] :
-       {std::pair{Lines({deep_begin, kDone}), "line 1"}, std::pair{Lines({kBegin, Deep(10000), kDone}), "line 2"},
-        std::pair{Lines({kBegin, "{\"record\":\"done\",\"op\":" + Deep(5000) + "}", kDone}), "line 2"}}) {
+       {std::pair{JoinLines({deep_begin, kDone}), "line 1"},
+        std::pair{JoinLines({kBegin, Deep(10000), kDone}), "line 2"},
+        std::pair{JoinLines({kBegin, "{\"record\":\"done\",\"op\":" + Deep(5000) + "}", kDone}), "line 2"}}) {
     Result<Transaction> t = tl::unexpected(Error{});
     ASSERT_NO_THROW(t = ParseTransaction(text, "journal/000001.jsonl"));
     ASSERT_FALSE(t);
@@ -111,7 +113,7 @@ TEST(JournalHostileTest, DeepNestingIsRefusedBeforeParsing) {
 
 // A deep last line that is valid JSON is not torn: it is refused like any other bad record.
 TEST(JournalHostileTest, ADeepLastLineIsNotMistakenForATornOne) {
-  std::string text = Lines({kBegin, Deep(10000)});
+  std::string text = JoinLines({kBegin, Deep(10000)});
   EXPECT_EQ(IntactLength(text), text.size());
   auto t = ParseTransaction(text, "f");
   ASSERT_FALSE(t);
@@ -121,12 +123,12 @@ TEST(JournalHostileTest, ADeepLastLineIsNotMistakenForATornOne) {
 TEST(JournalHostileTest, LoadReportsTheFileInsteadOfAborting) {
   testing::TestTree tree;
   tree.Write(std::string(kJournalDir) + "/" + JournalFileName(1),
-             Lines({kBegin, DoneRecord(0).dump(), CommitRecord().dump()}));
-  tree.Write(std::string(kJournalDir) + "/" + JournalFileName(2), Lines({Begin([](json& r) {
-                                                                           r["id"] = "2";
-                                                                           r["force"] = "yes";
-                                                                         }),
-                                                                         CommitRecord().dump()}));
+             JoinLines({kBegin, DoneRecord(0).dump(), CommitRecord().dump()}));
+  tree.Write(std::string(kJournalDir) + "/" + JournalFileName(2), JoinLines({Begin([](json& r) {
+                                                                               r["id"] = "2";
+                                                                               r["force"] = "yes";
+                                                                             }),
+                                                                             CommitRecord().dump()}));
   auto root = sys::Root::Open(tree.path());
   ASSERT_TRUE(root);
   Result<std::vector<Transaction>> txns = tl::unexpected(Error{});

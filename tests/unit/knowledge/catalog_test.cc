@@ -265,7 +265,7 @@ struct Hostile {
 // gtest prints this instead of the struct's bytes.
 void PrintTo(const Hostile& h, std::ostream* os) { *os << h.key << ": " << h.why; }
 
-class ValidateValueRefusalTest : public testing::TestWithParam<Hostile> {};
+class ValidateValueRefusalTest : public ::testing::TestWithParam<Hostile> {};
 
 TEST_P(ValidateValueRefusalTest, Refused) {
   const Hostile& h = GetParam();
@@ -372,7 +372,7 @@ const Hostile kHostile[] = {
     {"amdgpu.virtual_display", "0000:03:00.0,1;0000:04:00.0,1", "';' separator is a shell metacharacter"},
 };
 
-std::string RowName(const testing::TestParamInfo<Hostile>& info) {
+std::string RowName(const ::testing::TestParamInfo<Hostile>& info) {
   std::string name = std::to_string(info.index) + "_";
   for (char c : info.param.why) {
     if (name.size() > 48) break;
@@ -381,7 +381,7 @@ std::string RowName(const testing::TestParamInfo<Hostile>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Hostile, ValidateValueRefusalTest, testing::ValuesIn(kHostile), RowName);
+INSTANTIATE_TEST_SUITE_P(Hostile, ValidateValueRefusalTest, ::testing::ValuesIn(kHostile), RowName);
 
 }  // namespace
 }  // namespace rocmtune::knowledge

@@ -101,7 +101,7 @@ TEST(RocmSupportTest, NearestSupportingPrefersTheNextNewerRelease) {
   EXPECT_EQ(table.NearestSupporting("gfx900", *ParseVersion("5.7.1")), nullptr);
 }
 
-constexpr std::string_view kValid = R"(schema_version = 1
+constexpr std::string_view kValidSupport = R"(schema_version = 1
 [[release]]
 version = "6.0"
 supported = ["gfx1030"]
@@ -113,13 +113,14 @@ deprecated = ["gfx906"]
 source = "b"
 )";
 
-std::string Broken(std::string_view from, std::string_view to) {
-  auto parsed = RocmSupport::Parse(rocmtune::testing::Edited(kValid, from, to), "t.toml", GfxTargetTable::Builtin());
+std::string BrokenSupport(std::string_view from, std::string_view to) {
+  auto parsed =
+      RocmSupport::Parse(rocmtune::testing::Edited(kValidSupport, from, to), "t.toml", GfxTargetTable::Builtin());
   return parsed ? "" : parsed.error().message;
 }
 
 TEST(RocmSupportTest, ParsesAValidTable) {
-  auto parsed = RocmSupport::Parse(kValid, "t.toml", GfxTargetTable::Builtin());
+  auto parsed = RocmSupport::Parse(kValidSupport, "t.toml", GfxTargetTable::Builtin());
   ASSERT_TRUE(parsed) << parsed.error().message;
   ASSERT_EQ(parsed->releases().size(), 2u);
   EXPECT_EQ(parsed->releases()[1].StatusOf("gfx906"), TargetSupport::kDeprecated);
@@ -127,24 +128,25 @@ TEST(RocmSupportTest, ParsesAValidTable) {
 }
 
 TEST(RocmSupportTest, RefusesBadInputWithAClearError) {
-  EXPECT_THAT(Broken("source = \"a\"", "source = \"a\"\nsupport = [\"gfx1030\"]"),
+  EXPECT_THAT(BrokenSupport("source = \"a\"", "source = \"a\"\nsupport = [\"gfx1030\"]"),
               HasSubstr("release '6.0': unknown key 'support'"));
-  EXPECT_THAT(Broken("schema_version = 1", "schema_version = 1\nreleases = 2"), HasSubstr("unknown key 'releases'"));
-  EXPECT_THAT(Broken("schema_version = 1", "schema_version = 2"), HasSubstr("schema_version must be 1"));
-  EXPECT_THAT(Broken("\"6.1\"", "\"6.1.x\""), HasSubstr("release '6.1.x': version must be a release number"));
-  EXPECT_THAT(Broken("\"6.1\"", "\"6.1.0-120\""), HasSubstr("version must be a release number"));
-  EXPECT_THAT(Broken("\"6.1\"", "\"5.7\""), HasSubstr("release '5.7' does not come after '6.0'"));
-  EXPECT_THAT(Broken("\"6.1\"", "\"6.0.0\""), HasSubstr("does not come after"));
-  EXPECT_THAT(Broken("[\"gfx1030\", \"gfx1100\"]", "[\"gfx1030\", \"gfx9999\"]"),
+  EXPECT_THAT(BrokenSupport("schema_version = 1", "schema_version = 1\nreleases = 2"),
+              HasSubstr("unknown key 'releases'"));
+  EXPECT_THAT(BrokenSupport("schema_version = 1", "schema_version = 2"), HasSubstr("schema_version must be 1"));
+  EXPECT_THAT(BrokenSupport("\"6.1\"", "\"6.1.x\""), HasSubstr("release '6.1.x': version must be a release number"));
+  EXPECT_THAT(BrokenSupport("\"6.1\"", "\"6.1.0-120\""), HasSubstr("version must be a release number"));
+  EXPECT_THAT(BrokenSupport("\"6.1\"", "\"5.7\""), HasSubstr("release '5.7' does not come after '6.0'"));
+  EXPECT_THAT(BrokenSupport("\"6.1\"", "\"6.0.0\""), HasSubstr("does not come after"));
+  EXPECT_THAT(BrokenSupport("[\"gfx1030\", \"gfx1100\"]", "[\"gfx1030\", \"gfx9999\"]"),
               HasSubstr("supported names 'gfx9999', which is not in gfx_targets.toml"));
-  EXPECT_THAT(Broken("[\"gfx906\"]", "[\"gfx1100\"]"), HasSubstr("'gfx1100' appears twice"));
-  EXPECT_THAT(Broken("[\"gfx906\"]", "\"gfx906\""),
+  EXPECT_THAT(BrokenSupport("[\"gfx906\"]", "[\"gfx1100\"]"), HasSubstr("'gfx1100' appears twice"));
+  EXPECT_THAT(BrokenSupport("[\"gfx906\"]", "\"gfx906\""),
               HasSubstr("'deprecated' must be an array of strings, not a string"));
-  EXPECT_THAT(Broken("[\"gfx906\"]", "[906]"), HasSubstr("'deprecated' must hold strings, not an integer"));
-  EXPECT_THAT(Broken("source = \"b\"", "note = \"b\""), HasSubstr("release '6.1': no source"));
-  EXPECT_THAT(Broken("supported = [\"gfx1030\"]\n", "supported = []\n"), HasSubstr("supported is empty"));
-  EXPECT_THAT(Broken("[[release]]\nversion = \"6.0\"", "[release]\nversion = \"6.0\""), HasSubstr("t.toml"));
-  EXPECT_THAT(Broken("version = \"6.0\"", "version = \"6.0\"\nversion = \"6.1\""), HasSubstr("t.toml"));
+  EXPECT_THAT(BrokenSupport("[\"gfx906\"]", "[906]"), HasSubstr("'deprecated' must hold strings, not an integer"));
+  EXPECT_THAT(BrokenSupport("source = \"b\"", "note = \"b\""), HasSubstr("release '6.1': no source"));
+  EXPECT_THAT(BrokenSupport("supported = [\"gfx1030\"]\n", "supported = []\n"), HasSubstr("supported is empty"));
+  EXPECT_THAT(BrokenSupport("[[release]]\nversion = \"6.0\"", "[release]\nversion = \"6.0\""), HasSubstr("t.toml"));
+  EXPECT_THAT(BrokenSupport("version = \"6.0\"", "version = \"6.0\"\nversion = \"6.1\""), HasSubstr("t.toml"));
 }
 
 }  // namespace

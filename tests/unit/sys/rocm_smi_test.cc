@@ -111,11 +111,11 @@ TEST(RocmSmiTest, TheRealLibraryWithoutDrmFailsInitCleanly) {
   struct stat st {};
   if (stat("/sys/class/drm", &st) == 0) GTEST_SKIP() << "/sys/class/drm exists here: rsmi_init may succeed";
   // Captured at the file descriptors, which the child inherits.
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
   SmiProbe probe = ProbeRocmSmi();
-  std::string out = testing::internal::GetCapturedStdout();
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string out = ::testing::internal::GetCapturedStdout();
+  std::string err = ::testing::internal::GetCapturedStderr();
   if (probe.error.starts_with("rocm-smi-lib is not installed")) GTEST_SKIP() << probe.error;
   // rocm-smi-lib 5.2 throws inside rsmi_init without /sys/class/drm and prints "Failed to open
   // drm root directory" and "Exception caught: rsmi_init."; the child keeps both, the parent
