@@ -17,12 +17,24 @@ zpty -w z 'compadd () {
   return ret
 }'
 zpty -w z "zstyle ':completion:*' list-grouped false; zstyle ':completion:*' menu no"
-zpty -w z 'finish () { print "<do""ne>"; exit }; zle -N finish; bindkey "^X" finish'
-zpty -w z "$2"$'\t\x18'
+zpty -w z 'finish () { print "<do""ne>"; exit }; zle -N finish; bindkey "^T" finish'
+zpty -w z "$2"$'\t'
+# The finish key goes after the completion's output has begun and again every second until the
+# shell says it is done: typed ahead with the TAB, zle sometimes lost it while the list was drawn
+# and the capture waited for the caller's timeout (30 s). ^T is no prefix of another binding.
+zmodload zsh/zselect
 local line cr=$'\r' nl=$'\n'
-while zpty -r z line; do
-  [[ $line == *'<done>'* ]] && break
-  line=${line%$nl}
-  [[ $line == *'<hit>'* ]] && print -r -- "${${line##*<hit>}%$cr}"
+integer idle=0 sent=0
+while true; do
+  if zpty -rt z line; then
+    [[ $line == *'<done>'* ]] && break
+    line=${line%$nl}
+    [[ $line == *'<hit>'* ]] && print -r -- "${${line##*<hit>}%$cr}"
+    idle=0
+  else
+    zpty -t z || break  # the shell is gone
+    zselect -t 5  # 50 ms
+    if (( ++idle % 20 == 1 )); then zpty -w -n z $'\x14'; (( ++sent )); fi
+  fi
 done
 zpty -d z
