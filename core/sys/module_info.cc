@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <libkmod.h>
 
+#include "sys/dl_symbol.h"
 #include "sys/unique_fd.h"
 #include "util/handle.h"
 #include "util/text.h"
@@ -36,12 +37,6 @@ struct Kmod {
   std::string error;  // why libkmod cannot be used ("" when every function was found)
 };
 
-template <typename F>
-void Resolve(void* lib, const char* name, F& out, std::string& error) {
-  out = reinterpret_cast<F>(dlsym(lib, name));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-  if (!out && error.empty()) error = fmt::format("{} has no {}", kLibkmod, name);
-}
-
 // Loaded once and kept for the process (never dlclose'd: the functions stay valid).
 Kmod LoadKmod() {
   Kmod k;
@@ -51,15 +46,17 @@ Kmod LoadKmod() {
     k.error = fmt::format("libkmod is not installed ({}: {})", kLibkmod, why ? why : "cannot load");
     return k;
   }
-  Resolve(lib, "kmod_new", k.new_ctx, k.error);
-  Resolve(lib, "kmod_unref", k.unref, k.error);
-  Resolve(lib, "kmod_module_new_from_path", k.module_new_from_path, k.error);
-  Resolve(lib, "kmod_module_unref", k.module_unref, k.error);
-  Resolve(lib, "kmod_module_get_info", k.module_get_info, k.error);
-  Resolve(lib, "kmod_module_info_free_list", k.module_info_free_list, k.error);
-  Resolve(lib, "kmod_list_next", k.list_next, k.error);
-  Resolve(lib, "kmod_module_info_get_key", k.module_info_get_key, k.error);
-  Resolve(lib, "kmod_module_info_get_value", k.module_info_get_value, k.error);
+  std::string missing;
+  ResolveSymbol(lib, "kmod_new", k.new_ctx, missing);
+  ResolveSymbol(lib, "kmod_unref", k.unref, missing);
+  ResolveSymbol(lib, "kmod_module_new_from_path", k.module_new_from_path, missing);
+  ResolveSymbol(lib, "kmod_module_unref", k.module_unref, missing);
+  ResolveSymbol(lib, "kmod_module_get_info", k.module_get_info, missing);
+  ResolveSymbol(lib, "kmod_module_info_free_list", k.module_info_free_list, missing);
+  ResolveSymbol(lib, "kmod_list_next", k.list_next, missing);
+  ResolveSymbol(lib, "kmod_module_info_get_key", k.module_info_get_key, missing);
+  ResolveSymbol(lib, "kmod_module_info_get_value", k.module_info_get_value, missing);
+  if (!missing.empty()) k.error = fmt::format("{} has no {}", kLibkmod, missing);
   return k;
 }
 

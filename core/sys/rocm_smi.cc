@@ -12,6 +12,7 @@
 #include <rocm_smi/rocm_smi.h>
 #include <rocm_smi/rocm_smi64Config.h>
 
+#include "sys/dl_symbol.h"
 #include "util/handle.h"
 
 namespace rocmtune::sys {
@@ -63,27 +64,20 @@ struct Api {
 
 using Library = Handle<void*, dlclose>;
 
-template <typename F>
-bool Resolve(void* lib, const char* name, F& out, std::string& missing) {
-  out = reinterpret_cast<F>(dlsym(lib, name));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-  if (!out && missing.empty()) missing = name;
-  return out != nullptr;
-}
-
 std::string ResolveAll(void* lib, Api& api) {
   std::string missing;
-  Resolve(lib, "rsmi_init", api.init, missing);
-  Resolve(lib, "rsmi_shut_down", api.shut_down, missing);
-  Resolve(lib, "rsmi_status_string", api.status_string, missing);
-  Resolve(lib, "rsmi_version_get", api.version_get, missing);
-  Resolve(lib, "rsmi_num_monitor_devices", api.num_devices, missing);
-  Resolve(lib, "rsmi_dev_pci_id_get", api.pci_id, missing);
-  Resolve(lib, "rsmi_dev_firmware_version_get", api.firmware, missing);
-  Resolve(lib, "rsmi_dev_ecc_enabled_get", api.ecc_enabled, missing);
-  Resolve(lib, "rsmi_dev_ecc_count_get", api.ecc_count, missing);
-  Resolve(lib, "rsmi_dev_pci_bandwidth_get", api.pci_bandwidth, missing);
-  Resolve(lib, "rsmi_dev_pci_replay_counter_get", api.replay, missing);
-  Resolve(lib, "rsmi_dev_gpu_metrics_info_get", api.metrics, missing);
+  ResolveSymbol(lib, "rsmi_init", api.init, missing);
+  ResolveSymbol(lib, "rsmi_shut_down", api.shut_down, missing);
+  ResolveSymbol(lib, "rsmi_status_string", api.status_string, missing);
+  ResolveSymbol(lib, "rsmi_version_get", api.version_get, missing);
+  ResolveSymbol(lib, "rsmi_num_monitor_devices", api.num_devices, missing);
+  ResolveSymbol(lib, "rsmi_dev_pci_id_get", api.pci_id, missing);
+  ResolveSymbol(lib, "rsmi_dev_firmware_version_get", api.firmware, missing);
+  ResolveSymbol(lib, "rsmi_dev_ecc_enabled_get", api.ecc_enabled, missing);
+  ResolveSymbol(lib, "rsmi_dev_ecc_count_get", api.ecc_count, missing);
+  ResolveSymbol(lib, "rsmi_dev_pci_bandwidth_get", api.pci_bandwidth, missing);
+  ResolveSymbol(lib, "rsmi_dev_pci_replay_counter_get", api.replay, missing);
+  ResolveSymbol(lib, "rsmi_dev_gpu_metrics_info_get", api.metrics, missing);
   return missing;
 }
 
