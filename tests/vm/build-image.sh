@@ -128,6 +128,11 @@ EOF
 install -m 755 "$HERE/guest/vmprobe-agent" "$R/usr/local/sbin/vmprobe-agent"
 install -m 644 "$HERE/guest/vmprobe.service" "$R/etc/systemd/system/vmprobe.service"
 ln -sf /etc/systemd/system/vmprobe.service "$R/etc/systemd/system/multi-user.target.wants/vmprobe.service"
+# Off unless a scenario creates /etc/vmprobe/crash-trial-boot: crashes a rocmtune trial boot early.
+install -m 644 "$HERE/guest/vmprobe-crash-trial.service" "$R/etc/systemd/system/vmprobe-crash-trial.service"
+mkdir -p "$R/etc/systemd/system/sysinit.target.wants"
+ln -sf /etc/systemd/system/vmprobe-crash-trial.service \
+  "$R/etc/systemd/system/sysinit.target.wants/vmprobe-crash-trial.service"
 # Faster under TCG (1 vCPU): no e2scrub_reap (7 s), no getty on tty1-6 (4 s; the serial getty stays).
 for u in e2scrub_reap.service getty-static.service; do ln -sf /dev/null "$R/etc/systemd/system/$u"; done
 
@@ -174,7 +179,7 @@ ROOT_MB=${ROOT_MB:-1200}     # the root is ~0.5 GB; the rest is room for the gue
 step "bios.img"
 tmp=$OUT/tmp; rm -rf "$tmp"; mkdir -p "$tmp"
 mkfs.ext4 -q -F -L vmroot -U "$ROOT_UUID" -d "$R" "$tmp/root.ext4" "${ROOT_MB}M" || fail "mkfs.ext4 -d (bios)"
-IMG=$OUT/bios.img; rm -f "$IMG"
+IMG=$tmp/bios.img
 truncate -s $(((ROOT_MB + 1) * MIB)) "$IMG"
 echo "start=2048, type=83, bootable" | sfdisk -q "$IMG" || fail "sfdisk bios.img"
 dd if="$tmp/root.ext4" of="$IMG" bs=1M seek=1 conv=notrunc,sparse status=none
@@ -215,7 +220,7 @@ printf 'title Debian GNU/Linux 12 (bookworm)\nversion %s\nmachine-id %s\nsort-ke
   "$KVER" "$MACHINE_ID" "$CMDLINE_BASE" "$MACHINE_ID" "$KVER" "$MACHINE_ID" "$KVER" "$KVER" >"$tmp/entry.conf"
 mcopy -i "$ESP" "$tmp/loader.conf" ::/loader/loader.conf
 mcopy -i "$ESP" "$tmp/entry.conf" ::/loader/entries/"$MACHINE_ID-$KVER.conf"
-IMG=$OUT/uefi.img; rm -f "$IMG"
+IMG=$tmp/uefi.img
 truncate -s $(((1 + ESP_MB + ROOT_MB + 1) * MIB)) "$IMG"
 sfdisk -q "$IMG" <<EOF || fail "sfdisk uefi.img"
 label: gpt
@@ -224,6 +229,8 @@ start=$(((1 + ESP_MB) * 2048)), size=$((ROOT_MB * 2048)), type=4F68BCE3-E8CD-4DB
 EOF
 dd if="$ESP" of="$IMG" bs=1M seek=1 conv=notrunc,sparse status=none
 dd if="$tmp/root.ext4" of="$IMG" bs=1M seek=$((1 + ESP_MB)) conv=notrunc,sparse status=none
+# A rename: a VM still running on an overlay of the old image keeps reading the old file.
+mv "$tmp/bios.img" "$tmp/uefi.img" "$OUT/" || fail "mv images"
 rm -rf "$tmp"
 echo "$images_key" >"$OUT/images.key"
 step "done: bios.img $(du -h "$OUT/bios.img" | cut -f1), uefi.img $(du -h "$OUT/uefi.img" | cut -f1) allocated"
