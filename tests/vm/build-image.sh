@@ -12,9 +12,10 @@
 # Both hold one root: the system tests' cached debootstrap root (tests/system/cached_root.sh: minbase,
 # systemd, dbus, polkitd, the package's Depends) copied, plus a kernel, udev, grub-pc and systemd-boot,
 # rocmtune's Debian package, and the test agent (tests/vm/guest: vmprobe.service). What is cached:
-#   vm-cache/rootfs     the copy with the kernel and boot loaders (rebuilt when this script or the base
-#                       root's package list changes: vm-cache/rootfs.key)
-#   the images          rebuilt when the rootfs, the .deb or the guest files change (vm-cache/images.key)
+#   vm-cache/rootfs     the copy with the kernel and boot loaders (tests/vm/rootfs.sh), rebuilt when
+#                       rootfs.sh or the base root's package list changes (vm-cache/rootfs.key)
+#   the images          rebuilt when the rootfs, the .deb, this script or the guest files change
+#                       (vm-cache/images.key)
 # Exit 77 with the reason when a tool, root or the Debian mirror is missing.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -54,43 +55,18 @@ ESP_UUID=${ESP_ID:0:4}-${ESP_ID:4:4}
 MACHINE_ID=5ee1b0075ee1b0075ee1b0075ee1b007       # kernel-install's entry token on the ESP
 CMDLINE_BASE="root=UUID=$ROOT_UUID ro console=ttyS0,115200"
 
-rootfs_key=$(cat "$0" "$BASE.packages" | sha256sum | cut -d' ' -f1)
+rootfs_key=$(cat "$HERE/rootfs.sh" "$BASE.packages" | sha256sum | cut -d' ' -f1)
 if [ ! -e "$R/.complete" ] || [ "$(cat "$OUT/rootfs.key" 2>/dev/null)" != "$rootfs_key" ]; then
   rm -rf "$R" "$OUT/rootfs.key" "$OUT/images.key"
-  step "copy $BASE"
-  mkdir -p "$R" && cp -a "$BASE/." "$R/" || fail "copy of the cached root"
-  # No service starts in the chroot (policy-rc.d: 101 = action forbidden).
-  printf '#!/bin/sh\nexit 101\n' >"$R/usr/sbin/policy-rc.d"; chmod 755 "$R/usr/sbin/policy-rc.d"
-  # A small initramfs, only what mounts a virtio ext4 root (MODULES=most: ~35 MB, 6.7 MB this way).
-  mkdir -p "$R/etc/initramfs-tools/conf.d"
-  echo 'MODULES=list' >"$R/etc/initramfs-tools/conf.d/vmprobe.conf"
-  printf '%s\n' virtio_pci virtio_blk virtio_scsi sd_mod ext4 >>"$R/etc/initramfs-tools/modules"
-  # grub-pc's postinst would ask where to install GRUB; the images get it by hand below.
-  printf 'grub-pc grub-pc/install_devices multiselect\ngrub-pc grub-pc/install_devices_empty boolean true\n' |
-    chroot_in "$R" debconf-set-selections
-  step "apt-get install linux-image-amd64 udev grub-pc systemd-boot (in the copy)"
-  chroot_in "$R" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    linux-image-amd64 udev grub-pc systemd-boot >"$OUT/chroot-install.log" 2>&1 ||
-    { tail -20 "$OUT/chroot-install.log"; rm -rf "$R"; skip "apt-get install in the root failed (no mirror?)"; }
-  chroot_in "$R" apt-get clean
-  # Smaller: documentation and drivers a QEMU guest never loads (~220 MB). drivers/gpu stays, and
-  # drivers/media/{cec,rc} (amdgpu -> drm_display_helper -> cec -> rc-core): `modprobe amdgpu`
-  # then works without the hardware, and /sys/module/amdgpu/parameters shows what was set.
-  rm -rf "$R"/usr/share/{doc,man,locale,info}/*
-  for d in sound drivers/infiniband drivers/iio drivers/staging drivers/net/wireless drivers/net/ethernet \
-           drivers/bluetooth drivers/isdn drivers/usb net/wireless net/mac80211 net/bluetooth; do
-    rm -rf "$R"/usr/lib/modules/*/kernel/$d
-  done
-  find "$R"/usr/lib/modules/*/kernel/drivers/media -mindepth 1 -maxdepth 1 ! -name cec ! -name rc -exec rm -rf {} +
-  # shellcheck disable=SC2016 # expanded in the chroot
-  chroot_in "$R" sh -c 'depmod -a $(ls /usr/lib/modules)'
+  . "$HERE/rootfs.sh"
+  build_rootfs "$BASE" "$R" "$OUT"
   touch "$R/.complete"
   echo "$rootfs_key" >"$OUT/rootfs.key"
 fi
 KVER=$(ls "$R/usr/lib/modules" | head -1)
 
 deb_sum=$(sha256sum "$DEB" | cut -d' ' -f1)
-images_key=$(cat "$OUT/rootfs.key" <(echo "$deb_sum") "$HERE"/guest/* | sha256sum | cut -d' ' -f1)
+images_key=$(cat "$OUT/rootfs.key" <(echo "$deb_sum") "$0" "$HERE"/guest/* | sha256sum | cut -d' ' -f1)
 if [ -f "$OUT/bios.img" ] && [ -f "$OUT/uefi.img" ] && [ "$(cat "$OUT/images.key" 2>/dev/null)" = "$images_key" ]; then
   echo "build-image: $OUT/{bios,uefi}.img are up to date ($(basename "$DEB"), kernel $KVER)"
   exit 0
@@ -178,7 +154,8 @@ MIB=1048576
 ROOT_MB=${ROOT_MB:-1200}     # the root is ~0.5 GB; the rest is room for the guest's changes
 step "bios.img"
 tmp=$OUT/tmp; rm -rf "$tmp"; mkdir -p "$tmp"
-mkfs.ext4 -q -F -L vmroot -U "$ROOT_UUID" -d "$R" "$tmp/root.ext4" "${ROOT_MB}M" || fail "mkfs.ext4 -d (bios)"
+truncate -s "${ROOT_MB}M" "$tmp/root.ext4"
+mkfs.ext4 -q -F -L vmroot -U "$ROOT_UUID" -d "$R" "$tmp/root.ext4" || fail "mkfs.ext4 -d (bios)"
 IMG=$tmp/bios.img
 truncate -s $(((ROOT_MB + 1) * MIB)) "$IMG"
 echo "start=2048, type=83, bootable" | sfdisk -q "$IMG" || fail "sfdisk bios.img"
@@ -200,7 +177,7 @@ step "uefi.img"
 # /etc/kernel/cmdline (kernel-install's command line).
 echo "UUID=$ESP_UUID /boot/efi vfat umask=0077 0 1" >>"$R/etc/fstab"
 echo "$CMDLINE_BASE" >"$R/etc/kernel/cmdline"
-mkfs.ext4 -q -F -L vmroot -U "$ROOT_UUID" -d "$R" "$tmp/root.ext4" "${ROOT_MB}M" || fail "mkfs.ext4 -d (uefi)"
+mkfs.ext4 -q -F -L vmroot -U "$ROOT_UUID" -d "$R" "$tmp/root.ext4" || fail "mkfs.ext4 -d (uefi)"
 sed -i '/\/boot\/efi/d' "$R/etc/fstab"
 rm -f "$R/etc/kernel/cmdline"
 ESP_MB=128

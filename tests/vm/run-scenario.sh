@@ -3,7 +3,8 @@
 #
 #   usage: tests/vm/run-scenario.sh BUILD_DIR SOURCE_DIR NAME        (root; NAME: scenarios/NAME.sh)
 #   env:   VM_LIMIT=SECONDS  limit of the scenario's QEMU session (default 1500: 3-4 boots under TCG on
-#                            busy cores); VM_DEB (build-image.sh); ACCEL, MEM (boot.sh)
+#                            busy cores); VM_DEB (build-image.sh); ACCEL, MEM (boot.sh);
+#          VM_REUSE_LOGS=1   no boot: only the checks, on the logs an earlier run left in vm-runs/NAME
 #
 # Builds (or reuses) the images (build-image.sh), makes BUILD_DIR/vm-runs/NAME/disk.qcow2 on the
 # scenario's image (and for UEFI its own copy of OVMF's variables), boots it once with boot.sh: the
@@ -32,42 +33,52 @@ verify() { return 0; }
 [ "$IMAGE" = uefi ] && need_ovmf
 
 t0=$SECONDS
-"$HERE/build-image.sh" "$BUILD" "$SRC"
-rc=$?
-[ $rc = 0 ] || exit $rc
 IMG=$BUILD/vm-cache
-echo "image: $((SECONDS - t0)) s"
-if [ "$NEEDS_TRIAL" = 1 ]; then
-  # The installed CLI, in the image's root: does it know --trial yet?
-  chroot_in "$IMG/rootfs" rocmtunectl apply --help 2>&1 | grep -q -- '--trial' ||
-    skip "the installed rocmtunectl has no --trial (rocmtunectl apply --help): the trial verbs are not built yet"
+if [ "${VM_REUSE_LOGS:-0}" != 1 ]; then
+  "$HERE/build-image.sh" "$BUILD" "$SRC"
+  rc=$?
+  [ $rc = 0 ] || exit $rc
+  echo "image: $((SECONDS - t0)) s"
+  if [ "$NEEDS_TRIAL" = 1 ]; then
+    # The installed CLI, in the image's root: does it know --trial yet?
+    chroot_in "$IMG/rootfs" rocmtunectl apply --help 2>&1 | grep -q -- '--trial' ||
+      skip "the installed rocmtunectl has no --trial (rocmtunectl apply --help): the trial verbs are not built yet"
+  fi
 fi
 
 RUN=$BUILD/vm-runs/$NAME
-rm -rf "$RUN"; mkdir -p "$RUN"
 L=$RUN/vm
-qemu-img create -q -f qcow2 -b "$IMG/$IMAGE.img" -F raw "$RUN/disk.qcow2" || fail "qemu-img create"
-U=()
-[ "$IMAGE" = uefi ] && U=(-u "$RUN/vars.fd")
-plan >"$RUN/plan"
+if [ "${VM_REUSE_LOGS:-0}" = 1 ]; then
+  # Only the checks, on the logs of an earlier run in RUN (to work on a scenario's checks, or to
+  # show that they fail on another scenario's boots).
+  [ -f "$L.probe" ] || fail "VM_REUSE_LOGS=1: no earlier run in $RUN"
+  boot_rc=0 s0=$SECONDS
+else
+  rm -rf "$RUN"; mkdir -p "$RUN"
+  qemu-img create -q -f qcow2 -b "$IMG/$IMAGE.img" -F raw "$RUN/disk.qcow2" || fail "qemu-img create"
+  U=()
+  [ "$IMAGE" = uefi ] && U=(-u "$RUN/vars.fd")
+  plan >"$RUN/plan"
 
-# The host time of each boot's first report line ("up"), polled once a second while QEMU runs.
-: >"$RUN/times"
-(
-  seen=0 s0=$SECONDS
-  while :; do
-    n=$(grep -a -c '^VMPROBE boot=[0-9]* up ' "$L.probe" 2>/dev/null)
-    if [ "${n:-0}" -gt "$seen" ]; then seen=$n; echo "boot $seen up at +$((SECONDS - s0)) s" >>"$RUN/times"; fi
-    sleep 1
-  done
-) &
-watcher=$!
-trap 'kill $watcher 2>/dev/null' EXIT
-s0=$SECONDS
-"$HERE/boot.sh" "${U[@]}" -p "$RUN/plan" -t "${VM_LIMIT:-1500}" "$RUN/disk.qcow2" "$L"
-boot_rc=$?
-kill $watcher 2>/dev/null; wait $watcher 2>/dev/null
-echo "session ended at +$((SECONDS - s0)) s" >>"$RUN/times"
+  # The host time of each boot's first report line ("up"), polled once a second while QEMU runs; it
+  # stops by itself (no kill: a killed loop would leave its `sleep` running past the test).
+  : >"$RUN/times"
+  (
+    seen=0 s0=$SECONDS
+    while [ ! -e "$RUN/stop" ]; do
+      n=$(grep -a -c '^VMPROBE boot=[0-9]* up ' "$L.probe" 2>/dev/null)
+      if [ "${n:-0}" -gt "$seen" ]; then seen=$n; echo "boot $seen up at +$((SECONDS - s0)) s" >>"$RUN/times"; fi
+      sleep 1
+    done
+  ) &
+  watcher=$!
+  trap 'touch "$RUN/stop"' EXIT
+  s0=$SECONDS
+  "$HERE/boot.sh" "${U[@]}" -p "$RUN/plan" -t "${VM_LIMIT:-1500}" "$RUN/disk.qcow2" "$L"
+  boot_rc=$?
+  touch "$RUN/stop"; wait $watcher
+  echo "session ended at +$((SECONDS - s0)) s" >>"$RUN/times"
+fi
 
 # --- what the guest reported ------------------------------------------------------------------------
 tr -d '\r' <"$L.probe" | grep -a '^VMPROBE ' >"$RUN/probe.txt"
