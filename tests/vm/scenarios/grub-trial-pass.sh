@@ -18,5 +18,6 @@ verify() {
   check "boot 3: the trial stays committed" state_is 3 committed
   check "boot 3: modprobe.d keeps the change" probe_has 3 'modprobe.d: options amdgpu .*noretry=1'
   check "boot 3: amdgpu's noretry is 1" noretry_is 3 1
-  check "boot 3: a transaction more than in boot 1" history_grew 1 3
+  check "boot 2: every token of the trial on its command line" tokens_on_cmdline 1 2
+  check "boot 3: the committing transaction is in the history" committed_in_history 3
 }

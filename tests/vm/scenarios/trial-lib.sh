@@ -46,14 +46,35 @@ state_is() {  # state_is N REGEX: boot N's trial state (rocmtunectl trial --json
   echo "  boot $1: trial state $s"
   [[ $s =~ ^($2)$ ]]
 }
-has_trial_tokens() {  # has_trial_tokens N: boot N's command line has the change and panic=N
+has_trial_tokens() {  # has_trial_tokens N: boot N's command line has the change and panic=N (any N)
   local c
   c=$(cmdline_of "$1")
   [[ " $c " == *" amdgpu.noretry=1 "* ]] && [[ " $c " =~ \ panic=[1-9][0-9]*\  ]]
 }
-history_count() {  # history_count N: transactions in boot N's rocmtunectl history --json
-  say_line "$1" 'rocmtune-history rc=0 ' | sed 's/^rocmtune-history rc=0 //' |
-    /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin).get("transactions", [])))' 2>/dev/null || echo -1
+# trial_field N FIELD: a top-level field of boot N's trial document (lists joined by spaces)
+trial_field() {
+  trial_json "$1" | /usr/bin/python3 -c '
+import json, sys
+try: v = json.load(sys.stdin).get(sys.argv[1], "")
+except Exception: v = ""
+print(" ".join(v) if isinstance(v, list) else v)' "$2"
 }
-history_grew() { [ "$(history_count "$2")" -gt "$(history_count "$1")" ]; }
-same_history() { [ "$(history_count "$2")" = "$(history_count "$1")" ]; }
+tokens_on_cmdline() {  # tokens_on_cmdline N M: every token of boot N's trial is on boot M's command line
+  local t tokens c
+  tokens=$(trial_field "$1" tokens)
+  c=" $(cmdline_of "$2") "
+  echo "  trial tokens: $tokens"
+  [ -n "$tokens" ] || return 1
+  for t in $tokens; do [[ $c == *" $t "* ]] || return 1; done
+}
+# committed_in_history N: boot N's trial names the transaction that committed it, and boot N's
+# history lists that transaction
+committed_in_history() {
+  local txn
+  txn=$(trial_field "$1" transaction)
+  echo "  committed as transaction '$txn'"
+  [ -n "$txn" ] && say_line "$1" 'rocmtune-history rc=0 ' | grep -q -F "\"$txn\""
+}
+# no_change_kept N: boot N's modprobe.d has no noretry (each trial step is a transaction of its
+# own, so the history grows either way; what must not be there is the change)
+no_change_kept() { ! probe_has "$1" 'modprobe.d: options amdgpu .*noretry='; }
