@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check check-system bench clean fuzz asan fuzz-deps lint lint-deps format package rpm
+.PHONY: all deps configure build demo check check-system check-vm vm-deps bench clean fuzz asan fuzz-deps lint lint-deps format package rpm
 
 all: build
 
@@ -32,13 +32,25 @@ demo: build
 # tests/run_ctest.sh runs ctest, prints the skipped tests with their reasons, writes the results to
 # Testing/check.xml (CI's skip check) and fails if a process the tests started is still running.
 check: build
-	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
+	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm)$$'
 
 # Whole-system tests (label `system`, tests/system/, tests/package/): a debootstrap'd Debian 12
 # cached in $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot, the Debian package installed,
-# upgraded and purged with dpkg, and the installed package booted in systemd-nspawn. Root; each skips (77) with a reason where it cannot run. CI runs it after `check`.
-check-system: build
+# upgraded and purged with dpkg, the installed package booted in systemd-nspawn, and the vm tests
+# labelled system (QEMU: hence vm-deps). Root; each skips (77) with a reason where it cannot run. CI runs it after `check`.
+check-system: vm-deps build
 	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check-system --output-on-failure -L '^system$$'
+
+# Real boots in QEMU (label `vm`, tests/vm/, README.md "Boot tests in QEMU"): a Debian 12 image with
+# the built package, cached in $(BUILD_DIR)/vm-cache, booted with GRUB (BIOS) and systemd-boot (UEFI)
+# under TCG unless KVM works; one-shot entries and rocmtune's --trial. Root; about 2-6 minutes a
+# scenario, one at a time. The GRUB one-shot scenario also runs in check-system. Only configured,
+# not built: the image gets the package scripts/build-deb.sh builds in its own copy of the tree.
+vm-deps: deps
+	@scripts/install-deps.sh --vm
+
+check-vm: vm-deps configure
+	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check-vm --output-on-failure -L '^vm$$'
 
 # The Debian package (debian/, dpkg-buildpackage -b, then lintian: fails on an error or a warning)
 # in $(BUILD_DIR)/package. The package test in `make check-system` installs, upgrades and purges it.
@@ -111,7 +123,7 @@ asan: deps
 	  -DROCMTUNE_TEST_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $(CURDIR)/tests/run_ctest.sh asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild)$$'
+	  $(CURDIR)/tests/run_ctest.sh asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm)$$'
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)

@@ -3,7 +3,8 @@
 # installed, so `make demo` / `make check` stay fast on a machine that already has them.
 # With --fuzz: only what `make fuzz` adds (clang and its sanitizer/libFuzzer runtimes); `make check`
 # never needs clang. With --lint: only what `make lint` / `make format` add (clang-format and clang-tidy 14:
-# pinned, as their output changes between releases; shellcheck, Debian 12's 0.9.0).
+# pinned, as their output changes between releases; shellcheck, Debian 12's 0.9.0). With --vm: only
+# what the QEMU boot tests add (`make check-vm`, and check-system's vm tests; tests/vm/).
 set -eu
 
 BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
@@ -23,10 +24,16 @@ FUZZ="clang libclang-rt-14-dev"
 # make lint, make format: scripts/format.sh, scripts/tidy.sh (run-clang-tidy-14 is in clang-tidy-14),
 # scripts/shellcheck.sh.
 LINT="clang-format-14 clang-tidy-14 shellcheck"
+# make check-vm (tests/vm/): QEMU (TCG or KVM) with SeaBIOS and OVMF (UEFI), qemu-img for the
+# overlays; the disk images are made without loop devices or mounts: mkfs.ext4 -d (e2fsprogs),
+# sfdisk (fdisk), mkfs.vfat (dosfstools) and mtools for the ESP. GRUB's tools and systemd-boot come
+# from the image's own root (debootstrap, in TEST).
+VM="qemu-system-x86 qemu-utils ovmf e2fsprogs fdisk dosfstools mtools"
 
 wanted="$BUILD $TEST"
 [ "${1:-}" = --fuzz ] && wanted="$FUZZ"
 [ "${1:-}" = --lint ] && wanted="$LINT"
+[ "${1:-}" = --vm ] && wanted="$VM"
 
 missing=""
 for p in $wanted; do
