@@ -14,6 +14,13 @@ namespace rocmtune::knobs {
 namespace {
 
 constexpr std::string_view kLoaderVendor = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
+constexpr std::string_view kMountInfo = "proc/self/mountinfo";
+constexpr std::string_view kWritableGrub2Env =
+    "that GRUB can write /boot/grub2/grubenv at boot (not on LVM, RAID, LUKS, btrfs or ZFS)";
+constexpr std::string_view kEfiVars = "sys/firmware/efi/efivars";
+constexpr std::string_view kOneShotEfi =
+    "that systemd-boot can boot an entry once (LoaderFeatures, writable EFI variables, no Secure Boot UKI "
+    "with its own command line)";
 
 std::string EfiVarPath(std::string_view name) {
   return fmt::format("sys/firmware/efi/efivars/{}-{}", name, kLoaderVendor);
@@ -156,6 +163,7 @@ std::optional<std::string> EntryImage(std::string_view entry, std::string_view e
 std::optional<std::string> RefuseGrubBlsTrial(const KnobContext& ctx) {
   if (!HasProgram(ctx.root, "grub2-editenv")) return std::string("grub2-editenv (grub2-tools) is not installed");
   if (auto def = GrubBlsDefault(ctx.root); !def) return def.error().message;
+  if (UncheckedInTree(ctx.root, kMountInfo, kWritableGrub2Env)) return std::nullopt;  // PlanGrubBlsTrial warns
   return GrubEnvUnwritable(ctx.root, "/boot/grub2");
 }
 
@@ -173,6 +181,8 @@ void PlanGrubBlsTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan
                  "the trial's entry: the default BLS entry with the trial's tokens, for one boot", plan);
   AddTrialSwitch(plan::Regenerator::kGrub2Editenv, {"-", "set", fmt::format("next_entry={}", kTrialEntryId)},
                  "GRUB boots next_entry once and clears it at that boot (00_header)", plan);
+  if (auto unchecked = UncheckedInTree(ctx.root, kMountInfo, kWritableGrub2Env))
+    plan.warnings.push_back({"", *unchecked, ""});
   plan.reboot_required = true;
 }
 
@@ -187,9 +197,12 @@ void PlanGrubBlsTrialCleanup(const KnobContext& ctx, plan::Plan& plan) {
 
 std::optional<std::string> RefuseSdBootTrial(const KnobContext& ctx) {
   if (!HasProgram(ctx.root, "bootctl")) return std::string("bootctl (systemd-boot's tool) is not installed");
-  if (auto why = SdBootOneShotRefusal(ctx.root)) return why;
+  bool unchecked = UncheckedInTree(ctx.root, kEfiVars, kOneShotEfi).has_value();  // PlanSdBootTrial warns
+  if (!unchecked)
+    if (auto why = SdBootOneShotRefusal(ctx.root)) return why;
   auto def = SdBootDefaultEntry(ctx.root);
   if (!def) return def.error().message;
+  if (unchecked) return std::nullopt;
   // systemd-stub(7): with Secure Boot on, a UKI's own .cmdline wins over anything the entry passes.
   auto content = ReadOptional(ctx.root, def->entry);
   if (!content) return fmt::format("/{} is unreadable", def->entry);
@@ -219,6 +232,7 @@ void PlanSdBootTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan&
   // systemd-boot removes LoaderEntryOneShot when it reads it (BOOT_LOADER_INTERFACE.md).
   AddTrialSwitch(plan::Regenerator::kBootctl, {"set-oneshot", std::string(kTrialEntryFile)},
                  "systemd-boot boots LoaderEntryOneShot once and removes it", plan);
+  if (auto unchecked = UncheckedInTree(ctx.root, kEfiVars, kOneShotEfi)) plan.warnings.push_back({"", *unchecked, ""});
   plan.reboot_required = true;
 }
 

@@ -2,7 +2,7 @@
 // sourced by the package's /etc/grub.d/42_rocmtune, picked once by `next_entry` in grubenv.
 //
 // GRUB's one-shot: 00_header writes into every grub.cfg (util/grub.d/00_header.in, and Debian's
-// /etc/grub.d/00_header of grub2 2.06-13)
+// /etc/grub.d/00_header of grub-common 2.06-13)
 //   if [ -s $prefix/grubenv ]; then load_env; fi
 //   if [ "${next_entry}" ] ; then set default="${next_entry}"; set next_entry=;
 //      save_env next_entry; set boot_once=true; else set default="${GRUB_DEFAULT}"; fi
@@ -18,6 +18,9 @@ namespace rocmtune::knobs {
 namespace {
 
 constexpr std::string_view kGrubDir = "/boot/grub";
+constexpr std::string_view kMountInfo = "proc/self/mountinfo";
+constexpr std::string_view kWritableGrubEnv =
+    "that GRUB can write /boot/grub/grubenv at boot (not on LVM, RAID, LUKS, btrfs or ZFS)";
 
 bool HasGrubEditenv(const sys::Root& root) {
   return root.Exists("usr/bin/grub-editenv") || root.Exists("bin/grub-editenv");
@@ -60,6 +63,7 @@ std::optional<std::string> RefuseGrubTrial(const KnobContext& ctx) {
   if (!GrubCfgSourcesTrialEntry(*cfg) && !ctx.root.Exists(kGrubTrialScriptPath))
     return fmt::format("/{} (installed with rocmtune) is missing, so no grub.cfg would read the trial entry",
                        kGrubTrialScriptPath);
+  if (UncheckedInTree(ctx.root, kMountInfo, kWritableGrubEnv)) return std::nullopt;  // PlanGrubTrial warns
   return GrubEnvUnwritable(ctx.root, kGrubDir);
 }
 
@@ -81,6 +85,8 @@ void PlanGrubTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Op rege
   if (!GrubCfgSourcesTrialEntry(cfg)) plan.ops.push_back(std::move(regenerate));
   AddTrialSwitch(plan::Regenerator::kGrubEditenv, {GrubEnvArg(), "set", fmt::format("next_entry={}", kTrialEntryId)},
                  "GRUB boots next_entry once and clears it at that boot (00_header)", plan);
+  if (auto unchecked = UncheckedInTree(ctx.root, kMountInfo, kWritableGrubEnv))
+    plan.warnings.push_back({"", *unchecked, ""});
   plan.reboot_required = true;
 }
 

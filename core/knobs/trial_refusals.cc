@@ -84,6 +84,11 @@ std::optional<std::string> ReadEfiVar(const sys::Root& root, std::string_view pa
 
 }  // namespace
 
+std::optional<std::string> UncheckedInTree(const sys::Root& root, std::string_view evidence, std::string_view what) {
+  if (root.IsLive() || root.Exists(evidence)) return std::nullopt;
+  return fmt::format("/{} is not in this tree, so rocmtune could not check {}; a trial there needs it", evidence, what);
+}
+
 std::optional<std::string> GrubEnvUnwritable(const sys::Root& root, std::string_view dir) {
   auto mount = MountOf(root, dir);
   if (!mount)
@@ -91,7 +96,7 @@ std::optional<std::string> GrubEnvUnwritable(const sys::Root& root, std::string_
         "which filesystem holds {} is unknown (no /proc/self/mountinfo); GRUB may not be able to "
         "clear next_entry at boot",
         dir);
-  // Debian's 00_header check_writable() (grub2 2.06-13, /etc/grub.d/00_header): "GRUB lacks write
+  // Debian's 00_header check_writable() (grub-common 2.06-13, /etc/grub.d/00_header): "GRUB lacks write
   // support for" btrfs, cpiofs, newc, odc, romfs, squash4, tarfs, zfs (GRUB's names; Linux calls
   // squash4 squashfs). The GRUB manual ("Environment block"): "only available when installed on a
   // plain disk (no LVM or RAID), using a non-checksumming filesystem (no ZFS)".
@@ -102,10 +107,11 @@ std::optional<std::string> GrubEnvUnwritable(const sys::Root& root, std::string_
           "{} is on {}, where GRUB cannot write its environment block at boot: next_entry would "
           "never be cleared and the trial entry would boot every time",
           dir, fs);
-  // The block device: device-mapper (LVM "LVM-...", LUKS "CRYPT-...", others) and md RAID are
-  // GRUB's diskfilter/lvm/cryptodisk abstractions, which it cannot write (00_header: `diskfilter
-  // | lvm` "GRUB lacks write support"; grub-reboot warns that on them the entry "will remain the
-  // default boot entry until manually cleared").
+  // The block device: md RAID and LVM are GRUB's diskfilter/lvm abstractions, which it cannot
+  // write (00_header: `diskfilter | lvm` "GRUB lacks write support"; Debian's grub-reboot,
+  // grub2-common 2.06-13: on them the entry "will remain the default boot entry until manually
+  // cleared"). LUKS ("CRYPT-..." dm uuid) and other device-mapper targets are not the "plain
+  // disk" the GRUB manual requires for the environment block either.
   std::string dev = fmt::format("sys/dev/block/{}", mount->device);
   if (auto uuid = root.ReadFile(dev + "/dm/uuid", 4096)) {
     std::string_view u = text::Trim(*uuid);

@@ -29,6 +29,11 @@ bool SecureBootOn(const sys::Root& root);
 // unreadable.
 std::optional<bool> PeHasCmdline(const sys::Root& root, std::string_view path);
 
+// A tree that is not the running system (--root) and lacks what tells (the mount table, EFI
+// variables): the checks cannot run there, and the plan warns with `what` instead of refusing
+// (such a tree is only planned for, never booted from here); nullopt otherwise.
+std::optional<std::string> UncheckedInTree(const sys::Root& root, std::string_view evidence, std::string_view what);
+
 // trial_grub.cc (grub-debian and grub: `regenerate` is the setup's grub.cfg regenerator op)
 std::optional<std::string> RefuseGrubTrial(const KnobContext& ctx);
 void PlanGrubTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Op regenerate, plan::Plan& plan);

@@ -1,9 +1,12 @@
 // The allow-list's trial boot rules (helper/trial_boot_rules.cc): exactly the trial entry files
 // and the one-shot switches' argv shapes pass; every variation next to them is refused by the
 // rule it breaks (other variables, other values, extra arguments, other files, other content).
+#include "cli_runner.h"
 #include "helper/allow_list.h"
 #include "helper/allow_list_fixture.h"
+#include "knobs/cmdline_setup.h"
 #include "knobs/trial_boot.h"
+#include "knowledge/catalog.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -122,6 +125,48 @@ TEST_F(TrialBootRulesTest, OtherEntriesAreRefused) {
   // Only the one name: another BLS entry stays a shared file, edited with its `before`.
   ExpectRefused(Check(File("boot/loader/entries/rocmtune-trial-2.conf", "cmdline", entry)),
                 {"a look-alike BLS entry", {}, rule::kSharedBefore});
+}
+
+// The BLS setups: what PlanTrial makes passes the whole plan check on rx6600 (grub-bls) and
+// strixpoint (systemd-boot, ESP at /efi), and the same entry with one more token does not.
+TEST(TrialBootRulesBls, PlannedTrialsPassAndEditedEntriesDoNot) {
+  struct Setup {
+    const char* world;
+    std::vector<std::pair<std::string, std::string>> files;
+  };
+  const std::string efivar = "sys/firmware/efi/efivars/";
+  const std::string vendor = "-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
+  const std::vector<Setup> setups = {
+      {"rx6600",
+       {{"usr/bin/grub2-editenv", ""},
+        {"proc/self/mountinfo", "22 1 8:2 / / rw - ext4 /dev/sda2 rw\n"},
+        {"boot/grub2/grubenv",
+         "# GRUB Environment Block\nsaved_entry=8466ea9e024ef5b4c9f22e0eee9a30a8-6.11.4-301.fc41.x86_64\n"}}},
+      {"strixpoint",
+       {{"usr/bin/bootctl", ""},
+        {"proc/self/mountinfo",
+         "22 1 8:2 / / rw - ext4 /dev/sda2 rw\n40 22 0:30 / /sys/firmware/efi/efivars rw - "
+         "efivarfs efivarfs rw\n"},
+        {efivar + "LoaderFeatures" + vendor, std::string("\x07\0\0\0\x7f\0\0\0\0\0\0\0", 12)},
+        {"efi/loader/loader.conf", "default 90b4b26cc181bfaf7bb427bd2a63714e-*\n"}}},
+  };
+  for (const Setup& setup : setups) {
+    testing::WorldCopy w(setup.world);
+    for (const auto& [path, content] : setup.files) w.Write(path, content);
+    sys::Root root = *sys::Root::Open(w.root());
+    detect::Inventory inventory = detect::Detect(root);
+    knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
+    plan::Plan plan;
+    knobs::CmdlineSetupFor(inventory.system.boot.kind)->PlanTrial(ctx, kTrial, plan);
+    ASSERT_TRUE(plan.refused.empty()) << setup.world << ": " << plan.refused.front().message;
+    ASSERT_EQ(plan.ops.size(), 2u) << setup.world;
+    auto violations = CheckPlan(root, inventory, plan);
+    EXPECT_TRUE(violations.empty()) << setup.world << ": " << violations.front().message;
+    Op edited = plan.ops[0];
+    edited.after->replace(edited.after->find("rocmtune.trial=t1\n", edited.after->find("options")), 18,
+                          "rocmtune.trial=t1 init=/bin/sh\n");
+    ExpectRefused(CheckOp(root, inventory, edited), {std::string(setup.world) + " edited", {}, rule::kTrialEntry});
+  }
 }
 
 }  // namespace

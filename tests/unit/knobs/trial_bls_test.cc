@@ -195,6 +195,15 @@ TEST_F(SdBootTrial, RefusedWithoutTheOneShotFeatureOrWritableVariables) {
   SetUp();
   std::filesystem::remove(w_.Path("usr/bin/bootctl"));
   EXPECT_NE(Refusal().find("bootctl"), std::string::npos) << Refusal();
+  // A tree (not the running system) without EFI variables: planned, with a warning.
+  SetUp();
+  std::filesystem::remove_all(w_.Path("sys/firmware/efi/efivars"));
+  w_.Write("efi/loader/loader.conf", "default 90b4b26cc181bfaf7bb427bd2a63714e-*\n");
+  plan::Plan tree = Plan();
+  EXPECT_TRUE(tree.refused.empty()) << tree.refused.front().message;
+  ASSERT_EQ(tree.warnings.size(), 1u);
+  EXPECT_NE(tree.warnings[0].message.find("could not check that systemd-boot can boot an entry once"),
+            std::string::npos);
 }
 
 // A PE image with the given section names (the headers only: what PeHasCmdline reads).
