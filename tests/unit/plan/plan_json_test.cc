@@ -144,7 +144,8 @@ TEST(PlanJsonTest, BackendAndRegeneratorNamesRoundTrip) {
                       BackendId::kInitramfs, BackendId::kBootloader})
     EXPECT_EQ(ParseBackendId(Name(b)), b) << Name(b);
   EXPECT_EQ(Name(BackendId::kInitramfs), "initramfs");
-  EXPECT_EQ(Regenerators().size(), 9u);
+  // 9 regenerators and the 3 one-shot switches of trial boots (grub-editenv, grub2-editenv, bootctl).
+  EXPECT_EQ(Regenerators().size(), 12u);
   for (const RegeneratorRow& r : Regenerators()) {
     EXPECT_EQ(ParseRegenerator(r.name), r.id) << r.name;
     EXPECT_EQ(Name(r.id), r.name);
@@ -154,6 +155,19 @@ TEST(PlanJsonTest, BackendAndRegeneratorNamesRoundTrip) {
   EXPECT_FALSE(ParseRegenerator("update-initramfs")) << "a program, not a regenerator's name";
   EXPECT_FALSE(ParseBackendId("Modprobe"));
   EXPECT_FALSE(ParseBackendId(""));
+}
+
+// A rollback or revert of a trial's one-shot switch runs the opposite one; nothing else has one.
+TEST(PlanJsonTest, TrialSwitchesHaveTheirInverse) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(InverseSwitch({"grub-editenv", "/boot/grub/grubenv", "set", "next_entry=rocmtune-trial"}),
+            (V{"grub-editenv", "/boot/grub/grubenv", "unset", "next_entry"}));
+  EXPECT_EQ(InverseSwitch({"grub2-editenv", "-", "unset", "next_entry"}),
+            (V{"grub2-editenv", "-", "set", "next_entry=rocmtune-trial"}));
+  EXPECT_EQ(InverseSwitch({"bootctl", "set-oneshot", "rocmtune-trial.conf"}), (V{"bootctl", "set-oneshot", ""}));
+  EXPECT_EQ(InverseSwitch({"bootctl", "set-oneshot", ""}), (V{"bootctl", "set-oneshot", "rocmtune-trial.conf"}));
+  EXPECT_FALSE(InverseSwitch({"update-grub"}));
+  EXPECT_FALSE(InverseSwitch({"grub-editenv", "/boot/grub/grubenv", "set", "saved_entry=x"}));
 }
 
 TEST(PlanJsonTest, OpKindAndRegenNamesRoundTrip) {
