@@ -17,8 +17,8 @@
 namespace rocmtune::knobs {
 namespace {
 
-const TrialBoot kTrial{"t1", {"amdgpu.noretry=0", "panic=10", "rocmtune.trial=t1"}};
-constexpr std::string_view kRootMount = "22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n";
+const TrialBoot kSetupTrial{"t1", {"amdgpu.noretry=0", "panic=10", "rocmtune.trial=t1"}};
+constexpr std::string_view kSetupRootMount = "22 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n";
 constexpr std::string_view kEfivarsRw =
     "40 22 0:30 / /sys/firmware/efi/efivars rw,nosuid,nodev,noexec,relatime shared:2 - efivarfs efivarfs rw\n";
 constexpr std::string_view kVendor = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
@@ -46,7 +46,7 @@ class TrialWorld : public ::testing::Test {
     const CmdlineSetup* setup = CmdlineSetupFor(inventory.system.boot.kind);
     plan::Plan plan;
     if (cleanup) setup->PlanTrialCleanup(ctx, plan);
-    else setup->PlanTrial(ctx, kTrial, plan);
+    else setup->PlanTrial(ctx, kSetupTrial, plan);
     return plan;
   }
   std::string Refusal() const {
@@ -66,7 +66,7 @@ class GrubBlsTrial : public TrialWorld {
   GrubBlsTrial() : TrialWorld("rx6600") {}
   void SetUp() override {
     w_.Write("usr/bin/grub2-editenv", "");
-    w_.Write("proc/self/mountinfo", kRootMount);
+    w_.Write("proc/self/mountinfo", kSetupRootMount);
     w_.Write("boot/grub2/grubenv",
              "# GRUB Environment Block\nsaved_entry=8466ea9e024ef5b4c9f22e0eee9a30a8-6.11.4-301.fc41.x86_64\n"
              "kernelopts=root=UUID=4398 ro rhgb quiet\n####\n");
@@ -113,7 +113,7 @@ TEST_F(GrubBlsTrial, Refusals) {
   w_.Write("boot/loader/entries/rocmtune-trial.conf", "x");
   EXPECT_NE(Refusal().find("trial entry"), std::string::npos) << Refusal();
   SetUp();
-  w_.Write("proc/self/mountinfo", std::string(kRootMount) + "30 22 0:40 / /boot rw - btrfs /dev/sda1 rw\n");
+  w_.Write("proc/self/mountinfo", std::string(kSetupRootMount) + "30 22 0:40 / /boot rw - btrfs /dev/sda1 rw\n");
   EXPECT_NE(Refusal().find("btrfs"), std::string::npos) << Refusal();
   SetUp();
   std::filesystem::remove(w_.Path("usr/bin/grub2-editenv"));
@@ -139,7 +139,7 @@ class SdBootTrial : public TrialWorld {
   SdBootTrial() : TrialWorld("strixpoint") {}
   void SetUp() override {
     w_.Write("usr/bin/bootctl", "");
-    w_.Write("proc/self/mountinfo", std::string(kRootMount) + std::string(kEfivarsRw));
+    w_.Write("proc/self/mountinfo", std::string(kSetupRootMount) + std::string(kEfivarsRw));
     Var("LoaderFeatures", EfiVar(U64(0x7f)));
     Var("LoaderEntryDefault", EfiVar(Utf16(kSdEntry)));
   }
@@ -188,9 +188,9 @@ TEST_F(SdBootTrial, RefusedWithoutTheOneShotFeatureOrWritableVariables) {
   EXPECT_NE(Refusal().find("LoaderFeatures"), std::string::npos) << Refusal();
   SetUp();
   w_.Write("proc/self/mountinfo",
-           std::string(kRootMount) + "40 22 0:30 / /sys/firmware/efi/efivars ro,nosuid - efivarfs efivarfs ro\n");
+           std::string(kSetupRootMount) + "40 22 0:30 / /sys/firmware/efi/efivars ro,nosuid - efivarfs efivarfs ro\n");
   EXPECT_NE(Refusal().find("read-only"), std::string::npos) << Refusal();
-  w_.Write("proc/self/mountinfo", kRootMount);
+  w_.Write("proc/self/mountinfo", kSetupRootMount);
   EXPECT_NE(Refusal().find("not mounted"), std::string::npos) << Refusal();
   SetUp();
   std::filesystem::remove(w_.Path("usr/bin/bootctl"));
