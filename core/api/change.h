@@ -44,6 +44,9 @@ struct ChangeOptions {
   bool trial = false;
   // Tests only: prepare a trial on a --root tree too (front ends plan it only there, `--check`).
   bool trial_on_tree = false;
+  // The trial's id (8 lowercase hex digits); empty: a new random one. rocmtuned plans a request
+  // for polkit, then runs it: both must be the same trial.
+  std::string trial_id = {};
   // The commit of this confirmed trial (api::CommitTrial): the change also removes the trial
   // entry and writes the trial's state committed, in the same transaction.
   const plan::TrialState* trial_commit = nullptr;

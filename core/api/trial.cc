@@ -161,7 +161,7 @@ void MakeTrial(const System& system, const plan::Request& request, ChangeReport&
         "the switch)");
 
   plan::TrialState state;
-  state.id = NewTrialId();
+  state.id = plan::IsTrialId(options.trial_id) ? options.trial_id : NewTrialId();
   state.created = state.updated = TrialNow();
   state.request = asked;
   state.request.args.erase(std::remove(state.request.args.begin(), state.request.args.end(), std::string()),
