@@ -48,6 +48,8 @@ struct FileRule {
   std::optional<SharedFile> shared;           // shared files: which lines may change
   // An admin's file where one line may be commented out (`--admin-lines`) and put back.
   std::optional<plan::AdminLineFile> admin_line = std::nullopt;
+  // A trial boot's entry: rendered again and compared (trial_boot_rules.cc).
+  bool trial_entry = false;
 };
 
 // rocmtune's own files: written whole or removed. Their grammar holds every line.
@@ -79,6 +81,8 @@ bool IsBlsEntry(std::string_view path) {
 std::optional<FileRule> FindFileRule(std::string_view path) {
   for (const OwnedFile& f : kOwnedFiles)
     if (path == f.path) return f.rule;
+  // Before the BLS entries: boot/loader/entries/rocmtune-trial.conf is rocmtune's own.
+  if (IsTrialEntryPath(path)) return FileRule{plan::BackendId::kBootloader, nullptr, std::nullopt, std::nullopt, true};
   if (path == knobs::kGrubDefaultsPath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kGrubDefaults};
   if (path == knobs::kKernelCmdlinePath)
     return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
@@ -150,8 +154,9 @@ Result<FileRule> CheckFileRule(const plan::Op& op) {
   std::optional<FileRule> rule = FindFileRule(op.path);
   if (!rule)
     return Refuse(rule::kPathNotAllowed,
-                  "rocmtune writes only its own files (modprobe.d, environment.d, profile.d, grub.d drop-ins and "
-                  "its state), the command-line lines of /etc/default/grub, /etc/kernel/cmdline and BLS entries, "
+                  "rocmtune writes only its own files (modprobe.d, environment.d, profile.d, grub.d drop-ins, "
+                  "its state and a trial boot's entry), the command-line lines of /etc/default/grub, "
+                  "/etc/kernel/cmdline and BLS entries, "
                   "and one commented-out line of /etc/environment, /etc/environment.d/*.conf, /etc/profile.d/*.sh, "
                   "/etc/modprobe.d/*.conf");
   if (op.backend != rule->backend)
@@ -175,6 +180,7 @@ Result<void> CheckFileOp(const sys::Root& root, const plan::Op& op) {
   // The admin's bytes (a NUL, Latin-1 text, CRLF) stay as they are: only the one line is checked.
   if (rule->admin_line) return CheckAdminLineWrite(root, *rule->admin_line, op);
   if (auto ok = CheckText(*op.after); !ok) return ok;
+  if (rule->trial_entry) return CheckTrialEntryWrite(root, op);
   if (rule->shared) return CheckSharedWrite(root, *rule->shared, op);
   return rule->grammar(*op.after);
 }

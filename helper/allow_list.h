@@ -64,6 +64,7 @@ inline constexpr std::string_view kSysfsAttribute = "sysfs-attribute";  // attri
 inline constexpr std::string_view kSysfsValue = "sysfs-value";          // value not one the attr takes
 inline constexpr std::string_view kRegenProgram = "regen-program";      // program not in the table
 inline constexpr std::string_view kRegenArgv = "regen-argv";            // arguments not an allowed shape
+inline constexpr std::string_view kTrialEntry = "trial-entry";          // not the entry rocmtune renders
 }  // namespace rule
 
 }  // namespace rocmtune::helper

@@ -81,6 +81,9 @@ const std::vector<ArgsRule>& ArgsRules() {
       {R::kDracut, {"--force", "--regenerate-all"}},
       {R::kMkinitcpio, {"-P"}},
       {R::kBooster, {"build", "--force"}},
+      {R::kGrubEditenv, {}, GrubEditenvArgs},  // trial boots: trial_boot_rules.cc
+      {R::kGrub2Editenv, {}, Grub2EditenvArgs},
+      {R::kBootctl, {}, BootctlArgs},
   };
   return kTable;
 }

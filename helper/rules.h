@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,5 +86,16 @@ Result<void> CheckSysfsTarget(const sys::Root& root, const detect::Inventory& in
 
 // regenerator_rules.cc
 Result<void> CheckRegenerateOp(const plan::Op& op);
+
+// trial_boot_rules.cc: a trial boot's entry files (knobs/trial_boot.h) and one-shot switches.
+bool IsTrialEntryPath(std::string_view path);
+// `op.after` is the entry rocmtune renders from the files under `root` now, for the trial its
+// header names, whose tokens are each one rocmtune may add or the trial's panic=N / id.
+Result<void> CheckTrialEntryWrite(const sys::Root& root, const plan::Op& op);
+// The arguments after the program: only next_entry=rocmtune-trial set or next_entry unset in
+// /boot/grub/grubenv (grub2-editenv: `-`), only `set-oneshot rocmtune-trial.conf` or `set-oneshot ""`.
+Result<void> GrubEditenvArgs(std::span<const std::string> args);
+Result<void> Grub2EditenvArgs(std::span<const std::string> args);
+Result<void> BootctlArgs(std::span<const std::string> args);
 
 }  // namespace rocmtune::helper

@@ -25,6 +25,7 @@ const Transaction* LaterWriter(const std::vector<Transaction>& txns, const Trans
 }  // namespace
 
 std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv) {
+  if (auto inverse = plan::InverseSwitch(argv)) return *inverse;  // a trial boot's one-shot switch
   if (argv.empty() || argv[0] != plan::Row(plan::Regenerator::kGrubby).program) return argv;
   std::vector<std::string> out;
   for (const std::string& a : argv) {

@@ -5,6 +5,7 @@
 #include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
+#include "knobs/trial_setups.h"
 #include "plan/owned_paths.h"
 #include "plan/plan.h"
 #include "util/text.h"
@@ -31,7 +32,7 @@ void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std:
 }
 
 // `args` after the program the regenerator's row names.
-void AddRegen(plan::Plan& plan, plan::Regenerator regenerator, std::vector<std::string> args, std::string reason) {
+plan::Op RegenOp(plan::Regenerator regenerator, std::vector<std::string> args, std::string reason) {
   const plan::RegeneratorRow& row = plan::Row(regenerator);
   plan::Op op;
   op.kind = plan::OpKind::kRegenerate;
@@ -40,8 +41,22 @@ void AddRegen(plan::Plan& plan, plan::Regenerator regenerator, std::vector<std::
   op.argv = {std::string(row.program)};
   op.argv.insert(op.argv.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
   op.reason = std::move(reason);
-  plan.ops.push_back(std::move(op));
+  return op;
+}
+
+void AddRegen(plan::Plan& plan, plan::Regenerator regenerator, std::vector<std::string> args, std::string reason) {
+  plan.ops.push_back(RegenOp(regenerator, std::move(args), std::move(reason)));
   plan.bootloader = plan::Regen::kPending;
+}
+
+constexpr std::string_view kGrubCfgReason = "grub.cfg sources the trial entry once 42_rocmtune is in it";
+
+// update-grub where Debian's wrapper is installed, else grub-mkconfig -o /boot/grub/grub.cfg.
+plan::Op GrubCfgRegen(const KnobContext& ctx, std::string reason) {
+  bool update_grub = ctx.root.Exists("usr/sbin/update-grub");
+  return RegenOp(update_grub ? plan::Regenerator::kUpdateGrub : plan::Regenerator::kGrubMkconfig,
+                 update_grub ? std::vector<std::string>{} : std::vector<std::string>{"-o", "/boot/grub/grub.cfg"},
+                 std::move(reason));
 }
 
 template <typename Edit>
@@ -128,11 +143,14 @@ class GrubDebianSetup final : public CmdlineSetup {
       }
       AddFileOp(ctx, plan::kGrubDropInPath, *text, std::string(kReason), plan);
     }
-    bool update_grub = ctx.root.Exists("usr/sbin/update-grub");
-    AddRegen(plan, update_grub ? plan::Regenerator::kUpdateGrub : plan::Regenerator::kGrubMkconfig,
-             update_grub ? std::vector<std::string>{} : std::vector<std::string>{"-o", "/boot/grub/grub.cfg"},
-             "grub.cfg is generated from /etc/default/grub and its drop-ins");
+    plan.ops.push_back(GrubCfgRegen(ctx, "grub.cfg is generated from /etc/default/grub and its drop-ins"));
+    plan.bootloader = plan::Regen::kPending;
   }
+  std::optional<std::string> RefuseTrial(const KnobContext& ctx) const override { return RefuseGrubTrial(ctx); }
+  void PlanTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan) const override {
+    PlanGrubTrial(ctx, trial, GrubCfgRegen(ctx, std::string(kGrubCfgReason)), plan);
+  }
+  void PlanTrialCleanup(const KnobContext& ctx, plan::Plan& plan) const override { PlanGrubTrialCleanup(ctx, plan); }
 };
 
 // Upstream GRUB: only /etc/default/grub, edited token by token.
@@ -155,6 +173,13 @@ class GrubSetup final : public CmdlineSetup {
     AddRegen(plan, plan::Regenerator::kGrubMkconfig, {"-o", "/boot/grub/grub.cfg"},
              "grub.cfg is generated from /etc/default/grub");
   }
+  std::optional<std::string> RefuseTrial(const KnobContext& ctx) const override { return RefuseGrubTrial(ctx); }
+  void PlanTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan) const override {
+    PlanGrubTrial(ctx, trial,
+                  RegenOp(plan::Regenerator::kGrubMkconfig, {"-o", "/boot/grub/grub.cfg"}, std::string(kGrubCfgReason)),
+                  plan);
+  }
+  void PlanTrialCleanup(const KnobContext& ctx, plan::Plan& plan) const override { PlanGrubTrialCleanup(ctx, plan); }
 };
 
 // GRUB reading Boot Loader Specification entries (Fedora, RHEL): every entry's options line (or
@@ -206,6 +231,11 @@ class GrubBlsSetup final : public CmdlineSetup {
           "kernel-install uses it for kernels installed later", plan);
     AddState(ctx, change, plan);
   }
+  std::optional<std::string> RefuseTrial(const KnobContext& ctx) const override { return RefuseGrubBlsTrial(ctx); }
+  void PlanTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan) const override {
+    PlanGrubBlsTrial(ctx, trial, plan);
+  }
+  void PlanTrialCleanup(const KnobContext& ctx, plan::Plan& plan) const override { PlanGrubBlsTrialCleanup(ctx, plan); }
 };
 
 // systemd-boot and UKIs: kernel-install builds every entry from /etc/kernel/cmdline.
@@ -228,6 +258,11 @@ class KernelInstallSetup final : public CmdlineSetup {
     AddRegen(plan, plan::Regenerator::kKernelInstall, {"add-all"},
              "boot entries / UKIs carry the command line and are rebuilt from /etc/kernel/cmdline");
   }
+  std::optional<std::string> RefuseTrial(const KnobContext& ctx) const override { return RefuseSdBootTrial(ctx); }
+  void PlanTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan) const override {
+    PlanSdBootTrial(ctx, trial, plan);
+  }
+  void PlanTrialCleanup(const KnobContext& ctx, plan::Plan& plan) const override { PlanSdBootTrialCleanup(ctx, plan); }
 };
 
 }  // namespace
@@ -237,7 +272,7 @@ std::vector<OwnedToken> CmdlineSetup::Owned(const KnobContext& ctx) const {
   return {};
 }
 
-// Until a setup overrides them, no setup boots a command line once.
+// Every setup overrides them (trial_grub.cc, trial_bls.cc); a new one refuses until it does.
 std::optional<std::string> CmdlineSetup::RefuseTrial(const KnobContext& /*ctx*/) const {
   return fmt::format("trial boots are not implemented for the {} boot setup yet", detect::BootKindName(Kind()));
 }

@@ -17,8 +17,9 @@ enum class OpKind { kWriteFile, kRemoveFile, kWriteSysfs, kRegenerate };
 // The part of rocmtune an op belongs to; plans and journals spell it Name(backend).
 enum class BackendId { kModprobe, kCmdline, kSysfs, kEnv, kInitramfs, kBootloader };
 
-// The programs that rebuild boot files from the files rocmtune edits, the only ones the helper
-// runs. A regenerate op's path is Name(regenerator); regenerator.cc holds the one table.
+// The programs that rebuild boot files from the files rocmtune edits, and the one-shot switches
+// of trial boots (knobs/trial_boot.h): the only programs the helper runs. A regenerate op's path
+// is Name(regenerator); regenerator.cc holds the one table.
 enum class Regenerator {
   kUpdateGrub,
   kGrubMkconfig,
@@ -29,6 +30,9 @@ enum class Regenerator {
   kDracut,
   kMkinitcpio,
   kBooster,  // initramfs
+  kGrubEditenv,
+  kGrub2Editenv,
+  kBootctl,  // bootloader: a trial's one-shot switch (next_entry, LoaderEntryOneShot)
 };
 
 struct RegeneratorRow {
@@ -48,6 +52,13 @@ std::string_view Name(BackendId backend);
 // nullopt for a name no table has: reading a plan or journal with one is an error.
 std::optional<Regenerator> ParseRegenerator(std::string_view name);
 std::optional<BackendId> ParseBackendId(std::string_view name);
+// The id of a trial boot's entry in every boot setup (knobs/trial_boot.h): GRUB's `menuentry
+// --id`, a BLS entry's file name without ".conf".
+inline constexpr std::string_view kTrialEntryId = "rocmtune-trial";
+// A trial's one-shot switch undone (a rollback, a revert): `grub-editenv F set next_entry=X` <->
+// `grub-editenv F unset next_entry` (grub2-editenv alike), `bootctl set-oneshot X` <-> `bootctl
+// set-oneshot ""`; nullopt for any other argv.
+std::optional<std::vector<std::string>> InverseSwitch(const std::vector<std::string>& argv);
 
 struct Op {
   OpKind kind = OpKind::kWriteFile;

@@ -2,6 +2,8 @@
 #include <array>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "plan/plan.h"
 
 namespace rocmtune::plan {
@@ -12,8 +14,10 @@ namespace {
 // (knobs/initramfs.cc). The artifacts: grub.cfg as update-grub/grub(2)-mkconfig -o write it, the
 // BLS entries grubby edits and kernel-install adds, each tool's default image names (initrd.img-V
 // for initramfs-tools, initramfs-V.img for dracut and mkinitcpio, booster-V.img). The initramfs rows are named as
-// detect/boot_setup.cc names the tool.
-constexpr std::array<RegeneratorRow, 9> kRegenerators = {{
+// detect/boot_setup.cc names the tool. The trial switches (knobs/trial_boot.h) write GRUB's
+// environment block (grub-editenv FILE, grub2-editenv's `-` = /boot/grub2/grubenv) and systemd's
+// LoaderEntryOneShot EFI variable (bootctl set-oneshot; docs/BOOT_LOADER_INTERFACE.md).
+constexpr std::array<RegeneratorRow, 12> kRegenerators = {{
     {Regenerator::kUpdateGrub, "update-grub", "update-grub", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrubMkconfig, "grub-mkconfig", "grub-mkconfig", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrub2Mkconfig, "grub2-mkconfig", "grub2-mkconfig", BackendId::kBootloader, "boot/grub2/grub.cfg"},
@@ -24,6 +28,10 @@ constexpr std::array<RegeneratorRow, 9> kRegenerators = {{
     {Regenerator::kDracut, "dracut", "dracut", BackendId::kInitramfs, "boot/initramfs-*.img"},
     {Regenerator::kMkinitcpio, "mkinitcpio", "mkinitcpio", BackendId::kInitramfs, "boot/initramfs-*.img"},
     {Regenerator::kBooster, "booster", "booster", BackendId::kInitramfs, "boot/booster-*.img"},
+    {Regenerator::kGrubEditenv, "grub-editenv", "grub-editenv", BackendId::kBootloader, "boot/grub/grubenv"},
+    {Regenerator::kGrub2Editenv, "grub2-editenv", "grub2-editenv", BackendId::kBootloader, "boot/grub2/grubenv"},
+    {Regenerator::kBootctl, "bootctl", "bootctl", BackendId::kBootloader,
+     "sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"},
 }};
 
 constexpr std::array<std::pair<BackendId, std::string_view>, 6> kBackends = {{
@@ -55,6 +63,21 @@ std::string_view Name(BackendId backend) {
 std::optional<Regenerator> ParseRegenerator(std::string_view name) {
   for (const RegeneratorRow& r : kRegenerators)
     if (r.name == name) return r.id;
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::string>> InverseSwitch(const std::vector<std::string>& argv) {
+  constexpr std::string_view kNextEntry = "next_entry";
+  if (argv.size() == 4 &&
+      (argv[0] == Row(Regenerator::kGrubEditenv).program || argv[0] == Row(Regenerator::kGrub2Editenv).program)) {
+    if (argv[2] == "set" && argv[3].starts_with(std::string(kNextEntry) + "="))
+      return std::vector<std::string>{argv[0], argv[1], "unset", std::string(kNextEntry)};
+    if (argv[2] == "unset" && argv[3] == kNextEntry)  // a cleanup undone: the trial's own entry again
+      return std::vector<std::string>{argv[0], argv[1], "set", fmt::format("{}={}", kNextEntry, kTrialEntryId)};
+    return std::nullopt;
+  }
+  if (argv.size() == 3 && argv[0] == Row(Regenerator::kBootctl).program && argv[1] == "set-oneshot")
+    return std::vector<std::string>{argv[0], argv[1], argv[2].empty() ? fmt::format("{}.conf", kTrialEntryId) : ""};
   return std::nullopt;
 }
 

@@ -1,0 +1,97 @@
+// Trial boots with grub-mkconfig's GRUB (grub-debian, grub): rocmtune's entry beside grub.cfg,
+// sourced by the package's /etc/grub.d/42_rocmtune, picked once by `next_entry` in grubenv.
+//
+// GRUB's one-shot: 00_header writes into every grub.cfg (util/grub.d/00_header.in, and Debian's
+// /etc/grub.d/00_header of grub2 2.06-13)
+//   if [ -s $prefix/grubenv ]; then load_env; fi
+//   if [ "${next_entry}" ] ; then set default="${next_entry}"; set next_entry=;
+//      save_env next_entry; set boot_once=true; else set default="${GRUB_DEFAULT}"; fi
+// so the entry whose id is next_entry boots once, and GRUB clears the variable at that boot
+// before booting it: a panic or hang in the trial leaves the next boot on the old default. This
+// is what grub-reboot does (util/grub-reboot.in: `grub-editenv $grubenv set next_entry=...`).
+#include <fmt/format.h>
+
+#include "knobs/trial_boot.h"
+#include "knobs/trial_setups.h"
+
+namespace rocmtune::knobs {
+namespace {
+
+constexpr std::string_view kGrubDir = "/boot/grub";
+
+bool HasGrubEditenv(const sys::Root& root) {
+  return root.Exists("usr/bin/grub-editenv") || root.Exists("bin/grub-editenv");
+}
+
+std::string GrubEnvArg() { return fmt::format("/{}", kGrubEnvPath); }
+
+}  // namespace
+
+void AddTrialFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
+                    plan::Plan& plan) {
+  plan::Op op;
+  op.backend = plan::BackendId::kBootloader;
+  op.path = std::string(path);
+  op.before = ReadOptional(ctx.root, path);
+  op.after = std::move(after);
+  op.kind = op.after ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
+  op.reason = std::move(reason);
+  if (op.before == op.after) return;
+  plan.ops.push_back(std::move(op));
+}
+
+void AddTrialSwitch(plan::Regenerator program, std::vector<std::string> args, std::string reason, plan::Plan& plan) {
+  const plan::RegeneratorRow& row = plan::Row(program);
+  plan::Op op;
+  op.kind = plan::OpKind::kRegenerate;
+  op.backend = row.backend;
+  op.path = std::string(row.name);
+  op.argv = {std::string(row.program)};
+  op.argv.insert(op.argv.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+  op.reason = std::move(reason);
+  plan.ops.push_back(std::move(op));
+  plan.bootloader = plan::Regen::kPending;
+}
+
+std::optional<std::string> RefuseGrubTrial(const KnobContext& ctx) {
+  if (!HasGrubEditenv(ctx.root)) return std::string("grub-editenv (grub-common) is not installed");
+  auto cfg = ReadOptional(ctx.root, kGrubCfgPath);
+  if (!cfg) return fmt::format("/{} is missing or unreadable: there is no default entry to try", kGrubCfgPath);
+  if (!GrubCfgSourcesTrialEntry(*cfg) && !ctx.root.Exists(kGrubTrialScriptPath))
+    return fmt::format("/{} (installed with rocmtune) is missing, so no grub.cfg would read the trial entry",
+                       kGrubTrialScriptPath);
+  return GrubEnvUnwritable(ctx.root, kGrubDir);
+}
+
+void PlanGrubTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Op regenerate, plan::Plan& plan) {
+  if (auto why = RefuseGrubTrial(ctx)) {
+    plan.refused.push_back({"", *why, ""});
+    return;
+  }
+  std::string cfg = ReadOptional(ctx.root, kGrubCfgPath).value_or("");
+  // A missing grubenv is an empty environment: grub-editenv creates it (util/grub-editenv.c).
+  auto entry = RenderTrialEntry(ctx.root, detect::BootKind::kGrub, kGrubTrialEntryPath, trial);
+  if (!entry) {
+    plan.refused.push_back({"", entry.error().message, ""});
+    return;
+  }
+  AddTrialFileOp(ctx, kGrubTrialEntryPath, *entry,
+                 "the trial's entry: grub.cfg's default entry with the trial's tokens, for one boot", plan);
+  // grub.cfg made before 42_rocmtune was installed does not source the entry yet.
+  if (!GrubCfgSourcesTrialEntry(cfg)) plan.ops.push_back(std::move(regenerate));
+  AddTrialSwitch(plan::Regenerator::kGrubEditenv, {GrubEnvArg(), "set", fmt::format("next_entry={}", kTrialEntryId)},
+                 "GRUB boots next_entry once and clears it at that boot (00_header)", plan);
+  plan.reboot_required = true;
+}
+
+void PlanGrubTrialCleanup(const KnobContext& ctx, plan::Plan& plan) {
+  if (ctx.root.Exists(kGrubTrialEntryPath))
+    AddTrialFileOp(ctx, kGrubTrialEntryPath, std::nullopt, "the trial is over", plan);
+  // Only rocmtune's own switch, not consumed yet: an admin's grub-reboot stays.
+  auto env = ReadOptional(ctx.root, kGrubEnvPath);
+  if (env && GrubEnvValue(*env, "next_entry") == kTrialEntryId)
+    AddTrialSwitch(plan::Regenerator::kGrubEditenv, {GrubEnvArg(), "unset", "next_entry"},
+                   "the trial's one-shot switch was not used", plan);
+}
+
+}  // namespace rocmtune::knobs

@@ -1,0 +1,51 @@
+// The trial boot of each setup (CmdlineSetup::RefuseTrial / PlanTrial / PlanTrialCleanup,
+// cmdline_setup.h), called by the setup classes in cmdline_setups.cc: the GRUB ones in
+// trial_grub.cc, the BLS ones (grub-bls, systemd-boot) in trial_bls.cc, what the system tells
+// about its boot loader's abilities in trial_refusals.cc.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "knobs/backend.h"
+#include "knobs/cmdline_setup.h"
+#include "plan/plan.h"
+
+namespace rocmtune::knobs {
+
+// trial_refusals.cc
+// Why GRUB cannot write its environment block in `dir` ("/boot/grub") at boot, from the mount
+// that holds it (proc/self/mountinfo) and its block device (sys/dev/block/MAJ:MIN): LVM, RAID,
+// LUKS and other device-mapper targets, btrfs, ZFS, read-only images; nullopt: it can.
+std::optional<std::string> GrubEnvUnwritable(const sys::Root& root, std::string_view dir);
+// Why systemd-boot cannot boot an entry once here: no LoaderFeatures or no one-shot bit in it,
+// the EFI variables mounted read-only; nullopt: it can.
+std::optional<std::string> SdBootOneShotRefusal(const sys::Root& root);
+// Whether Secure Boot is on (the SecureBoot EFI variable is 1).
+bool SecureBootOn(const sys::Root& root);
+// Whether the PE image at `path` (a UKI) has a `.cmdline` section; nullopt: not a PE image or
+// unreadable.
+std::optional<bool> PeHasCmdline(const sys::Root& root, std::string_view path);
+
+// trial_grub.cc (grub-debian and grub: `regenerate` is the setup's grub.cfg regenerator op)
+std::optional<std::string> RefuseGrubTrial(const KnobContext& ctx);
+void PlanGrubTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Op regenerate, plan::Plan& plan);
+void PlanGrubTrialCleanup(const KnobContext& ctx, plan::Plan& plan);
+
+// trial_bls.cc
+std::optional<std::string> RefuseGrubBlsTrial(const KnobContext& ctx);
+void PlanGrubBlsTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan);
+void PlanGrubBlsTrialCleanup(const KnobContext& ctx, plan::Plan& plan);
+std::optional<std::string> RefuseSdBootTrial(const KnobContext& ctx);
+void PlanSdBootTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan);
+void PlanSdBootTrialCleanup(const KnobContext& ctx, plan::Plan& plan);
+
+// Shared by trial_grub.cc and trial_bls.cc: a write (or, `after` nullopt, removal) of a trial
+// entry, and a run of a one-shot switch (a regenerator row's program with `args`).
+void AddTrialFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
+                    plan::Plan& plan);
+void AddTrialSwitch(plan::Regenerator program, std::vector<std::string> args, std::string reason, plan::Plan& plan);
+
+}  // namespace rocmtune::knobs
