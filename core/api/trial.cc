@@ -192,6 +192,9 @@ void MakeTrial(const System& system, const plan::Request& request, ChangeReport&
       break;
     }
   plan.ops.push_back(StateOp(system.root, state, fmt::format("trial {} prepared", state.id)));
+  // The files first, then the programs (update-grub, the one-shot switch), as in every plan.
+  std::stable_partition(plan.ops.begin(), plan.ops.end(),
+                        [](const plan::Op& op) { return op.kind != plan::OpKind::kRegenerate; });
   plan.reboot_required = true;
   plan.notes.push_back({"",
                         fmt::format("trial {}: reboot to try {} once; it is kept only when the GPUs come up "

@@ -5,6 +5,9 @@
 // are about the state machine around them, so the trial is seeded with its state only.
 #include "api/trial.h"
 
+#include <fstream>
+#include <iterator>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -116,6 +119,57 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   auto again = api::CommitTrial(Open(w), options, writer);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, ChangeStatus::kRefused);
+}
+
+// What a grub-debian machine has that a captured world lacks: grub-editenv (not run on a tree:
+// the switch stays pending), the package's /etc/grub.d/42_rocmtune, and /boot/grub on ext4.
+void MakeGrubTrialReady(const testing::WorldCopy& w) {
+  w.Write("usr/bin/grub-editenv", "#!/bin/sh\nexit 0\n");
+  std::ifstream script(std::string(ROCMTUNE_WORLDS_DIR) + "/../../grub/42_rocmtune");
+  w.Write("etc/grub.d/42_rocmtune", std::string(std::istreambuf_iterator<char>(script), {}));
+  w.Write("proc/self/mountinfo", "22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw\n");
+}
+
+// The whole life on grub-debian, with the setup's own entry and switch: prepare writes only the
+// entry, the switch and the state; the trial boot's check confirms it; the commit writes the
+// change and removes the entry in one transaction.
+TEST(ApiTrialTest, PrepareCheckAndCommitOnGrubDebian) {
+  testing::WorldCopy w(kWorld);
+  testing::GiveKfd(w);
+  MakeGrubTrialReady(w);
+  ExecutorWriter writer(w.root());
+  api::ChangeOptions options;
+  options.trial = true;
+  options.trial_on_tree = true;
+  options.trial_id = kId;
+  auto prepare = api::Set(Open(w), {"amdgpu.noretry=0"}, options, writer);
+  ASSERT_TRUE(prepare) << prepare.error().message;
+  ASSERT_EQ(prepare->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*prepare));
+  EXPECT_FALSE(w.Exists(kConf)) << "nothing permanent";
+  ASSERT_TRUE(w.Exists("boot/grub/rocmtune-trial.cfg"));
+  std::string entry = w.Read("boot/grub/rocmtune-trial.cfg");
+  EXPECT_NE(entry.find("amdgpu.noretry=0 panic=10 rocmtune.trial=0badc0de"), std::string::npos) << entry;
+  plan::TrialState s = State(w);
+  EXPECT_EQ(s.state, plan::TrialPhase::kPrepared);
+  EXPECT_EQ(s.entry, "boot/grub/rocmtune-trial.cfg");
+  EXPECT_EQ(s.tokens, (std::vector<std::string>{"amdgpu.noretry=0", "panic=10", "rocmtune.trial=0badc0de"}));
+  EXPECT_EQ(s.request.verb, "set");
+  EXPECT_EQ(prepare->plan.intent.verb, "trial");
+
+  BootTrial(w);
+  api::ChangeOptions boot;
+  api::TrialCheckInputs inputs;
+  inputs.kernel_log = "";
+  auto check = api::CheckTrial(Open(w), inputs, boot, writer);
+  ASSERT_TRUE(check) << check.error().message;
+  ASSERT_EQ(check->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*check));
+  EXPECT_TRUE(w.Exists("boot/grub/rocmtune-trial.cfg")) << "the entry goes with the commit";
+  auto commit = api::CommitTrial(Open(w), boot, writer);
+  ASSERT_TRUE(commit) << commit.error().message;
+  ASSERT_EQ(commit->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*commit));
+  EXPECT_NE(w.Read(kConf).find("options amdgpu noretry=0"), std::string::npos);
+  EXPECT_FALSE(w.Exists("boot/grub/rocmtune-trial.cfg"));
+  EXPECT_EQ(State(w).state, plan::TrialPhase::kCommitted);
 }
 
 TEST(ApiTrialTest, ACheckThatSeesAGpuResetFailsTheTrialAndNothingIsCommitted) {
