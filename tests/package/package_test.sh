@@ -164,7 +164,7 @@ for f in /usr/bin/rocmtunectl /usr/libexec/rocmtune/rocmtune-helper /usr/libexec
     /usr/share/zsh/vendor-completions/_rocmtunectl /usr/share/fish/vendor_completions.d/rocmtunectl.fish \
     /usr/share/man/man1/rocmtunectl.1.gz /usr/share/man/man8/rocmtuned.8.gz /usr/share/man/man8/rocmtune-helper.8.gz \
     /usr/share/man/man5/rocmtune.profile.5.gz /usr/share/man/man7/rocmtune-journal.7.gz \
-    /usr/share/doc/rocmtune/copyright; do
+    /usr/share/doc/rocmtune/copyright /etc/grub.d/42_rocmtune; do
   [ -e "$R$f" ] || fail "the package did not install $f"
 done
 echo "ok ($SECONDS s): binaries, units, udev rule, catalog, bus policy and activation, polkit, data, completions and pages installed"
