@@ -43,6 +43,11 @@ Ran RunCommand(const std::vector<std::string>& argv, std::chrono::seconds timeou
   Ran ran;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return {false, "", fmt::format("pipe: {}", std::strerror(errno))};
+  // The argv before the fork: the child only calls async-signal-safe functions.
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(pipe_fds[0]);
@@ -53,9 +58,6 @@ Ran RunCommand(const std::vector<std::string>& argv, std::chrono::seconds timeou
     ::dup2(pipe_fds[1], STDOUT_FILENO);
     int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null >= 0) ::dup2(null, STDIN_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     ::execv(args[0], args.data());
     ::_exit(127);
   }

@@ -44,7 +44,7 @@ void AddUnique(std::vector<std::string>& to, const std::vector<std::string>& ite
 std::optional<EventKind> CommittedKind(const plan::Intent& intent) {
   const std::string_view verb = intent.verb;
   if (verb == "trial") {
-    std::string_view step = intent.args.empty() ? "" : intent.args.front();
+    std::string_view step = intent.args.empty() ? std::string_view() : std::string_view(intent.args.front());
     if (step == "prepare") return EventKind::kTrialPrepared;
     if (step == "confirm") return EventKind::kTrialConfirmed;
     if (step == "fail") return EventKind::kTrialFailed;

@@ -111,6 +111,7 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   // One transaction: the request's intent (history, revert), the state written with it.
   EXPECT_EQ(commit->plan.intent.verb, "set");
   std::vector<std::string> kinds;
+  kinds.reserve(events.size());
   for (const api::Event& e : events) kinds.emplace_back(api::Info(e.kind).name);
   EXPECT_EQ(kinds, (std::vector<std::string>{"trial-confirmed", "applied", "trial-committed"}));
   EXPECT_EQ(events.back().trial, kId);
