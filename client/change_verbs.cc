@@ -28,6 +28,7 @@ int RunLocal(const Context& ctx, const Args& args, const Request& request) {
   LocalWriter writer(ctx);
   api::ChangeOptions options{args.check, args.force, nullptr};
   options.admin_lines = args.admin_lines;
+  options.trial = args.trial;
   // The plan is shown before anything is written: regenerating an initramfs can take a minute.
   if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(api::ResultJson(r), args); };
   Result<api::ChangeReport> report = request(*root, options, writer);
@@ -59,7 +60,7 @@ int ShowDaemonResult(const Context& ctx, const Args& args, const BusReply& reply
   return reply.ok() ? kExitOk : ExitForBusError(reply.error_name);
 }
 
-// Options of Apply/Set/Unset (a{sv}): with, force, check, admin_lines.
+// Options of Apply/Set/Unset (a{sv}): with, force, check, admin_lines, trial.
 int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
   int r = sd_bus_message_open_container(m, 'a', "{sv}");
   if (r >= 0 && with && !args.with.empty()) {
@@ -73,6 +74,7 @@ int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
   if (r >= 0 && args.force) r = sd_bus_message_append(m, "{sv}", "force", "b", 1);
   if (r >= 0 && args.check) r = sd_bus_message_append(m, "{sv}", "check", "b", 1);
   if (r >= 0 && args.admin_lines) r = sd_bus_message_append(m, "{sv}", "admin_lines", "b", 1);
+  if (r >= 0 && args.trial) r = sd_bus_message_append(m, "{sv}", "trial", "b", 1);
   if (r >= 0) r = sd_bus_message_close_container(m);
   return r;
 }

@@ -62,6 +62,12 @@ Result<std::string> ReadLog(const std::string& path) {
   return ReadBounded(fd.get(), path);
 }
 
+}  // namespace
+
+Result<std::string> ReadLogFile(const std::string& path) { return ReadLog(path); }
+
+namespace {
+
 const Doc& Member(const Doc& doc, std::string_view key) {
   static const Doc kNull;
   auto it = doc.find(key);

@@ -28,6 +28,9 @@ struct Args {
   std::string purge_plan;    // reset --purge-plan DIR
   std::string workload;      // check-compute --workload W ("": any)
   std::string device;        // check-compute --device ID ("": every GPU)
+  bool trial = false;        // apply/set/unset --trial
+  bool boot = false;         // trial check|commit|recover --boot
+  std::string kernel_log;    // trial check --kernel-log FILE
 };
 
 enum VerbFlags : unsigned {
@@ -63,6 +66,12 @@ void AddSnapshotOptions(CLI::App& sub, Args& args);
 void AddDoctorOptions(CLI::App& sub, Args& args);
 void AddResetOptions(CLI::App& sub, Args& args);
 void AddAdminLinesOption(CLI::App& sub, Args& args);
+void AddTrialOption(CLI::App& sub, Args& args);
+void AddSetUnsetOptions(CLI::App& sub, Args& args);
+void AddTrialVerbOptions(CLI::App& sub, Args& args);
+int RunTrial(const Context& ctx, const Args& args);
+// doctor --log's reader (a regular file or "-", bounded), also trial check --kernel-log's.
+Result<std::string> ReadLogFile(const std::string& path);
 int RunPurgePlan(const Context& ctx, const Args& args);
 int RunApply(const Context& ctx, const Args& args);
 int RunSet(const Context& ctx, const Args& args);

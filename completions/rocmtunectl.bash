@@ -53,7 +53,7 @@ _rocmtunectl_cards() {
 
 _rocmtunectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local verbs="status doctor check-compute profiles show apply set unset revert reset reapply history verify explain keys snapshot"
+    local verbs="status doctor check-compute profiles show apply set unset revert reset reapply trial history verify explain keys snapshot"
     local global_opts="--root --json --no-ask-password --help -h --version"
     local verb_opts="--json --help -h"
     local change_opts="--check --diff --force"
@@ -97,7 +97,9 @@ _rocmtunectl() {
         snapshot) verb_opts="$verb_opts -o --output" ;;
         doctor) verb_opts="$verb_opts --log" ;;
         reset) verb_opts="$verb_opts --purge-plan" ;;
-        set | unset) verb_opts="$verb_opts --admin-lines" ;;
+        set | unset) verb_opts="$verb_opts --admin-lines --trial" ;;
+        apply) verb_opts="$verb_opts --trial" ;;
+        trial) verb_opts="$verb_opts --boot --kernel-log" ;;
         check-compute) verb_opts="$verb_opts --workload --device" ;;
     esac
     if [[ $verb == check-compute && $prev == --workload ]]; then
@@ -109,6 +111,11 @@ _rocmtunectl() {
         return
     fi
     if [[ $verb == doctor && $prev == --log ]]; then
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+    fi
+    if [[ $verb == trial && $prev == --kernel-log ]]; then
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -f -- "$cur"))
         return
@@ -154,6 +161,9 @@ _rocmtunectl() {
             ;;
         revert)
             COMPREPLY=($(compgen -W "last" -- "$cur"))
+            ;;
+        trial)
+            COMPREPLY=($(compgen -W "show cancel check commit recover" -- "$cur"))
             ;;
         reapply)
             COMPREPLY=($(compgen -W "$(_rocmtunectl_cards)" -- "$cur"))

@@ -4,8 +4,8 @@
 # itself at completion time (`profiles --json`, `show PROFILE --json`, `keys`), on the tree a
 # `--root DIR` earlier on the line names.
 
-set -l __rocmtunectl_verbs status doctor check-compute profiles show apply set unset revert reset reapply history \
-    verify explain keys snapshot
+set -l __rocmtunectl_verbs status doctor check-compute profiles show apply set unset revert reset reapply trial \
+    history verify explain keys snapshot
 # Before the verb (global options, verbs); after one of these verbs (verb options, operands).
 set -l no_verb "not __fish_seen_subcommand_from $__rocmtunectl_verbs"
 set -l changes '__fish_seen_subcommand_from apply set unset revert reset reapply'
@@ -82,6 +82,7 @@ complete -c rocmtunectl -n $no_verb -a unset -d "Remove rocmtune's setting of kn
 complete -c rocmtunectl -n $no_verb -a revert -d 'Undo a transaction'
 complete -c rocmtunectl -n $no_verb -a reset -d 'Back to stock'
 complete -c rocmtunectl -n $no_verb -a reapply -d 'Write back runtime settings a reboot undid'
+complete -c rocmtunectl -n $no_verb -a trial -d 'Show or cancel the trial boot a --trial change prepared'
 complete -c rocmtunectl -n $no_verb -a history -d "List rocmtune's transactions"
 complete -c rocmtunectl -n $no_verb -a verify -d 'Compare configured with running'
 complete -c rocmtunectl -n $no_verb -a explain -d 'What a knob is and whether it matters here'
@@ -94,6 +95,10 @@ complete -c rocmtunectl -n $changes -l diff -d 'Show the unified diff of every f
 complete -c rocmtunectl -n $changes -l force -d 'Overwrite drift, allow what is refused without it'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from set unset' -l admin-lines \
     -d "Also comment out the admin's lines that set these env keys or module options"
+complete -c rocmtunectl -n '__fish_seen_subcommand_from apply set unset' -l trial \
+    -d 'Try the boot-affecting part in one boot first'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from trial' -l boot -d 'Run as the boot units do (check, commit, recover)'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from trial' -l kernel-log -r -F -d "Read this boot's kernel log from FILE"
 complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -l with -x -a '(__rocmtunectl_optional_ids)' \
     -d 'Include the optional item ID'
 
@@ -101,6 +106,7 @@ complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -l with -x -
 complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -a '(__rocmtunectl_profiles)'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from set' -a '(__rocmtunectl_ask keys | string replace -r \'$\' =)'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from unset explain' -a '(__rocmtunectl_ask keys)'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from trial' -a 'show cancel check commit recover'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from revert' -a last -d 'The last transaction still in effect'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from reapply' -a '(__rocmtunectl_cards)'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from snapshot' -a '(__fish_complete_directories)'

@@ -84,7 +84,10 @@ Result<BusOptions> ReadOptions(sd_bus_message* call, std::initializer_list<std::
     } else {
       auto value = ReadBool(call, key);
       if (!value) return tl::unexpected(value.error());
-      (key == kOptionForce ? out.force : key == kOptionCheck ? out.check : out.admin_lines) = *value;
+      (key == kOptionForce        ? out.force
+       : key == kOptionCheck      ? out.check
+       : key == kOptionAdminLines ? out.admin_lines
+                                  : out.trial) = *value;
     }
     if (auto ok = Check(sd_bus_message_exit_container(call), fmt::format("'{}' holds more than one value", key)); !ok)
       return tl::unexpected(ok.error());

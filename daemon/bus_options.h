@@ -19,12 +19,15 @@ inline constexpr std::string_view kOptionForce = "force";  // b: overwrite drift
 inline constexpr std::string_view kOptionCheck = "check";  // b: plan only
 // b: Set/Unset also comment out the admin's lines that set the keys (knobs/admin_lines.h)
 inline constexpr std::string_view kOptionAdminLines = "admin_lines";
+// b: Apply/Set/Unset try the boot-affecting part in one boot first (api/trial.h)
+inline constexpr std::string_view kOptionTrial = "trial";
 
 struct BusOptions {
   std::vector<std::string> with;
   bool force = false;
   bool check = false;
   bool admin_lines = false;
+  bool trial = false;
 };
 
 // Reads the next argument of `call`, an a{sv}, accepting only the keys in `allowed`.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct Request {
   bool check = false;
   bool force = false;
   std::vector<std::string> with;  // apply: optional items
+  bool trial = false;             // --trial: the planned and the run request are one trial (trial_id)
+  std::string trial_id = {};
 };
 
 // The reply of a finished change: the result document, or a typed error whose message is that
@@ -98,6 +101,9 @@ std::string ActionFor(const Request& request) {
 std::map<std::string, std::string> DetailsFor(const Request& request, const ChangeSummary& summary) {
   std::map<std::string, std::string> details = request.details;
   details["force"] = request.force ? "true" : "false";
+  // A trial writes only a one-shot boot entry, its switch and its state now; the change itself is
+  // committed by the trial boot's unit as root. Rules may treat it apart.
+  details["trial"] = request.trial ? "true" : "false";
   details["request"] = request.action;  // the action the request is without force
   std::string with, keys, steps;
   for (const std::string& w : request.with) with += (with.empty() ? "" : " ") + w;
@@ -153,6 +159,8 @@ void RunChange(const std::shared_ptr<sd_bus_message>& held, Manager& self, Reque
     AuthorizedWriter writer(socket, authorized);
     // The caller's uid goes into every journal entry of the change.
     api::ChangeOptions options{.check = false, .force = request.force, .on_planned = {}, .caller_uid = caller.uid};
+    options.trial = request.trial;
+    options.trial_id = request.trial_id;
     return ToResult(request.run(*shared_root, options, writer), false);
   };
   auto done = [held, bus = self.bus(), manager = &self](const JobResult& result) {
@@ -207,6 +215,8 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
   if (request.check) {
     CheckOnlyWriter writer;
     api::ChangeOptions options{.check = true, .force = request.force, .on_planned = {}};
+    options.trial = request.trial;
+    options.trial_id = request.trial_id;
     return Reply(call, ToResult(request.run(*root, options, writer), false));
   }
   auto caller = CallerOf(call);
@@ -220,6 +230,8 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
 
   CheckOnlyWriter writer;
   api::ChangeOptions plan_only{.check = true, .force = request.force, .on_planned = {}, .caller_uid = caller->uid};
+  plan_only.trial = request.trial;
+  plan_only.trial_id = request.trial_id;
   auto planned = request.run(*root, plan_only, writer);
   if (!planned) return Reply(call, ToResult(planned, false));
   planned->outcome.check = false;
@@ -308,13 +320,26 @@ std::map<std::string, std::string> AdminLinesDetails(std::string knobs, bool adm
   return {{"knobs", std::move(knobs)}, {"admin_lines", admin_lines ? "true" : "false"}};
 }
 
+namespace {
+
+// `trial`: one id for the plan polkit is shown and the change run after it.
+void SetTrial(Request& request, const BusOptions& options) {
+  request.trial = options.trial;
+  if (!options.trial) return;
+  std::random_device random;
+  request.trial_id = fmt::format("{:08x}", static_cast<uint32_t>(random()));
+}
+
+}  // namespace
+
 int ApplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* profile_raw = nullptr;
   if (int r = sd_bus_message_read(call, "s", &profile_raw); r < 0) return r;
-  auto options = ReadOptions(call, {kOptionWith, kOptionForce, kOptionCheck});
+  auto options = ReadOptions(call, {kOptionWith, kOptionForce, kOptionCheck, kOptionTrial});
   if (!options) return SetError(ret, options.error());
   std::string profile(profile_raw);
   Request request{kActionApply, {{"profile", profile}}, {}, options->check, options->force, options->with};
+  SetTrial(request, *options);
   request.run = [profile, with = options->with](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Apply(root, profile, with, o, w);
   };
@@ -324,11 +349,12 @@ int ApplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 int SetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   auto assignments = ReadAssignments(call);
   if (!assignments) return SetError(ret, assignments.error());
-  auto options = ReadOptions(call, {kOptionForce, kOptionCheck, kOptionAdminLines});
+  auto options = ReadOptions(call, {kOptionForce, kOptionCheck, kOptionAdminLines, kOptionTrial});
   if (!options) return SetError(ret, options.error());
   Request request{
       kActionSet, AdminLinesDetails(Joined(*assignments), options->admin_lines), {}, options->check, options->force,
       {}};
+  SetTrial(request, *options);
   request.run = [assignments = *assignments, admin_lines = options->admin_lines](
                     const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     api::ChangeOptions with = o;
@@ -341,10 +367,11 @@ int SetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 int UnsetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   auto keys = ReadStrings(call);
   if (!keys) return SetError(ret, keys.error());
-  auto options = ReadOptions(call, {kOptionForce, kOptionCheck, kOptionAdminLines});
+  auto options = ReadOptions(call, {kOptionForce, kOptionCheck, kOptionAdminLines, kOptionTrial});
   if (!options) return SetError(ret, options.error());
   Request request{
       kActionSet, AdminLinesDetails(Joined(*keys), options->admin_lines), {}, options->check, options->force, {}};
+  SetTrial(request, *options);
   request.run = [keys = *keys, admin_lines = options->admin_lines](const sys::Root& root, const api::ChangeOptions& o,
                                                                    api::Writer& w) {
     api::ChangeOptions with = o;

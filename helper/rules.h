@@ -42,6 +42,10 @@ Result<void> CheckGrubDropIn(std::string_view content);
 Result<void> CheckTokensState(std::string_view content);
 Result<void> CheckRuntimeState(std::string_view content);
 
+// trial_state_rules.cc
+// /var/lib/rocmtune/trial: a rocmtune.trial.v1 document whose tokens the helper would add itself.
+Result<void> CheckTrialState(std::string_view content);
+
 // kernel_token_rules.cc
 // A token rocmtune may put on a kernel command line: a known kernel option or amdgpu/ttm
 // parameter with a value the knowledge accepts.

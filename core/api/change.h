@@ -16,6 +16,7 @@
 #include "api/system.h"
 #include "api/writer.h"
 #include "plan/plan.h"
+#include "plan/trial_state.h"
 
 namespace rocmtune::api {
 
@@ -38,6 +39,17 @@ struct ChangeOptions {
   // set/unset: also comment out the admin's lines that set the keys (`--admin-lines`,
   // knobs/admin_lines.h); journaled, so revert and reset put them back.
   bool admin_lines = false;
+  // apply/set/unset: try the boot-affecting part of the change in one boot first (api/trial.h):
+  // the plan writes only a one-shot trial entry, its switch and the trial's state.
+  bool trial = false;
+  // Tests only: prepare a trial on a --root tree too (front ends plan it only there, `--check`).
+  bool trial_on_tree = false;
+  // The trial's id (8 lowercase hex digits); empty: a new random one. rocmtuned plans a request
+  // for polkit, then runs it: both must be the same trial.
+  std::string trial_id = {};
+  // The commit of this confirmed trial (api::CommitTrial): the change also removes the trial
+  // entry and writes the trial's state committed, in the same transaction.
+  const plan::TrialState* trial_commit = nullptr;
 };
 
 struct ChangeReport {

@@ -1,6 +1,7 @@
 // Which journal entries a finished change makes (api/events.h): decided from the report alone,
 // so every front end logs the same change the same way.
 #include <algorithm>
+#include <optional>
 
 #include "api/change_internal.h"
 #include "knobs/knob_key.h"
@@ -39,7 +40,17 @@ void AddUnique(std::vector<std::string>& to, const std::vector<std::string>& ite
     if (std::find(to.begin(), to.end(), i) == to.end()) to.push_back(i);
 }
 
-EventKind CommittedKind(std::string_view verb) {
+// A trial step is a transaction of the verb "trial" whose first arg names the step (api/trial.h).
+std::optional<EventKind> CommittedKind(const plan::Intent& intent) {
+  const std::string_view verb = intent.verb;
+  if (verb == "trial") {
+    std::string_view step = intent.args.empty() ? std::string_view() : std::string_view(intent.args.front());
+    if (step == "prepare") return EventKind::kTrialPrepared;
+    if (step == "confirm") return EventKind::kTrialConfirmed;
+    if (step == "fail") return EventKind::kTrialFailed;
+    if (step == "cancel") return EventKind::kTrialCancelled;
+    return std::nullopt;  // "booted": the check's own entry follows
+  }
   if (verb == "revert") return EventKind::kReverted;
   if (verb == "reset") return EventKind::kReset;
   if (verb == "reapply") return EventKind::kReapplied;  // api::Reapply: boot, hotplug, GPU reset
@@ -54,7 +65,12 @@ Event Base(const sys::Root& root, const plan::Intent& intent, const std::vector<
   e.reverts = intent.reverts;
   // A reapply's args name the card it was asked for (api::Reapply), not keys.
   const bool reapply = intent.verb == "reapply";
-  e.knobs = KeysOf(!knobs.empty() ? knobs : reapply ? std::vector<std::string>{} : intent.args);
+  const bool trial = intent.verb == "trial";
+  // A trial step's args are the step, the trial's id, then the request's keys as typed.
+  if (trial && intent.args.size() > 1) e.trial = intent.args[1];
+  std::vector<std::string> args = intent.args;
+  if (trial) args.erase(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(2, args.size())));
+  e.knobs = KeysOf(!knobs.empty() ? knobs : reapply ? std::vector<std::string>{} : args);
   e.cards = CardsOf(e.knobs);
   if (e.cards.empty() && reapply) e.cards = intent.args;
   e.root = EventRoot(root);
@@ -90,7 +106,16 @@ void EmitChangeEvents(const sys::Root& root, const ChangeReport& report, const C
     emit(EventKind::kRefused, std::move(reasons), "");
   }
   if (report.status == ChangeStatus::kFailed) emit(EventKind::kFailed, outcome.errors, "");
-  if (outcome.changed) emit(CommittedKind(plan.intent.verb), {}, transaction);
+  if (outcome.changed)
+    if (auto kind = CommittedKind(plan.intent))
+      emit(*kind, *kind == EventKind::kTrialFailed ? Texts(plan.warnings) : std::vector<std::string>{}, transaction);
+  if (outcome.changed && options.trial_commit) {
+    Event e = Base(root, plan.intent, report.knobs, options);
+    e.kind = EventKind::kTrialCommitted;
+    e.trial = options.trial_commit->id;
+    e.transaction = transaction;
+    options.on_event(e);
+  }
 }
 
 void EmitRecovered(const sys::Root& root, const std::vector<std::string>& ids,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "api/change_internal.h"
+#include "api/trial_internal.h"
 #include "journal/history.h"
 #include "journal/revert.h"
 #include "knobs/admin_lines.h"
@@ -48,6 +49,7 @@ Result<ChangeReport> PlanKnobs(const sys::Root& root, const plan::Request& reque
   report.plan = plan::PlanRequest(system->Context(), request);
   report.plan.intent = std::move(intent);
   Prepend(report.plan.warnings, recovery);
+  FinishTrial(*system, request, report, options);
   AddDriftConflicts(*system, report.plan);
   return CarryOut(root, std::move(report), options, writer);
 }
@@ -103,6 +105,8 @@ Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, 
       report.plan.reboot_required = true;
     }
   }
+  // A trial pending or failed goes too: reset is stock, and the next boot is not a trial.
+  if (report.plan.refused.empty()) AddTrialReset(*system, report.plan);
   Prepend(report.plan.warnings, recovery);
   AddDriftConflicts(*system, report.plan);
   return CarryOut(root, std::move(report), options, writer);
@@ -218,6 +222,7 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   report.skipped = desired->skipped;
   const journal::Transaction* active = journal::ActiveApply(system->journal);
   plan.record_if_empty = !active || active->intent.profile != name || active->intent.with != with;
+  FinishTrial(*system, apply.request, report, options);
   AddDriftConflicts(*system, plan);
   return CarryOut(root, std::move(report), options, writer);
 }

@@ -15,7 +15,7 @@ namespace rocmtune::api {
 namespace {
 
 // The ids are rocmtune's API to admins (filters, catalog, monitoring rules): never change one.
-constexpr std::array<EventKindInfo, 8> kKinds{{
+constexpr std::array<EventKindInfo, 13> kKinds{{
     {EventKind::kApplied, "applied", "31b17bd470574ca58f0e00961cc198c9", LOG_NOTICE},
     {EventKind::kReverted, "reverted", "750fae5caec34c7683792c323324af98", LOG_NOTICE},
     {EventKind::kReset, "reset", "19829599c5e5471e878cd0db056653aa", LOG_NOTICE},
@@ -24,6 +24,11 @@ constexpr std::array<EventKindInfo, 8> kKinds{{
     {EventKind::kRecovered, "recovered", "2462cefec7cd40b5b095504d086d274a", LOG_WARNING},
     {EventKind::kReapplied, "reapplied", "0553c49140e14b7d9ef92c1665faa279", LOG_NOTICE},
     {EventKind::kFailed, "failed", "1400cd4fce8d4773ab17a04738e97ed8", LOG_ERR},
+    {EventKind::kTrialPrepared, "trial-prepared", "bcb82d6bcd6c4bf6863d55c4b8fce221", LOG_NOTICE},
+    {EventKind::kTrialConfirmed, "trial-confirmed", "48f779dfb5464dd08cfe5e703f2d25c6", LOG_NOTICE},
+    {EventKind::kTrialFailed, "trial-failed", "5c59c2a2a7174732b5f1996544c65dce", LOG_ERR},
+    {EventKind::kTrialCommitted, "trial-committed", "0ddabde538a845e0892465b4e3566364", LOG_NOTICE},
+    {EventKind::kTrialCancelled, "trial-cancelled", "0c072790b8d74cb6b82a07a62be76b57", LOG_NOTICE},
 }};
 
 constexpr bool InEnumOrder() {
@@ -83,6 +88,13 @@ std::string Message(const Event& e) {
     case EventKind::kReapplied:
       return fmt::format("Re-applied runtime settings on {}{}{}", Joined(e.cards, ", "), as, where);
     case EventKind::kFailed: return fmt::format("Could not {}{}{}", Request(e), where, why);
+    case EventKind::kTrialPrepared:
+      return fmt::format("Prepared trial {} of {}{}{}; the next boot tries it once", e.trial, Request(e), as, where);
+    case EventKind::kTrialConfirmed: return fmt::format("Trial {} passed its check{}{}", e.trial, as, where);
+    case EventKind::kTrialFailed: return fmt::format("Trial {} failed{}{}{}", e.trial, as, where, why);
+    case EventKind::kTrialCommitted:
+      return fmt::format("Trial {} committed: {} is in effect for good{}{}", e.trial, Request(e), as, where);
+    case EventKind::kTrialCancelled: return fmt::format("Trial {} cancelled{}{}", e.trial, as, where);
   }
   return Request(e);
 }
@@ -111,6 +123,7 @@ std::vector<std::string> JournalFields(const Event& event) {
   add("ROCMTUNE_KNOBS", Joined(event.knobs, " "));
   for (size_t i = 0; i < event.cards.size() && i < kMaxList; ++i) add("ROCMTUNE_CARD", event.cards[i]);
   for (size_t i = 0; i < event.reasons.size() && i < kMaxList; ++i) add("ROCMTUNE_REASON", event.reasons[i]);
+  add("ROCMTUNE_TRIAL", event.trial);
   add("ROCMTUNE_ROOT", event.root);
   if (event.caller_uid) add("ROCMTUNE_CALLER_UID", std::to_string(*event.caller_uid));
   return fields;

@@ -25,6 +25,12 @@ enum class EventKind {
   kRecovered,  // an interrupted transaction was rolled back
   kReapplied,  // runtime settings written again (boot, hotplug, GPU reset)
   kFailed,     // the writer could not make the change (nothing of it is in effect)
+  // Trial boots (`--trial`, api/trial.h), each a journaled transaction of the trial's state.
+  kTrialPrepared,   // the trial entry and the one-shot switch are written; the next boot tries it
+  kTrialConfirmed,  // the trial boot's check passed
+  kTrialFailed,     // the check failed, or a boot came without the trial (panic, hang, power cycle)
+  kTrialCommitted,  // the tried change was applied for good and the trial entry removed
+  kTrialCancelled,  // trial cancel or reset dropped a trial
 };
 
 struct EventKindInfo {
@@ -49,6 +55,7 @@ struct Event {
   std::vector<std::string> reasons;    // refused/drift: what the result document says
   std::string root;                    // the root's path when it is not "/"
   std::optional<uint32_t> caller_uid;  // who asked, when a front end knows (the daemon)
+  std::string trial;                   // trial events: the trial's id (ROCMTUNE_TRIAL)
 };
 
 // The entry as "FIELD=value" strings, one per journal field (a field may repeat: ROCMTUNE_CARD,

@@ -44,6 +44,8 @@ enum class FindingId {
   kJournalLeftoverTemporary,
   kJournalUnreadable,
   kJournalNotPermitted,
+  kTrialPending,
+  kTrialFailed,
   kPcieNoAtomics,
   kPcieSmallBar,
   kIommuTranslated,

@@ -19,6 +19,8 @@
 #include "knobs/setting_findings.h"
 #include "knowledge/catalog.h"
 #include "knowledge/known_issues.h"
+#include "plan/owned_paths.h"
+#include "plan/trial_state.h"
 
 namespace rocmtune::diagnose {
 
@@ -73,6 +75,42 @@ Finding FromStatus(const detect::Finding& f) {
   return FromDetect(f, kind, effect, f.gpu);
 }
 
+// A trial boot (plan/trial_state.h) pending, or failed and not yet dismissed (`trial cancel`,
+// `reset` or a new trial): what the admin must know before the next boot, and what a failed one saw.
+std::vector<detect::Finding> TrialFindings(const sys::Root& root) {
+  std::vector<detect::Finding> out;
+  if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return out;
+  auto text = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
+  if (!text) return out;  // unreadable: file.unreadable says so for rocmtune's own files
+  auto state = plan::ParseTrialState(*text);
+  if (!state) {
+    out.push_back({FindingName(FindingId::kTrialFailed), Severity::kWarning,
+                   fmt::format("The trial state cannot be read: {}", state.error().message),
+                   "/" + std::string(plan::kTrialState), "", 0, "rocmtunectl trial cancel, or rocmtunectl reset"});
+    return out;
+  }
+  const std::string what =
+      fmt::format("{}{}{}", state->request.verb, state->request.profile.empty() ? "" : " " + state->request.profile,
+                  state->request.args.empty() ? "" : " " + fmt::format("{}", fmt::join(state->request.args, " ")));
+  if (plan::IsPending(state->state)) {
+    out.push_back({FindingName(FindingId::kTrialPending), Severity::kInfo,
+                   fmt::format("Trial {} ({}) is {}: the next boot tries {} once and keeps it only if the GPUs come "
+                               "up healthy",
+                               state->id, what, plan::TrialPhaseName(state->state), fmt::join(state->tokens, " ")),
+                   state->id, "", 0, "Reboot to try it; rocmtunectl trial cancel drops it"});
+  } else if (state->state == plan::TrialPhase::kFailed || state->state == plan::TrialPhase::kCleaned) {
+    std::vector<std::string> bad;
+    for (const std::string& s : state->seen)
+      if (!s.starts_with("ok: ") && !s.starts_with("note: ")) bad.push_back(s);
+    out.push_back(
+        {FindingName(FindingId::kTrialFailed), Severity::kWarning,
+         fmt::format("Trial {} ({}) failed; the boot after it is the old configuration. Seen: {}", state->id, what,
+                     bad.empty() ? std::string("nothing recorded") : fmt::format("{}", fmt::join(bad, "; "))),
+         state->id, "", 0, "rocmtunectl trial shows what the check saw; rocmtunectl trial cancel dismisses it"});
+  }
+  return out;
+}
+
 // The knobs' table, the settings' findings and the journal's (status's part).
 void AssessSettings(const sys::Root& root, Assessment& a) {
   knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
@@ -93,6 +131,7 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
     // A user the journal's permissions keep out is told so (info); a damaged journal is an error.
     found.push_back(JournalUnreadableFinding(txns.error()));
   }
+  for (detect::Finding& f : TrialFindings(root)) found.push_back(std::move(f));
   for (const detect::Finding& f : found) a.findings.push_back(FromStatus(f));
 }
 

@@ -6,7 +6,8 @@ namespace rocmtune::plan {
 
 std::span<const std::string_view> OwnedFiles() {
   static constexpr std::string_view kOwned[] = {kModprobeDropIn, kEnvironmentDropIn,  kProfileDropIn,
-                                                kGrubDropInPath, kCmdlineTokensState, kRuntimeState};
+                                                kGrubDropInPath, kCmdlineTokensState, kRuntimeState,
+                                                kTrialState};
   return kOwned;
 }
 

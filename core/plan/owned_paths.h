@@ -22,6 +22,8 @@ inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdlin
 // sysfs backend: the runtime attributes rocmtune set, by PCI address, with the value each had
 // before (knobs/runtime_state.h): what status/verify compare, reset puts back, the daemon re-applies.
 inline constexpr std::string_view kRuntimeState = "var/lib/rocmtune/runtime-settings";
+// A trial boot's state (plan/trial_state.h): prepared by `--trial`, advanced by the boot units.
+inline constexpr std::string_view kTrialState = "var/lib/rocmtune/trial";
 
 // Anything else found in one of these is drift; other files rocmtune edits (etc/default/grub ...)
 // are shared with their owners.

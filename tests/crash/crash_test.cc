@@ -6,11 +6,18 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "api/test_writers.h"
+#include "api/trial.h"
 #include "crash_scenario.h"
+#include "plan/owned_paths.h"
+#include "plan/trial_state.h"
+#include "util/json_text.h"
 
 namespace rocmtune::crash {
 namespace {
@@ -177,6 +184,94 @@ class CrashTest : public ::testing::Test {
     return s;
   }
 
+  // A trial's steps on the Debian GRUB world (rx5700xt): what a grub-debian machine has that the
+  // captured world lacks (grub-editenv, the package's 42_rocmtune, /boot/grub on ext4), then
+  // `set amdgpu.noretry=0 --trial` prepared; for the commit and the cancel, the trial boot too
+  // (token on /proc/cmdline, the option read back, the check passed). Each plan is the core's own
+  // (api::Set / CommitTrial / CancelTrial with --check), so the helper is killed at every step of
+  // exactly what the trial writes: entry, state, and for the commit modprobe.d and the entry's
+  // removal in one transaction.
+  enum class TrialStep { kPrepare, kCommit, kCancel };
+  Scenario Trial(TrialStep step, std::set<std::string> steps) {
+    Scenario s;
+    s.name = step == TrialStep::kPrepare  ? "trial prepare rx5700xt"
+             : step == TrialStep::kCommit ? "trial commit rx5700xt"
+                                          : "trial cancel rx5700xt";
+    s.base = Scratch("base");
+    CopyWorld(WorldDir("rx5700xt"), s.base);
+    WriteFile(s.base + "/usr/bin/grub-editenv", "#!/bin/sh\nexit 0\n");
+    std::ifstream script(std::string(ROCMTUNE_WORLDS_DIR) + "/../../grub/42_rocmtune");
+    WriteFile(s.base + "/etc/grub.d/42_rocmtune", std::string(std::istreambuf_iterator<char>(script), {}));
+    WriteFile(s.base + "/proc/self/mountinfo", "22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw\n");
+    auto planned = [](const std::string& root, TrialStep which) {
+      auto opened = sys::Root::Open(root);
+      if (!opened) throw std::runtime_error(opened.error().message);
+      testing::RecordingWriter unused;
+      api::ChangeOptions options;
+      options.check = true;
+      options.on_event = nullptr;
+      options.trial = which == TrialStep::kPrepare;
+      options.trial_on_tree = true;
+      options.trial_id = "0badc0de";
+      Result<api::ChangeReport> report = which == TrialStep::kPrepare
+                                             ? api::Set(*opened, {"amdgpu.noretry=0"}, options, unused)
+                                         : which == TrialStep::kCommit ? api::CommitTrial(*opened, options, unused)
+                                                                       : api::CancelTrial(*opened, options, unused);
+      if (!report) throw std::runtime_error(report.error().message);
+      return report->plan;
+    };
+    if (step != TrialStep::kPrepare) {
+      RunResult prepared =
+          RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(planned(s.base, TrialStep::kPrepare)));
+      EXPECT_EQ(prepared.status(), "committed") << prepared.output;
+    }
+    if (step == TrialStep::kCommit) {
+      std::ifstream cmdline(s.base + "/proc/cmdline");
+      std::string line;
+      std::getline(cmdline, line);
+      WriteFile(s.base + "/proc/cmdline", line + " amdgpu.noretry=0 panic=10 rocmtune.trial=0badc0de\n");
+      WriteFile(s.base + "/sys/module/amdgpu/parameters/noretry", "0\n");
+      // The check passed (ApiTrialTest runs it; here KFD is not in the world): the state written
+      // confirmed by the helper, as the check's own transaction does.
+      auto state = api::ReadTrial(*sys::Root::Open(s.base));
+      EXPECT_TRUE(state && *state);
+      if (state && *state) {
+        plan::TrialState confirmed = **state;
+        confirmed.state = plan::TrialPhase::kConfirmed;
+        plan::Plan p;
+        p.intent = {"trial", "", {"confirm", confirmed.id}, "", {}};
+        p.ops.push_back({plan::OpKind::kWriteFile,
+                         plan::BackendId::kCmdline,
+                         std::string(plan::kTrialState),
+                         plan::TrialStateText(**state),
+                         plan::TrialStateText(confirmed),
+                         {},
+                         "trial confirmed"});
+        RunResult ok = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanFor(PlanText(p), s.base));
+        EXPECT_EQ(ok.status(), "committed") << ok.output;
+      }
+    }
+    plan::Plan plan = planned(s.base, step);
+    EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
+    s.plan_json = PlanText(plan);
+    s.in_place = InPlacePaths(s.base, plan);
+    s.before = Snapshot(s.base);
+    s.after = After(s);
+    EXPECT_NE(s.before, s.after);
+    s.first_txn = step == TrialStep::kPrepare ? 1 : step == TrialStep::kCommit ? 3 : 2;
+    // From "after" the step is done: the same step again has nothing to do (a second prepare and
+    // a second commit are refused by the core, a second cancel finds nothing), so the follow-up
+    // is the empty plan the core would then hand over.
+    s.replan = [](const std::string& root) {
+      plan::Plan again;
+      again.intent = {"trial", "", {"again"}, "", {}};
+      again.root = sys::Root::Open(root)->id();
+      return again;
+    };
+    s.expected_steps = std::move(steps);
+    return s;
+  }
+
   void Run(const Scenario& s) {
     ASSERT_FALSE(HasFailure()) << "the scenario could not be set up";
     auto start = std::chrono::steady_clock::now();
@@ -242,6 +337,23 @@ TEST_F(CrashTest, AdminModprobeLineRx5700xt) { Run(AdminModprobeLine(false, Step
 // The admin's modprobe.d line put back byte for byte.
 TEST_F(CrashTest, RevertAdminModprobeLineRx5700xt) {
   Run(AdminModprobeLine(true, Steps({kJournalSteps, kWriteSteps})));
+}
+
+// `--trial`: the trial entry and the state written, nothing permanent; a kill at any step leaves
+// either the old boot (no entry, no state) or the trial pending, never half of it.
+TEST_F(CrashTest, TrialPrepareRx5700xt) {
+  Run(Trial(TrialStep::kPrepare, Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+}
+
+// The commit in the trial boot: modprobe.d written, the entry removed, the state committed, all
+// or nothing (a kill leaves the trial confirmed with its entry, and the next commit runs again).
+TEST_F(CrashTest, TrialCommitRx5700xt) {
+  Run(Trial(TrialStep::kCommit, Steps({kJournalSteps, kWriteSteps}, {"unlink"})));
+}
+
+// The cleanup (trial cancel, and the same ops after a failed check): entry removed, state cancelled.
+TEST_F(CrashTest, TrialCancelRx5700xt) {
+  Run(Trial(TrialStep::kCancel, Steps({kJournalSteps, kWriteSteps}, {"unlink"})));
 }
 
 }  // namespace

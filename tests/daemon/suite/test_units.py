@@ -20,7 +20,8 @@ from fixture import CONFIG
 
 TIMEOUT = 120
 EXPECTED = ["rocmtuned.service", "rocmtune-helper.socket", "rocmtune-helper@.service", "rocmtune-apply@.service",
-            "rocmtune-resume.service", "rocmtune-recover.service", "rocmtune-reset.service"]
+            "rocmtune-resume.service", "rocmtune-recover.service", "rocmtune-reset.service",
+            "rocmtune-trial-check.service", "rocmtune-trial-commit.service", "rocmtune-trial-recover.service"]
 
 
 def read(path):
@@ -130,6 +131,31 @@ class UnitsTest(unittest.TestCase):
         self.assertIn("rocmtune.reset=1", read(os.path.join(self.src, "README.md")), "README.md does not document it")
         self.assertIn("rocmtune.reset=1", read(os.path.join(self.src, "systemd/README.md")),
                       "systemd/README.md does not document it")
+
+    def test_trial_units_gate_boot_complete(self):
+        # systemd.special(7), boot-complete.target: the units that must succeed are ordered before
+        # it and required by it; the units that run only on a successful boot are ordered after it
+        # and pull it in with Requires= (it is not part of the boot transaction by itself). systemd
+        # itself, loading the units with the build's rocmtunectl, must see exactly that.
+        check = read(os.path.join(self.src, "systemd/rocmtune-trial-check.service")).splitlines()
+        commit = read(os.path.join(self.src, "systemd/rocmtune-trial-commit.service")).splitlines()
+        recover = read(os.path.join(self.src, "systemd/rocmtune-trial-recover.service")).splitlines()
+        for unit, text in (("check", check), ("commit", commit)):
+            self.assertIn("ConditionKernelCommandLine=rocmtune.trial", text, f"trial-{unit} runs on every boot")
+        self.assertIn("ConditionKernelCommandLine=!rocmtune.trial", recover, "trial-recover runs in the trial boot")
+        self.assertIn("Before=boot-complete.target", check)
+        self.assertIn("RequiredBy=boot-complete.target", check)
+        self.assertIn("Requires=boot-complete.target", commit)
+        self.assertRegex("\n".join(commit), r"(?m)^After=.*\bboot-complete\.target\b")
+        self.assertRegex("\n".join(check), r"(?m)^ExecStart=/usr/bin/rocmtunectl --root / trial check --boot$")
+        self.assertRegex("\n".join(commit), r"(?m)^ExecStart=/usr/bin/rocmtunectl --root / trial commit --boot$")
+        self.assertRegex("\n".join(recover), r"(?m)^ExecStart=/usr/bin/rocmtunectl --root / trial recover --boot$")
+        # No ordering cycle once installed: multi-user.target wants the commit, the commit waits for
+        # boot-complete.target, which waits for the check. systemd-analyze verify reports cycles
+        # of the units it loads; load the three with the target that wants them.
+        r = self.analyze("verify", "--man=no", "./rocmtune-trial-check.service", "./rocmtune-trial-commit.service",
+                         "./rocmtune-trial-recover.service")
+        self.assertEqual(r.stdout + r.stderr, "", "systemd-analyze verify of the trial units together")
 
     def test_udev_rules(self):
         # udevadm's own check where it has one (systemd >= 254), else ours, which must first fail on

@@ -1,0 +1,203 @@
+// trial [cancel|check|commit|recover]: the trial boot a `--trial` change prepared (core/api/trial.h).
+// Without an action: show it. `cancel` drops it. `check --boot`, `commit --boot` and
+// `recover --boot` are what rocmtune-trial-check.service, rocmtune-trial-commit.service and
+// rocmtune-recover.service run in the boots concerned; they need --boot so that nobody runs them
+// by accident from a shell. The check's inputs the core cannot gather are gathered here: this
+// boot's kernel log (journalctl -k -b 0) and the admin's command of /etc/rocmtune/trial.toml.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "api/change.h"
+#include "api/trial.h"
+#include "client/document.h"
+#include "client/exit_codes.h"
+#include "client/local_writer.h"
+#include "client/result_render.h"
+#include "client/verbs.h"
+#include "util/json_text.h"
+
+namespace rocmtune::client {
+namespace {
+
+constexpr size_t kMaxKernelLogBytes = 16u << 20;
+
+// The output of `argv` (stdout), and whether it exited 0 within `timeout`; killed after it.
+struct Ran {
+  bool ok = false;
+  std::string out;
+  std::string why;  // when not ok
+};
+
+Ran RunCommand(const std::vector<std::string>& argv, std::chrono::seconds timeout, bool keep_output) {
+  Ran ran;
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return {false, "", fmt::format("pipe: {}", std::strerror(errno))};
+  // The argv before the fork: the child only calls async-signal-safe functions.
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return {false, "", fmt::format("fork: {}", std::strerror(errno))};
+  }
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) ::dup2(null, STDIN_FILENO);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool timed_out = false;
+  char buf[65536];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    pollfd pfd{pipe_fds[0], POLLIN, 0};
+    int r = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (keep_output && ran.out.size() < kMaxKernelLogBytes) ran.out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (timed_out) ran.why = fmt::format("{} did not finish within {} s (killed)", argv.front(), timeout.count());
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ran.ok = true;
+  else if (WIFEXITED(status)) ran.why = fmt::format("{} exited with status {}", argv.front(), WEXITSTATUS(status));
+  else ran.why = fmt::format("{} was killed by signal {}", argv.front(), WTERMSIG(status));
+  return ran;
+}
+
+void PrintState(const std::optional<plan::TrialState>& state) {
+  if (!state) {
+    fmt::print("No trial boot.\n");
+    return;
+  }
+  fmt::print("Trial {}: {}\n", state->id, plan::TrialPhaseName(state->state));
+  std::string request = state->request.verb;
+  if (!state->request.profile.empty()) request += " " + state->request.profile;
+  for (const std::string& a : state->request.args) request += " " + a;
+  fmt::print("  request:  {}\n", request);
+  fmt::print("  tokens:   {}\n", fmt::join(state->tokens, " "));
+  fmt::print("  setup:    {}{}\n", state->setup, state->entry.empty() ? "" : fmt::format(" (entry /{})", state->entry));
+  fmt::print("  created:  {}; updated {}\n", state->created, state->updated);
+  fmt::print("  baseline: {} GPU(s) bound to amdgpu; check-compute {}\n", state->gpus_before.size(),
+             state->verdict_before);
+  if (!state->transaction.empty()) fmt::print("  committed as transaction {}\n", state->transaction);
+  for (const std::string& s : state->seen) fmt::print("  seen: {}\n", s);
+  if (plan::IsPending(state->state)) fmt::print("\nReboot to try it (rocmtunectl trial cancel drops it).\n");
+}
+
+int ShowReport(const Context& ctx, const Args& args, const Result<api::ChangeReport>& report) {
+  if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
+  Doc doc = api::ResultJson(*report);
+  if (ctx.json) fmt::print("{}\n", JsonText(doc));
+  else PrintOutcome(doc, args);
+  return ExitFor(report->status);
+}
+
+api::TrialCheckInputs GatherCheckInputs(const Args& args, const sys::Root& root) {
+  api::TrialCheckInputs inputs;
+  if (!args.kernel_log.empty()) {
+    auto text = ReadLogFile(args.kernel_log);
+    if (text) inputs.kernel_log = std::move(*text);
+    else PrintError(fmt::format("--kernel-log {}: {}", args.kernel_log, text.error().message));
+  } else if (root.IsLive()) {
+    // This boot's kernel messages, from journald (the kernel's ring buffer may have wrapped).
+    Ran log = RunCommand({"/usr/bin/journalctl", "-k", "-b", "0", "-o", "cat", "--no-pager", "-q"},
+                         std::chrono::seconds(60), true);
+    if (log.ok) inputs.kernel_log = std::move(log.out);
+    else PrintError(fmt::format("this boot's kernel log could not be read: {}", log.why));
+  }
+  auto admin = api::ReadTrialAdminCheck(root);
+  if (!admin) {
+    inputs.admin_ran = true;
+    inputs.admin_failure = admin.error().message;
+  } else if (*admin) {
+    inputs.admin_ran = true;
+    if (!root.IsLive()) {
+      inputs.admin_failure = "the admin's check runs only in the trial boot itself (not on a --root tree)";
+    } else {
+      Ran ran = RunCommand((*admin)->argv, (*admin)->timeout, false);
+      inputs.admin_failure = ran.ok ? "" : ran.why;
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
+void AddTrialOption(CLI::App& sub, Args& args) {
+  sub.add_flag("--trial", args.trial,
+               "Try the boot-affecting part (kernel options, amdgpu/ttm options) in one boot first: write only a "
+               "one-shot boot entry; the change is made permanent when that boot's GPUs come up healthy");
+}
+
+void AddSetUnsetOptions(CLI::App& sub, Args& args) {
+  AddAdminLinesOption(sub, args);
+  AddTrialOption(sub, args);
+}
+
+void AddTrialVerbOptions(CLI::App& sub, Args& args) {
+  sub.add_flag("--boot", args.boot, "check, commit, recover: run as the boot units do (required for them)");
+  sub.add_option("--kernel-log", args.kernel_log,
+                 "check: read this boot's kernel log from FILE instead of journalctl -k -b 0");
+}
+
+int RunTrial(const Context& ctx, const Args& args) {
+  const std::string action = args.operands.empty() ? "" : args.operands.front();
+  auto root = ctx.OpenRoot();
+  if (!root) return Failed(ctx, root.error(), kExitFailed);
+  if (action.empty() || action == "show") {
+    auto state = api::ReadTrial(*root);
+    if (!state) return Failed(ctx, state.error(), ExitFor(state.error()));
+    if (ctx.json) fmt::print("{}\n", JsonText(api::TrialJson(*state)));
+    else PrintState(*state);
+    return kExitOk;
+  }
+  bool boot_action = action == "check" || action == "commit" || action == "recover";
+  if (action != "cancel" && !boot_action)
+    return Failed(
+        ctx,
+        Error{ErrorCode::kInvalidArgument, 0,
+              fmt::format("trial: unknown action '{}' (show, cancel; check, commit, recover with --boot)", action)},
+        kExitUsage);
+  if (boot_action && !args.boot)
+    return Failed(ctx,
+                  Error{ErrorCode::kInvalidArgument, 0,
+                        fmt::format("trial {} is run by rocmtune's boot units: give --boot to run it by hand", action)},
+                  kExitUsage);
+  LocalWriter writer(ctx);
+  api::ChangeOptions options{args.check, false, nullptr};
+  if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(api::ResultJson(r), args); };
+  if (action == "cancel") return ShowReport(ctx, args, api::CancelTrial(*root, options, writer));
+  if (action == "commit") return ShowReport(ctx, args, api::CommitTrial(*root, options, writer));
+  if (action == "recover") return ShowReport(ctx, args, api::RecoverTrial(*root, options, writer));
+  api::TrialCheckInputs inputs = GatherCheckInputs(args, *root);
+  return ShowReport(ctx, args, api::CheckTrial(*root, inputs, options, writer));
+}
+
+}  // namespace rocmtune::client
