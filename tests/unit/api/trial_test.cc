@@ -27,9 +27,9 @@ using testing::ExecutorWriter;
 constexpr const char* kWorld = "rx5700xt";  // grub-debian, one Navi10 bound to amdgpu at 0000:28:00.0
 constexpr const char* kGpu = "0000:28:00.0";
 constexpr const char* kId = "0badc0de";
-constexpr const char* kConf = "etc/modprobe.d/rocmtune.conf";
+constexpr const char* kTrialConf = "etc/modprobe.d/rocmtune.conf";
 
-sys::Root Open(const testing::WorldCopy& w) { return *sys::Root::Open(w.root()); }
+sys::Root OpenTrialWorld(const testing::WorldCopy& w) { return *sys::Root::Open(w.root()); }
 
 plan::TrialState Prepared() {
   plan::TrialState s;
@@ -48,7 +48,7 @@ plan::TrialState Prepared() {
 void Seed(const testing::WorldCopy& w, ExecutorWriter& writer, const plan::TrialState& state) {
   plan::Plan p;
   p.intent = {"trial", "", {"prepare", state.id}, "", {}};
-  p.root = Open(w).id();
+  p.root = OpenTrialWorld(w).id();
   p.ops.push_back({plan::OpKind::kWriteFile,
                    plan::BackendId::kCmdline,
                    std::string(plan::kTrialState),
@@ -70,14 +70,14 @@ void BootTrial(const testing::WorldCopy& w, std::string_view noretry = "0") {
 }
 
 plan::TrialState State(const testing::WorldCopy& w) {
-  auto state = api::ReadTrial(Open(w));
+  auto state = api::ReadTrial(OpenTrialWorld(w));
   EXPECT_TRUE(state && *state);
   return state && *state ? **state : plan::TrialState{};
 }
 
 // check-compute's verdict on the world now: the baseline a prepare records.
 std::string Verdict(const testing::WorldCopy& w) {
-  sys::Root root = Open(w);
+  sys::Root root = OpenTrialWorld(w);
   return api::ComputeVerdict(root, detect::Detect(root));
 }
 
@@ -95,17 +95,17 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
 
   api::TrialCheckInputs inputs;
   inputs.kernel_log = "[    2.1] [drm] amdgpu kernel modesetting enabled.\n";
-  auto check = api::CheckTrial(Open(w), inputs, options, writer);
+  auto check = api::CheckTrial(OpenTrialWorld(w), inputs, options, writer);
   ASSERT_TRUE(check) << check.error().message;
   EXPECT_EQ(check->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*check));
   plan::TrialState s = State(w);
   EXPECT_EQ(s.state, plan::TrialPhase::kConfirmed) << JsonText(plan::TrialStateToJson(s));
-  EXPECT_FALSE(w.Exists(kConf)) << "nothing permanent before the commit";
+  EXPECT_FALSE(w.Exists(kTrialConf)) << "nothing permanent before the commit";
 
-  auto commit = api::CommitTrial(Open(w), options, writer);
+  auto commit = api::CommitTrial(OpenTrialWorld(w), options, writer);
   ASSERT_TRUE(commit) << commit.error().message;
   EXPECT_EQ(commit->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*commit));
-  EXPECT_NE(w.Read(kConf).find("options amdgpu noretry=0"), std::string::npos);
+  EXPECT_NE(w.Read(kTrialConf).find("options amdgpu noretry=0"), std::string::npos);
   s = State(w);
   EXPECT_EQ(s.state, plan::TrialPhase::kCommitted);
   // One transaction: the request's intent (history, revert), the state written with it.
@@ -117,7 +117,7 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   EXPECT_EQ(events.back().trial, kId);
 
   // Committed is not pending: a second commit (the unit again) is refused, nothing written.
-  auto again = api::CommitTrial(Open(w), options, writer);
+  auto again = api::CommitTrial(OpenTrialWorld(w), options, writer);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, ChangeStatus::kRefused);
 }
@@ -143,10 +143,10 @@ TEST(ApiTrialTest, PrepareCheckAndCommitOnGrubDebian) {
   options.trial = true;
   options.trial_on_tree = true;
   options.trial_id = kId;
-  auto prepare = api::Set(Open(w), {"amdgpu.noretry=0"}, options, writer);
+  auto prepare = api::Set(OpenTrialWorld(w), {"amdgpu.noretry=0"}, options, writer);
   ASSERT_TRUE(prepare) << prepare.error().message;
   ASSERT_EQ(prepare->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*prepare));
-  EXPECT_FALSE(w.Exists(kConf)) << "nothing permanent";
+  EXPECT_FALSE(w.Exists(kTrialConf)) << "nothing permanent";
   ASSERT_TRUE(w.Exists("boot/grub/rocmtune-trial.cfg"));
   std::string entry = w.Read("boot/grub/rocmtune-trial.cfg");
   EXPECT_NE(entry.find("amdgpu.noretry=0 panic=10 rocmtune.trial=0badc0de"), std::string::npos) << entry;
@@ -161,14 +161,14 @@ TEST(ApiTrialTest, PrepareCheckAndCommitOnGrubDebian) {
   api::ChangeOptions boot;
   api::TrialCheckInputs inputs;
   inputs.kernel_log = "";
-  auto check = api::CheckTrial(Open(w), inputs, boot, writer);
+  auto check = api::CheckTrial(OpenTrialWorld(w), inputs, boot, writer);
   ASSERT_TRUE(check) << check.error().message;
   ASSERT_EQ(check->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*check));
   EXPECT_TRUE(w.Exists("boot/grub/rocmtune-trial.cfg")) << "the entry goes with the commit";
-  auto commit = api::CommitTrial(Open(w), boot, writer);
+  auto commit = api::CommitTrial(OpenTrialWorld(w), boot, writer);
   ASSERT_TRUE(commit) << commit.error().message;
   ASSERT_EQ(commit->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*commit));
-  EXPECT_NE(w.Read(kConf).find("options amdgpu noretry=0"), std::string::npos);
+  EXPECT_NE(w.Read(kTrialConf).find("options amdgpu noretry=0"), std::string::npos);
   EXPECT_FALSE(w.Exists("boot/grub/rocmtune-trial.cfg"));
   EXPECT_EQ(State(w).state, plan::TrialPhase::kCommitted);
 }
@@ -186,7 +186,7 @@ TEST(ApiTrialTest, ACheckThatSeesAGpuResetFailsTheTrialAndNothingIsCommitted) {
   options.on_event = [&](const api::Event& e) { events.push_back(e); };
   api::TrialCheckInputs inputs;
   inputs.kernel_log = "[   12.3] amdgpu 0000:28:00.0: amdgpu: GPU reset begin!\n";
-  auto check = api::CheckTrial(Open(w), inputs, options, writer);
+  auto check = api::CheckTrial(OpenTrialWorld(w), inputs, options, writer);
   ASSERT_TRUE(check) << check.error().message;
   EXPECT_EQ(check->status, ChangeStatus::kFailed);
   plan::TrialState s = State(w);
@@ -199,15 +199,15 @@ TEST(ApiTrialTest, ACheckThatSeesAGpuResetFailsTheTrialAndNothingIsCommitted) {
   EXPECT_EQ(api::Info(events.back().kind).name, "trial-failed");
   EXPECT_FALSE(events.back().reasons.empty());
 
-  auto commit = api::CommitTrial(Open(w), options, writer);
+  auto commit = api::CommitTrial(OpenTrialWorld(w), options, writer);
   ASSERT_TRUE(commit);
   EXPECT_EQ(commit->status, ChangeStatus::kRefused);
-  EXPECT_FALSE(w.Exists(kConf));
+  EXPECT_FALSE(w.Exists(kTrialConf));
 
   // status shows it, with what was seen, until it is dismissed.
   auto status = w.Ctl({"status", "--json"});
   EXPECT_NE(status.out.find("\"trial.failed\""), std::string::npos) << status.out;
-  auto cancel = api::CancelTrial(Open(w), options, writer);
+  auto cancel = api::CancelTrial(OpenTrialWorld(w), options, writer);
   ASSERT_TRUE(cancel);
   EXPECT_EQ(State(w).state, plan::TrialPhase::kCancelled);
   EXPECT_EQ(w.Ctl({"status", "--json"}).out.find("\"trial.failed\""), std::string::npos);
@@ -220,7 +220,7 @@ TEST(ApiTrialTest, ABootWithoutTheTokenWhileTheTrialIsPendingMeansItFailed) {
   auto status = w.Ctl({"status", "--json"});
   EXPECT_NE(status.out.find("\"trial.pending\""), std::string::npos) << status.out;
   // The world's /proc/cmdline is the old default's: the trial boot panicked and panic=10 rebooted.
-  auto recover = api::RecoverTrial(Open(w), {}, writer);
+  auto recover = api::RecoverTrial(OpenTrialWorld(w), {}, writer);
   ASSERT_TRUE(recover) << recover.error().message;
   EXPECT_EQ(recover->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*recover));
   plan::TrialState s = State(w);
@@ -228,7 +228,7 @@ TEST(ApiTrialTest, ABootWithoutTheTokenWhileTheTrialIsPendingMeansItFailed) {
   ASSERT_FALSE(s.seen.empty());
   EXPECT_NE(s.seen.front().find("panicked before its check"), std::string::npos) << s.seen.front();
   // Nothing pending any more: the next boot's recover does nothing.
-  auto again = api::RecoverTrial(Open(w), {}, writer);
+  auto again = api::RecoverTrial(OpenTrialWorld(w), {}, writer);
   ASSERT_TRUE(again);
   EXPECT_FALSE(again->outcome.changed);
 }
@@ -238,7 +238,7 @@ TEST(ApiTrialTest, RecoverLeavesTheTrialBootItselfToItsCheck) {
   ExecutorWriter writer(w.root());
   Seed(w, writer, Prepared());
   BootTrial(w);
-  auto recover = api::RecoverTrial(Open(w), {}, writer);
+  auto recover = api::RecoverTrial(OpenTrialWorld(w), {}, writer);
   ASSERT_TRUE(recover);
   EXPECT_FALSE(recover->outcome.changed);
   EXPECT_EQ(State(w).state, plan::TrialPhase::kPrepared);
@@ -248,7 +248,7 @@ TEST(ApiTrialTest, ResetCancelsAPendingTrial) {
   testing::WorldCopy w(kWorld);
   ExecutorWriter writer(w.root());
   Seed(w, writer, Prepared());
-  auto reset = api::Reset(Open(w), {}, writer);
+  auto reset = api::Reset(OpenTrialWorld(w), {}, writer);
   ASSERT_TRUE(reset) << reset.error().message;
   EXPECT_EQ(reset->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*reset));
   EXPECT_EQ(State(w).state, plan::TrialPhase::kCancelled);
@@ -261,7 +261,7 @@ TEST(ApiTrialTest, ASecondTrialIsRefusedWhileOneIsPending) {
   api::ChangeOptions options;
   options.trial = true;
   options.check = true;
-  auto set = api::Set(Open(w), {"amdgpu.noretry=1"}, options, writer);
+  auto set = api::Set(OpenTrialWorld(w), {"amdgpu.noretry=1"}, options, writer);
   ASSERT_TRUE(set);
   EXPECT_EQ(set->status, ChangeStatus::kRefused);
   ASSERT_FALSE(set->plan.refused.empty());
@@ -276,7 +276,7 @@ TEST(ApiTrialTest, TheHelperRefusesAStateWhoseTokensItWouldNotWrite) {
   bad.tokens = {"no_such_option=1", plan::TrialToken(kId)};
   plan::Plan p;
   p.intent = {"trial", "", {"prepare", kId}, "", {}};
-  p.root = Open(w).id();
+  p.root = OpenTrialWorld(w).id();
   p.ops.push_back({plan::OpKind::kWriteFile,
                    plan::BackendId::kCmdline,
                    std::string(plan::kTrialState),
@@ -355,7 +355,7 @@ TEST(TrialCliTest, TheBootVerbsCheckAndCommitASeededTrial) {
   EXPECT_NE(shown.out.find("Trial 0badc0de: confirmed"), std::string::npos) << shown.out;
   auto commit = w.Ctl({"trial", "commit", "--boot"});
   EXPECT_EQ(commit.exit_code, 0) << commit.out << commit.err;
-  EXPECT_NE(w.Read(kConf).find("options amdgpu noretry=0"), std::string::npos);
+  EXPECT_NE(w.Read(kTrialConf).find("options amdgpu noretry=0"), std::string::npos);
   EXPECT_EQ(w.Ctl({"trial", "--json"}).Json()["state"], "committed");
   auto history = w.Ctl({"history", "--json"});
   EXPECT_NE(history.out.find("\"trial\""), std::string::npos) << "the trial's steps are in history: " << history.out;
