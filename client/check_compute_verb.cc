@@ -41,8 +41,6 @@ void PrintReason(const Doc& r, std::string_view kind) {
   fmt::print("{}", Strings(fix, "set", "    set: "));
 }
 
-bool Flag(const Doc& g, std::string_view key) { return g.contains(key) && g[key].is_boolean() && g[key].get<bool>(); }
-
 bool HasNote(const Doc& g, std::string_view outcome) {
   if (!g.contains("notes") || !g["notes"].is_array()) return false;
   for (const Doc& n : g["notes"])
@@ -55,7 +53,7 @@ bool HasNote(const Doc& g, std::string_view outcome) {
 std::string Verdict(const Doc& g, const std::string& workload) {
   if (g.contains("usable") && g["usable"].is_boolean() && !g["usable"].get<bool>())
     return "NOT USABLE: ROCm programs cannot use this GPU";
-  if (!Flag(g, "safe")) return fmt::format("NOT SAFE for {} work", workload);
+  if (!DocTrue(g, "safe")) return fmt::format("NOT SAFE for {} work", workload);
   if (HasNote(g, "unsupported"))
     return fmt::format("no known crash for {} work, but not supported by the installed ROCm (see the note)", workload);
   if (HasNote(g, "limits")) return fmt::format("safe for {} work, with limits (see the notes)", workload);
@@ -63,7 +61,7 @@ std::string Verdict(const Doc& g, const std::string& workload) {
 }
 
 // One line per GPU, then each reason with why and the fix.
-void PrintHuman(const Doc& doc) {
+void PrintCheckCompute(const Doc& doc) {
   std::string workload = Field(doc, "workload");
   const Doc& gpus = doc.contains("gpus") && doc["gpus"].is_array() ? doc["gpus"] : Doc::array();
   if (gpus.empty()) {
@@ -104,7 +102,7 @@ int RunCheckCompute(const Context& ctx, const Args& args) {
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   Doc doc = api::CheckComputeJson(*report);
   if (ctx.json) PrintJson(doc);
-  else PrintHuman(doc);
+  else PrintCheckCompute(doc);
   return Safe(doc) ? kExitOk : kExitFailed;
 }
 

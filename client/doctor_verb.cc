@@ -156,7 +156,7 @@ void PrintLog(const Doc& log) {
   if (matched) fmt::print("\nThis machine:\n");
 }
 
-void PrintHuman(const Doc& doc) {
+void PrintDoctor(const Doc& doc) {
   if (const Doc& log = Member(doc, "log"); log.is_object()) PrintLog(log);
   for (const Doc& f : Member(doc, "findings")) PrintFinding(f);
   fmt::print("{}\n", DocTrue(doc, "problems") ? "Something is wrong: see the warnings and errors above."
@@ -202,7 +202,7 @@ int RunDoctor(const Context& ctx, const Args& args) {
   if (!*doc) return doc->error();
   const Doc& d = **doc;
   if (ctx.json) PrintJson(d);
-  else PrintHuman(d);
+  else PrintDoctor(d);
   return DocTrue(d, "problems") ? kExitFailed : kExitOk;
 }
 

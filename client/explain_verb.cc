@@ -13,7 +13,7 @@
 namespace rocmtune::client {
 namespace {
 
-void PrintHuman(const Doc& doc) {
+void PrintExplain(const Doc& doc) {
   fmt::print("{} ({} backend)\n", Field(doc, "key"), Field(doc, "backend"));
   if (doc.contains("about") && doc["about"].is_array())
     for (const Doc& line : doc["about"])
@@ -43,7 +43,7 @@ int RunExplain(const Context& ctx, const Args& args) {
       });
   if (!doc) return doc.error();
   if (ctx.json) PrintJson(*doc);
-  else PrintHuman(*doc);
+  else PrintExplain(*doc);
   return kExitOk;
 }
 

@@ -16,11 +16,6 @@ const Doc& List(const Doc& doc, std::string_view key) {
   return it != doc.end() && it->is_array() ? *it : kEmpty;
 }
 
-bool Flag(const Doc& doc, std::string_view key) {
-  auto it = doc.find(key);
-  return it != doc.end() && it->is_boolean() && it->get<bool>();
-}
-
 void PrintMessages(std::string_view label, const Doc& messages) {
   for (const Doc& m : messages) {
     std::string source = Field(m, "source", "");
@@ -83,7 +78,7 @@ void PrintOutcome(const Doc& result, const Args& args) {
   if (Blocked(result, args)) return;
   if (List(result, "changes").empty()) {
     // An apply whose settings the admin already had is still recorded: its profile is active.
-    if (!args.check && Flag(result, "changed"))
+    if (!args.check && DocTrue(result, "changed"))
       fmt::print("Transaction {} recorded: nothing needed writing (undo: rocmtunectl revert {}).\n",
                  Field(result, "transaction"), Field(result, "transaction"));
     return;
@@ -93,11 +88,11 @@ void PrintOutcome(const Doc& result, const Args& args) {
   std::string bootloader = Field(regen, "bootloader", "no");
   if (args.check) {
     fmt::print("\ninitramfs: {}, boot loader: {}, reboot required: {}\n", initramfs, bootloader,
-               Flag(result, "reboot_required") ? "yes" : "no");
-  } else if (Flag(result, "changed")) {
+               DocTrue(result, "reboot_required") ? "yes" : "no");
+  } else if (DocTrue(result, "changed")) {
     std::string txn = Field(result, "transaction");
     fmt::print("\nTransaction {} committed (undo: rocmtunectl revert {}). initramfs: {}, boot loader: {}{}\n", txn, txn,
-               initramfs, bootloader, Flag(result, "reboot_required") ? "; reboot to take effect" : "");
+               initramfs, bootloader, DocTrue(result, "reboot_required") ? "; reboot to take effect" : "");
   }
 }
 

@@ -143,7 +143,7 @@ void PrintFindings(const Doc& findings) {
   }
 }
 
-void PrintHuman(const Doc& doc) {
+void PrintStatus(const Doc& doc) {
   const Doc& s = Member(doc, "system");
   const Doc& amdgpu = Member(Member(s, "modules"), "amdgpu");
   bool loaded = Member(amdgpu, "loaded").is_boolean() && Member(amdgpu, "loaded").get<bool>();
@@ -176,7 +176,7 @@ int RunStatus(const Context& ctx, const Args&) {
       kExitFailed);
   if (!doc) return doc.error();
   if (ctx.json) PrintJson(*doc);
-  else PrintHuman(*doc);
+  else PrintStatus(*doc);
   return kExitOk;
 }
 

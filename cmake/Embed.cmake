@@ -10,6 +10,8 @@ function(rocmtune_embed target symbol file)
     DEPENDS "${file}" "${PROJECT_SOURCE_DIR}/cmake/EmbedFile.cmake"
     COMMENT "Embedding ${file}")
   target_sources(${target} PRIVATE "${out}")
+  # Every embedded file defines the same file-local names: each compiles alone in a unity build.
+  set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()
 
 # rocmtune_embed_symbol(<out-var> <file-name> [<prefix>]): the symbol a shipped file is embedded

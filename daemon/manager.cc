@@ -48,16 +48,6 @@ int Getter(sd_bus* bus, const char*, const char*, const char* property, sd_bus_m
                [&] { return Fn(reply, Self(userdata), ret); });
 }
 
-int ReplyText(sd_bus_message* call, const std::string& text) {
-  return sd_bus_reply_method_return(call, "s", text.c_str());
-}
-
-Result<api::System> Load(Manager& manager) {
-  auto root = manager.root().Duplicate();
-  if (!root) return tl::unexpected(root.error());
-  return api::LoadSystem(std::move(*root), manager.Inventory());
-}
-
 // Status's document; `live`: rocm-smi-lib's facts (the live root), else none are asked.
 int ReplyDescribe(sd_bus_message* call, Manager& self, detect::Inventory inventory,
                   const std::vector<detect::LiveFacts>* live, sd_bus_error* ret) {
@@ -87,13 +77,13 @@ int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 }
 
 int History(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  auto system = Load(self);
+  auto system = self.LoadSystem();
   if (!system) return SetError(ret, system.error());
   return ReplyText(call, JsonText(api::HistoryJson(api::History(*system))));
 }
 
 int Verify(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  auto system = Load(self);
+  auto system = self.LoadSystem();
   if (!system) return SetError(ret, system.error());
   return ReplyText(call, JsonText(api::VerifyJson(api::Verify(*system))));
 }
@@ -101,7 +91,7 @@ int Verify(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 int Explain(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* key = nullptr;
   if (int r = sd_bus_message_read(call, "s", &key); r < 0) return r;
-  auto system = Load(self);
+  auto system = self.LoadSystem();
   if (!system) return SetError(ret, system.error());
   auto report = api::Explain(*system, key);
   if (!report) return SetError(ret, report.error());
@@ -234,6 +224,12 @@ Manager::Manager(sys::Root root, std::string helper_socket, bool shm_is_private)
 
 void Manager::LiveFacts(const std::vector<detect::Gpu>& gpus, LiveFactsWorker::Done done) {
   live_.Get(gpus, std::move(done));
+}
+
+Result<api::System> Manager::LoadSystem() {
+  auto root = root_.Duplicate();
+  if (!root) return tl::unexpected(root.error());
+  return api::LoadSystem(std::move(*root), Inventory());
 }
 
 void Manager::RefreshInventory() {

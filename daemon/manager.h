@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/system.h"
 #include "bus/contract.h"
 #include "bus/handles.h"
 #include "daemon/authorizer.h"
@@ -63,6 +64,8 @@ class Manager {
   detect::Inventory Inventory();
   // Detects again now; emits GpusChanged when the GPUs differ from the ones known before.
   void RefreshInventory();
+  // The system of the served root with the kept inventory: what every read method answers from.
+  Result<api::System> LoadSystem();
   // rocm-smi-lib's facts for `gpus` (live root only), kept for kLiveFactsMaxAge: Describe's
   // callers (status pollers, the Ansible fact) do not start rocm-smi-lib's child every time.
   // Never on the event loop: `done` runs on the loop when the facts are there (LiveFactsWorker).

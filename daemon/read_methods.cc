@@ -17,17 +17,12 @@
 #include "util/json_text.h"
 
 namespace rocmtune::daemon {
-namespace {
 
 int ReplyText(sd_bus_message* call, const std::string& text) {
   return sd_bus_reply_method_return(call, "s", text.c_str());
 }
 
-Result<api::System> Load(Manager& manager) {
-  auto root = manager.root().Duplicate();
-  if (!root) return tl::unexpected(root.error());
-  return api::LoadSystem(std::move(*root), manager.Inventory());
-}
+namespace {
 
 // diagnose/machine_checks.cc's access checks ask whether *this process* may open /dev/kfd (getuid, access):
 // in the daemon that is user rocmtune, not the caller. They are left to the caller's rocmtunectl.
@@ -60,7 +55,7 @@ int DoctorMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 }
 
 int ListProfilesMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  auto system = Load(self);
+  auto system = self.LoadSystem();
   if (!system) return SetError(ret, system.error());
   return ReplyText(call, JsonText(api::ProfilesJson(api::ListProfiles(*system))));
 }
@@ -68,7 +63,7 @@ int ListProfilesMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
 int ShowProfileMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* name = nullptr;
   if (int r = sd_bus_message_read(call, "s", &name); r < 0) return r;
-  auto system = Load(self);
+  auto system = self.LoadSystem();
   if (!system) return SetError(ret, system.error());
   auto report = api::ShowProfile(*system, name, {});
   if (!report) return SetError(ret, report.error());

@@ -5,6 +5,8 @@
 
 #include <systemd/sd-bus.h>
 
+#include <string>
+
 #include "daemon/manager.h"
 
 namespace rocmtune::daemon {
@@ -18,6 +20,9 @@ int DoctorMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int ListProfilesMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 // rocmtune.profile.v1 of one profile; NotFound for a profile that does not exist.
 int ShowProfileMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
+
+// A read method's reply: one string, the document.
+int ReplyText(sd_bus_message* call, const std::string& text);
 
 inline constexpr const char* kAccessNotChecked = "access.not-checked";
 

@@ -9,6 +9,7 @@
 
 #include "diagnose/verdict.h"
 #include "knowledge/known_issues.h"
+#include "util/json_text.h"
 
 namespace rocmtune::api {
 
@@ -52,13 +53,17 @@ std::string NoGpuReason(const detect::Inventory& inventory) {
   return reason;
 }
 
-json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-
 json ReasonJson(const ComputeReason& r) {
   const DoctorFinding& f = r.finding;
-  return {{"id", f.id},           {"outcome", r.outcome},   {"title", f.what},
-          {"why", OrNull(f.why)}, {"evidence", f.evidence}, {"fix", DoctorFixJson(f.fix)},
-          {"sources", f.sources}, {"file", OrNull(f.file)}, {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
+  return {{"id", f.id},
+          {"outcome", r.outcome},
+          {"title", f.what},
+          {"why", StringOrNull(f.why)},
+          {"evidence", f.evidence},
+          {"fix", DoctorFixJson(f.fix)},
+          {"sources", f.sources},
+          {"file", StringOrNull(f.file)},
+          {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
 }
 
 json ReasonsJson(const std::vector<ComputeReason>& reasons) {
@@ -124,7 +129,7 @@ json CheckComputeJson(const ComputeReport& report) {
                     {"reasons", ReasonsJson(g.reasons)},
                     {"notes", ReasonsJson(g.notes)}});
   return {{"schema", "rocmtune.check_compute.v1"}, {"safe", report.safe()}, {"workload", report.workload},
-          {"device", OrNull(report.device)},       {"gpus", gpus},          {"reason", OrNull(report.reason)}};
+          {"device", StringOrNull(report.device)}, {"gpus", gpus},          {"reason", StringOrNull(report.reason)}};
 }
 
 }  // namespace rocmtune::api

@@ -5,13 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_text.h"
+
 namespace rocmtune::api {
 
 namespace {
 
 using json = nlohmann::ordered_json;
-
-json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 }  // namespace
 
@@ -20,27 +20,32 @@ json FindingHeadJson(const DoctorFinding& f) {
           {"severity", detect::SeverityName(f.severity)},
           {"kind", diagnose::KindName(f.kind)},
           {"effect", diagnose::EffectName(f.effect)},
-          {"gpu", OrNull(f.gpu)},
-          {"subject", OrNull(f.subject)}};
+          {"gpu", StringOrNull(f.gpu)},
+          {"subject", StringOrNull(f.subject)}};
 }
 
 json DoctorFindingJson(const DoctorFinding& f) {
   json doc = FindingHeadJson(f);
   doc["what"] = f.what;
-  doc["why"] = OrNull(f.why);
+  doc["why"] = StringOrNull(f.why);
   doc["fix"] = DoctorFixJson(f.fix);
   doc["sources"] = f.sources;
-  doc["confidence"] = OrNull(f.confidence);
+  doc["confidence"] = StringOrNull(f.confidence);
   doc["evidence"] = f.evidence;
   doc["symptoms"] = f.symptoms;
-  doc["file"] = OrNull(f.file);
+  doc["file"] = StringOrNull(f.file);
   doc["line"] = f.line > 0 ? json(f.line) : json(nullptr);
   return doc;
 }
 
 json DoctorFixJson(const DoctorFix& fix) {
-  return {{"text", OrNull(fix.text)}, {"profile", OrNull(fix.profile)}, {"set", fix.set},          {"unset", fix.unset},
-          {"rocm", OrNull(fix.rocm)}, {"kernel", OrNull(fix.kernel)},   {"none", OrNull(fix.none)}};
+  return {{"text", StringOrNull(fix.text)},
+          {"profile", StringOrNull(fix.profile)},
+          {"set", fix.set},
+          {"unset", fix.unset},
+          {"rocm", StringOrNull(fix.rocm)},
+          {"kernel", StringOrNull(fix.kernel)},
+          {"none", StringOrNull(fix.none)}};
 }
 
 DoctorReport DoctorOf(diagnose::Assessment a) {

@@ -15,7 +15,7 @@ namespace {
 
 // `text` starts at `line` of `file`; its kernel tokens with the line each begins on. Tokens
 // holding '$' are GRUB variables expanded at boot ($tuned_params), not parameters.
-void AddTokens(std::string_view file, int line, std::string_view text, std::vector<CmdlineTokenAt>& out) {
+void AddNextBootTokens(std::string_view file, int line, std::string_view text, std::vector<CmdlineTokenAt>& out) {
   size_t counted = 0;
   for (const TokenSpan& span : KernelTokenSpans(text)) {
     line += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
@@ -72,7 +72,7 @@ NextBoot NextBootFromBls(const KnobContext& ctx) {
     if (!line.starts_with("options")) continue;
     std::string_view value = line.substr(7);
     NextBoot next{std::string(text::Trim(value)), "", {}};
-    AddTokens(chosen, number, value, next.tokens);
+    AddNextBootTokens(chosen, number, value, next.tokens);
     return next;
   }
   return {std::string(), "", {}};
@@ -82,7 +82,7 @@ NextBoot NextBootFromKernelCmdline(const KnobContext& ctx) {
   auto content = ReadOptional(ctx.root, kKernelCmdlinePath);
   if (!content) return Unknown("/etc/kernel/cmdline is missing (kernel-install would reuse /proc/cmdline)");
   NextBoot next{text::Clean(*content), "", {}};
-  AddTokens(kKernelCmdlinePath, 1, *content, next.tokens);
+  AddNextBootTokens(kKernelCmdlinePath, 1, *content, next.tokens);
   return next;
 }
 

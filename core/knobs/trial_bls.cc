@@ -14,7 +14,7 @@ namespace rocmtune::knobs {
 namespace {
 
 constexpr std::string_view kLoaderVendor = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
-constexpr std::string_view kMountInfo = "proc/self/mountinfo";
+constexpr std::string_view kBlsMountInfo = "proc/self/mountinfo";
 constexpr std::string_view kWritableGrub2Env =
     "that GRUB can write /boot/grub2/grubenv at boot (not on LVM, RAID, LUKS, btrfs or ZFS)";
 constexpr std::string_view kEfiVars = "sys/firmware/efi/efivars";
@@ -163,7 +163,7 @@ std::optional<std::string> EntryImage(std::string_view entry, std::string_view e
 std::optional<std::string> RefuseGrubBlsTrial(const KnobContext& ctx) {
   if (!HasProgram(ctx.root, "grub2-editenv")) return std::string("grub2-editenv (grub2-tools) is not installed");
   if (auto def = GrubBlsDefault(ctx.root); !def) return def.error().message;
-  if (UncheckedInTree(ctx.root, kMountInfo, kWritableGrub2Env)) return std::nullopt;  // PlanGrubBlsTrial warns
+  if (UncheckedInTree(ctx.root, kBlsMountInfo, kWritableGrub2Env)) return std::nullopt;  // PlanGrubBlsTrial warns
   return GrubEnvUnwritable(ctx.root, "/boot/grub2");
 }
 
@@ -181,7 +181,7 @@ void PlanGrubBlsTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan
                  "the trial's entry: the default BLS entry with the trial's tokens, for one boot", plan);
   AddTrialSwitch(plan::Regenerator::kGrub2Editenv, {"-", "set", fmt::format("next_entry={}", kTrialEntryId)},
                  "GRUB boots next_entry once and clears it at that boot (00_header)", plan);
-  if (auto unchecked = UncheckedInTree(ctx.root, kMountInfo, kWritableGrub2Env))
+  if (auto unchecked = UncheckedInTree(ctx.root, kBlsMountInfo, kWritableGrub2Env))
     plan.warnings.push_back({"", *unchecked, ""});
   plan.reboot_required = true;
 }

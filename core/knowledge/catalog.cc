@@ -30,7 +30,7 @@ constexpr EnumNames<ParamType, 9> kTypeNames{{
 }};
 static_assert(Distinct(kTypeNames));
 
-constexpr TomlKey kTopKeys[] = {{"param", TomlType::kTableArray}};
+constexpr TomlKey kCatalogTopKeys[] = {{"param", TomlType::kTableArray}};
 // Every key a [[param]] may have: a misspelt key is an error, not a silently missing fact.
 constexpr TomlKey kParamKeys[] = {
     {"module", TomlType::kString},
@@ -135,7 +135,7 @@ std::string_view ParamTypeName(ParamType type) { return NameOf(kTypeNames, type,
 Result<Catalog> Catalog::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(*parsed, kCatalogTopKeys, origin); !ok) return tl::unexpected(ok.error());
   const std::vector<const toml::table*> entries = TomlTables(*parsed, "param");
   if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[param]] entries", origin));
   Catalog catalog;

@@ -40,7 +40,7 @@ bool IsGfxName(std::string_view s) {
 
 namespace {
 
-constexpr TomlKey kTopKeys[] = {
+constexpr TomlKey kEnvVarsTopKeys[] = {
     {"var", TomlType::kTableArray}, {"not_read", TomlType::kTableArray}, {"debug", TomlType::kTableArray}};
 constexpr TomlKey kVarKeys[] = {
     {"name", TomlType::kString, true},  {"check", TomlType::kString, true}, {"source", TomlType::kString, true},
@@ -75,7 +75,7 @@ Result<EnvVars> EnvVars::Parse(std::string_view toml_text, std::string_view orig
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
   const toml::table& doc = *parsed;
-  if (auto ok = CheckTomlTable(doc, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(doc, kEnvVarsTopKeys, origin); !ok) return tl::unexpected(ok.error());
   if (TomlTables(doc, "var").empty())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[var]] entries", origin));
   EnvVars out;

@@ -19,7 +19,7 @@ std::string GfxNameFromVersion(uint32_t version) {
 
 namespace {
 
-constexpr TomlKey kTopKeys[] = {{"target", TomlType::kTableArray}};
+constexpr TomlKey kGfxTargetsTopKeys[] = {{"target", TomlType::kTableArray}};
 constexpr TomlKey kTargetKeys[] = {
     {"gfx_target_version", TomlType::kInteger, true},
     {"gfx_target", TomlType::kString, true},
@@ -52,7 +52,7 @@ Result<GfxTarget> ParseTarget(const toml::table& t, std::string_view where) {
 Result<GfxTargetTable> GfxTargetTable::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(*parsed, kGfxTargetsTopKeys, origin); !ok) return tl::unexpected(ok.error());
   const std::vector<const toml::table*> entries = TomlTables(*parsed, "target");
   if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[target]] entries", origin));
   GfxTargetTable table;

@@ -11,7 +11,7 @@ namespace rocmtune::knowledge {
 
 namespace {
 
-constexpr TomlKey kTopKeys[] = {{"gpu", TomlType::kTableArray}};
+constexpr TomlKey kGpuTableTopKeys[] = {{"gpu", TomlType::kTableArray}};
 constexpr TomlKey kGpuKeys[] = {
     {"product", TomlType::kString, true}, {"pci_ids", TomlType::kStringArray, true},
     {"gfx_target", TomlType::kString},    {"gfx_target_version", TomlType::kInteger},
@@ -47,7 +47,7 @@ Result<GpuModel> ParseGpu(const toml::table& t, std::string_view where) {
 Result<GpuTable> GpuTable::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(*parsed, kGpuTableTopKeys, origin); !ok) return tl::unexpected(ok.error());
   const std::vector<const toml::table*> entries = TomlTables(*parsed, "gpu");
   if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[gpu]] entries", origin));
   GpuTable table;

@@ -12,7 +12,7 @@ namespace rocmtune::knowledge {
 
 namespace {
 
-constexpr TomlKey kTopKeys[] = {{"option", TomlType::kTableArray}};
+constexpr TomlKey kKernelOptionsTopKeys[] = {{"option", TomlType::kTableArray}};
 constexpr TomlKey kOptionKeys[] = {
     {"name", TomlType::kString, true}, {"source", TomlType::kString, true}, {"description", TomlType::kString},
     {"list", TomlType::kBoolean},      {"values", TomlType::kStringArray},  {"refuse", TomlType::kStringTable},
@@ -23,7 +23,7 @@ constexpr TomlKey kOptionKeys[] = {
 Result<KernelOptions> KernelOptions::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(*parsed, kKernelOptionsTopKeys, origin); !ok) return tl::unexpected(ok.error());
   const std::vector<const toml::table*> entries = TomlTables(*parsed, "option");
   if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[option]] entries", origin));
   KernelOptions out;

@@ -16,7 +16,7 @@ namespace rocmtune::knowledge {
 
 namespace {
 
-constexpr TomlKey kTopKeys[] = {{"schema_version", TomlType::kInteger}, {"issue", TomlType::kTableArray}};
+constexpr TomlKey kKnownIssuesTopKeys[] = {{"schema_version", TomlType::kInteger}, {"issue", TomlType::kTableArray}};
 constexpr TomlKey kWhenKeys[] = {
     {"gfx", TomlType::kStringArray},   {"apu", TomlType::kBoolean},       {"rocm_min", TomlType::kString},
     {"rocm_below", TomlType::kString}, {"kernel_min", TomlType::kString}, {"kernel_below", TomlType::kString},
@@ -179,7 +179,7 @@ std::optional<Version> ParseVersion(std::string_view text) {
 Result<KnownIssues> KnownIssues::Parse(std::string_view toml_text, std::string_view origin) {
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
-  if (auto ok = CheckTomlTable(*parsed, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(*parsed, kKnownIssuesTopKeys, origin); !ok) return tl::unexpected(ok.error());
   const std::vector<const toml::table*> entries = TomlTables(*parsed, "issue");
   if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[issue]] entries", origin));
   KnownIssues out;

@@ -13,7 +13,7 @@ namespace rocmtune::knowledge {
 
 namespace {
 
-constexpr TomlKey kTopKeys[] = {{"schema_version", TomlType::kInteger}, {"release", TomlType::kTableArray}};
+constexpr TomlKey kRocmSupportTopKeys[] = {{"schema_version", TomlType::kInteger}, {"release", TomlType::kTableArray}};
 constexpr TomlKey kReleaseKeys[] = {
     {"version", TomlType::kString},
     {"supported", TomlType::kStringArray},
@@ -108,7 +108,7 @@ Result<RocmSupport> RocmSupport::Parse(std::string_view toml_text, std::string_v
   auto parsed = ParseTomlDocument(toml_text, origin);
   if (!parsed) return tl::unexpected(parsed.error());
   const toml::table& doc = *parsed;
-  if (auto ok = CheckTomlTable(doc, kTopKeys, origin); !ok) return tl::unexpected(ok.error());
+  if (auto ok = CheckTomlTable(doc, kRocmSupportTopKeys, origin); !ok) return tl::unexpected(ok.error());
   if (TomlInt(doc, "schema_version") != kSchemaVersion)
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: schema_version must be {}", origin, kSchemaVersion));
   const std::vector<const toml::table*> entries = TomlTables(doc, "release");

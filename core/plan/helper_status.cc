@@ -28,13 +28,13 @@ std::string_view HelperStatusName(HelperStatus status) { return NameOf(kNames, s
 std::optional<HelperStatus> ParseHelperStatus(std::string_view name) { return ParseName(kNames, name); }
 
 nlohmann::ordered_json HelperReplyJson(const HelperReply& r) {
-  using json = nlohmann::ordered_json;
-  return json{{"schema", kHelperSchema},
-              {"status", HelperStatusName(r.status)},
-              {"transaction", r.transaction.empty() ? json(nullptr) : json(r.transaction)},
-              {"regenerated", {{"initramfs", RegenName(r.initramfs)}, {"bootloader", RegenName(r.bootloader)}}},
-              {"recovered", r.recovered},
-              {"messages", r.messages}};
+  using reply_json = nlohmann::ordered_json;
+  return reply_json{{"schema", kHelperSchema},
+                    {"status", HelperStatusName(r.status)},
+                    {"transaction", r.transaction.empty() ? reply_json(nullptr) : reply_json(r.transaction)},
+                    {"regenerated", {{"initramfs", RegenName(r.initramfs)}, {"bootloader", RegenName(r.bootloader)}}},
+                    {"recovered", r.recovered},
+                    {"messages", r.messages}};
 }
 
 Result<HelperReply> ParseHelperReply(std::string_view text) {

@@ -35,7 +35,7 @@ std::string ArchiveModulePath() {
   return ROCMTUNE_INSTALLED_ARCHIVE_MODULE;
 }
 
-Error Errno(std::string_view what, int err = errno) {
+Error ArchiveErrno(std::string_view what, int err = errno) {
   return Error{ErrorCode::kIo, err, fmt::format("{}: {}", what, std::strerror(err))};
 }
 
@@ -53,7 +53,7 @@ class TempFile {
   Result<void> Commit(const std::string& name, const std::string& display) {
     if (::renameat2(dir_, name_.c_str(), dir_, name.c_str(), RENAME_NOREPLACE) != 0) {
       if (errno == EEXIST) return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: exists; not replaced", display));
-      return tl::unexpected(Errno(display));
+      return tl::unexpected(ArchiveErrno(display));
     }
     committed_ = true;
     ::fsync(dir_);
@@ -72,7 +72,7 @@ Result<std::unique_ptr<TempFile>> MakeTemp(int dir, const std::string& name, con
     std::string temp = fmt::format(".{}.{}-{}.tmp", name, ::getpid(), attempt);
     sys::UniqueFd fd(::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (fd.valid()) return std::make_unique<TempFile>(dir, std::move(temp), std::move(fd));
-    if (errno != EEXIST) return tl::unexpected(Errno(display));
+    if (errno != EEXIST) return tl::unexpected(ArchiveErrno(display));
   }
   return Fail(ErrorCode::kIo, fmt::format("{}: no free temporary name beside it", display));
 }
@@ -96,11 +96,11 @@ Result<ArchiveOut> ArchiveOut::Open(const std::string& path) {
   if (name.empty() || name == "." || name == "..")
     return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: not a file name", path));
   sys::UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir_fd.valid()) return tl::unexpected(Errno(dir));
+  if (!dir_fd.valid()) return tl::unexpected(ArchiveErrno(dir));
   struct stat st {};
   if (::fstatat(dir_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
     return Fail(ErrorCode::kInvalidArgument, fmt::format("{}: exists; choose a new file name", path));
-  if (errno != ENOENT) return tl::unexpected(Errno(path));
+  if (errno != ENOENT) return tl::unexpected(ArchiveErrno(path));
   return ArchiveOut(path, std::move(dir_fd), name, TopName(name));
 }
 
@@ -180,7 +180,7 @@ Result<void> ArchiveOut::Finish() {
   auto temp = MakeTemp(dir_.get(), name_, path_);
   if (!temp) return tl::unexpected(temp.error());
   if (auto r = WriteTo((*temp)->fd()); !r) return r;
-  if (::fchmod((*temp)->fd(), 0644) != 0 || ::fsync((*temp)->fd()) != 0) return tl::unexpected(Errno(path_));
+  if (::fchmod((*temp)->fd(), 0644) != 0 || ::fsync((*temp)->fd()) != 0) return tl::unexpected(ArchiveErrno(path_));
   return (*temp)->Commit(name_, path_);
 }
 

@@ -7,7 +7,7 @@
 namespace rocmtune::sys {
 namespace {
 
-constexpr std::string_view kCmdlineFile = "proc/cmdline";
+constexpr std::string_view kModuleArgsCmdline = "proc/cmdline";
 // libkmod reads /proc/cmdline into a KCMD_LINE_SIZE (4096) buffer, terminating NUL included.
 constexpr size_t kKcmdlineMax = 4095;
 
@@ -153,7 +153,7 @@ std::vector<std::pair<std::string, std::string>> KernelCmdlineModuleOptions(std:
         out.emplace_back(std::move(module), std::move(option));
       } else if (errors) {
         errors->push_back(fmt::format("{}: Ignoring bad option on kernel command line while parsing module name: '{}'",
-                                      kCmdlineFile, raw));
+                                      kModuleArgsCmdline, raw));
       }
     }
     modname = p + 1;

@@ -12,4 +12,7 @@ namespace rocmtune {
 // `indent` < 0: one line.
 std::string JsonText(const nlohmann::ordered_json& doc, int indent = 2);
 
+// `s`, or null when it is empty: a document's optional text field.
+nlohmann::ordered_json StringOrNull(const std::string& s);
+
 }  // namespace rocmtune
