@@ -10,8 +10,11 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# RelWithDebInfo with line tables only (-g1): the code is -O2's, a backtrace names file and line,
+# and the build costs a third less than with -g (BENCHMARKS.md, "Compile time of a cold full
+# build"); CONTRIBUTING.md says how to get -g back. Sources compile eight to a unit (unity build).
 $(BUILD_DIR)/build.ninja:
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
 configure: deps $(BUILD_DIR)/build.ninja
 
@@ -30,9 +33,11 @@ demo: build
 
 # rpm.smoke_build (label rpmbuild) is a whole rpmbuild: `make rpm`, or `ctest -L rpmbuild` in the build folder.
 # tests/run_ctest.sh runs ctest, prints the skipped tests with their reasons, writes the results to
-# Testing/check.xml (CI's skip check) and fails if a process the tests started is still running.
+# Testing/check.xml (CI's skip check) and fails if a process the tests started is still running;
+# --tmpfs puts the tests' temporary trees on a tmpfs (/dev/shm) where it can: copying a world is
+# mostly mkdir, ten times slower on a disk (ROCMTUNE_TEST_TMPFS=0 keeps TMPDIR).
 check: build
-	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm)$$'
+	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh --tmpfs check --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm)$$'
 
 # Whole-system tests (label `system`, tests/system/, tests/package/): a debootstrap'd Debian 12
 # cached in $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot, the Debian package installed,
@@ -67,17 +72,22 @@ rpm: deps
 	JOBS=$(JOBS) packaging/rpm/smoke-build.sh $(BUILD_DIR)/rpm
 
 # Lint (CONTRIBUTING.md, "Style and lint"): clang-format 14 and clang-tidy 14 with the checked-in .clang-format and
-# .clang-tidy, and shellcheck over every shell script (scripts/shellcheck.sh). `make lint` needs a
-# configured build folder (compile_commands.json), not a build; CI runs it after `make check` (.ci/run).
+# .clang-tidy, and shellcheck over every shell script (scripts/shellcheck.sh). `make lint` configures
+# $(BUILD_DIR)/tidy for its compile_commands.json, and builds nothing; CI runs it after `make check` (.ci/run).
 # It runs every step and fails at the end if any failed.
 lint-deps: deps
 	@scripts/install-deps.sh --lint
 
-lint: lint-deps $(BUILD_DIR)/build.ninja
+# clang-tidy checks each source on its own: its compile commands come from $(BUILD_DIR)/tidy,
+# configured (never built) without the unity build.
+$(BUILD_DIR)/tidy/build.ninja:
+	cmake -S . -B $(BUILD_DIR)/tidy -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCMTUNE_UNITY_BUILD=OFF
+
+lint: lint-deps $(BUILD_DIR)/tidy/build.ninja
 	@rc=0; \
 	echo "== format check self-test"; tests/lint/format_check_test.sh || rc=1; \
 	echo "== format check (scripts/format.sh --check)"; scripts/format.sh --check || rc=1; \
-	echo "== clang-tidy (scripts/tidy.sh)"; JOBS=$(JOBS) scripts/tidy.sh $(BUILD_DIR) || rc=1; \
+	echo "== clang-tidy (scripts/tidy.sh)"; JOBS=$(JOBS) scripts/tidy.sh $(BUILD_DIR)/tidy || rc=1; \
 	echo "== shellcheck self-test"; tests/lint/shellcheck_test.sh || rc=1; \
 	echo "== shellcheck (scripts/shellcheck.sh)"; scripts/shellcheck.sh || rc=1; \
 	exit $$rc
@@ -123,7 +133,7 @@ asan: deps
 	  -DROCMTUNE_TEST_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE)
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $(CURDIR)/tests/run_ctest.sh asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm)$$'
+	  $(CURDIR)/tests/run_ctest.sh --tmpfs asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm)$$'
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)

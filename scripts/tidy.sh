@@ -1,14 +1,16 @@
 #!/bin/sh
 # Runs clang-tidy 14 with the repository's .clang-tidy over the sources of core/, helper/, client/ and
 # daemon/ (not tests/: gtest's macros trip the class-design checks, and they would double the time).
-#   scripts/tidy.sh [BUILD_DIR [REGEX]]    BUILD_DIR (default build) must be configured: it holds
-#                                          compile_commands.json; REGEX narrows the files (e.g. core/knobs/)
+#   scripts/tidy.sh [BUILD_DIR [REGEX]]    BUILD_DIR (default build/tidy, what `make lint` configures)
+#                                          must be configured with -DROCMTUNE_UNITY_BUILD=OFF: it holds
+#                                          compile_commands.json, one command per source; REGEX narrows
+#                                          the files (e.g. core/knobs/)
 # Exit 1 when any finding is reported: every enabled check is an error (WarningsAsErrors in .clang-tidy).
 # JOBS sets the parallel clang-tidy processes (default: nproc); TIDY_CHECKS adds to .clang-tidy's checks
 # (e.g. TIDY_CHECKS='clang-analyzer-*' for a slower, deeper run).
 set -eu
 cd "$(dirname "$0")/.."
-build=${1:-build}
+build=${1:-build/tidy}
 filter=${2:-}
 
 RUN_CLANG_TIDY=${RUN_CLANG_TIDY:-run-clang-tidy-14}
@@ -18,7 +20,13 @@ for tool in "$RUN_CLANG_TIDY" "$CLANG_TIDY"; do
     echo "tidy.sh: $tool not found (Debian: apt-get install clang-tidy-14, or scripts/install-deps.sh)" >&2; exit 2; }
 done
 [ -f "$build/compile_commands.json" ] || {
-  echo "tidy.sh: no $build/compile_commands.json: configure first (make configure)" >&2; exit 2; }
+  echo "tidy.sh: no $build/compile_commands.json: configure first (make lint does)" >&2; exit 2; }
+# A unity build's commands name Unity/unity_N_cxx.cxx, not the sources: nothing would be checked.
+if grep -q '/Unity/unity_[0-9]*_cxx\.cxx"' "$build/compile_commands.json"; then
+  echo "tidy.sh: $build is a unity build; clang-tidy needs one command per source:" \
+    "configure with -DROCMTUNE_UNITY_BUILD=OFF (make lint uses build/tidy)" >&2
+  exit 2
+fi
 
 # Sources only, by absolute path as compile_commands.json names them: generated files under the build
 # folder (the embedded data) are left out. Headers are checked through the sources that include them.

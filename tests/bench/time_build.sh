@@ -5,7 +5,8 @@
 # every compiler) do, and CPU / 2 estimates the build on CI's 2 idle cores.
 #
 #   tests/bench/time_build.sh [BUILD_DIR [CMAKE_ARGS...]]     # default build-time; removed first
-#   tests/bench/time_build.sh build-g1 -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
+#   tests/bench/time_build.sh build-g -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g -DNDEBUG"   # -g, not -g1
+#   tests/bench/time_build.sh build-1by1 -DROCMTUNE_UNITY_BUILD=OFF                           # no unity build
 # Prints the time line and the most expensive steps (from .ninja_log: wall ms, so only a ranking).
 set -euo pipefail
 
@@ -17,7 +18,7 @@ case "$build" in /*) ;; *) build="$repo/$build" ;; esac
 
 rm -rf "$build"
 export CCACHE_DISABLE=1
-cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" "$@" >/dev/null
 /usr/bin/time -f '%U user %S sys %e wall' -o "$build/build-time.txt" cmake --build "$build" -j "${JOBS:-2}" >/dev/null
 read -r user _ sys _ wall _ <"$build/build-time.txt"
 awk -v u="$user" -v s="$sys" -v w="$wall" 'BEGIN {
