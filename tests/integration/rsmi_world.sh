@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # rsmi_world.sh -- sourced by the rocm-smi-lib tests: prepare a COPY of a world so that
 # rocm-smi-lib 5.2.x accepts it, and place a copy over the real /sys paths (inside a private mount
-# namespace; the caller unshares). Functions only; nothing runs when sourced.
+# namespace; the caller unshares). Functions only, and TMPDIR kept off /dev/shm (below).
 #
 # rsmi_prepare_copy W   adds to the copy W the few files real sysfs always has but captures may
 #                       lack, printing each ("ADDED for rocm-smi-lib: ..."); sets ADDED to their count.
@@ -14,6 +14,11 @@
 #                       directory named after NAME, removed on exit) and sets TMP and W.
 # rsmi_run_inside ARG...  runs "$SELF --inside TMP ARG..." in a private mount namespace; fails (the
 #                       caller's `fail`) if a mount leaked out, skips on 77, fails on another error.
+
+# rsmi_place_world mounts a tmpfs on /dev/shm, and so does rocmtune's probe child: a work directory
+# under /dev/shm, where make check's TMPDIR may be (tests/run_ctest.sh --tmpfs), would vanish from
+# their view. These tests keep theirs on /tmp.
+case ${TMPDIR:-} in /dev/shm | /dev/shm/*) export TMPDIR=/tmp ;; esac
 
 rsmi_require_namespace() {
   local err
