@@ -11,17 +11,11 @@
 #include "util/text.h"
 
 namespace rocmtune::knobs {
-namespace {
 
-constexpr std::string_view kDefaultVar = kGrubCmdlineLinuxDefault;
-constexpr std::string_view kLinuxVar = kGrubCmdlineLinux;
-constexpr std::string_view kReason = "kernel command line for the next boot";
-constexpr std::string_view kStateReason = "what rocmtune added or replaced, so it undoes only that";
-
-void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
-               plan::Plan& plan) {
+void AddFileOp(const KnobContext& ctx, plan::BackendId backend, std::string_view path, std::optional<std::string> after,
+               std::string reason, plan::Plan& plan) {
   plan::Op op;
-  op.backend = plan::BackendId::kCmdline;
+  op.backend = backend;
   op.path = std::string(path);
   op.before = ReadOptional(ctx.root, path);
   op.after = std::move(after);
@@ -31,7 +25,6 @@ void AddFileOp(const KnobContext& ctx, std::string_view path, std::optional<std:
   plan.ops.push_back(std::move(op));
 }
 
-// `args` after the program the regenerator's row names.
 plan::Op RegenOp(plan::Regenerator regenerator, std::vector<std::string> args, std::string reason) {
   const plan::RegeneratorRow& row = plan::Row(regenerator);
   plan::Op op;
@@ -43,6 +36,13 @@ plan::Op RegenOp(plan::Regenerator regenerator, std::vector<std::string> args, s
   op.reason = std::move(reason);
   return op;
 }
+
+namespace {
+
+constexpr std::string_view kDefaultVar = kGrubCmdlineLinuxDefault;
+constexpr std::string_view kLinuxVar = kGrubCmdlineLinux;
+constexpr std::string_view kReason = "kernel command line for the next boot";
+constexpr std::string_view kStateReason = "what rocmtune added or replaced, so it undoes only that";
 
 void AddRegen(plan::Plan& plan, plan::Regenerator regenerator, std::vector<std::string> args, std::string reason) {
   plan.ops.push_back(RegenOp(regenerator, std::move(args), std::move(reason)));
@@ -68,12 +68,12 @@ bool EditFile(const KnobContext& ctx, std::string_view path, Edit edit, std::str
     plan.refused.push_back({"", fmt::format("/{}: {}", path, after.error().message), ""});
     return false;
   }
-  AddFileOp(ctx, path, *after, std::string(reason), plan);
+  AddFileOp(ctx, plan::BackendId::kCmdline, path, *after, std::string(reason), plan);
   return true;
 }
 
 void AddState(const KnobContext& ctx, const CmdlineChange& change, plan::Plan& plan) {
-  AddFileOp(ctx, plan::kCmdlineTokensState, change.state, std::string(kStateReason), plan);
+  AddFileOp(ctx, plan::BackendId::kCmdline, plan::kCmdlineTokensState, change.state, std::string(kStateReason), plan);
 }
 
 std::vector<std::string> BlsEntries(const sys::Root& root) {
@@ -134,14 +134,14 @@ class GrubDebianSetup final : public CmdlineSetup {
   }
   void PlanChange(const KnobContext& ctx, const CmdlineChange& change, plan::Plan& plan) const override {
     if (change.tokens.empty()) {
-      AddFileOp(ctx, plan::kGrubDropInPath, std::nullopt, std::string(kReason), plan);
+      AddFileOp(ctx, plan::BackendId::kCmdline, plan::kGrubDropInPath, std::nullopt, std::string(kReason), plan);
     } else {
       auto text = RocmtuneDropIn(kDefaultVar, change.tokens);
       if (!text) {
         plan.refused.push_back({"", text.error().message, ""});
         return;
       }
-      AddFileOp(ctx, plan::kGrubDropInPath, *text, std::string(kReason), plan);
+      AddFileOp(ctx, plan::BackendId::kCmdline, plan::kGrubDropInPath, *text, std::string(kReason), plan);
     }
     plan.ops.push_back(GrubCfgRegen(ctx, "grub.cfg is generated from /etc/default/grub and its drop-ins"));
     plan.bootloader = plan::Regen::kPending;

@@ -177,10 +177,11 @@ void PlanGrubBlsTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan
     plan.refused.push_back({"", entry.error().message, ""});
     return;
   }
-  AddTrialFileOp(ctx, kBlsTrialEntryPath, *entry,
-                 "the trial's entry: the default BLS entry with the trial's tokens, for one boot", plan);
-  AddTrialSwitch(plan::Regenerator::kGrub2Editenv, {"-", "set", fmt::format("next_entry={}", kTrialEntryId)},
-                 "GRUB boots next_entry once and clears it at that boot (00_header)", plan);
+  AddFileOp(ctx, plan::BackendId::kBootloader, kBlsTrialEntryPath, *entry,
+            "the trial's entry: the default BLS entry with the trial's tokens, for one boot", plan);
+  plan.ops.push_back(RegenOp(plan::Regenerator::kGrub2Editenv,
+                             {"-", "set", fmt::format("next_entry={}", kTrialEntryId)},
+                             "GRUB boots next_entry once and clears it at that boot (00_header)"));
   if (auto unchecked = UncheckedInTree(ctx.root, kBlsMountInfo, kWritableGrub2Env))
     plan.warnings.push_back({"", *unchecked, ""});
   plan.reboot_required = true;
@@ -188,11 +189,11 @@ void PlanGrubBlsTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan
 
 void PlanGrubBlsTrialCleanup(const KnobContext& ctx, plan::Plan& plan) {
   if (ctx.root.Exists(kBlsTrialEntryPath))
-    AddTrialFileOp(ctx, kBlsTrialEntryPath, std::nullopt, "the trial is over", plan);
+    AddFileOp(ctx, plan::BackendId::kBootloader, kBlsTrialEntryPath, std::nullopt, "the trial is over", plan);
   auto env = ReadOptional(ctx.root, kGrub2EnvPath);
   if (env && GrubEnvValue(*env, "next_entry") == kTrialEntryId)
-    AddTrialSwitch(plan::Regenerator::kGrub2Editenv, {"-", "unset", "next_entry"},
-                   "the trial's one-shot switch was not used", plan);
+    plan.ops.push_back(RegenOp(plan::Regenerator::kGrub2Editenv, {"-", "unset", "next_entry"},
+                               "the trial's one-shot switch was not used"));
 }
 
 std::optional<std::string> RefuseSdBootTrial(const KnobContext& ctx) {
@@ -227,21 +228,24 @@ void PlanSdBootTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan&
     plan.refused.push_back({"", entry.error().message, ""});
     return;
   }
-  AddTrialFileOp(ctx, path, *entry, "the trial's entry: the default entry with the trial's tokens, for one boot", plan);
+  AddFileOp(ctx, plan::BackendId::kBootloader, path, *entry,
+            "the trial's entry: the default entry with the trial's tokens, for one boot", plan);
   // bootctl(1) set-oneshot: "Sets the default boot loader entry for the next boot only";
   // systemd-boot removes LoaderEntryOneShot when it reads it (BOOT_LOADER_INTERFACE.md).
-  AddTrialSwitch(plan::Regenerator::kBootctl, {"set-oneshot", std::string(kTrialEntryFile)},
-                 "systemd-boot boots LoaderEntryOneShot once and removes it", plan);
+  plan.ops.push_back(RegenOp(plan::Regenerator::kBootctl, {"set-oneshot", std::string(kTrialEntryFile)},
+                             "systemd-boot boots LoaderEntryOneShot once and removes it"));
   if (auto unchecked = UncheckedInTree(ctx.root, kEfiVars, kOneShotEfi)) plan.warnings.push_back({"", *unchecked, ""});
   plan.reboot_required = true;
 }
 
 void PlanSdBootTrialCleanup(const KnobContext& ctx, plan::Plan& plan) {
   for (const std::string& path : SdBootTrialEntryPaths())
-    if (ctx.root.Exists(path)) AddTrialFileOp(ctx, path, std::nullopt, "the trial is over", plan);
+    if (ctx.root.Exists(path))
+      AddFileOp(ctx, plan::BackendId::kBootloader, path, std::nullopt, "the trial is over", plan);
   // bootctl's verb_set_efivar (src/boot/bootctl-set-efivar.c): an empty argument removes the variable.
   if (ReadLoaderString(ctx.root, "LoaderEntryOneShot") == kTrialEntryFile)
-    AddTrialSwitch(plan::Regenerator::kBootctl, {"set-oneshot", ""}, "the trial's one-shot switch was not used", plan);
+    plan.ops.push_back(
+        RegenOp(plan::Regenerator::kBootctl, {"set-oneshot", ""}, "the trial's one-shot switch was not used"));
 }
 
 Result<std::string> RenderTrialEntry(const sys::Root& root, detect::BootKind kind, std::string_view path,

@@ -30,32 +30,6 @@ std::string GrubEnvArg() { return fmt::format("/{}", kGrubEnvPath); }
 
 }  // namespace
 
-void AddTrialFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
-                    plan::Plan& plan) {
-  plan::Op op;
-  op.backend = plan::BackendId::kBootloader;
-  op.path = std::string(path);
-  op.before = ReadOptional(ctx.root, path);
-  op.after = std::move(after);
-  op.kind = op.after ? plan::OpKind::kWriteFile : plan::OpKind::kRemoveFile;
-  op.reason = std::move(reason);
-  if (op.before == op.after) return;
-  plan.ops.push_back(std::move(op));
-}
-
-void AddTrialSwitch(plan::Regenerator program, std::vector<std::string> args, std::string reason, plan::Plan& plan) {
-  const plan::RegeneratorRow& row = plan::Row(program);
-  plan::Op op;
-  op.kind = plan::OpKind::kRegenerate;
-  op.backend = row.backend;
-  op.path = std::string(row.name);
-  op.argv = {std::string(row.program)};
-  op.argv.insert(op.argv.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
-  op.reason = std::move(reason);
-  plan.ops.push_back(std::move(op));
-  plan.bootloader = plan::Regen::kPending;
-}
-
 std::optional<std::string> RefuseGrubTrial(const KnobContext& ctx) {
   if (!HasGrubEditenv(ctx.root)) return std::string("grub-editenv (grub-common) is not installed");
   auto cfg = ReadOptional(ctx.root, kGrubCfgPath);
@@ -79,12 +53,13 @@ void PlanGrubTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Op rege
     plan.refused.push_back({"", entry.error().message, ""});
     return;
   }
-  AddTrialFileOp(ctx, kGrubTrialEntryPath, *entry,
-                 "the trial's entry: grub.cfg's default entry with the trial's tokens, for one boot", plan);
+  AddFileOp(ctx, plan::BackendId::kBootloader, kGrubTrialEntryPath, *entry,
+            "the trial's entry: grub.cfg's default entry with the trial's tokens, for one boot", plan);
   // grub.cfg made before 42_rocmtune was installed does not source the entry yet.
   if (!GrubCfgSourcesTrialEntry(cfg)) plan.ops.push_back(std::move(regenerate));
-  AddTrialSwitch(plan::Regenerator::kGrubEditenv, {GrubEnvArg(), "set", fmt::format("next_entry={}", kTrialEntryId)},
-                 "GRUB boots next_entry once and clears it at that boot (00_header)", plan);
+  plan.ops.push_back(RegenOp(plan::Regenerator::kGrubEditenv,
+                             {GrubEnvArg(), "set", fmt::format("next_entry={}", kTrialEntryId)},
+                             "GRUB boots next_entry once and clears it at that boot (00_header)"));
   if (auto unchecked = UncheckedInTree(ctx.root, kMountInfo, kWritableGrubEnv))
     plan.warnings.push_back({"", *unchecked, ""});
   plan.reboot_required = true;
@@ -92,12 +67,12 @@ void PlanGrubTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Op rege
 
 void PlanGrubTrialCleanup(const KnobContext& ctx, plan::Plan& plan) {
   if (ctx.root.Exists(kGrubTrialEntryPath))
-    AddTrialFileOp(ctx, kGrubTrialEntryPath, std::nullopt, "the trial is over", plan);
+    AddFileOp(ctx, plan::BackendId::kBootloader, kGrubTrialEntryPath, std::nullopt, "the trial is over", plan);
   // Only rocmtune's own switch, not consumed yet: an admin's grub-reboot stays.
   auto env = ReadOptional(ctx.root, kGrubEnvPath);
   if (env && GrubEnvValue(*env, "next_entry") == kTrialEntryId)
-    AddTrialSwitch(plan::Regenerator::kGrubEditenv, {GrubEnvArg(), "unset", "next_entry"},
-                   "the trial's one-shot switch was not used", plan);
+    plan.ops.push_back(RegenOp(plan::Regenerator::kGrubEditenv, {GrubEnvArg(), "unset", "next_entry"},
+                               "the trial's one-shot switch was not used"));
 }
 
 }  // namespace rocmtune::knobs

@@ -47,10 +47,11 @@ std::optional<std::string> RefuseSdBootTrial(const KnobContext& ctx);
 void PlanSdBootTrial(const KnobContext& ctx, const TrialBoot& trial, plan::Plan& plan);
 void PlanSdBootTrialCleanup(const KnobContext& ctx, plan::Plan& plan);
 
-// Shared by trial_grub.cc and trial_bls.cc: a write (or, `after` nullopt, removal) of a trial
-// entry, and a run of a one-shot switch (a regenerator row's program with `args`).
-void AddTrialFileOp(const KnobContext& ctx, std::string_view path, std::optional<std::string> after, std::string reason,
-                    plan::Plan& plan);
-void AddTrialSwitch(plan::Regenerator program, std::vector<std::string> args, std::string reason, plan::Plan& plan);
+// Shared by the setups (cmdline_setups.cc) and their trials (trial_grub.cc, trial_bls.cc): a
+// write (or, `after` nullopt, a removal) of `path` by `backend`, nothing when the file already is
+// `after`; and a run of a regenerator row's program with `args` (a regeneration or a one-shot switch).
+void AddFileOp(const KnobContext& ctx, plan::BackendId backend, std::string_view path, std::optional<std::string> after,
+               std::string reason, plan::Plan& plan);
+plan::Op RegenOp(plan::Regenerator regenerator, std::vector<std::string> args, std::string reason);
 
 }  // namespace rocmtune::knobs
