@@ -12,6 +12,7 @@
 #include "api/change_internal.h"
 #include "api/check_compute.h"
 #include "api/trial_internal.h"
+#include "journal/journal.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
 #include "plan/owned_paths.h"
@@ -229,6 +230,28 @@ void FinishTrial(const System& system, const plan::Request& request, ChangeRepor
   else if (options.trial_commit) AddTrialCommit(system, *options.trial_commit, report);
 }
 
+namespace {
+
+// A committed state is written by the transaction that commits the change, before the helper
+// numbers that transaction: the journal knows it as the newest committed transaction that wrote
+// exactly this state. Left empty when the journal cannot be read or does not have it.
+void FindCommittingTransaction(const sys::Root& root, const std::string& text, plan::TrialState& state) {
+  if (state.state != plan::TrialPhase::kCommitted || !state.transaction.empty()) return;
+  auto txns = journal::Load(root);
+  if (!txns) return;
+  for (auto txn = txns->rbegin(); txn != txns->rend(); ++txn) {
+    if (txn->state != journal::State::kCommitted) continue;
+    for (const plan::Op& op : txn->ops) {
+      if (op.path == plan::kTrialState && op.after == text) {
+        state.transaction = txn->id;
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Result<std::optional<plan::TrialState>> ReadTrial(const sys::Root& root) {
   if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return std::optional<plan::TrialState>();
   auto text = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
@@ -236,6 +259,7 @@ Result<std::optional<plan::TrialState>> ReadTrial(const sys::Root& root) {
   auto state = plan::ParseTrialState(*text);
   if (!state)
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", root.Display(plan::kTrialState), state.error().message));
+  FindCommittingTransaction(root, *text, *state);
   return std::optional<plan::TrialState>(std::move(*state));
 }
 

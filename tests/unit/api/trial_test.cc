@@ -108,8 +108,16 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   EXPECT_NE(w.Read(kTrialConf).find("options amdgpu noretry=0"), std::string::npos);
   s = State(w);
   EXPECT_EQ(s.state, plan::TrialPhase::kCommitted);
-  // One transaction: the request's intent (history, revert), the state written with it.
+  // One transaction: the request's intent (history, revert), the state written with it. The
+  // state cannot hold that transaction's number (the helper gives it after the plan is made):
+  // ReadTrial finds it in the journal, and `rocmtunectl trial` shows what `revert` takes.
   EXPECT_EQ(commit->plan.intent.verb, "set");
+  const std::string committed_by = api::ResultJson(*commit).value("transaction", "");
+  EXPECT_FALSE(committed_by.empty());
+  auto read = api::ReadTrial(OpenTrialWorld(w));
+  ASSERT_TRUE(read && *read);
+  EXPECT_EQ((**read).transaction, committed_by);
+  EXPECT_EQ(api::TrialJson(*read).value("transaction", ""), committed_by);
   std::vector<std::string> kinds;
   kinds.reserve(events.size());
   for (const api::Event& e : events) kinds.emplace_back(api::Info(e.kind).name);
@@ -312,6 +320,23 @@ TEST(TrialCliTest, RefusalsSayWhy) {
   ExpectRefused(w.Ctl({"set", "amdgpu.noretry=0", "--trial"}), "on a --root tree it is planned only");
   EXPECT_EQ(testing::ChangedPaths(ready, w.Snapshot(), false, {}), std::vector<std::string>{});
   (void)before;
+}
+
+// --reboot reboots this machine: it needs --trial, and never goes with a --root tree (not even
+// --check, which would make a script's dry run look like the real one).
+TEST(TrialCliTest, RebootNeedsTrialAndIsRefusedOnATree) {
+  testing::WorldCopy w(kWorld);
+  MakeGrubTrialReady(w);
+  auto before = w.Snapshot();
+  auto alone = w.Ctl({"set", "amdgpu.noretry=0", "--reboot"});
+  EXPECT_EQ(alone.exit_code, 2) << alone.out << alone.err;
+  EXPECT_NE(alone.err.find("--reboot requires --trial"), std::string::npos) << alone.err;
+  for (const char* check : {"--check", "--diff"}) {
+    auto on_tree = w.Ctl({"set", "amdgpu.noretry=0", "--trial", "--reboot", check});
+    EXPECT_EQ(on_tree.exit_code, 2) << on_tree.out << on_tree.err;
+    EXPECT_NE(on_tree.err.find("--reboot reboots this machine: not with --root"), std::string::npos) << on_tree.err;
+  }
+  EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), false, {}), std::vector<std::string>{});
 }
 
 TEST(TrialCliTest, CheckPrintsTheEntryAndTheSwitchAndWritesNothing) {
