@@ -36,7 +36,7 @@ int RunLocal(const Context& ctx, const Args& args, const Request& request) {
   Doc doc = api::ResultJson(*report);
   if (ctx.json) PrintJson(doc);
   else PrintOutcome(doc, args);
-  return ExitFor(report->status);
+  return RebootIntoTrial(args, DocTrue(doc, "changed"), ExitFor(report->status));
 }
 
 // The daemon's answer: a result document (also as the message of Refused, Drift, Failed and
@@ -57,7 +57,7 @@ int ShowDaemonResult(const Context& ctx, const Args& args, const BusReply& reply
     if (!reply.ok() && ExitForBusError(reply.error_name) == kExitNotAuthorized)
       PrintError(HintForBusError(reply.error_name));
   }
-  return reply.ok() ? kExitOk : ExitForBusError(reply.error_name);
+  return RebootIntoTrial(args, DocTrue(doc, "changed"), reply.ok() ? kExitOk : ExitForBusError(reply.error_name));
 }
 
 // Options of Apply/Set/Unset (a{sv}): with, force, check, admin_lines, trial.
@@ -81,6 +81,9 @@ int AppendOptions(sd_bus_message* m, const Args& args, bool with) {
 
 // Runs the change through rocmtuned when the daemon path applies, else here.
 int RunChange(const Context& ctx, const Args& args, const char* method, const Append& append, const Request& request) {
+  if (args.reboot && ctx.root_given)
+    return Failed(ctx, Error{ErrorCode::kInvalidArgument, 0, "--reboot reboots this machine: not with --root"},
+                  kExitUsage);
   if (method != nullptr) {
     // polkit may ask an admin for a password: an agent on this terminal answers it.
     bool interactive = !ctx.no_ask_password && !args.check;

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include <CLI/CLI.hpp>
@@ -151,9 +152,30 @@ api::TrialCheckInputs GatherCheckInputs(const Args& args, const sys::Root& root)
 }  // namespace
 
 void AddTrialOption(CLI::App& sub, Args& args) {
-  sub.add_flag("--trial", args.trial,
-               "Try the boot-affecting part (kernel options, amdgpu/ttm options) in one boot first: write only a "
-               "one-shot boot entry; the change is made permanent when that boot's GPUs come up healthy");
+  CLI::Option* trial =
+      sub.add_flag("--trial", args.trial,
+                   "Try the boot-affecting part (kernel options, amdgpu/ttm options) in one boot first: write only a "
+                   "one-shot boot entry; the change is made permanent when that boot's GPUs come up healthy");
+  sub.add_flag("--reboot", args.reboot,
+               "With --trial: reboot into the trial boot once it is prepared (systemctl reboot); not with --root")
+      ->needs(trial);
+}
+
+int RebootIntoTrial(const Args& args, bool changed, int rc) {
+  if (!args.reboot || args.check || rc != kExitOk) return rc;
+  if (!changed) {
+    PrintError("--reboot: no trial was prepared (nothing to change), so no reboot");
+    return rc;
+  }
+  fmt::print(stderr, "Rebooting into the trial boot (systemctl reboot).\n");
+  std::fflush(stderr);
+  Ran ran = RunCommand({"/usr/bin/systemctl", "reboot"}, std::chrono::seconds(60), false);
+  if (ran.ok) return rc;
+  PrintError(
+      fmt::format("the trial is prepared but the reboot failed: {}; reboot to try it, or drop it with "
+                  "`rocmtunectl trial cancel`",
+                  ran.why));
+  return kExitFailed;
 }
 
 void AddSetUnsetOptions(CLI::App& sub, Args& args) {

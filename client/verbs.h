@@ -29,6 +29,7 @@ struct Args {
   std::string workload;      // check-compute --workload W ("": any)
   std::string device;        // check-compute --device ID ("": every GPU)
   bool trial = false;        // apply/set/unset --trial
+  bool reboot = false;       // apply/set/unset --trial --reboot
   bool boot = false;         // trial check|commit|recover --boot
   std::string kernel_log;    // trial check --kernel-log FILE
 };
@@ -67,6 +68,9 @@ void AddDoctorOptions(CLI::App& sub, Args& args);
 void AddResetOptions(CLI::App& sub, Args& args);
 void AddAdminLinesOption(CLI::App& sub, Args& args);
 void AddTrialOption(CLI::App& sub, Args& args);
+// --trial --reboot, after the change ran with exit code `rc`: reboots into the trial boot when the
+// change prepared one (`changed`, not --check); returns the exit code to give.
+int RebootIntoTrial(const Args& args, bool changed, int rc);
 void AddSetUnsetOptions(CLI::App& sub, Args& args);
 void AddTrialVerbOptions(CLI::App& sub, Args& args);
 int RunTrial(const Context& ctx, const Args& args);

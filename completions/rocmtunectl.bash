@@ -97,8 +97,8 @@ _rocmtunectl() {
         snapshot) verb_opts="$verb_opts -o --output" ;;
         doctor) verb_opts="$verb_opts --log" ;;
         reset) verb_opts="$verb_opts --purge-plan" ;;
-        set | unset) verb_opts="$verb_opts --admin-lines --trial" ;;
-        apply) verb_opts="$verb_opts --trial" ;;
+        set | unset) verb_opts="$verb_opts --admin-lines --trial --reboot" ;;
+        apply) verb_opts="$verb_opts --trial --reboot" ;;
         trial) verb_opts="$verb_opts --boot --kernel-log" ;;
         check-compute) verb_opts="$verb_opts --workload --device" ;;
     esac

@@ -97,6 +97,8 @@ complete -c rocmtunectl -n '__fish_seen_subcommand_from set unset' -l admin-line
     -d "Also comment out the admin's lines that set these env keys or module options"
 complete -c rocmtunectl -n '__fish_seen_subcommand_from apply set unset' -l trial \
     -d 'Try the boot-affecting part in one boot first'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from apply set unset' -l reboot \
+    -d 'With --trial: reboot into the trial boot once it is prepared'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from trial' -l boot -d 'Run as the boot units do (check, commit, recover)'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from trial' -l kernel-log -r -F -d "Read this boot's kernel log from FILE"
 complete -c rocmtunectl -n '__fish_seen_subcommand_from show apply' -l with -x -a '(__rocmtunectl_optional_ids)' \
