@@ -212,6 +212,48 @@ reboot_play -e "rocmtune_root=$world" -e rocmtune_allow_reboot=true
 expect_task "Reboot needed" ok
 expect_not_in_output "RUNNING HANDLER"
 
+# 2b. rocmtune_trial: the module passes --trial. On a tree a trial is planned only, in check mode:
+# the plan is the one-shot GRUB entry, its switch and the trial's state, nothing permanent; the
+# role's trial reboot, wait and verify are skipped (not the host's /, and check mode), and so is
+# the ordinary reboot message (a trial has its own reboot). Without check mode the CLI refuses it
+# with its reason (exit 3) and the task fails with it. A copy of the world that can boot a trial
+# (grub-editenv, rocmtune's /etc/grub.d script, / on ext4), so the steps below keep theirs.
+trial_world="$tmp/trial-world"
+cp -a "$world" "$trial_world"
+mkdir -p "$trial_world/usr/bin" "$trial_world/etc/grub.d" "$trial_world/proc/self"
+printf '#!/bin/sh\nexit 0\n' >"$trial_world/usr/bin/grub-editenv"
+chmod 0755 "$trial_world/usr/bin/grub-editenv"
+cp "$src/grub/42_rocmtune" "$trial_world/etc/grub.d/42_rocmtune"
+echo "22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw" >"$trial_world/proc/self/mountinfo"
+# The tree as rocmtune sees it (the role's own fact under etc/ansible is installed by a real run).
+# Sizes of files only: a directory's size on tmpfs grows with its entries (etc/ansible's parent).
+trial_tree() {
+  (cd "$trial_world" && find . -path ./etc/ansible -prune -o -type f -printf '%p %m %s\n' -o -printf '%p %y %m\n' |
+    LC_ALL=C sort)
+}
+trial_before="$(trial_tree)"
+play -e "rocmtune_profile=$profile" -e "rocmtune_root=$trial_world" -e rocmtune_trial=true --check --diff
+[ "$rc" = 0 ] || fail "run $n: a trial in check mode exited $rc"
+expect_task "Apply the rocmtune profile" changed
+expect_in_output "+++ b/boot/grub/rocmtune-trial.cfg"
+expect_in_output "amdgpu.noretry=0"
+expect_not_in_output "+++ b/$written" # nothing permanent in a trial's plan
+expect_task "Reboot into the trial boot" skipping
+expect_task "Wait for the trial's check and commit" skipping
+expect_task "Verify the committed change" skipping
+expect_task "Reboot needed" skipping
+trial_after="$(trial_tree)"
+[ "$trial_before" = "$trial_after" ] ||
+  fail "run $n: a trial in check mode changed the tree: $(diff <(echo "$trial_before") <(echo "$trial_after") | head -5)"
+play -e "rocmtune_profile=$profile" -e "rocmtune_root=$trial_world" -e rocmtune_trial=true
+[ "$rc" != 0 ] || fail "run $n: a trial on a tree (not check mode) did not fail the play"
+expect_task "Apply the rocmtune profile" fatal
+expect_in_output "apply $profile --trial: refused (exit 3)"
+expect_in_output "on a --root tree it is planned only"
+trial_after="$(trial_tree)"
+[ "$trial_before" = "$trial_after" ] ||
+  fail "run $n: a refused trial changed the tree: $(diff <(echo "$trial_before") <(echo "$trial_after") | head -5)"
+
 # 3. The real run: both files written, changed; the fact installed.
 play -e "rocmtune_profile=$profile" "${with_optional[@]}"
 [ "$rc" = 0 ] || fail "run $n: apply exited $rc"

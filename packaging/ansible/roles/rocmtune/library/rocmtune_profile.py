@@ -53,6 +53,15 @@ options:
     type: list
     elements: str
     default: []
+  trial:
+    description:
+      - Pass C(--trial) - prepare a one-shot trial boot of the profile's boot-affecting part
+        (kernel options, amdgpu/ttm options) instead of writing it; the change is made permanent
+        by the trial boot itself when its GPUs come up healthy (rocmtunectl(1) "TRIAL BOOTS").
+        The module does not reboot; the role does (C(rocmtune_trial)). Refused (exit 3) on a
+        I(root) tree except in check mode, and when the profile changes nothing that boots.
+    type: bool
+    default: false
   force:
     description:
       - Pass C(--force) - apply a profile that does not fit this machine, overwrite rocmtune's files
@@ -102,7 +111,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 changed:
-  description: Whether rocmtune changed (in check mode - would change) anything; the CLI's C(changed).
+  description: >-
+    Whether rocmtune changed (in check mode - would change) anything; the CLI's C(changed). With
+    I(trial), whether a trial boot was prepared.
   returned: always
   type: bool
 reboot_required:
@@ -167,6 +178,7 @@ ARGUMENT_SPEC = dict(
     root=dict(type="path"),
     optional=dict(type="list", elements="str", default=[]),
     force=dict(type="bool", default=False),
+    trial=dict(type="bool", default=False),
     rocmtunectl=dict(type="str", default="rocmtunectl"),
 )
 
@@ -307,6 +319,8 @@ def main():
         verb = ["apply", profile]
         for item in module.params["optional"]:
             verb += ["--with", item]
+        if module.params["trial"]:
+            verb += ["--trial"]
         run_change(module, ctl, verb, {})
 
     active = active_profile(module, ctl)
