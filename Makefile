@@ -49,7 +49,7 @@ check-system: vm-deps build
 # Real boots in QEMU (label `vm`, tests/vm/, README.md "Boot tests in QEMU"): a Debian 12 image with
 # the built package, cached in $(BUILD_DIR)/vm-cache, booted with GRUB (BIOS) and systemd-boot (UEFI)
 # under TCG unless KVM works; one-shot entries and rocmtune's --trial. Root; about 2-6 minutes a
-# scenario, one at a time. The GRUB one-shot scenario also runs in check-system. Only configured,
+# scenario, one at a time. The GRUB one-shot and trial-pass scenarios also run in check-system. Only configured,
 # not built: the image gets the package scripts/build-deb.sh builds in its own copy of the tree.
 vm-deps: deps
 	@scripts/install-deps.sh --vm
