@@ -130,6 +130,26 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   EXPECT_EQ(again->status, ChangeStatus::kRefused);
 }
 
+// A committed state the journal did not write (edited by hand, or left from a journal since
+// removed) names no transaction rather than the last one that touched the file; a state that
+// names one keeps it.
+TEST(ApiTrialTest, ACommittedStateNamesOnlyTheTransactionThatWroteIt) {
+  testing::WorldCopy w(kWorld);
+  ExecutorWriter writer(w.root());
+  Seed(w, writer, Prepared());  // a committed transaction that wrote the prepared state
+  plan::TrialState committed = Prepared();
+  committed.state = plan::TrialPhase::kCommitted;
+  w.Write(plan::kTrialState, plan::TrialStateText(committed));
+  auto read = api::ReadTrial(OpenTrialWorld(w));
+  ASSERT_TRUE(read && *read);
+  EXPECT_EQ((**read).transaction, "");
+  committed.transaction = "7";
+  w.Write(plan::kTrialState, plan::TrialStateText(committed));
+  read = api::ReadTrial(OpenTrialWorld(w));
+  ASSERT_TRUE(read && *read);
+  EXPECT_EQ((**read).transaction, "7");
+}
+
 // What a grub-debian machine has that a captured world lacks: grub-editenv (not run on a tree:
 // the switch stays pending), the package's /etc/grub.d/42_rocmtune, and /boot/grub on ext4.
 void MakeGrubTrialReady(const testing::WorldCopy& w) {
