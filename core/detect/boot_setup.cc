@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 
+#include "detect/loader_vars.h"
 #include "util/enum_names.h"
 #include "util/text.h"
 
@@ -38,11 +39,21 @@ bool GrubEnablesBls(const sys::Root& root) {
 }
 
 void DetectLoader(const sys::Root& root, BootSetup& setup) {
-  // systemd-boot keeps loader.conf on the ESP (/efi, /boot/efi or /boot).
-  if (auto p =
-          FirstExisting(root, {"efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf"})) {
+  // The loader that booted this system names itself in LoaderInfo ("systemd-boot 252.33"; GRUB's
+  // bli module writes "GRUB 2.12"): evidence that needs no access to the ESP, which Debian mounts
+  // readable by root only (umask=0077), so rocmtuned's user and `status` as a user see it too.
+  std::optional<std::string> info = ReadLoaderString(root, "LoaderInfo");
+  bool booted_by_sdboot = info && info->starts_with("systemd-boot ");
+  // systemd-boot keeps loader.conf on the ESP (/efi, /boot/efi or /boot). A loader.conf left there
+  // while another loader (LoaderInfo) boots the system does not make it a systemd-boot system.
+  auto conf =
+      !info || booted_by_sdboot
+          ? FirstExisting(root, {"efi/loader/loader.conf", "boot/efi/loader/loader.conf", "boot/loader/loader.conf"})
+          : std::nullopt;
+  if (booted_by_sdboot || conf) {
     setup.kind = BootKind::kSystemdBoot;
-    setup.evidence.push_back(*p);
+    if (booted_by_sdboot) setup.evidence.push_back(LoaderVarPath("LoaderInfo"));
+    if (conf) setup.evidence.push_back(*conf);
     if (root.Exists("etc/kernel/cmdline")) setup.evidence.push_back("etc/kernel/cmdline");
     return;
   }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "detect/loader_vars.h"
+#include "knobs/boot_files.h"
 #include "knobs/cmdline_backend.h"
 #include "knobs/trial_boot.h"
 #include "knobs/trial_setups.h"
@@ -13,7 +15,6 @@
 namespace rocmtune::knobs {
 namespace {
 
-constexpr std::string_view kLoaderVendor = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
 constexpr std::string_view kBlsMountInfo = "proc/self/mountinfo";
 constexpr std::string_view kWritableGrub2Env =
     "that GRUB can write /boot/grub2/grubenv at boot (not on LVM, RAID, LUKS, btrfs or ZFS)";
@@ -22,25 +23,7 @@ constexpr std::string_view kOneShotEfi =
     "that systemd-boot can boot an entry once (LoaderFeatures, writable EFI variables, no Secure Boot UKI "
     "with its own command line)";
 
-std::string EfiVarPath(std::string_view name) {
-  return fmt::format("sys/firmware/efi/efivars/{}-{}", name, kLoaderVendor);
-}
-
-// A systemd loader variable: UTF-16LE, NUL-terminated, after efivarfs's 4 attribute bytes
-// (BOOT_LOADER_INTERFACE.md). Entry ids are ASCII file names; anything else is not one.
-std::optional<std::string> ReadLoaderString(const sys::Root& root, std::string_view name) {
-  auto raw = root.ReadFile(EfiVarPath(name), 4096);
-  if (!raw || raw->size() < 4) return std::nullopt;
-  std::string out;
-  for (size_t i = 4; i + 1 < raw->size(); i += 2) {
-    auto lo = static_cast<unsigned char>((*raw)[i]);
-    auto hi = static_cast<unsigned char>((*raw)[i + 1]);
-    if (lo == 0 && hi == 0) break;
-    if (hi != 0 || lo < 0x20 || lo >= 0x7f) return std::nullopt;
-    out += static_cast<char>(lo);
-  }
-  return out;
-}
+using detect::ReadLoaderString;
 
 bool HasProgram(const sys::Root& root, std::string_view name) {
   for (std::string_view dir : {"usr/bin", "usr/sbin", "bin", "sbin"})
@@ -108,7 +91,11 @@ std::string_view FileName(std::string_view path) { return path.substr(path.rfind
 // that sorts first, which the trial entry could be: refused.
 Result<SdBootDefault> SdBootDefaultEntry(const sys::Root& root) {
   auto esp = FindEsp(root);
-  if (!esp) return Fail(ErrorCode::kNotFound, "no ESP with loader/loader.conf in /efi, /boot/efi or /boot");
+  if (!esp)
+    return Fail(ErrorCode::kNotFound, BootFilesHidden(root)
+                                          ? "the ESP is readable by root only, and no loader/loader.conf was found in "
+                                            "what this process can read: run as root, or through rocmtuned"
+                                          : "no ESP with loader/loader.conf in /efi, /boot/efi or /boot");
   std::optional<std::string> pattern = ReadLoaderString(root, "LoaderEntryDefault");
   std::string from = "the LoaderEntryDefault EFI variable";
   if (!pattern || pattern->empty()) {

@@ -1,5 +1,8 @@
 #include "detect/boot_setup.h"
 
+#include <filesystem>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "test_tree.h"
@@ -58,6 +61,62 @@ TEST(BootSetupTest, SystemdBoot) {
   BootSetup b = Detect(t);
   EXPECT_EQ(b.kind, BootKind::kSystemdBoot);
   EXPECT_EQ(b.evidence.size(), 2u);
+}
+
+// An efivarfs string variable of systemd's boot loader interface: attributes, UTF-16LE, NUL.
+void LoaderVar(const TestTree& t, std::string_view name, std::string_view value) {
+  std::string data("\x06\0\0\0", 4);
+  for (char c : value) data += std::string{c, '\0'};
+  t.Write(fmt::format("sys/firmware/efi/efivars/{}-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f", name),
+          data + std::string(2, '\0'));
+}
+
+// Debian 12 on UEFI with systemd-boot and grub-pc's files still there: the ESP at /boot/efi is
+// root's only (vfat, umask=0077), and LoaderInfo says which loader booted.
+void DebianSdBoot(const TestTree& t) {
+  t.Write("etc/default/grub", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
+  t.Write("etc/default/grub.d/init-select.cfg", "# no-op\n");
+  t.Write("etc/kernel/cmdline", "root=UUID=1 ro quiet\n");
+  t.Write("boot/efi/loader/loader.conf", "timeout 3\n");
+  LoaderVar(t, "LoaderInfo", "systemd-boot 252.33-1~deb12u1");
+}
+
+TEST(BootSetupTest, LoaderInfoNamesTheLoaderThatBooted) {
+  TestTree t;
+  DebianSdBoot(t);
+  BootSetup b = Detect(t);
+  EXPECT_EQ(b.kind, BootKind::kSystemdBoot);
+  EXPECT_EQ(b.evidence,
+            (std::vector<std::string>{"sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+                                      "boot/efi/loader/loader.conf", "etc/kernel/cmdline"}));
+  // GRUB 2.12's bli module sets LoaderInfo too: a loader.conf left on the ESP is not what boots.
+  LoaderVar(t, "LoaderInfo", "GRUB 2.12");
+  EXPECT_EQ(Detect(t).kind, BootKind::kGrubDebian);
+  // Not a string of the interface (not UTF-16 ASCII): no evidence either way; the files decide.
+  t.Write("sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f",
+          std::string("\x06\0\0\0\xff\xfe", 6));
+  EXPECT_EQ(Detect(t).kind, BootKind::kSystemdBoot);
+}
+
+int DetectAsUser(const void* arg) {
+  auto root = sys::Root::Open(static_cast<const TestTree*>(arg)->path());
+  if (!root) return 11;
+  auto kind = DetectBootSetup(*root).kind;
+  return !kind ? 12 : kind == BootKind::kSystemdBoot ? 0 : kind == BootKind::kGrubDebian ? 13 : 14;
+}
+
+// rocmtuned's user cannot list /boot/efi: LoaderInfo (efivarfs, 0644) still tells systemd-boot.
+// Without it the ESP's loader.conf is invisible and the GRUB files decide (grub-debian).
+TEST(BootSetupTest, ARootOnlyEspIsStillSystemdBootForAUser) {
+  TestTree t;
+  t.Chmod(".", 0755);  // mkdtemp's 0700 would hide everything from "nobody"
+  DebianSdBoot(t);
+  t.Chmod("boot/efi", 0700);
+  int got = testing::RunAsNobody(DetectAsUser, &t);
+  if (got == testing::kNoPrivilegeDrop) GTEST_SKIP() << "cannot drop privileges to uid 65534 here";
+  EXPECT_EQ(got, 0) << "11: root not opened, 12: unknown, 13: grub-debian, 14: another kind";
+  std::filesystem::remove(t.Path("sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"));
+  EXPECT_EQ(testing::RunAsNobody(DetectAsUser, &t), 13) << "the test's control: without LoaderInfo";
 }
 
 TEST(BootSetupTest, NoEvidenceIsUnknown) {
