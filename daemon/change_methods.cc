@@ -135,6 +135,7 @@ class AuthorizedWriter final : public api::Writer {
     return inner_.Apply(plan, force);
   }
   Result<plan::HelperReply> Recover() override { return inner_.Recover(); }
+  Result<std::optional<sys::RootSupplement>> ReadBootFiles() const override { return inner_.ReadBootFiles(); }
 
  private:
   HelperSocketWriter inner_;
@@ -213,7 +214,7 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
   auto root = self.root().Duplicate();
   if (!root) return SetError(ret, root.error());
   if (request.check) {
-    CheckOnlyWriter writer;
+    CheckOnlyWriter writer(self.helper_socket());
     api::ChangeOptions options{.check = true, .force = request.force, .on_planned = {}};
     options.trial = request.trial;
     options.trial_id = request.trial_id;
@@ -228,7 +229,7 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
     return 1;
   }
 
-  CheckOnlyWriter writer;
+  CheckOnlyWriter writer(self.helper_socket());
   api::ChangeOptions plan_only{.check = true, .force = request.force, .on_planned = {}, .caller_uid = caller->uid};
   plan_only.trial = request.trial;
   plan_only.trial_id = request.trial_id;
@@ -312,6 +313,11 @@ Result<plan::HelperReply> CheckOnlyWriter::Apply(const plan::Plan&, bool) {
 }
 Result<plan::HelperReply> CheckOnlyWriter::Recover() {
   return Fail(ErrorCode::kNotAuthorized, "a check writes nothing");
+}
+Result<std::optional<sys::RootSupplement>> CheckOnlyWriter::ReadBootFiles() const {
+  return HelperSocketWriter(helper_socket_,
+                            [] { return Result<void>(Fail(ErrorCode::kNotAuthorized, "a check writes nothing")); })
+      .ReadBootFiles();
 }
 
 // Set/Unset's polkit details: the keys, and whether the admin's lines are commented out too (the

@@ -1,10 +1,13 @@
 // The changing methods — Apply, Set, Unset, Revert, Reset: arguments read on the loop, then the
 // core's change runs on the change worker with the helper socket as its writer and polkit asked
 // by the writer (so a change that changes nothing never asks). A request with options.check runs
-// at once on the loop: it never reaches a writer.
+// at once on the loop: it writes nothing (it may only have the helper read a root-only ESP).
 #pragma once
 
 #include <systemd/sd-bus.h>
+
+#include <optional>
+#include <string>
 
 #include "api/writer.h"
 #include "daemon/manager.h"
@@ -17,12 +20,19 @@ int UnsetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int RevertMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int ResetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 
-// A writer for requests that must never reach one (checks, Plan).
+// A writer for requests that must never write (checks, Plan). It may still ask the helper to
+// read the boot loader's files on a root-only ESP (`read-boot`): a check plans what the change
+// would, and a systemd-boot trial copies an entry from there.
 class CheckOnlyWriter final : public api::Writer {
  public:
+  explicit CheckOnlyWriter(std::string helper_socket) : helper_socket_(std::move(helper_socket)) {}
   Result<void> MayWrite(const sys::Root&) const override;
   Result<plan::HelperReply> Apply(const plan::Plan&, bool) override;
   Result<plan::HelperReply> Recover() override;
+  Result<std::optional<sys::RootSupplement>> ReadBootFiles() const override;
+
+ private:
+  std::string helper_socket_;
 };
 
 }  // namespace rocmtune::daemon

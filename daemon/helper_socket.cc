@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "knobs/boot_files.h"
 #include "plan/helper_status.h"
 #include "plan/plan_json.h"
 #include "sys/unique_fd.h"
@@ -38,7 +39,7 @@ Result<void> HelperSocketWriter::MayWrite(const sys::Root&) const {
   return *answer_;
 }
 
-Result<plan::HelperReply> HelperSocketWriter::Exchange(const std::string& request) const {
+Result<std::string> HelperSocketWriter::Talk(const std::string& request) const {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path_.size() >= sizeof(addr.sun_path))
@@ -62,14 +63,28 @@ Result<plan::HelperReply> HelperSocketWriter::Exchange(const std::string& reques
     reply.append(buf, static_cast<size_t>(n));
     if (reply.size() > kMaxReplyBytes) return Fail(ErrorCode::kTooLarge, "rocmtune-helper's reply is too large");
   }
-  auto parsed = plan::ParseHelperReply(reply);
-  if (!parsed) {
-    if (!sent) return tl::unexpected(sent.error());
+  if (reply.empty() && !sent) return tl::unexpected(sent.error());
+  return reply;
+}
+
+Result<plan::HelperReply> HelperSocketWriter::Exchange(const std::string& request) const {
+  auto reply = Talk(request);
+  if (!reply) return tl::unexpected(reply.error());
+  auto parsed = plan::ParseHelperReply(*reply);
+  if (!parsed)
     return Fail(ErrorCode::kInvalidData,
-                reply.empty() ? std::string("rocmtune-helper closed the connection without a result (see its journal)")
-                              : fmt::format("rocmtune-helper's reply cannot be read: {}", parsed.error().message));
-  }
+                reply->empty() ? std::string("rocmtune-helper closed the connection without a result (see its journal)")
+                               : fmt::format("rocmtune-helper's reply cannot be read: {}", parsed.error().message));
   return parsed;
+}
+
+Result<std::optional<sys::RootSupplement>> HelperSocketWriter::ReadBootFiles() const {
+  auto reply = Talk("read-boot\n");
+  if (!reply) return tl::unexpected(reply.error());
+  if (reply->empty()) return Fail(ErrorCode::kIo, "rocmtune-helper closed the connection without the boot files");
+  auto files = knobs::BootFilesFromJson(*reply);
+  if (!files) return tl::unexpected(files.error());
+  return std::optional<sys::RootSupplement>(std::move(*files));
 }
 
 Result<plan::HelperReply> HelperSocketWriter::Apply(const plan::Plan& plan, bool force) {

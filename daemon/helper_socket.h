@@ -1,7 +1,7 @@
 // The daemon's api::Writer: every write goes to rocmtune-helper through its socket
 // (rocmtune-helper.socket, Accept=yes, root and group rocmtune, the daemon's user; one helper
 // instance per connection). The
-// request is a line ("apply", "apply --force", "recover"), then the plan JSON; the daemon shuts its
+// request is a line ("apply", "apply --force", "recover", "read-boot"), then the plan JSON; the daemon shuts its
 // side for writing and reads the helper's reply (plan::HelperReply) to the end. The daemon
 // itself never writes. MayWrite asks `authorize` (polkit), so a change that turns out to
 // change nothing never asks; it asks once per writer (one request): the core asks again before
@@ -26,8 +26,11 @@ class HelperSocketWriter final : public api::Writer {
   Result<void> MayWrite(const sys::Root& root) const override;
   Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) override;
   Result<plan::HelperReply> Recover() override;
+  // "read-boot": what the helper, as root, reads of the ESP's loader files.
+  Result<std::optional<sys::RootSupplement>> ReadBootFiles() const override;
 
  private:
+  Result<std::string> Talk(const std::string& request) const;
   Result<plan::HelperReply> Exchange(const std::string& request) const;
   std::string socket_path_;
   Authorize authorize_;

@@ -115,7 +115,7 @@ int Plan(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   if (int r = sd_bus_message_read(call, "s", &profile); r < 0) return r;
   auto options = ReadOptions(call, {kOptionWith, kOptionForce});
   if (!options) return SetError(ret, options.error());
-  CheckOnlyWriter writer;
+  CheckOnlyWriter writer(self.helper_socket());
   api::ChangeOptions change{.check = true, .force = options->force, .on_planned = {}};
   auto report = api::Apply(self.root(), profile, options->with, change, writer);
   if (!report) return SetError(ret, report.error());

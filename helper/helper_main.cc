@@ -13,6 +13,7 @@
 #include "helper/executor.h"
 #include "helper/peer_check.h"
 #include "journal/write_access.h"
+#include "knobs/boot_files.h"
 #include "plan/plan_json.h"
 #include "util/json_text.h"
 
@@ -51,22 +52,26 @@ Result<std::string> ReadStdin() {
   return text;
 }
 
-// The request line before the plan: "apply", "apply --force" or "recover".
+// The request line: "apply" or "apply --force" (then the plan), "recover", or "read-boot" (the
+// boot loader's files on a root-only ESP, for the daemon's planner: knobs/boot_files.h).
 struct SocketRequest {
-  bool apply = false;
+  enum class Kind { kApply, kRecover, kReadBoot } kind = Kind::kRecover;
   bool force = false;
   std::string plan;
 };
 
 Result<SocketRequest> ParseSocketRequest(std::string_view input) {
+  using Kind = SocketRequest::Kind;
   size_t eol = input.find('\n');
   std::string_view line = input.substr(0, eol);
   std::string_view rest = eol == std::string_view::npos ? std::string_view() : input.substr(eol + 1);
-  if (line == "recover" && rest.empty()) return SocketRequest{};
-  if (line == "apply" || line == "apply --force") return SocketRequest{true, line.size() > 5, std::string(rest)};
+  if (line == "recover" && rest.empty()) return SocketRequest{Kind::kRecover, false, {}};
+  if (line == "read-boot" && rest.empty()) return SocketRequest{Kind::kReadBoot, false, {}};
+  if (line == "apply" || line == "apply --force")
+    return SocketRequest{Kind::kApply, line.size() > 5, std::string(rest)};
   return Fail(ErrorCode::kInvalidArgument,
-              "socket mode: the first line must be 'apply', 'apply --force' or 'recover' (and only 'apply' is "
-              "followed by a plan)");
+              "socket mode: the first line must be 'apply', 'apply --force', 'recover' or 'read-boot' (and only "
+              "'apply' is followed by a plan)");
 }
 
 }  // namespace
@@ -88,8 +93,9 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   app.add_subcommand("recover", "Roll back an interrupted transaction, if any");
   CLI::App* socket = app.add_subcommand(
       "socket",
-      "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply', "
-      "'apply --force' or 'recover', then the plan; the peer must be root or the daemon's user (rocmtune)");
+      "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply' or "
+      "'apply --force' and the plan, 'recover', or 'read-boot' (the boot loader's files on a root-only ESP, "
+      "for the daemon's planner); the peer must be root or the daemon's user (rocmtune)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -122,7 +128,11 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     auto request = ParseSocketRequest(*text);
     if (!request) return Report({Status::kRefused, "", {request.error().message}, {}, {}, {}});
     options.force = request->force;
-    if (!request->apply) return Report(executor.Recover(options));
+    if (request->kind == SocketRequest::Kind::kReadBoot) {
+      fmt::print("{}\n", JsonText(knobs::BootFilesJson(knobs::CollectBootFiles(*root)), -1));
+      return 0;
+    }
+    if (request->kind == SocketRequest::Kind::kRecover) return Report(executor.Recover(options));
     auto plan = plan::PlanFromJson(request->plan);
     if (!plan) return Report({Status::kRefused, "", {plan.error().message}, {}, {}, {}});
     return Report(executor.Run(*plan, options));

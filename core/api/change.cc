@@ -1,11 +1,14 @@
 // The path every changing request takes once it is planned; change_requests.cc plans them.
 #include "api/change.h"
 
+#include <memory>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "api/change_internal.h"
 #include "journal/history.h"
+#include "knobs/boot_files.h"
 #include "knobs/registry.h"
 #include "plan/owned_paths.h"
 
@@ -62,6 +65,17 @@ Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options
                              std::vector<plan::Message>& notes) {
   auto dup = root.Duplicate();
   if (!dup) return tl::unexpected(dup.error());
+  // The daemon cannot read a root-only ESP; the helper reads the loader's files for it.
+  if (!dup->supplement() && knobs::BootFilesHidden(*dup)) {
+    auto files = writer.ReadBootFiles();
+    if (files && *files) dup->Supplement(std::make_shared<const sys::RootSupplement>(std::move(**files)));
+    else if (!files)
+      notes.push_back({"",
+                       fmt::format("the ESP is readable by root only and rocmtune-helper could not read its boot "
+                                   "loader files: {}",
+                                   files.error().message),
+                       ""});
+  }
   auto system = LoadSystem(std::move(*dup));
   // A tree this user cannot read (the helper writes its journal 0600) is one they may not change
   // either: that is the answer (exit 4 and the way out), not the read's "Permission denied".

@@ -3,6 +3,8 @@
 // what the reply means; the writer only carries the plan there and the reply back.
 #pragma once
 
+#include <optional>
+
 #include "plan/helper_status.h"
 #include "plan/plan.h"
 #include "sys/root.h"
@@ -20,6 +22,9 @@ class Writer {
   virtual Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) = 0;
   // Rolls back an interrupted transaction, if any.
   virtual Result<plan::HelperReply> Recover() = 0;
+  // The boot loader's files as root reads them, for a planner that may not (knobs/boot_files.h):
+  // the daemon asks its helper. nullopt: this writer has no other view (the CLI reads as itself).
+  virtual Result<std::optional<sys::RootSupplement>> ReadBootFiles() const { return std::nullopt; }
 };
 
 }  // namespace rocmtune::api

@@ -114,7 +114,19 @@ Result<Root> Root::Duplicate() const {
     int err = errno;
     return Fail(ErrorCode::kIo, fmt::format("duplicating the root {}: {}", path_, Describe(err)), err);
   }
-  return Root(path_, UniqueFd(fd), id_, live_);
+  Root copy(path_, UniqueFd(fd), id_, live_);
+  copy.supplement_ = supplement_;
+  return copy;
+}
+
+std::optional<EntryType> Root::Supplemented(std::string_view rel) const {
+  if (!supplement_) return std::nullopt;
+  rel = Relative(rel);
+  if (supplement_->files.contains(rel)) return EntryType::kFile;
+  if (supplement_->dirs.contains(rel)) return EntryType::kDirectory;
+  size_t slash = rel.rfind('/');
+  if (slash != std::string_view::npos && supplement_->dirs.contains(rel.substr(0, slash))) return EntryType::kMissing;
+  return std::nullopt;
 }
 
 std::string Root::Display(std::string_view rel) const {
@@ -141,6 +153,16 @@ Result<UniqueFd> Root::Open(std::string_view rel, int flags) const {
 }
 
 Result<std::string> Root::ReadFile(std::string_view rel, size_t max_bytes) const {
+  if (auto kind = Supplemented(rel)) {
+    auto file = supplement_->files.find(Relative(rel));
+    if (*kind == EntryType::kMissing)
+      return Fail(ErrorCode::kNotFound, fmt::format("{}: {}", Display(rel), Describe(ENOENT)), ENOENT);
+    if (file == supplement_->files.end())
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a regular file", Display(rel)));
+    if (file->second.size() > max_bytes)
+      return Fail(ErrorCode::kTooLarge, fmt::format("{}: larger than {} bytes, not read", Display(rel), max_bytes));
+    return file->second;
+  }
   auto fd = Open(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!fd) return tl::unexpected(fd.error());
   struct stat st {};
@@ -168,6 +190,11 @@ Result<std::string> Root::ReadFile(std::string_view rel, size_t max_bytes) const
 }
 
 Result<std::vector<std::string>> Root::ListDir(std::string_view rel) const {
+  if (auto kind = Supplemented(rel)) {
+    if (*kind == EntryType::kDirectory) return supplement_->dirs.find(Relative(rel))->second;
+    int err = *kind == EntryType::kMissing ? ENOENT : ENOTDIR;
+    return Fail(CodeFor(err), fmt::format("{}: {}", Display(rel), Describe(err)), err);
+  }
   auto fd = Open(rel, O_RDONLY | O_DIRECTORY);
   if (!fd) return tl::unexpected(fd.error());
   DIR* dir = ::fdopendir(fd->get());
@@ -188,6 +215,7 @@ Result<std::vector<std::string>> Root::ListDir(std::string_view rel) const {
 }
 
 EntryType Root::TypeOf(std::string_view rel) const {
+  if (auto kind = Supplemented(rel)) return *kind;
   rel = Relative(rel);
   size_t slash = rel.rfind('/');
   std::string_view parent = slash == std::string_view::npos ? "." : rel.substr(0, slash);
@@ -200,6 +228,7 @@ EntryType Root::TypeOf(std::string_view rel) const {
 }
 
 EntryType Root::ResolvedTypeOf(std::string_view rel) const {
+  if (auto kind = Supplemented(rel)) return *kind;
   auto fd = Open(rel, O_PATH);
   if (!fd) return EntryType::kMissing;
   struct stat st {};

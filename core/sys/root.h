@@ -7,6 +7,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +21,14 @@
 namespace rocmtune::sys {
 
 enum class EntryType { kMissing, kFile, kDirectory, kSymlink, kOther };
+
+// What root sees in directories this process may not read, as rocmtune-helper read them for it:
+// the daemon's user cannot list an ESP that Debian mounts root-only (umask=0077), but a trial must
+// copy its default entry (knobs/boot_files.h). Paths are root-relative, without a leading '/'.
+struct RootSupplement {
+  std::map<std::string, std::string, std::less<>> files;              // path -> content
+  std::map<std::string, std::vector<std::string>, std::less<>> dirs;  // path -> sorted names
+};
 
 class Root {
  public:
@@ -63,15 +74,25 @@ class Root {
   // openat2 under the root; `flags` as for open(2).
   Result<UniqueFd> Open(std::string_view rel, int flags) const;
 
+  // From now on ReadFile, ListDir, TypeOf and ResolvedTypeOf answer from `supplement` for its
+  // files and directories, and a directory it lists has no other entries. Open and ReadLink do
+  // not look at it: nothing writes or follows links there by what a supplement says.
+  void Supplement(std::shared_ptr<const RootSupplement> supplement) { supplement_ = std::move(supplement); }
+  const RootSupplement* supplement() const { return supplement_.get(); }
+
  private:
   Root(std::string path, UniqueFd fd, RootId id, bool live)
       : path_(std::move(path)), fd_(std::move(fd)), id_(id), live_(live) {}
   static Result<Root> FromFd(UniqueFd fd, std::string path);
+  // The supplement's answer for `rel`: a file, a directory, kMissing inside one of its
+  // directories, or nullopt (not the supplement's: ask the tree).
+  std::optional<EntryType> Supplemented(std::string_view rel) const;
 
   std::string path_;
   UniqueFd fd_;
   RootId id_;
   bool live_ = false;
+  std::shared_ptr<const RootSupplement> supplement_;
 };
 
 // Joins root-relative path pieces with '/'.

@@ -3,13 +3,16 @@
 // (Fedora 42, entries on the ESP at /efi, the loader's EFI variables): the entry, the switch,
 // the cleanup, and each refusal (no default, an ambiguous default, no one-shot feature,
 // read-only EFI variables, a Secure Boot UKI with its own .cmdline).
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
 #include "detect/inventory.h"
+#include "knobs/boot_files.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/trial_boot.h"
 #include "knowledge/catalog.h"
@@ -39,8 +42,9 @@ std::string U64(uint64_t v) {
 class TrialWorld : public ::testing::Test {
  protected:
   explicit TrialWorld(std::string_view world) : w_(world) {}
-  plan::Plan Plan(bool cleanup = false) const {
+  plan::Plan Plan(bool cleanup = false, std::shared_ptr<const sys::RootSupplement> supplement = nullptr) const {
     sys::Root root = *sys::Root::Open(w_.root());
+    if (supplement) root.Supplement(std::move(supplement));
     detect::Inventory inventory = detect::Detect(root);
     KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
     const CmdlineSetup* setup = CmdlineSetupFor(inventory.system.boot.kind);
@@ -164,6 +168,35 @@ TEST_F(SdBootTrial, CopiesTheDefaultEntryOnTheEsp) {
   EXPECT_NE(plan.ops[0].after->find("\ntitle rocmtune trial t1 (Fedora Linux 42 (Workstation Edition))\n"),
             std::string::npos);
   EXPECT_EQ(plan.ops[1].argv, (std::vector<std::string>{"bootctl", "set-oneshot", "rocmtune-trial.conf"}));
+}
+
+// The daemon's case: the ESP is root's only, so it plans from what the helper read of it. The
+// tree here has no ESP at all; the supplement alone makes the same plan, and the cleanup finds
+// the trial entry only through it.
+TEST_F(SdBootTrial, ThePlanFromTheHelpersCopyOfTheEspIsThePlanFromTheEsp) {
+  auto copy = std::make_shared<const sys::RootSupplement>(CollectBootFiles(*sys::Root::Open(w_.root())));
+  plan::Plan direct = Plan();
+  ASSERT_TRUE(direct.refused.empty()) << direct.refused.front().message;
+  std::filesystem::remove_all(w_.Path("efi/loader"));
+  EXPECT_NE(Refusal().find("no ESP with loader/loader.conf"), std::string::npos) << Refusal();
+  plan::Plan supplemented = Plan(false, copy);
+  ASSERT_TRUE(supplemented.refused.empty()) << supplemented.refused.front().message;
+  ASSERT_EQ(supplemented.ops.size(), direct.ops.size());
+  for (size_t i = 0; i < direct.ops.size(); ++i) {
+    EXPECT_EQ(supplemented.ops[i].path, direct.ops[i].path);
+    EXPECT_EQ(supplemented.ops[i].after, direct.ops[i].after);
+    EXPECT_EQ(supplemented.ops[i].argv, direct.ops[i].argv);
+  }
+  auto with_entry = std::make_shared<sys::RootSupplement>(*copy);
+  with_entry->dirs["efi/loader/entries"].push_back("rocmtune-trial.conf");
+  std::sort(with_entry->dirs["efi/loader/entries"].begin(), with_entry->dirs["efi/loader/entries"].end());
+  with_entry->files["efi/loader/entries/rocmtune-trial.conf"] = "title trial\n";
+  EXPECT_TRUE(Plan(true, copy).ops.empty());
+  plan::Plan cleanup = Plan(true, with_entry);
+  ASSERT_EQ(cleanup.ops.size(), 1u);
+  EXPECT_EQ(cleanup.ops[0].kind, plan::OpKind::kRemoveFile);
+  EXPECT_EQ(cleanup.ops[0].path, "efi/loader/entries/rocmtune-trial.conf");
+  EXPECT_EQ(cleanup.ops[0].before, "title trial\n");
 }
 
 TEST_F(SdBootTrial, LoaderConfDefaultWhenNoEfiDefault) {
