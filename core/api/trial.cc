@@ -212,6 +212,14 @@ void AddTrialCommit(const System& system, const plan::TrialState& state, ChangeR
   // entry gone, the initramfs is rebuilt last).
   std::stable_partition(plan.ops.begin(), plan.ops.end(),
                         [](const plan::Op& op) { return op.kind != plan::OpKind::kRegenerate; });
+  // The commit runs in the trial boot (CommitTrial refuses any other), which already runs with
+  // every token of the change: the files make the next boots the same, and no reboot is needed
+  // for it (status's pending_reboot compares what runs with what the next boot gets).
+  if (TrialTokenOnCmdline(system.root, state.id)) {
+    plan.reboot_required = false;
+    plan.notes.push_back(
+        {"", fmt::format("trial {}: this boot already runs with the change; the next boots keep it", state.id), ""});
+  }
 }
 
 void AddTrialReset(const System& system, plan::Plan& plan) {

@@ -106,6 +106,10 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   ASSERT_TRUE(commit) << commit.error().message;
   EXPECT_EQ(commit->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*commit));
   EXPECT_NE(w.Read(kTrialConf).find("options amdgpu noretry=0"), std::string::npos);
+  // This boot runs with the change already (amdgpu.noretry=0 on its command line): no "reboot to
+  // take effect" after the commit, which a plain Set of the same option says.
+  EXPECT_FALSE(api::ResultJson(*commit).value("reboot_required", true)) << JsonText(api::ResultJson(*commit));
+  EXPECT_NE(JsonText(api::ResultJson(*commit)).find("this boot already runs with the change"), std::string::npos);
   s = State(w);
   EXPECT_EQ(s.state, plan::TrialPhase::kCommitted);
   // One transaction: the request's intent (history, revert), the state written with it. The
