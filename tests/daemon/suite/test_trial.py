@@ -1,9 +1,8 @@
 # `--trial` through rocmtuned on a private system bus (the helper behind its socket): the option
 # `trial` (b) of Set reaches the core, whose plan is the trial's (the one-shot GRUB entry, its
 # switch, the trial's state; nothing permanent); a --root tree plans a trial only, so the run is
-# Refused before anything is asked or written; a `trial` that is not a boolean is an
-# InvalidArgument naming it. (A trial on a tree never reaches polkit: the `trial` detail polkit
-# sees is for the live machine.)
+# Refused before anything is written; a `trial` that is not a boolean is an InvalidArgument naming
+# it; and polkit (a real polkitd) sees the detail `trial`: a rule can allow a user trials only.
 import json
 import os
 
@@ -17,7 +16,9 @@ def options(**kw):
     return dbus.Dictionary(kw, signature="sv")
 
 
-class TrialTest(DaemonTest):
+class TrialWorld(DaemonTest):
+    """A grub-debian world that can plan a trial, the helper behind its socket, the daemon."""
+
     def setUp(self):
         super().setUp()
         self.require_helper_socket()
@@ -45,6 +46,9 @@ class TrialTest(DaemonTest):
         except dbus.DBusException as e:
             return e.get_dbus_name(), e.get_dbus_message()
 
+
+
+class TrialTest(TrialWorld):
     def test_trial_check_plans_the_entry_and_the_state_only(self):
         before = self.world_hash(self.w)
         name, got = self.set_noretry(trial=dbus.Boolean(True), check=dbus.Boolean(True))
@@ -67,3 +71,54 @@ class TrialTest(DaemonTest):
         name, text = self.set_noretry(trial="yes")
         self.assertEqual(name, "org.rocmtune1.Error.InvalidArgument", text[:400])
         self.assertIn("trial", text)
+
+
+TRIAL_USER = 64331
+# A site that lets a user try boot changes but not make them: the rule reads the detail `trial`.
+TRIAL_RULES = """polkit.addRule(function(action, subject) {
+  if (subject.user == "rttrial" && action.id == "org.rocmtune1.set" && action.lookup("trial") == "true")
+    return polkit.Result.YES;
+});
+"""
+# TRIAL (true/false) EXPECT: EXPECT is the bus error name, or "denied" (polkit said no).
+SET_AS_USER = """
+import sys, dbus
+from busclient import manager, outcome, options, NOT_AUTHORIZED
+trial, expect = sys.argv[1] == "true", sys.argv[2]
+knobs = dbus.Dictionary({"amdgpu.noretry": "0"}, signature="ss")
+name, text = outcome(lambda: manager().Set(knobs, options(trial=dbus.Boolean(trial)), timeout=60))
+if expect == "denied":
+    assert name in NOT_AUTHORIZED, f"trial={trial}: wanted polkit's no, got {name or 'success'}: {text[:400]}"
+else:
+    assert name == expect, f"trial={trial}: wanted {expect}, got {name or 'success'}: {text[:400]}"
+    assert "planned only" in text, text[:400]
+"""
+
+
+class TrialPolkitTest(TrialWorld):
+    """polkit sees whether a change is a trial (the detail `trial`), with a real polkitd: a rule
+    that allows only trials lets the user's trial past polkit (and the tree then refuses to boot
+    it: planned only), and the same change without --trial is denied. Nothing is written."""
+
+    def start_bus(self, *args, **kw):
+        # The test account and the rule before the bus and polkitd, which read them.
+        self.require_polkitd()
+        self.require_free_ids((TRIAL_USER,))
+        self.use_test_accounts([f"rttrial:x:{TRIAL_USER}:{TRIAL_USER}::/nonexistent:/usr/sbin/nologin"],
+                               [f"rttrial:x:{TRIAL_USER}:"])
+        rules = self.path("50-rocmtune-trial.rules")
+        with open(rules, "w") as f:
+            f.write(TRIAL_RULES)
+        super().start_bus(*args, **kw)
+        self.start_polkitd(rules)
+
+    def set_as_user(self, trial, expect):
+        before = self.world_hash(self.w)
+        r = self.run_cmd(["setpriv", f"--reuid={TRIAL_USER}", f"--regid={TRIAL_USER}", f"--groups={TRIAL_USER}", "--",
+                          "/usr/bin/python3", "-c", SET_AS_USER, trial, expect])
+        self.assertEqual(r.returncode, 0, f"Set trial={trial} as rttrial: {r.stderr}")
+        self.assertEqual(self.world_hash(self.w), before, f"Set trial={trial} as rttrial wrote to the world")
+
+    def test_a_rule_can_allow_trials_only(self):
+        self.set_as_user("true", "org.rocmtune1.Error.Refused")
+        self.set_as_user("false", "denied")
