@@ -168,6 +168,7 @@ void MakeTrial(const System& system, const plan::Request& request, ChangeReport&
   state.request.args.erase(std::remove(state.request.args.begin(), state.request.args.end(), std::string()),
                            state.request.args.end());
   state.admin_lines = request.admin_lines;
+  state.force = options.force;
   state.tokens = part.tokens;
   state.tokens.push_back(fmt::format("panic={}", plan::kTrialPanicSeconds));
   state.tokens.push_back(plan::TrialToken(state.id));
@@ -383,6 +384,7 @@ Result<ChangeReport> CommitTrial(const sys::Root& root, const ChangeOptions& opt
   commit.trial = false;
   commit.trial_commit = &*state;
   commit.admin_lines = state->admin_lines;
+  commit.force = commit.force || state->force;
   const plan::Intent& r = state->request;
   if (r.verb == "apply") return Apply(root, r.profile, r.with, commit, writer);
   if (r.verb == "set") return Set(root, r.args, commit, writer);

@@ -75,6 +75,7 @@ json TrialStateToJson(const TrialState& s) {
   for (const TrialGpu& g : s.gpus_before) gpus.push_back({{"pci", g.pci}, {"driver", g.driver}});
   json request = IntentToJson(s.request);
   request["admin_lines"] = s.admin_lines;
+  request["force"] = s.force;
   return {{"schema", kTrialSchema},
           {"id", s.id},
           {"state", TrialPhaseName(s.state)},
@@ -132,6 +133,11 @@ Result<TrialState> ParseTrialState(std::string_view text) {
   if (auto al = request->find("admin_lines"); al != request->end()) {
     if (!al->is_boolean()) return Bad("\"request.admin_lines\" must be true or false");
     s.admin_lines = al->get<bool>();
+  }
+  // Absent in a state written before it existed: no --force.
+  if (auto force = request->find("force"); force != request->end()) {
+    if (!force->is_boolean()) return Bad("\"request.force\" must be true or false");
+    s.force = force->get<bool>();
   }
   auto baseline = doc->find("baseline");
   if (baseline == doc->end() || !baseline->is_object()) return Bad("\"baseline\" must be an object");

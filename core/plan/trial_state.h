@@ -49,9 +49,11 @@ struct TrialState {
   std::string updated;  // the last change of `state`
   TrialPhase state = TrialPhase::kPrepared;
   // What the commit applies: verb apply/set/unset with the profile and --with items or the
-  // keys and assignments as typed; `admin_lines` as --admin-lines.
+  // keys and assignments as typed; `admin_lines` as --admin-lines, `force` as --force (the
+  // commit overrides what the prepared change overrode: a profile that does not fit, drift).
   Intent request;
   bool admin_lines = false;
+  bool force = false;
   // The trial boot's added tokens: the boot-affecting part, `panic=N`, `rocmtune.trial=<id>`.
   std::vector<std::string> tokens;
   std::string setup;  // detect::BootKindName of the boot setup

@@ -205,6 +205,64 @@ TEST(ApiTrialTest, PrepareCheckAndCommitOnGrubDebian) {
   EXPECT_EQ(State(w).state, plan::TrialPhase::kCommitted);
 }
 
+// `apply --trial --force` of a profile for other GPUs: the commit in the trial boot (a unit, no
+// --force of its own) overrides what the prepare overrode, because the state keeps `force`;
+// without it the commit would refuse the profile and the trial boot would keep nothing.
+TEST(ApiTrialTest, ATrialWithForceIsCommittedWithForce) {
+  testing::WorldCopy w(kWorld);
+  testing::GiveKfd(w);
+  MakeGrubTrialReady(w);
+  w.Write("etc/rocmtune/profiles/mi300-only.toml",
+          "schema_version = 1\ndescription = \"for MI300 only\"\n[match]\ngfx = [\"gfx942\"]\n[[items]]\n"
+          "id = \"noretry\"\naction = \"set\"\nkey = \"amdgpu.noretry\"\nvalue = \"0\"\nwhy = \"test\"\n"
+          "source = \"tests/unit/api/trial_test.cc\"\n");
+  ExecutorWriter writer(w.root());
+  api::ChangeOptions options;
+  options.trial = true;
+  options.trial_on_tree = true;
+  options.trial_id = kId;
+  auto unforced = api::Apply(OpenTrialWorld(w), "mi300-only", {}, options, writer);
+  ASSERT_TRUE(unforced) << unforced.error().message;
+  EXPECT_EQ(unforced->status, ChangeStatus::kRefused) << "the control: the profile does not fit this Navi10";
+  options.force = true;
+  auto prepare = api::Apply(OpenTrialWorld(w), "mi300-only", {}, options, writer);
+  ASSERT_TRUE(prepare) << prepare.error().message;
+  ASSERT_EQ(prepare->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*prepare));
+  EXPECT_TRUE(State(w).force);
+  EXPECT_NE(w.Read(std::string(plan::kTrialState)).find("\"force\": true"), std::string::npos);
+
+  BootTrial(w);
+  api::ChangeOptions boot;  // the units' options: no --force
+  api::TrialCheckInputs inputs;
+  auto check = api::CheckTrial(OpenTrialWorld(w), inputs, boot, writer);
+  ASSERT_TRUE(check && check->status == ChangeStatus::kOk) << (check ? JsonText(api::ResultJson(*check)) : "");
+  auto commit = api::CommitTrial(OpenTrialWorld(w), boot, writer);
+  ASSERT_TRUE(commit) << commit.error().message;
+  ASSERT_EQ(commit->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*commit));
+  EXPECT_NE(w.Read(kTrialConf).find("options amdgpu noretry=0"), std::string::npos);
+  EXPECT_EQ(State(w).state, plan::TrialPhase::kCommitted);
+}
+
+// A state written before `force` was kept has none: it reads as no --force; a wrong type is refused.
+TEST(ApiTrialTest, TheStatesForceIsOptionalAndABoolean) {
+  plan::TrialState s = Prepared();
+  s.force = true;
+  std::string text = plan::TrialStateText(s);
+  auto back = plan::ParseTrialState(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back->force);
+  std::string old = text;
+  old.erase(old.find(",\n    \"force\": true"), std::string(",\n    \"force\": true").size());
+  auto before = plan::ParseTrialState(old);
+  ASSERT_TRUE(before) << before.error().message << "\n" << old;
+  EXPECT_FALSE(before->force);
+  std::string bad = text;
+  bad.replace(bad.find("\"force\": true"), 13, "\"force\": \"yes\"");
+  auto refused = plan::ParseTrialState(bad);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("request.force"), std::string::npos) << refused.error().message;
+}
+
 TEST(ApiTrialTest, ACheckThatSeesAGpuResetFailsTheTrialAndNothingIsCommitted) {
   testing::WorldCopy w(kWorld);
   testing::GiveKfd(w);
