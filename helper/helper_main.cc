@@ -90,7 +90,11 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   app.add_flag("--no-wait", no_wait, "Fail at once if another transaction holds the lock");
   CLI::App* apply = app.add_subcommand("apply", "Run the plan (rocmtune.plan.v1 JSON) read from stdin");
   apply->add_flag("--force", options.force, "Overwrite owned files that someone else edited (drift)");
-  app.add_subcommand("recover", "Roll back an interrupted transaction, if any");
+  CLI::App* recover = app.add_subcommand("recover", "Roll back an interrupted transaction, if any");
+  bool quiet = false;
+  recover->add_flag("--quiet", quiet,
+                    "Print the reply only when there was something to roll back or it failed (the boot unit: "
+                    "no reply in the journal of every boot)");
   CLI::App* socket = app.add_subcommand(
       "socket",
       "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply' or "
@@ -144,7 +148,9 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     if (!plan) return Report({Status::kRefused, "", {plan.error().message}, {}, {}, {}});
     return Report(executor.Run(*plan, options));
   }
-  return Report(executor.Recover(options));
+  Outcome out = executor.Recover(options);
+  if (quiet && out.status == Status::kUnchanged && out.recovered.empty() && out.messages.empty()) return 0;
+  return Report(out);
 }
 
 }  // namespace rocmtune::helper
