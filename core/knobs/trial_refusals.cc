@@ -26,7 +26,11 @@ constexpr std::string_view kSecureBoot = "sys/firmware/efi/efivars/SecureBoot-8b
 constexpr uint64_t kOneShotFeature = uint64_t{1} << 3;
 
 struct Mount {
-  std::string point, fstype, source, options, device;  // device: "MAJ:MIN"
+  std::string point, fstype, source, device;  // device: "MAJ:MIN"
+  // The filesystem's own options (after the source), not the mount point's: a service's view
+  // of /sys under ProtectKernelTunables= is a read-only bind mount of a read-write efivarfs
+  // (rocmtuned's), which proc(5) shows as "ro" mount options and "rw" super options.
+  std::string super_options;
 };
 
 // "\040" -> " ": mountinfo escapes space, tab, newline and '\' in paths (proc(5)).
@@ -57,7 +61,8 @@ std::optional<Mount> MountOf(const sys::Root& root, std::string_view path) {
     std::vector<std::string_view> f = text::Tokens(line);
     auto dash = std::find(f.begin(), f.end(), "-");
     if (f.size() < 6 || dash == f.end() || f.end() - dash < 3) continue;
-    Mount m{Unescape(f[4]), std::string(dash[1]), Unescape(dash[2]), std::string(f[5]), std::string(f[2])};
+    Mount m{Unescape(f[4]), std::string(dash[1]), Unescape(dash[2]), std::string(f[2]),
+            f.end() - dash > 3 ? std::string(dash[3]) : std::string()};
     bool above = m.point == "/" || path == m.point ||
                  (path.starts_with(m.point) && path.size() > m.point.size() && path[m.point.size()] == '/');
     if (above && (!best || m.point.size() >= best->point.size())) best = std::move(m);
@@ -147,7 +152,7 @@ std::optional<std::string> SdBootOneShotRefusal(const sys::Root& root) {
   auto efivars = MountOf(root, "/sys/firmware/efi/efivars");
   if (!efivars || efivars->fstype != "efivarfs")
     return std::string("the EFI variables are not mounted (efivarfs at /sys/firmware/efi/efivars)");
-  if (HasOption(efivars->options, "ro"))
+  if (HasOption(efivars->super_options, "ro"))
     return std::string(
         "the EFI variables are mounted read-only: bootctl set-oneshot cannot write "
         "LoaderEntryOneShot");

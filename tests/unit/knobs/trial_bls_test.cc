@@ -223,6 +223,11 @@ TEST_F(SdBootTrial, RefusedWithoutTheOneShotFeatureOrWritableVariables) {
   w_.Write("proc/self/mountinfo",
            std::string(kSetupRootMount) + "40 22 0:30 / /sys/firmware/efi/efivars ro,nosuid - efivarfs efivarfs ro\n");
   EXPECT_NE(Refusal().find("read-only"), std::string::npos) << Refusal();
+  // rocmtuned's own view under ProtectKernelTunables=: a read-only bind of the read-write
+  // efivarfs (bootctl runs in the helper, which sees it writable). Not refused.
+  w_.Write("proc/self/mountinfo",
+           std::string(kSetupRootMount) + "40 22 0:30 / /sys/firmware/efi/efivars ro,nosuid - efivarfs efivarfs rw\n");
+  EXPECT_EQ(Refusal(), "");
   w_.Write("proc/self/mountinfo", kSetupRootMount);
   EXPECT_NE(Refusal().find("not mounted"), std::string::npos) << Refusal();
   SetUp();
