@@ -243,12 +243,11 @@ namespace {
 
 // A committed state is written by the transaction that commits the change, before the helper
 // numbers that transaction: the journal knows it as the newest committed transaction that wrote
-// exactly this state. Left empty when the journal cannot be read or does not have it.
-void FindCommittingTransaction(const sys::Root& root, const std::string& text, plan::TrialState& state) {
+// exactly this state. Left empty when the journal does not have it.
+void FindCommittingTransaction(const std::vector<journal::Transaction>& txns, const std::string& text,
+                               plan::TrialState& state) {
   if (state.state != plan::TrialPhase::kCommitted || !state.transaction.empty()) return;
-  auto txns = journal::Load(root);
-  if (!txns) return;
-  for (auto txn = txns->rbegin(); txn != txns->rend(); ++txn) {
+  for (auto txn = txns.rbegin(); txn != txns.rend(); ++txn) {
     if (txn->state != journal::State::kCommitted) continue;
     for (const plan::Op& op : txn->ops) {
       if (op.path == plan::kTrialState && op.after == text) {
@@ -259,16 +258,34 @@ void FindCommittingTransaction(const sys::Root& root, const std::string& text, p
   }
 }
 
+// The state file as the last finished transaction left it. The newest transaction may still be
+// running (the commit's initramfs rebuild takes minutes) or have been cut short, and a state it
+// wrote is not yet true: a crash now rolls it back (a trial shown committed while its commit
+// ran let the Ansible role reboot in the middle of it, in a VM boot test). nullopt: that
+// transaction created the file.
+std::optional<std::string> DurableText(const std::vector<journal::Transaction>& txns, std::string text) {
+  if (txns.empty() || txns.back().state != journal::State::kIncomplete) return text;
+  for (const plan::Op& op : txns.back().ops)
+    if (op.path == plan::kTrialState && op.after == text) return op.before;
+  return text;
+}
+
 }  // namespace
 
 Result<std::optional<plan::TrialState>> ReadTrial(const sys::Root& root) {
   if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return std::optional<plan::TrialState>();
   auto text = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
   if (!text) return tl::unexpected(text.error());
-  auto state = plan::ParseTrialState(*text);
+  // A journal this user may not read leaves the file as it is (what it says may be in flight).
+  auto txns = journal::Load(root);
+  const std::vector<journal::Transaction> none;
+  const std::vector<journal::Transaction>& journal = txns ? *txns : none;
+  std::optional<std::string> durable = DurableText(journal, std::move(*text));
+  if (!durable) return std::optional<plan::TrialState>();
+  auto state = plan::ParseTrialState(*durable);
   if (!state)
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", root.Display(plan::kTrialState), state.error().message));
-  FindCommittingTransaction(root, *text, *state);
+  FindCommittingTransaction(journal, *durable, *state);
   return std::optional<plan::TrialState>(std::move(*state));
 }
 

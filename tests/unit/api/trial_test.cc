@@ -14,6 +14,7 @@
 #include "api/test_writers.h"
 #include "api/trial_internal.h"
 #include "cli_runner.h"
+#include "journal/journal.h"
 #include "plan/owned_paths.h"
 #include "plan/trial_state.h"
 #include "util/json_text.h"
@@ -132,6 +133,55 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   auto again = api::CommitTrial(OpenTrialWorld(w), options, writer);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, ChangeStatus::kRefused);
+}
+
+// The commit writes the state `committed` early in its transaction and then rebuilds the
+// initramfs for minutes; until the transaction's commit record, `trial` shows the state the
+// last finished transaction left (confirmed): a crash now would roll the file back, and a script
+// waiting for `committed` (the Ansible role) must not reboot yet. A VM boot test found it.
+TEST(ApiTrialTest, ATrialIsNotCommittedWhileItsCommitRuns) {
+  testing::WorldCopy w(kWorld);
+  ExecutorWriter writer(w.root());
+  plan::TrialState confirmed = Prepared();
+  confirmed.state = plan::TrialPhase::kConfirmed;
+  Seed(w, writer, confirmed);  // transaction 1
+  plan::TrialState committed = confirmed;
+  committed.state = plan::TrialPhase::kCommitted;
+  const std::string before = plan::TrialStateText(confirmed), after = plan::TrialStateText(committed);
+  // Transaction 2 as the helper leaves it mid-way: begun, the state written, no commit record.
+  journal::Transaction txn;
+  txn.number = 2;
+  txn.id = "2";
+  txn.time = "2026-11-27T00:00:01Z";
+  txn.file = std::string(journal::kJournalDir) + "/" + journal::JournalFileName(2);
+  txn.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
+  txn.ops.push_back(
+      {plan::OpKind::kWriteFile, plan::BackendId::kCmdline, std::string(plan::kTrialState), before, after, {}, "x"});
+  std::string records = JsonText(journal::BeginRecord(txn), -1) + "\n" + JsonText(journal::DoneRecord(0), -1) + "\n";
+  w.Write(txn.file, records);
+  w.Write(plan::kTrialState, after);
+  auto read = api::ReadTrial(OpenTrialWorld(w));
+  ASSERT_TRUE(read && *read) << (read ? "no trial" : read.error().message);
+  EXPECT_EQ((**read).state, plan::TrialPhase::kConfirmed) << "the commit has not finished";
+  EXPECT_EQ(api::TrialJson(*read).value("state", ""), "confirmed");
+  // Its commit record: now it is committed, by transaction 2.
+  w.Write(txn.file, records + JsonText(journal::CommitRecord(), -1) + "\n");
+  read = api::ReadTrial(OpenTrialWorld(w));
+  ASSERT_TRUE(read && *read);
+  EXPECT_EQ((**read).state, plan::TrialPhase::kCommitted);
+  EXPECT_EQ((**read).transaction, "2");
+  // A prepare still running when the file did not exist before: no trial yet.
+  testing::WorldCopy fresh(kWorld);
+  txn.number = 1;
+  txn.id = "1";
+  txn.file = std::string(journal::kJournalDir) + "/" + journal::JournalFileName(1);
+  txn.ops[0].before = std::nullopt;
+  txn.ops[0].after = before;
+  fresh.Write(txn.file, JsonText(journal::BeginRecord(txn), -1) + "\n");
+  fresh.Write(plan::kTrialState, before);
+  auto none = api::ReadTrial(OpenTrialWorld(fresh));
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none) << "the prepare that creates the state has not finished";
 }
 
 // A committed state the journal did not write (edited by hand, or left from a journal since
