@@ -71,6 +71,13 @@ constexpr std::array kTable = {
                "A --trial change waits for its trial boot: the next boot tries it once."},
     FindingRow{kTrialFailed, "trial.failed", Severity::kWarning, Severity::kWarning,
                "A trial boot failed (its check, a panic, a hang): the change was not kept; what was seen is shown."},
+    FindingRow{kWriterPowerProfilesDaemon, "writer.power-profiles-daemon", Severity::kInfo, Severity::kWarning,
+               "power-profiles-daemon's amdgpu_dpm action resets every GPU's performance level at each profile "
+               "change (a warning; info when the action is blocked)."},
+    FindingRow{kWriterLact, "writer.lact", Severity::kInfo, Severity::kInfo,
+               "LACT's daemon is enabled: it writes the GPU attributes its profiles set."},
+    FindingRow{kWriterCoreCtrl, "writer.corectrl", Severity::kInfo, Severity::kInfo,
+               "CoreCtrl is installed: its helper writes GPU attributes while a user runs it."},
     FindingRow{kPcieNoAtomics, "pcie.no-atomics", Severity::kInfo, Severity::kInfo,
                "The GPU's PCIe link does not support atomics (KFD io_link flags)."},
     FindingRow{kPcieSmallBar, "pcie.small-bar", Severity::kInfo, Severity::kInfo,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "detect/finding_ids.h"
+#include "detect/other_writers.h"
 #include "util/text.h"
 
 namespace rocmtune::detect {
@@ -123,6 +124,7 @@ SystemFacts DetectSystemFacts(const sys::Root& root, std::vector<Finding>& findi
   facts.amdgpu = ReadModule(root, "amdgpu", findings);
   facts.ttm = ReadModule(root, "ttm", findings);
   facts.iommu = ReadIommu(root, facts.cmdline);
+  for (Finding& f : OtherWriterFindings(root)) findings.push_back(std::move(f));
   return facts;
 }
 
