@@ -28,7 +28,7 @@ LINT="clang-format-14 clang-tidy-14 shellcheck"
 # overlays; the disk images are made without loop devices or mounts: mkfs.ext4 -d (e2fsprogs),
 # sfdisk (fdisk), mkfs.vfat (dosfstools) and mtools for the ESP. GRUB's tools and systemd-boot come
 # from the image's own root (debootstrap, in TEST).
-VM="qemu-system-x86 qemu-utils ovmf e2fsprogs fdisk dosfstools mtools"
+VM="qemu-system-x86 qemu-utils ovmf e2fsprogs fdisk dosfstools mtools openssh-client"
 
 wanted="$BUILD $TEST"
 [ "${1:-}" = --fuzz ] && wanted="$FUZZ"

@@ -2,12 +2,14 @@
 # boot.sh: one headless QEMU session of a disk image, with a time limit; the guest may reboot (or
 # panic and reset) any number of times inside it, so firmware and boot loader run again each time.
 #
-#   usage: tests/vm/boot.sh [-u VARS] [-p PLAN] [-t SECONDS] DISK LOGPREFIX
+#   usage: tests/vm/boot.sh [-u VARS] [-p PLAN] [-t SECONDS] [-n PORT] DISK LOGPREFIX
 #     -u VARS     UEFI: OVMF with VARS as this VM's own variable store (a copy of OVMF_VARS_4M.fd is
 #                 made when VARS is missing); without -u: SeaBIOS
 #     -p PLAN     the bash snippet the guest agent runs at the end of every boot (fw_cfg opt/vmprobe/plan)
 #     -t SECONDS  limit of the whole session (default 600). At the limit QEMU gets SIGTERM, for the guest
 #                 a power cut, for QEMU a clean exit (the qcow2 metadata is flushed), and SIGKILL 15 s later
+#     -n PORT     a network card (QEMU's user network, no way out but to the host) and the guest's ssh on
+#                 127.0.0.1:PORT of the host; without -n the guest has no network
 #   env: ACCEL=kvm|tcg (default: lib.sh's vm_accel), MEM=768 (MiB)
 #
 # Writes LOGPREFIX.console (ttyS0: firmware, boot loader, kernel, systemd), LOGPREFIX.probe (ttyS1: the
@@ -17,15 +19,15 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
-VARS="" PLAN="" LIMIT=600
-while getopts u:p:t: o; do
+VARS="" PLAN="" LIMIT=600 PORT=""
+while getopts u:p:t:n: o; do
   case $o in
-    u) VARS=$OPTARG ;; p) PLAN=$OPTARG ;; t) LIMIT=$OPTARG ;;
-    *) sed -n 2,19p "$0"; exit 2 ;;
+    u) VARS=$OPTARG ;; p) PLAN=$OPTARG ;; t) LIMIT=$OPTARG ;; n) PORT=$OPTARG ;;
+    *) sed -n 2,21p "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-DISK=${1:?usage: boot.sh [-u VARS] [-p PLAN] [-t SECONDS] DISK LOGPREFIX} LOG=${2:?LOGPREFIX}
+DISK=${1:?usage: boot.sh [-u VARS] [-p PLAN] [-t SECONDS] [-n PORT] DISK LOGPREFIX} LOG=${2:?LOGPREFIX}
 need_tools qemu-system-x86_64 timeout
 FMT=raw; [[ $DISK == *.qcow2 ]] && FMT=qcow2
 
@@ -47,6 +49,9 @@ if [ -n "$VARS" ]; then
 fi
 PL=()
 [ -n "$PLAN" ] && PL=(-fw_cfg "name=opt/vmprobe/plan,file=$PLAN")
+NET=()
+# restrict=on: the guest reaches nothing outside; only the forwarded port reaches it.
+[ -n "$PORT" ] && NET=(-nic "user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:$PORT-:22")
 
 start=$(date +%s.%N)
 rc=0
@@ -54,7 +59,7 @@ rc=0
 timeout -k 15 "$LIMIT" qemu-system-x86_64 "${ACC[@]}" "${FW[@]}" -m "${MEM:-768}" -smp 1 \
   -display none -monitor none -nodefaults -no-user-config \
   -drive "file=$DISK,if=virtio,format=$FMT,cache=unsafe" \
-  -serial "file:$LOG.console" -serial "file:$LOG.probe" -pidfile "$LOG.pid" "${PL[@]}" || rc=$?
+  -serial "file:$LOG.console" -serial "file:$LOG.probe" -pidfile "$LOG.pid" "${PL[@]}" "${NET[@]}" || rc=$?
 [ $rc = 137 ] && rc=124   # it took the SIGKILL: still "timed out"
 rm -f "$LOG.pid"
 echo "boot.sh: $(basename "$LOG") rc=$rc $(awk "BEGIN{printf \"%.1f s\", $(date +%s.%N) - $start}")"

@@ -24,7 +24,7 @@ BUILD=$(cd "${1:?usage: build-image.sh BUILD_DIR [SOURCE_DIR]}" && pwd)
 SRC=$(cd "${2:-$HERE/../..}" && pwd)
 OUT=$BUILD/vm-cache
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot, unshare)"
-need_tools debootstrap unshare chroot mkfs.ext4 sfdisk mkfs.vfat mmd mcopy flock sha256sum
+need_tools debootstrap unshare chroot mkfs.ext4 sfdisk mkfs.vfat mmd mcopy flock sha256sum ssh-keygen
 mkdir -p "$OUT"
 # One build at a time: ctest may start two VM tests at once with -j.
 exec 9>"$OUT/.lock"
@@ -65,8 +65,13 @@ if [ ! -e "$R/.complete" ] || [ "$(cat "$OUT/rootfs.key" 2>/dev/null)" != "$root
 fi
 KVER=$(ls "$R/usr/lib/modules" | head -1)
 
+# The key the host's ssh (and Ansible) logs in to the guest's root with: made once per cache.
+mkdir -p "$OUT/ssh"
+[ -f "$OUT/ssh/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C vmprobe-host -f "$OUT/ssh/id_ed25519" ||
+  fail "ssh-keygen"
 deb_sum=$(sha256sum "$DEB" | cut -d' ' -f1)
-images_key=$(cat "$OUT/rootfs.key" <(echo "$deb_sum") "$0" "$HERE"/guest/* | sha256sum | cut -d' ' -f1)
+images_key=$(cat "$OUT/rootfs.key" <(echo "$deb_sum") "$0" "$HERE"/guest/* "$OUT/ssh/id_ed25519.pub" |
+  sha256sum | cut -d' ' -f1)
 if [ -f "$OUT/bios.img" ] && [ -f "$OUT/uefi.img" ] && [ "$(cat "$OUT/images.key" 2>/dev/null)" = "$images_key" ]; then
   echo "build-image: $OUT/{bios,uefi}.img are up to date ($(basename "$DEB"), kernel $KVER)"
   exit 0
@@ -109,6 +114,13 @@ install -m 644 "$HERE/guest/vmprobe-crash-trial.service" "$R/etc/systemd/system/
 mkdir -p "$R/etc/systemd/system/sysinit.target.wants"
 ln -sf /etc/systemd/system/vmprobe-crash-trial.service \
   "$R/etc/systemd/system/sysinit.target.wants/vmprobe-crash-trial.service"
+# The network card a scenario may ask for (boot.sh -n): DHCP from QEMU's user network, and root's
+# login over ssh with the host's key only (Debian's sshd: PermitRootLogin prohibit-password).
+mkdir -p "$R/etc/systemd/network" "$R/root/.ssh"
+printf '[Match]\nName=en*\n\n[Network]\nDHCP=ipv4\n' >"$R/etc/systemd/network/20-vmprobe.network"
+ln -sf /lib/systemd/system/systemd-networkd.service "$R/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
+install -m 600 "$OUT/ssh/id_ed25519.pub" "$R/root/.ssh/authorized_keys"
+chmod 700 "$R/root/.ssh"
 # Faster under TCG (1 vCPU): no e2scrub_reap (7 s), no getty on tty1-6 (4 s; the serial getty stays).
 for u in e2scrub_reap.service getty-static.service; do ln -sf /dev/null "$R/etc/systemd/system/$u"; done
 

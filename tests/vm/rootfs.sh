@@ -16,9 +16,11 @@ build_rootfs() {
   # grub-pc's postinst would ask where to install GRUB; build-image.sh writes it to the images by hand.
   printf 'grub-pc grub-pc/install_devices multiselect\ngrub-pc grub-pc/install_devices_empty boolean true\n' |
     chroot_in "$R" debconf-set-selections
-  step "apt-get install linux-image-amd64 udev grub-pc systemd-boot (in the copy)"
+  # openssh-server and python3: the scenario where Ansible's role reaches the guest over ssh
+  # (ansible-trial); without a network card (every other scenario) sshd only listens.
+  step "apt-get install linux-image-amd64 udev grub-pc systemd-boot openssh-server python3 (in the copy)"
   chroot_in "$R" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    linux-image-amd64 udev grub-pc systemd-boot >"$OUT/chroot-install.log" 2>&1 ||
+    linux-image-amd64 udev grub-pc systemd-boot openssh-server python3 >"$OUT/chroot-install.log" 2>&1 ||
     { tail -20 "$OUT/chroot-install.log"; rm -rf "$R"; skip "apt-get install in the root failed (no mirror?)"; }
   chroot_in "$R" apt-get clean
   # Smaller: documentation and drivers a QEMU guest never loads (~220 MB). drivers/gpu stays, and

@@ -17,6 +17,9 @@
 # A scenario file sets IMAGE=bios|uefi, TOKEN (an extended regex: the token of a trial boot), EXPECT
 # (the boots, e.g. "1:- 2:T 3:-"), NEEDS_TRIAL=1 when it drives `rocmtunectl ... --trial`, and defines
 # plan (prints the plan) and verify (more checks, with the helpers below; returns non-zero on a failure).
+# A scenario that sets SSH=1 gets a network card with the guest's sshd on 127.0.0.1:$SSH_PORT, and may
+# define host_driver: run on the host beside the boots (output in vm-runs/NAME/driver.log, exit status
+# in driver.rc), e.g. Ansible reaching the guest over ssh; it has wait_probe and vm_ssh below.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -26,7 +29,7 @@ NAME=${3:?NAME}
 [ -f "$HERE/scenarios/$NAME.sh" ] || fail "no scenario $NAME (tests/vm/scenarios/$NAME.sh)"
 [ "$(id -u)" = 0 ] || skip "needs root (the image build: debootstrap, chroot)"
 need_tools qemu-system-x86_64 qemu-img timeout
-NEEDS_TRIAL=0 TOKEN="" EXPECT="" IMAGE=""
+NEEDS_TRIAL=0 TOKEN="" EXPECT="" IMAGE="" SSH=0
 verify() { return 0; }
 # shellcheck source=/dev/null
 . "$HERE/scenarios/$NAME.sh"
@@ -59,6 +62,30 @@ else
   U=()
   [ "$IMAGE" = uefi ] && U=(-u "$RUN/vars.fd")
   plan >"$RUN/plan"
+  driver=""
+  if [ "$SSH" = 1 ]; then
+    need_tools ssh
+    SSH_PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    SSH_KEY=$IMG/ssh/id_ed25519
+    U+=(-n "$SSH_PORT")
+    # wait_probe REGEX SECONDS: until a report line matches (0), the session ends or the time is up (1)
+    wait_probe() {
+      local end=$((SECONDS + $2))
+      until [ -f "$L.probe" ] && tr -d '\r' <"$L.probe" | grep -a -q -E "^VMPROBE $1"; do
+        [ -e "$RUN/stop" ] || [ $SECONDS -ge $end ] && return 1
+        sleep 2
+      done
+    }
+    # vm_ssh CMD...: CMD as root in the guest
+    vm_ssh() {
+      ssh -i "$SSH_KEY" -p "$SSH_PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+        -o ConnectTimeout=30 -o BatchMode=yes -o LogLevel=ERROR root@127.0.0.1 "$@"
+    }
+    if declare -F host_driver >/dev/null; then
+      ( host_driver >"$RUN/driver.log" 2>&1; echo $? >"$RUN/driver.rc" ) &
+      driver=$!
+    fi
+  fi
 
   # The host time of each boot's first report line ("up"), polled once a second while QEMU runs; it
   # stops by itself (no kill: a killed loop would leave its `sleep` running past the test).
@@ -77,6 +104,8 @@ else
   "$HERE/boot.sh" "${U[@]}" -p "$RUN/plan" -t "${VM_LIMIT:-1500}" "$RUN/disk.qcow2" "$L"
   boot_rc=$?
   touch "$RUN/stop"; wait $watcher
+  # The driver's own limits end it; the session's end ends its waits (wait_probe).
+  [ -n "$driver" ] && wait "$driver"
   echo "session ended at +$((SECONDS - s0)) s" >>"$RUN/times"
 fi
 
