@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/finding_ids.h"
 #include "knobs/runtime_state.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
@@ -198,6 +199,24 @@ KnobState SysfsBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
   return state;
 }
 
+namespace {
+
+// Another program that writes GPU attributes (detect/other_writers.h, its writer.* finding):
+// said before the write, with what it will do. power-profiles-daemon's action writes only the
+// performance level; LACT and CoreCtrl write whatever their profiles set.
+void WarnOtherWriters(const KnobContext& ctx, const KnobKey& key, plan::Plan& plan) {
+  using detect::FindingId;
+  for (const detect::Finding& f : ctx.inventory.findings) {
+    bool ppd = f.id == detect::FindingName(FindingId::kWriterPowerProfilesDaemon) &&
+               f.severity == detect::Severity::kWarning && key.name == "power_dpm_force_performance_level";
+    bool other =
+        f.id == detect::FindingName(FindingId::kWriterLact) || f.id == detect::FindingName(FindingId::kWriterCoreCtrl);
+    if (ppd || other) plan.warnings.push_back({key.Text(), fmt::format("{}: {}", key.Text(), f.message), f.source});
+  }
+}
+
+}  // namespace
+
 void SysfsBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set, std::span<const KnobKey> unset,
                                plan::Plan& plan) const {
   std::vector<RuntimeSetting> state = DesiredRuntime(ctx.root);
@@ -207,6 +226,7 @@ void SysfsBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignmen
   };
   for (const Assignment& a : set) {
     const Attribute* attr = FindSysfsAttribute(a.key.name);
+    WarnOtherWriters(ctx, a.key, plan);
     for (const detect::Gpu* gpu : Targets(ctx, a.key.target)) {
       auto raw = ReadAttr(ctx, *gpu, a.key.name);
       auto current = Current(ctx, *gpu, a.key.name);

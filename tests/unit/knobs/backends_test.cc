@@ -136,3 +136,37 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace rocmtune
+
+namespace rocmtune {
+namespace {
+
+// A performance level set where power-profiles-daemon's amdgpu_dpm action runs (installed, on an
+// AMD CPU, not blocked) is planned with a warning naming it; blocked, it is planned without.
+TEST(SysfsOtherWriterTest, SettingTheLevelWarnsOfPowerProfilesDaemon) {
+  testing::WorldCopy w("rx6900xt");
+  w.Write("usr/lib/systemd/system/power-profiles-daemon.service", "[Service]\n");
+  w.Write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n");
+  auto plan_of = [&](std::string_view text) {
+    sys::Root root = *sys::Root::Open(w.root());
+    detect::Inventory inventory = detect::Detect(root);
+    knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
+    auto assignment = knobs::ParseAssignment(text);
+    EXPECT_TRUE(assignment) << text;
+    std::vector<knobs::Assignment> sets{*assignment};
+    plan::Plan plan;
+    knobs::Registry::Builtin().For(assignment->key)->PlanChanges(ctx, sets, {}, plan);
+    return plan;
+  };
+  plan::Plan plan = plan_of("sysfs.card0.power_dpm_force_performance_level=high");
+  ASSERT_FALSE(plan.ops.empty());
+  ASSERT_EQ(plan.warnings.size(), 1u);
+  EXPECT_NE(plan.warnings[0].message.find("power-profiles-daemon is installed"), std::string::npos)
+      << plan.warnings[0].message;
+  EXPECT_FALSE(plan.warnings[0].source.empty());
+  w.Write("etc/systemd/system/power-profiles-daemon.service.d/gpu.conf",
+          "[Service]\nExecStart=\nExecStart=/usr/libexec/power-profiles-daemon --block-action=amdgpu_dpm\n");
+  EXPECT_TRUE(plan_of("sysfs.card0.power_dpm_force_performance_level=high").warnings.empty());
+}
+
+}  // namespace
+}  // namespace rocmtune
