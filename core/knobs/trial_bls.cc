@@ -194,8 +194,16 @@ std::optional<std::string> RefuseSdBootTrial(const KnobContext& ctx) {
   // systemd-stub(7): with Secure Boot on, a UKI's own .cmdline wins over anything the entry passes.
   auto content = ReadOptional(ctx.root, def->entry);
   if (!content) return fmt::format("/{} is unreadable", def->entry);
-  if (auto image = EntryImage(*content, def->esp);
-      image && SecureBootOn(ctx.root) && PeHasCmdline(ctx.root, *image).value_or(true))
+  auto image = EntryImage(*content, def->esp);
+  if (!image || !SecureBootOn(ctx.root)) return std::nullopt;
+  std::optional<bool> cmdline = PeHasCmdline(ctx.root, *image);
+  // rocmtuned cannot open an image on a root-only ESP (the helper reads it only loader files).
+  if (!cmdline)
+    return fmt::format(
+        "/{} is a unified kernel image under Secure Boot, and rocmtune could not read it to see whether "
+        "it has its own command line (.cmdline), which would ignore the options an entry adds",
+        *image);
+  if (*cmdline)
     return fmt::format(
         "/{} boots a unified kernel image with its own command line (.cmdline) under Secure Boot, "
         "which ignores the options an entry adds (systemd-stub)",

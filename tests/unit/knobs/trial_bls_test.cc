@@ -266,6 +266,9 @@ TEST_F(SdBootTrial, SecureBootUkiWithItsOwnCmdlineIsRefused) {
   EXPECT_NE(Refusal().find("(.cmdline) under Secure Boot"), std::string::npos) << Refusal();
   w_.Write("efi/EFI/Linux/fedora.efi", PeImage({".text", ".linux", ".initrd"}));
   EXPECT_EQ(Refusal(), "") << "a UKI without .cmdline takes the entry's options";
+  std::filesystem::remove(w_.Path("efi/EFI/Linux/fedora.efi"));
+  EXPECT_NE(Refusal().find("could not read it"), std::string::npos)
+      << "unreadable is not 'has .cmdline': " << Refusal();
 }
 
 TEST_F(SdBootTrial, CleanupClearsOnlyRocmtunesOneShot) {
