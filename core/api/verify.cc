@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/size_json.h"
+#include "detect/finding_ids.h"
 #include "journal/attention.h"
 #include "journal/history.h"
 #include "journal/writer_probe.h"
@@ -122,6 +123,23 @@ void UnreadableDifferences(const System& system, std::vector<Difference>& out) {
 // The runtime attributes rocmtune keeps set (knobs/runtime_state.h): the driver puts its default
 // back at a GPU reset or reboot (writing them again is the daemon's job). Compared through the
 // attribute's codec: a table reads with '*' on the active row, never as the value written.
+// Who else may have written `value` to `attribute` (detect/other_writers.h): power-profiles-
+// daemon's amdgpu_dpm action writes only auto and low to the performance level; LACT's and
+// CoreCtrl's profiles write any attribute. "" when no writer found here could have.
+std::string OtherWriterOf(const System& system, std::string_view attribute, std::string_view value) {
+  using detect::FindingId;
+  for (const detect::Finding& f : system.inventory.findings) {
+    if (f.id == detect::FindingName(FindingId::kWriterPowerProfilesDaemon) &&
+        f.severity == detect::Severity::kWarning && attribute == "power_dpm_force_performance_level" &&
+        (value == "auto" || value == "low"))
+      return fmt::format("power-profiles-daemon's amdgpu_dpm action writes {} ({})", value,
+                         value == "low" ? "its power-saver profile" : "its balanced and performance profiles");
+    if (f.id == detect::FindingName(FindingId::kWriterLact)) return "LACT's daemon (lactd) may have written it";
+    if (f.id == detect::FindingName(FindingId::kWriterCoreCtrl)) return "CoreCtrl's helper may have written it";
+  }
+  return "";
+}
+
 void SysfsDifferences(const System& system, std::vector<Difference>& out) {
   for (const knobs::RuntimeSetting& r : knobs::DesiredRuntime(system.root)) {
     const detect::Gpu* gpu = nullptr;
@@ -138,10 +156,15 @@ void SysfsDifferences(const System& system, std::vector<Difference>& out) {
     std::optional<std::string> current = read ? attr->codec->Current(*read) : std::nullopt;
     if (current == r.value) continue;
     std::string shown = !read ? "unreadable" : current.value_or("no value it can name");
+    std::string writer = current ? OtherWriterOf(system, r.attribute, *current) : "";
     out.push_back({"sysfs", "/" + path, r.value, shown,
-                   fmt::format("rocmtune keeps {} set, it reads {} (a GPU reset or reboot puts the driver's value "
-                               "back; `rocmtunectl set` writes it again)",
-                               r.value, shown)});
+                   writer.empty()
+                       ? fmt::format("rocmtune keeps {} set, it reads {} (a GPU reset or reboot puts the driver's "
+                                     "value back; `rocmtunectl set` writes it again)",
+                                     r.value, shown)
+                       : fmt::format("rocmtune keeps {} set, it reads {}: {} (status names it; `rocmtunectl set` "
+                                     "writes it again until it writes once more)",
+                                     r.value, shown, writer)});
   }
 }
 

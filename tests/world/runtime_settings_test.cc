@@ -172,5 +172,28 @@ TEST(RuntimeSettingsTest, RevertLeavesAnAttributeThatAlreadyReadsItsValueBefore)
   EXPECT_EQ(State(w), std::vector<RuntimeSetting>{});
 }
 
+// A level turned back to auto where power-profiles-daemon's amdgpu_dpm action runs: verify
+// names the writer whose value it is; a value that daemon never writes (manual) is not put on it.
+TEST(RuntimeSettingsTest, VerifyNamesTheDaemonWhoseValueTheAttributeHas) {
+  WorldCopy w(kRuntimeSettingsWorld);
+  ASSERT_EQ(w.Ctl({"set", "sysfs.card0.power_dpm_force_performance_level=high"}).exit_code, kExitOk);
+  w.Write("usr/lib/systemd/system/power-profiles-daemon.service", "[Service]\n");
+  w.Write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n");
+  auto message = [&](std::string_view level) {
+    w.Write(AttrPath("power_dpm_force_performance_level"), std::string(level) + "\n");
+    auto verify = w.Ctl({"verify", "--json"});
+    EXPECT_EQ(verify.exit_code, kExitVerifyDiffers) << verify.out;
+    const json differences = verify.Json()["differences"];
+    for (const json& d : differences)
+      if (d["kind"] == "sysfs") return d.value("message", "");
+    return std::string();
+  };
+  EXPECT_THAT(message("auto"), ::testing::HasSubstr("power-profiles-daemon's amdgpu_dpm action writes auto"));
+  EXPECT_THAT(message("low"), ::testing::HasSubstr("writes low (its power-saver profile)"));
+  std::string manual = message("manual");
+  EXPECT_THAT(manual, ::testing::Not(::testing::HasSubstr("power-profiles-daemon")));
+  EXPECT_THAT(manual, ::testing::HasSubstr("a GPU reset or reboot"));
+}
+
 }  // namespace
 }  // namespace rocmtune::client
