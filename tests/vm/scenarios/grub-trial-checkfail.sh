@@ -5,10 +5,7 @@
 IMAGE=bios
 EXPECT="1:- 2:T 3:-"
 . "$HERE/scenarios/trial-lib.sh"
-# The admin check (issue: "an optional admin command passes"): argv and a time limit.
-TRIAL_TOML='check = ["/bin/sh", "-c", "echo vmtest: this check fails on purpose; exit 1"]
-timeout = 60'
-plan() { trial_plan 3 "mkdir -p /etc/rocmtune; printf '%s\n' '$TRIAL_TOML' >/etc/rocmtune/trial.toml"; }
+plan() { checkfail_plan; }
 verify() {
   check "boot 1: the trial is prepared" state_is 1 prepared
   check "boot 2: the change and panic=N on the trial's command line" has_trial_tokens 2

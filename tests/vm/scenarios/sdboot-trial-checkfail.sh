@@ -5,9 +5,7 @@
 IMAGE=uefi
 EXPECT="1:- 2:T 3:-"
 . "$HERE/scenarios/trial-lib.sh"
-TRIAL_TOML='check = ["/bin/sh", "-c", "echo vmtest: this check fails on purpose; exit 1"]
-timeout = 60'
-plan() { trial_plan 3 "mkdir -p /etc/rocmtune; printf '%s\n' '$TRIAL_TOML' >/etc/rocmtune/trial.toml"; }
+plan() { checkfail_plan; }
 verify() {
   check "boot 1: the trial is prepared" state_is 1 prepared
   check "boot 1: LoaderEntryOneShot names the trial entry" probe_has 1 'efi .*oneshot=[^-]'

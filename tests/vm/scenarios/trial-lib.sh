@@ -38,6 +38,14 @@ fi
 PLAN
 }
 
+# checkfail_plan: trial_plan 3 with an admin check (/etc/rocmtune/trial.toml: "an optional admin
+# command passes", an argv and a time limit) that fails on purpose, so the trial boot's check fails.
+checkfail_plan() {
+  local toml='check = ["/bin/sh", "-c", "echo vmtest: this check fails on purpose; exit 1"]
+timeout = 60'
+  trial_plan 3 "mkdir -p /etc/rocmtune; printf '%s\n' '$toml' >/etc/rocmtune/trial.toml"
+}
+
 # noretry_is N VALUE: boot N reported amdgpu's noretry = VALUE (the module loaded from modules-load.d)
 noretry_is() { probe_has "$1" "amdgpu noretry=$2\$"; }
 state_is() {  # state_is N REGEX: boot N's trial state (rocmtunectl trial --json) matches REGEX
