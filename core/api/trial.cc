@@ -137,7 +137,7 @@ void MakeTrial(const System& system, const plan::Request& request, ChangeReport&
     plan.ops.clear();
     return;  // the change itself is refused: nothing to try
   }
-  auto current = ReadTrial(system.root);
+  auto current = ReadTrial(system);
   if (!current) return refuse(fmt::format("the trial state cannot be read: {}", current.error().message));
   if (*current && plan::IsPending((*current)->state))
     return refuse(fmt::format("trial {} is already pending ({}): reboot to try it, or rocmtunectl trial cancel",
@@ -224,7 +224,7 @@ void AddTrialCommit(const System& system, const plan::TrialState& state, ChangeR
 }
 
 void AddTrialReset(const System& system, plan::Plan& plan) {
-  auto state = ReadTrial(system.root);
+  auto state = ReadTrial(system);
   if (!state || !*state) return;  // an unreadable state is status's finding; reset goes on
   plan::TrialPhase phase = (*state)->state;
   if (phase == plan::TrialPhase::kCommitted || phase == plan::TrialPhase::kCancelled) return;
@@ -270,16 +270,12 @@ std::optional<std::string> DurableText(const std::vector<journal::Transaction>& 
   return text;
 }
 
-}  // namespace
-
-Result<std::optional<plan::TrialState>> ReadTrial(const sys::Root& root) {
+// The state against `journal`, already read by the caller (a change's System) or here.
+Result<std::optional<plan::TrialState>> ReadTrialWith(const sys::Root& root,
+                                                      const std::vector<journal::Transaction>& journal) {
   if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return std::optional<plan::TrialState>();
   auto text = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
   if (!text) return tl::unexpected(text.error());
-  // A journal this user may not read leaves the file as it is (what it says may be in flight).
-  auto txns = journal::Load(root);
-  const std::vector<journal::Transaction> none;
-  const std::vector<journal::Transaction>& journal = txns ? *txns : none;
   std::optional<std::string> durable = DurableText(journal, std::move(*text));
   if (!durable) return std::optional<plan::TrialState>();
   auto state = plan::ParseTrialState(*durable);
@@ -287,6 +283,18 @@ Result<std::optional<plan::TrialState>> ReadTrial(const sys::Root& root) {
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", root.Display(plan::kTrialState), state.error().message));
   FindCommittingTransaction(journal, *durable, *state);
   return std::optional<plan::TrialState>(std::move(*state));
+}
+
+}  // namespace
+
+Result<std::optional<plan::TrialState>> ReadTrial(const sys::Root& root) {
+  // A journal this user may not read leaves the file as it is (what it says may be in flight).
+  auto txns = journal::Load(root);
+  return ReadTrialWith(root, txns ? *txns : std::vector<journal::Transaction>{});
+}
+
+Result<std::optional<plan::TrialState>> ReadTrial(const System& system) {
+  return ReadTrialWith(system.root, system.journal);
 }
 
 nlohmann::ordered_json TrialJson(const std::optional<plan::TrialState>& state) {
@@ -307,7 +315,7 @@ Result<Step> Begin(const sys::Root& root, const ChangeOptions& options, Writer& 
   std::vector<plan::Message> notes;
   auto system = PrepareChange(root, options, writer, notes);
   if (!system) return tl::unexpected(system.error());
-  auto state = ReadTrial(system->root);
+  auto state = ReadTrial(*system);
   if (!state) return tl::unexpected(state.error());
   return Step{std::move(*system), std::move(*state), std::move(notes)};
 }

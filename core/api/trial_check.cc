@@ -164,7 +164,7 @@ Result<ChangeReport> CheckTrial(const sys::Root& root, const TrialCheckInputs& i
   std::vector<plan::Message> notes;
   auto system = PrepareChange(root, options, writer, notes);
   if (!system) return tl::unexpected(system.error());
-  auto read = ReadTrial(system->root);
+  auto read = ReadTrial(*system);
   if (!read) return tl::unexpected(read.error());
   ChangeReport report;
   report.plan.intent = {"trial", "", {"check"}, "", {}};
@@ -194,7 +194,7 @@ Result<ChangeReport> CheckTrial(const sys::Root& root, const TrialCheckInputs& i
     auto again = PrepareChange(root, options, writer, notes);
     if (!again) return tl::unexpected(again.error());
     system = std::move(again);
-    auto reread = ReadTrial(system->root);
+    auto reread = ReadTrial(*system);
     if (!reread) return tl::unexpected(reread.error());
     if (*reread) state = std::move(**reread);
   }

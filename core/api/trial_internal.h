@@ -21,6 +21,8 @@ std::string BoundDriver(const sys::Root& root, const std::string& pci);
 // best (0) to worst.
 std::string ComputeVerdict(const sys::Root& root, const detect::Inventory& inventory);
 int VerdictRank(std::string_view verdict);
+// ReadTrial against the journal the change already loaded (System::journal): read once.
+Result<std::optional<plan::TrialState>> ReadTrial(const System& system);
 // Whether /proc/cmdline carries rocmtune.trial=<id>.
 bool TrialTokenOnCmdline(const sys::Root& root, const std::string& id);
 
