@@ -1,19 +1,14 @@
 // A trial's life on a world, through the helper's own Executor (real writes, journal and all):
 // the state a `--trial` prepare writes, then the trial boot (a /proc/cmdline carrying the token,
 // written into the world) checked and committed; a check that fails; a boot without the token;
-// cancel; reset. The entry and switch are the boot setup's (knobs::CmdlineSetup); these tests
-// are about the state machine around them, so the trial is seeded with its state only.
+// cancel; reset (the CLI's side: trial_cli_test.cc). The entry and switch are the boot setup's (knobs::CmdlineSetup);
+// these tests are about the state machine around them, so the trial is seeded with its state only.
 #include "api/trial.h"
-
-#include <fstream>
-#include <iterator>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "api/test_writers.h"
-#include "api/trial_internal.h"
-#include "cli_runner.h"
+#include "api/trial_world.h"
 #include "journal/journal.h"
 #include "plan/owned_paths.h"
 #include "plan/trial_state.h"
@@ -23,64 +18,7 @@ namespace rocmtune {
 namespace {
 
 using api::ChangeStatus;
-using testing::ExecutorWriter;
-
-constexpr const char* kWorld = "rx5700xt";  // grub-debian, one Navi10 bound to amdgpu at 0000:28:00.0
-constexpr const char* kGpu = "0000:28:00.0";
-constexpr const char* kId = "0badc0de";
-constexpr const char* kTrialConf = "etc/modprobe.d/rocmtune.conf";
-
-sys::Root OpenTrialWorld(const testing::WorldCopy& w) { return *sys::Root::Open(w.root()); }
-
-plan::TrialState Prepared() {
-  plan::TrialState s;
-  s.id = kId;
-  s.created = s.updated = "2026-11-27T00:00:00Z";
-  s.request = {"set", "", {"amdgpu.noretry=0"}, "", {}};
-  s.tokens = {"amdgpu.noretry=0", "panic=10", plan::TrialToken(kId)};
-  s.setup = "grub-debian";
-  s.gpus_before = {{kGpu, "amdgpu"}};
-  s.verdict_before = "unsafe";  // what this world says before the trial (no ROCm installed)
-  return s;
-}
-
-// The state as a `--trial` prepare leaves it: written by the helper in a transaction of its own
-// (a file of rocmtune's put there by hand would be drift).
-void Seed(const testing::WorldCopy& w, ExecutorWriter& writer, const plan::TrialState& state) {
-  plan::Plan p;
-  p.intent = {"trial", "", {"prepare", state.id}, "", {}};
-  p.root = OpenTrialWorld(w).id();
-  p.ops.push_back({plan::OpKind::kWriteFile,
-                   plan::BackendId::kCmdline,
-                   std::string(plan::kTrialState),
-                   std::nullopt,
-                   plan::TrialStateText(state),
-                   {},
-                   "trial prepared"});
-  auto reply = writer.Apply(p, false);
-  ASSERT_TRUE(reply) << reply.error().message;
-  ASSERT_EQ(reply->status, plan::HelperStatus::kCommitted) << (reply->messages.empty() ? "" : reply->messages[0]);
-}
-
-// This boot as the trial entry booted it: the token on /proc/cmdline, the option in effect.
-void BootTrial(const testing::WorldCopy& w, std::string_view noretry = "0") {
-  std::string cmdline = w.Read("proc/cmdline");
-  while (!cmdline.empty() && cmdline.back() == '\n') cmdline.pop_back();
-  w.Write("proc/cmdline", cmdline + " amdgpu.noretry=0 panic=10 rocmtune.trial=" + kId + "\n");
-  w.Write("sys/module/amdgpu/parameters/noretry", std::string(noretry) + "\n");
-}
-
-plan::TrialState State(const testing::WorldCopy& w) {
-  auto state = api::ReadTrial(OpenTrialWorld(w));
-  EXPECT_TRUE(state && *state);
-  return state && *state ? **state : plan::TrialState{};
-}
-
-// check-compute's verdict on the world now: the baseline a prepare records.
-std::string Verdict(const testing::WorldCopy& w) {
-  sys::Root root = OpenTrialWorld(w);
-  return api::ComputeVerdict(root, detect::Detect(root));
-}
+using namespace trial_world;
 
 TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   testing::WorldCopy w(kWorld);
@@ -202,15 +140,6 @@ TEST(ApiTrialTest, ACommittedStateNamesOnlyTheTransactionThatWroteIt) {
   read = api::ReadTrial(OpenTrialWorld(w));
   ASSERT_TRUE(read && *read);
   EXPECT_EQ((**read).transaction, "7");
-}
-
-// What a grub-debian machine has that a captured world lacks: grub-editenv (not run on a tree:
-// the switch stays pending), the package's /etc/grub.d/42_rocmtune, and /boot/grub on ext4.
-void MakeGrubTrialReady(const testing::WorldCopy& w) {
-  w.Write("usr/bin/grub-editenv", "#!/bin/sh\nexit 0\n");
-  std::ifstream script(std::string(ROCMTUNE_WORLDS_DIR) + "/../../grub/42_rocmtune");
-  w.Write("etc/grub.d/42_rocmtune", std::string(std::istreambuf_iterator<char>(script), {}));
-  w.Write("proc/self/mountinfo", "22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw\n");
 }
 
 // The whole life on grub-debian, with the setup's own entry and switch: prepare writes only the
@@ -428,106 +357,6 @@ TEST(ApiTrialTest, TheHelperRefusesAStateWhoseTokensItWouldNotWrite) {
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->status, plan::HelperStatus::kRefused);
   EXPECT_FALSE(w.Exists(plan::kTrialState));
-}
-
-// The CLI end to end (the built rocmtunectl and rocmtune-helper on world copies): --trial's
-// refusals exit 3 with the reason, --check prints the entry and the switch, and the boot verbs
-// the units run carry a seeded trial through check and commit.
-void ExpectRefused(const testing::CliResult& r, std::string_view why) {
-  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  EXPECT_NE((r.out + r.err).find(why), std::string::npos) << r.out << r.err;
-}
-
-TEST(TrialCliTest, RefusalsSayWhy) {
-  testing::WorldCopy w(kWorld);
-  auto before = w.Snapshot();
-  ExpectRefused(w.Ctl({"set", "env.HSA_ENABLE_SDMA=0", "--trial"}), "nothing in this change affects the boot");
-  ExpectRefused(w.Ctl({"unset", "cmdline.iommu", "--trial"}), "cannot take away cmdline.iommu");
-  // The captured world has no grub-editenv: the setup's own refusal.
-  ExpectRefused(w.Ctl({"set", "amdgpu.noretry=0", "--trial", "--check"}),
-                "grub-editenv (grub-common) is not installed");
-  MakeGrubTrialReady(w);
-  auto ready = w.Snapshot();
-  // A --root tree: planned only.
-  ExpectRefused(w.Ctl({"set", "amdgpu.noretry=0", "--trial"}), "on a --root tree it is planned only");
-  EXPECT_EQ(testing::ChangedPaths(ready, w.Snapshot(), false, {}), std::vector<std::string>{});
-  (void)before;
-}
-
-// --reboot reboots this machine: it needs --trial, and never goes with a --root tree (not even
-// --check, which would make a script's dry run look like the real one).
-TEST(TrialCliTest, RebootNeedsTrialAndIsRefusedOnATree) {
-  testing::WorldCopy w(kWorld);
-  MakeGrubTrialReady(w);
-  auto before = w.Snapshot();
-  auto alone = w.Ctl({"set", "amdgpu.noretry=0", "--reboot"});
-  EXPECT_EQ(alone.exit_code, 2) << alone.out << alone.err;
-  EXPECT_NE(alone.err.find("--reboot requires --trial"), std::string::npos) << alone.err;
-  for (const char* check : {"--check", "--diff"}) {
-    auto on_tree = w.Ctl({"set", "amdgpu.noretry=0", "--trial", "--reboot", check});
-    EXPECT_EQ(on_tree.exit_code, 2) << on_tree.out << on_tree.err;
-    EXPECT_NE(on_tree.err.find("--reboot reboots this machine: not with --root"), std::string::npos) << on_tree.err;
-  }
-  EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), false, {}), std::vector<std::string>{});
-}
-
-TEST(TrialCliTest, CheckPrintsTheEntryAndTheSwitchAndWritesNothing) {
-  testing::WorldCopy w(kWorld);
-  MakeGrubTrialReady(w);
-  auto before = w.Snapshot();
-  auto r = w.Ctl({"set", "amdgpu.noretry=0", "cmdline.iommu=pt", "--trial", "--check"});
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("write /boot/grub/rocmtune-trial.cfg"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("grub-editenv /boot/grub/grubenv set next_entry=rocmtune-trial"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("write /var/lib/rocmtune/trial"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("reboot to try amdgpu.noretry=0 iommu=pt once"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("etc/modprobe.d/rocmtune.conf"), std::string::npos) << "nothing permanent: " << r.out;
-  auto json = w.Ctl({"set", "amdgpu.noretry=0", "--trial", "--check", "--json"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
-  std::vector<std::string> paths;
-  const nlohmann::ordered_json doc = json.Json();
-  for (const auto& c : doc["changes"]) paths.push_back(c.value("path", ""));
-  EXPECT_EQ(paths, (std::vector<std::string>{"boot/grub/rocmtune-trial.cfg", "var/lib/rocmtune/trial", "update-grub",
-                                             "grub-editenv"}))
-      << json.out;
-  EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), false, {}), std::vector<std::string>{});
-}
-
-TEST(TrialCliTest, TheBootVerbsCheckAndCommitASeededTrial) {
-  testing::WorldCopy w(kWorld);
-  testing::GiveKfd(w);
-  auto none = w.Ctl({"trial", "--json"});
-  EXPECT_EQ(none.exit_code, 0);
-  EXPECT_EQ(none.Json()["state"], "none") << none.out;
-  EXPECT_EQ(w.Ctl({"trial", "check"}).exit_code, 2) << "the units' verbs need --boot";
-  ExecutorWriter writer(w.root());
-  plan::TrialState seeded = Prepared();
-  seeded.verdict_before = Verdict(w);
-  Seed(w, writer, seeded);
-  BootTrial(w);
-  w.Write("kmsg.txt", "[    2.0] [drm] Initialized amdgpu 3.57.0\n");
-  auto check = w.Ctl({"trial", "check", "--boot", "--kernel-log", w.Path("kmsg.txt")});
-  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
-  auto shown = w.Ctl({"trial"});
-  EXPECT_NE(shown.out.find("Trial 0badc0de: confirmed"), std::string::npos) << shown.out;
-  auto commit = w.Ctl({"trial", "commit", "--boot"});
-  EXPECT_EQ(commit.exit_code, 0) << commit.out << commit.err;
-  EXPECT_NE(w.Read(kTrialConf).find("options amdgpu noretry=0"), std::string::npos);
-  EXPECT_EQ(w.Ctl({"trial", "--json"}).Json()["state"], "committed");
-  auto history = w.Ctl({"history", "--json"});
-  EXPECT_NE(history.out.find("\"trial\""), std::string::npos) << "the trial's steps are in history: " << history.out;
-}
-
-TEST(TrialCliTest, AFailedCheckExitsNonZero) {
-  testing::WorldCopy w(kWorld);  // no KFD: the GPU bound before is not listed by KFD now
-  ExecutorWriter writer(w.root());
-  Seed(w, writer, Prepared());
-  BootTrial(w);
-  auto check = w.Ctl({"trial", "check", "--boot", "--kernel-log", "/dev/null"});
-  EXPECT_NE(check.exit_code, 0) << check.out;
-  auto shown = w.Ctl({"trial"});
-  EXPECT_NE(shown.out.find("Trial 0badc0de: failed"), std::string::npos) << shown.out;
-  EXPECT_NE(shown.out.find("KFD does not list it"), std::string::npos) << shown.out;
 }
 
 }  // namespace
