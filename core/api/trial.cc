@@ -258,25 +258,16 @@ void FindCommittingTransaction(const std::vector<journal::Transaction>& txns, co
   }
 }
 
-// The state file as the last finished transaction left it. The newest transaction may still be
-// running (the commit's initramfs rebuild takes minutes) or have been cut short, and a state it
-// wrote is not yet true: a crash now rolls it back (a trial shown committed while its commit
-// ran let the Ansible role reboot in the middle of it, in a VM boot test). nullopt: that
-// transaction created the file.
-std::optional<std::string> DurableText(const std::vector<journal::Transaction>& txns, std::string text) {
-  if (txns.empty() || txns.back().state != journal::State::kIncomplete) return text;
-  for (const plan::Op& op : txns.back().ops)
-    if (op.path == plan::kTrialState && op.after == text) return op.before;
-  return text;
-}
-
 // The state against `journal`, already read by the caller (a change's System) or here.
 Result<std::optional<plan::TrialState>> ReadTrialWith(const sys::Root& root,
                                                       const std::vector<journal::Transaction>& journal) {
   if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return std::optional<plan::TrialState>();
   auto text = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
   if (!text) return tl::unexpected(text.error());
-  std::optional<std::string> durable = DurableText(journal, std::move(*text));
+  // A state the newest transaction wrote is not true until it commits: the commit's initramfs
+  // rebuild takes minutes, and a script waiting for `committed` (the Ansible role) must not
+  // reboot before (a VM boot test found it); a crash now would roll it back.
+  std::optional<std::string> durable = journal::FinishedContent(journal, plan::kTrialState, std::move(*text));
   if (!durable) return std::optional<plan::TrialState>();
   auto state = plan::ParseTrialState(*durable);
   if (!state)

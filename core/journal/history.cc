@@ -81,6 +81,14 @@ bool IsDrift(const std::vector<Transaction>& txns, std::string_view path, const 
   return written ? *written != current : current.has_value();
 }
 
+std::optional<std::string> FinishedContent(const std::vector<Transaction>& txns, std::string_view path,
+                                           std::string current) {
+  if (txns.empty() || txns.back().state != State::kIncomplete) return current;
+  for (const plan::Op& op : txns.back().ops)
+    if (op.path == path && op.after == current) return op.before;
+  return current;
+}
+
 std::vector<std::string> CreatedDirs(const std::vector<Transaction>& txns) {
   std::vector<std::string> dirs;
   for (const Transaction& t : txns) {

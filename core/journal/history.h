@@ -44,6 +44,12 @@ std::optional<std::optional<std::string>> LastWritten(const std::vector<Transact
 // present although rocmtune never wrote it.
 bool IsDrift(const std::vector<Transaction>& txns, std::string_view path, const std::optional<std::string>& current);
 
+// An owned file's content as the last finished transaction left it: when the newest
+// transaction is unfinished (running, or cut short and rolled back next) and wrote exactly
+// `current` there, what it found (nullopt: the file was not there); otherwise `current`.
+std::optional<std::string> FinishedContent(const std::vector<Transaction>& txns, std::string_view path,
+                                           std::string current);
+
 // Directories rocmtune's committed transactions created and have not removed since.
 std::vector<std::string> CreatedDirs(const std::vector<Transaction>& txns);
 
