@@ -77,11 +77,15 @@ Finding FromStatus(const detect::Finding& f) {
 
 // A trial boot (plan/trial_state.h) pending, or failed and not yet dismissed (`trial cancel`,
 // `reset` or a new trial): what the admin must know before the next boot, and what a failed one saw.
-std::vector<detect::Finding> TrialFindings(const sys::Root& root) {
+// `txns`: the journal when it could be read (a state its unfinished transaction wrote is not yet
+// true; `rocmtunectl trial` says the same, api::ReadTrial).
+std::vector<detect::Finding> TrialFindings(const sys::Root& root, const std::vector<journal::Transaction>& txns) {
   std::vector<detect::Finding> out;
   if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return out;
-  auto text = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
-  if (!text) return out;  // unreadable: file.unreadable says so for rocmtune's own files
+  auto read = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
+  if (!read) return out;  // unreadable: file.unreadable says so for rocmtune's own files
+  std::optional<std::string> text = journal::FinishedContent(txns, plan::kTrialState, std::move(*read));
+  if (!text) return out;
   auto state = plan::ParseTrialState(*text);
   if (!state) {
     out.push_back({FindingName(FindingId::kTrialFailed), Severity::kWarning,
@@ -120,7 +124,8 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
   for (detect::Finding& f : knobs::UnreadableFileFindings(ctx)) found.push_back(std::move(f));
   // The journal says which profile is active; one that cannot be read is a finding, not a
   // reason to show nothing else.
-  if (auto txns = journal::Load(root)) {
+  auto txns = journal::Load(root);
+  if (txns) {
     a.active_profile = journal::ActiveProfile(*txns);
     std::vector<journal::Attention> attention = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns));
     for (journal::Attention& at : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(at));
@@ -131,7 +136,8 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
     // A user the journal's permissions keep out is told so (info); a damaged journal is an error.
     found.push_back(JournalUnreadableFinding(txns.error()));
   }
-  for (detect::Finding& f : TrialFindings(root)) found.push_back(std::move(f));
+  for (detect::Finding& f : TrialFindings(root, txns ? *txns : std::vector<journal::Transaction>{}))
+    found.push_back(std::move(f));
   for (const detect::Finding& f : found) a.findings.push_back(FromStatus(f));
 }
 

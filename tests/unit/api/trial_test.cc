@@ -102,6 +102,9 @@ TEST(ApiTrialTest, ATrialIsNotCommittedWhileItsCommitRuns) {
   ASSERT_TRUE(read && *read) << (read ? "no trial" : read.error().message);
   EXPECT_EQ((**read).state, plan::TrialPhase::kConfirmed) << "the commit has not finished";
   EXPECT_EQ(api::TrialJson(*read).value("state", ""), "confirmed");
+  // status says the same: a trial still pending (before: nothing, the file said committed).
+  auto status = w.Ctl({"status", "--json"});
+  EXPECT_NE(status.out.find("\"trial.pending\""), std::string::npos) << status.out;
   // Its commit record: now it is committed, by transaction 2.
   w.Write(txn.file, records + JsonText(journal::CommitRecord(), -1) + "\n");
   read = api::ReadTrial(OpenTrialWorld(w));
