@@ -12,6 +12,7 @@
 #include "api/change_internal.h"
 #include "api/check_compute.h"
 #include "api/trial_internal.h"
+#include "journal/history.h"
 #include "journal/journal.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
@@ -258,21 +259,21 @@ void FindCommittingTransaction(const std::vector<journal::Transaction>& txns, co
   }
 }
 
-// The state against `journal`, already read by the caller (a change's System) or here.
+// The state against `txns`, the journal already read by the caller (a change's System) or here.
 Result<std::optional<plan::TrialState>> ReadTrialWith(const sys::Root& root,
-                                                      const std::vector<journal::Transaction>& journal) {
+                                                      const std::vector<journal::Transaction>& txns) {
   if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return std::optional<plan::TrialState>();
   auto text = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
   if (!text) return tl::unexpected(text.error());
   // A state the newest transaction wrote is not true until it commits: the commit's initramfs
   // rebuild takes minutes, and a script waiting for `committed` (the Ansible role) must not
   // reboot before (a VM boot test found it); a crash now would roll it back.
-  std::optional<std::string> durable = journal::FinishedContent(journal, plan::kTrialState, std::move(*text));
+  std::optional<std::string> durable = journal::FinishedContent(txns, plan::kTrialState, std::move(*text));
   if (!durable) return std::optional<plan::TrialState>();
   auto state = plan::ParseTrialState(*durable);
   if (!state)
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", root.Display(plan::kTrialState), state.error().message));
-  FindCommittingTransaction(journal, *durable, *state);
+  FindCommittingTransaction(txns, *durable, *state);
   return std::optional<plan::TrialState>(std::move(*state));
 }
 
