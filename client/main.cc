@@ -10,6 +10,7 @@
 
 #include "api/error_json.h"
 #include "api/status_json.h"
+#include "bus/power_profiles.h"
 #include "client/escaped_output.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
@@ -87,6 +88,8 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
 namespace {
 
 int Run(int argc, char** argv) {
+  // power-profiles-daemon's own answers for the live root's writer.* findings (bus/power_profiles.h).
+  rocmtune::bus::RegisterPowerProfilesProbe(/*any_root=*/false);
   CLI::App app{"rocmtunectl - make AMD GPUs work for ROCm compute, truthfully and reversibly"};
   app.set_version_flag("--version", ROCMTUNE_VERSION);
   app.require_subcommand(1);

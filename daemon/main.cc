@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bus/power_profiles.h"
 #include "daemon/service.h"
 
 namespace {
@@ -25,6 +26,9 @@ int Run(int argc, char** argv) {
     return e.get_exit_code() == 0 ? printed : 2;
   }
   options.idle_usec = static_cast<uint64_t>(idle_seconds * 1e6);
+  // The bus rocmtuned serves on is its tree's system bus: power-profiles-daemon is asked there
+  // for any root (a world in tests), not only for "/" (bus/power_profiles.h).
+  rocmtune::bus::RegisterPowerProfilesProbe(/*any_root=*/true);
   // Set by systemd/rocmtuned.service beside its TemporaryFileSystem=/dev/shm; never by rocmtunectl.
   const char* private_shm = std::getenv("ROCMTUNED_PRIVATE_SHM");
   options.shm_is_private = private_shm != nullptr && std::string_view(private_shm) == "1";

@@ -22,6 +22,7 @@
 #include "daemon/guard.h"
 #include "daemon/log.h"
 #include "daemon/read_methods.h"
+#include "detect/other_writers.h"
 #include "journal/history.h"
 #include "util/json_text.h"
 
@@ -201,8 +202,11 @@ Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
 
 detect::Inventory Manager::Inventory() {
   if (!watching_) return detect::Detect(root_);
-  if (!inventory_) inventory_ = detect::Detect(root_);
-  return *inventory_;
+  if (!inventory_) return *(inventory_ = detect::Detect(root_));
+  // Other daemons change what they do without a udev event (power-profiles-daemon's actions).
+  detect::Inventory kept = *inventory_;
+  detect::RefreshOtherWriters(root_, kept.findings);
+  return kept;
 }
 
 namespace {

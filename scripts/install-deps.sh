@@ -9,7 +9,7 @@ set -eu
 
 BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
 libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
-libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev scdoc"
+libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev libinih-dev scdoc"
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
 # the shell completions and man finds and renders the pages (tests/docs); debhelper and lintian
 # build and check the Debian package (`make package`, tests/package); ansible-core runs the
@@ -17,7 +17,11 @@ libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libude
 # strace shows which commands start a child (rocm_smi_live: check-compute must not ask rocm-smi-lib);
 # python3-gi runs the polkit agent of daemon.authorization (a GLib main loop for dbus-python).
 TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus python3-gi polkitd systemd-container \
-zsh fish man-db debhelper lintian ansible-core rpm strace"
+zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0"
+# daemon.writers runs Debian 12's real power-profiles-daemon (0.12) on a private bus, unpacked from
+# its .deb kept here (with libgudev-1.0-0 above, its one library polkitd does not bring):
+# installing the package would start it on this machine and take the place of tuned.
+PPD_DEBS=/var/cache/rocmtune-tests
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
@@ -39,13 +43,25 @@ missing=""
 for p in $wanted; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+ppd_deb=false
+if [ -z "${1:-}" ] && [ ! -x /usr/libexec/power-profiles-daemon ] &&
+  ! ls "$PPD_DEBS"/power-profiles-daemon_*.deb >/dev/null 2>&1; then ppd_deb=true; fi
+[ -z "$missing" ] && [ $ppd_deb = false ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
   if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
     echo "install-deps: missing packages:$missing (run as root to install them)" >&2; exit 1
   fi
 else SUDO=""; fi
-echo "install-deps: installing$missing"
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+if [ -n "$missing" ]; then
+  echo "install-deps: installing$missing"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+if [ $ppd_deb = true ]; then
+  echo "install-deps: keeping power-profiles-daemon's .deb in $PPD_DEBS (not installed)"
+  $SUDO mkdir -p "$PPD_DEBS"
+  if ! (cd "$PPD_DEBS" && $SUDO apt-get download -qq power-profiles-daemon >/dev/null 2>&1); then
+    echo "install-deps: could not download power-profiles-daemon (daemon.writers' real-daemon test skips)" >&2
+  fi
+fi

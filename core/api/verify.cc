@@ -124,8 +124,9 @@ void UnreadableDifferences(const System& system, std::vector<Difference>& out) {
 // back at a GPU reset or reboot (writing them again is the daemon's job). Compared through the
 // attribute's codec: a table reads with '*' on the active row, never as the value written.
 // Who else may have written `value` to `attribute` (detect/other_writers.h): power-profiles-
-// daemon's amdgpu_dpm action writes only auto and low to the performance level; LACT's and
-// CoreCtrl's profiles write any attribute. "" when no writer found here could have.
+// daemon's amdgpu_dpm action writes only auto and low to the performance level; tuned the values of
+// its [sysfs] lines; GameMode its [gpu] level; LACT's and CoreCtrl's profiles write any attribute. "" when no writer
+// found here could have.
 std::string OtherWriterOf(const System& system, std::string_view attribute, std::string_view value) {
   using detect::FindingId;
   for (const detect::Finding& f : system.inventory.findings) {
@@ -134,6 +135,12 @@ std::string OtherWriterOf(const System& system, std::string_view attribute, std:
         (value == "auto" || value == "low"))
       return fmt::format("power-profiles-daemon's amdgpu_dpm action writes {} ({})", value,
                          value == "low" ? "its power-saver profile" : "its balanced and performance profiles");
+    if (f.id == detect::FindingName(FindingId::kWriterTuned) && f.severity == detect::Severity::kWarning &&
+        f.message.find(fmt::format("/{}={}", attribute, value)) != std::string::npos)
+      return "tuned's active profile writes it ([sysfs])";
+    if (f.id == detect::FindingName(FindingId::kWriterGameMode) && attribute == "power_dpm_force_performance_level" &&
+        f.message.find(fmt::format(" to {} while", value)) != std::string::npos)
+      return "GameMode sets it while a game runs";
     if (f.id == detect::FindingName(FindingId::kWriterLact)) return "LACT's daemon (lactd) may have written it";
     if (f.id == detect::FindingName(FindingId::kWriterCoreCtrl)) return "CoreCtrl's helper may have written it";
   }

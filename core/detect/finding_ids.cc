@@ -73,7 +73,11 @@ constexpr std::array kTable = {
                "A trial boot failed (its check, a panic, a hang): the change was not kept; what was seen is shown."},
     FindingRow{kWriterPowerProfilesDaemon, "writer.power-profiles-daemon", Severity::kInfo, Severity::kWarning,
                "power-profiles-daemon's amdgpu_dpm action resets every GPU's performance level at each profile "
-               "change (a warning; info when the action is blocked)."},
+               "change (a warning; info when the action is blocked, disabled or absent, or tuned-ppd answers)."},
+    FindingRow{kWriterTuned, "writer.tuned", Severity::kInfo, Severity::kWarning,
+               "tuned's active profile writes GPU attributes ([sysfs] lines) whenever tuned applies it."},
+    FindingRow{kWriterGameMode, "writer.gamemode", Severity::kInfo, Severity::kWarning,
+               "GameMode sets a GPU's performance level while a game runs ([gpu] amd_performance_level)."},
     FindingRow{kWriterLact, "writer.lact", Severity::kInfo, Severity::kInfo,
                "LACT's daemon is enabled: it writes the GPU attributes its profiles set."},
     FindingRow{kWriterCoreCtrl, "writer.corectrl", Severity::kInfo, Severity::kInfo,

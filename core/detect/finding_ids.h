@@ -47,6 +47,8 @@ enum class FindingId {
   kTrialPending,
   kTrialFailed,
   kWriterPowerProfilesDaemon,
+  kWriterTuned,
+  kWriterGameMode,
   kWriterLact,
   kWriterCoreCtrl,
   kPcieNoAtomics,

@@ -1,6 +1,9 @@
 #include "detect/other_writers.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "detect/finding_ids.h"
 #include "util/text.h"
@@ -8,34 +11,29 @@
 namespace rocmtune::detect {
 namespace {
 
-constexpr std::string_view kUnitDirs[] = {"usr/lib/systemd/system", "lib/systemd/system"};
+constexpr std::string_view kUnitDirs[] = {"etc/systemd/system", "usr/lib/systemd/system", "lib/systemd/system"};
 constexpr std::string_view kWantsDirs[] = {"graphical.target.wants", "multi-user.target.wants"};
+constexpr std::string_view kPpdSource =
+    "power-profiles-daemon src/ppd-action-amdgpu-dpm.c (action amdgpu_dpm, 0.22 on; SetActionEnabled 0.30 on; "
+    "LACT lact-daemon/src/system/power_profiles_daemon.rs, issues 370, 605)";
 
-// The unit's file where the package put it, or "" when it is not installed.
-std::string UnitFile(const sys::Root& root, std::string_view unit) {
-  for (std::string_view dir : kUnitDirs)
-    if (std::string path = fmt::format("{}/{}", dir, unit); root.Exists(path)) return path;
-  return "";
+PowerProfilesProbe& Probe() {
+  static PowerProfilesProbe probe;
+  return probe;
+}
+bool& ProbeAnyRoot() {
+  static bool any = false;
+  return any;
 }
 
-// Enabled: a symlink in a .wants directory of /etc/systemd/system (systemctl enable); masked:
-// the unit itself in /etc/systemd/system pointing at /dev/null (systemctl mask).
+// Masked: the unit itself in /etc/systemd/system pointing at /dev/null (systemctl mask).
 bool Masked(const sys::Root& root, std::string_view unit) {
   auto target = root.ReadLink(fmt::format("etc/systemd/system/{}", unit));
   return target && *target == "/dev/null";
 }
 
-std::string EnabledBy(const sys::Root& root, std::string_view unit) {
-  if (Masked(root, unit)) return "";
-  for (std::string_view wants : kWantsDirs)
-    if (std::string link = fmt::format("etc/systemd/system/{}/{}", wants, unit);
-        root.TypeOf(link) != sys::EntryType::kMissing)
-      return link;
-  return "";
-}
-
-// A drop-in of the admin's that starts it with --block-action=amdgpu_dpm (or "--block-action
-// amdgpu_dpm"): the action never runs.
+// A drop-in that starts it with --block-action=amdgpu_dpm (or "--block-action amdgpu_dpm"), the
+// admin's or rocmtune's (service.power-profiles-daemon.amdgpu_dpm=off): the action never loads.
 std::string BlockingDropIn(const sys::Root& root) {
   const std::string dir = "etc/systemd/system/power-profiles-daemon.service.d";
   auto names = root.ListDir(dir);
@@ -70,51 +68,146 @@ std::optional<bool> AmdCpu(const sys::Root& root) {
   return std::nullopt;
 }
 
-void PowerProfilesDaemon(const sys::Root& root, std::vector<Finding>& out) {
-  const std::string unit = UnitFile(root, "power-profiles-daemon.service");
-  if (unit.empty()) return;
-  // Not enabled still runs: its bus service (net.hadess.PowerProfiles, SystemdService=) starts it
-  // when a desktop asks. Only a mask stops it.
-  if (Masked(root, "power-profiles-daemon.service")) return;
-  const std::string enabled = EnabledBy(root, "power-profiles-daemon.service");
-  const std::string runs = enabled.empty() ? " (D-Bus activation starts it when a desktop asks)" : " and enabled";
-  const std::string source =
-      "power-profiles-daemon src/ppd-action-amdgpu-dpm.c (action amdgpu_dpm; LACT issues 370, 605)";
-  if (std::string drop_in = BlockingDropIn(root); !drop_in.empty()) {
-    out.push_back({FindingName(FindingId::kWriterPowerProfilesDaemon), Severity::kInfo,
-                   "power-profiles-daemon runs with its amdgpu_dpm action blocked, so it leaves the GPUs' "
-                   "power_dpm_force_performance_level alone",
-                   "power-profiles-daemon", drop_in, 0, "", source});
+// The cards whose performance level is one the action would turn back ("card1's `high`"): it
+// writes every card not in `manual` (0.23 on) to auto or low.
+std::string LevelsAtRisk(const sys::Root& root) {
+  auto cards = root.ListDir("sys/class/drm");
+  if (!cards) return "";
+  std::vector<std::string> at_risk;
+  for (const std::string& card : *cards) {
+    if (!card.starts_with("card") || card.find('-') != std::string::npos) continue;
+    auto level = root.ReadFile(fmt::format("sys/class/drm/{}/device/power_dpm_force_performance_level", card), 256);
+    if (!level) continue;
+    std::string value = text::Clean(*level);
+    if (!value.empty() && value != "auto" && value != "manual" && value != "low")
+      at_risk.push_back(fmt::format("{}'s `{}`", card, value));
+  }
+  if (at_risk.empty()) return "";
+  return fmt::format("; {} will not last", fmt::join(at_risk, ", "));
+}
+
+std::string VersionText(const PowerProfilesBus& bus) {
+  return bus.version
+             ? fmt::format("power-profiles-daemon {}", *bus.version)
+             : std::string("power-profiles-daemon (a release without the Version property, as Debian 12's 0.12)");
+}
+
+constexpr std::string_view kSettle =
+    "rocmtunectl set service.power-profiles-daemon.amdgpu_dpm=off blocks the action (a drop-in with "
+    "--block-action=amdgpu_dpm; revert and reset undo it), or leave the performance level to it";
+
+Finding PpdFinding(Severity severity, std::string message, std::string file, std::string hint = "") {
+  return {FindingName(FindingId::kWriterPowerProfilesDaemon),
+          severity,
+          std::move(message),
+          "power-profiles-daemon",
+          std::move(file),
+          0,
+          std::move(hint),
+          std::string(kPpdSource)};
+}
+
+// What the running daemon said decides; its files say the rest.
+void FromBus(const sys::Root& root, const PowerProfilesBus& bus, const std::string& file, const std::string& drop_in,
+             std::optional<bool> amd, std::vector<Finding>& out) {
+  const std::string who = VersionText(bus);
+  if (!bus.HasAmdgpuDpm()) {
+    std::string why = !drop_in.empty()                      ? fmt::format(" (blocked by /{})", drop_in)
+                      : amd == false                        ? " (the action probes only on AMD CPUs)"
+                      : !bus.version || bus.actions.empty() ? " (releases before 0.22 have none)"
+                                                            : "";
+    out.push_back(PpdFinding(
+        Severity::kInfo,
+        fmt::format("{} runs without an amdgpu_dpm action{} (its actions: {}): it leaves the GPUs' "
+                    "power_dpm_force_performance_level alone",
+                    who, why, bus.actions.empty() ? "none" : fmt::format("{}", fmt::join(bus.actions, ", "))),
+        drop_in.empty() ? file : drop_in));
     return;
   }
+  if (bus.amdgpu_dpm_enabled == false) {
+    out.push_back(PpdFinding(
+        Severity::kInfo,
+        fmt::format("{} has its amdgpu_dpm action disabled now (ActionsInfo: SetActionEnabled){}: it leaves the GPUs' "
+                    "power_dpm_force_performance_level alone",
+                    who, drop_in.empty() ? "" : fmt::format("; /{} blocks it at every start", drop_in)),
+        drop_in.empty() ? file : drop_in,
+        drop_in.empty() ? "rocmtunectl set service.power-profiles-daemon.amdgpu_dpm=off keeps it off at every start"
+                        : ""));
+    return;
+  }
+  std::string restart =
+      drop_in.empty() ? "" : fmt::format(" (/{} blocks it only from the daemon's next start)", drop_in);
+  out.push_back(PpdFinding(
+      Severity::kWarning,
+      fmt::format("{} resets power_dpm_force_performance_level to auto (low in power-saver) on every profile change "
+                  "and every GPU added{}; its profile now: {}{}",
+                  who, restart, bus.active_profile.empty() ? "unknown" : bus.active_profile, LevelsAtRisk(root)),
+      drop_in.empty() ? file : drop_in,
+      drop_in.empty() ? std::string(kSettle) : "systemctl restart power-profiles-daemon"));
+}
+
+void PowerProfilesDaemon(const sys::Root& root, const PowerProfilesBus* bus, std::vector<Finding>& out) {
+  constexpr std::string_view kUnit = "power-profiles-daemon.service";
+  const bool running = bus && bus->error.empty() && bus->running;
+  if (running && bus->TunedPpd()) {
+    out.push_back(PpdFinding(
+        Severity::kInfo,
+        fmt::format("tuned-ppd answers power-profiles-daemon's API here ({}, profile {}): it has no amdgpu_dpm action; "
+                    "what tuned writes to GPUs is its profile's (writer.tuned)",
+                    bus->name, bus->active_profile.empty() ? "unknown" : bus->active_profile),
+        UnitFile(root, "tuned-ppd.service")));
+    return;
+  }
+  const std::string unit = UnitFile(root, kUnit);
+  if (unit.empty() && !running) return;
+  // Not enabled still runs: its bus service (net.hadess.PowerProfiles, SystemdService=) starts it
+  // when a desktop asks. Only a mask stops it.
+  if (Masked(root, kUnit) && !running) return;
+  const std::string enabled = EnabledBy(root, kUnit);
+  const std::string drop_in = BlockingDropIn(root);
   std::optional<bool> amd = AmdCpu(root);
+  const std::string file = enabled.empty() ? unit : enabled;
+  if (running) return FromBus(root, *bus, file, drop_in, amd, out);
+
+  const std::string asked =
+      bus && !bus->error.empty() ? fmt::format(" (the bus could not be asked: {})", bus->error) : "";
+  if (!drop_in.empty()) {
+    out.push_back(PpdFinding(Severity::kInfo,
+                             fmt::format("power-profiles-daemon starts with its amdgpu_dpm action blocked{}, so it "
+                                         "leaves the GPUs' power_dpm_force_performance_level alone",
+                                         asked),
+                             drop_in));
+    return;
+  }
   if (amd == false) return;  // the action does not even probe on another vendor's CPU
-  out.push_back(
-      {FindingName(FindingId::kWriterPowerProfilesDaemon), Severity::kWarning,
-       fmt::format("power-profiles-daemon is installed{}{}: from the release with its amdgpu_dpm action (2024) on, it "
-                   "writes every GPU's power_dpm_force_performance_level (low for power-saver, auto otherwise) at "
-                   "each profile change and each GPU added, so a level rocmtune sets does not last (Debian 12's "
-                   "0.12 has no such action)",
-                   runs, amd ? " on an AMD CPU" : " (the CPU's vendor could not be read)"),
-       "power-profiles-daemon", enabled.empty() ? unit : enabled, 0,
-       "Block the action with a drop-in for power-profiles-daemon.service whose ExecStart= adds "
-       "--block-action=amdgpu_dpm, or leave the performance level to it",
-       source});
+  const std::string runs = enabled.empty() ? " (D-Bus activation starts it when a desktop asks)" : " and enabled";
+  out.push_back(PpdFinding(
+      Severity::kWarning,
+      fmt::format("power-profiles-daemon is installed{}{}{}: from the release with its amdgpu_dpm action (0.22, 2024) "
+                  "on, it writes every GPU's power_dpm_force_performance_level (low for power-saver, auto otherwise) "
+                  "at each profile change and each GPU added, so a level rocmtune sets does not last (Debian 12's "
+                  "0.12 has no such action){}",
+                  runs, amd ? " on an AMD CPU" : " (the CPU's vendor could not be read)", asked, LevelsAtRisk(root)),
+      file, std::string(kSettle)));
 }
 
 void Lact(const sys::Root& root, std::vector<Finding>& out) {
-  if (UnitFile(root, "lactd.service").empty()) return;
-  const std::string enabled = EnabledBy(root, "lactd.service");
-  if (enabled.empty()) return;
+  // lactd serves its JSON API on /run/lactd.sock while it runs (docs/API.md).
+  const bool socket = root.TypeOf("run/lactd.sock") != sys::EntryType::kMissing;
+  const std::string enabled = UnitFile(root, "lactd.service").empty() ? "" : EnabledBy(root, "lactd.service");
+  if (enabled.empty() && !socket) return;
   const bool configured = root.Exists("etc/lact/config.yaml");
+  std::string state = socket && !enabled.empty() ? "is enabled and running (/run/lactd.sock)"
+                      : socket                   ? "is running (/run/lactd.sock)"
+                                                 : "is enabled";
   out.push_back({FindingName(FindingId::kWriterLact), Severity::kInfo,
-                 fmt::format("LACT's daemon (lactd) is enabled{}: it writes the GPU attributes its profiles set "
+                 fmt::format("LACT's daemon (lactd) {}{}: it writes the GPU attributes its profiles set "
                              "(performance level, power profile, clocks) when it starts and when a profile "
                              "changes, over what rocmtune set",
-                             configured ? " and has a configuration (/etc/lact/config.yaml)" : ""),
-                 "lactd", configured ? "etc/lact/config.yaml" : enabled, 0,
+                             state, configured ? " and has a configuration (/etc/lact/config.yaml)" : ""),
+                 "lactd", configured ? "etc/lact/config.yaml" : (socket ? "run/lactd.sock" : enabled), 0,
                  "Set the GPU's performance level in one of them, not both",
-                 "LACT docs/CONFIG.md (ilya-zlobintsev/LACT)"});
+                 "LACT docs/CONFIG.md, docs/API.md (ilya-zlobintsev/LACT)"});
 }
 
 void CoreCtrl(const sys::Root& root, std::vector<Finding>& out) {
@@ -131,9 +224,56 @@ void CoreCtrl(const sys::Root& root, std::vector<Finding>& out) {
 
 }  // namespace
 
+bool PowerProfilesBus::HasAmdgpuDpm() const {
+  return std::find(actions.begin(), actions.end(), "amdgpu_dpm") != actions.end();
+}
+
+bool PowerProfilesBus::TunedPpd() const { return std::find(drivers.begin(), drivers.end(), "tuned") != drivers.end(); }
+
+void SetPowerProfilesProbe(PowerProfilesProbe probe, bool any_root) {
+  Probe() = std::move(probe);
+  ProbeAnyRoot() = any_root;
+}
+
+std::optional<PowerProfilesBus> AskPowerProfiles(const sys::Root& root) {
+  if (!Probe() || !(root.IsLive() || ProbeAnyRoot())) return std::nullopt;
+  return Probe()();
+}
+
+// Enabled: a symlink in a .wants directory of /etc/systemd/system (systemctl enable).
+std::string UnitFile(const sys::Root& root, std::string_view unit) {
+  for (std::string_view dir : kUnitDirs) {
+    std::string path = fmt::format("{}/{}", dir, unit);
+    if (dir == kUnitDirs[0] && root.TypeOf(path) == sys::EntryType::kSymlink) continue;  // a mask or an alias
+    if (root.Exists(path)) return path;
+  }
+  return "";
+}
+
+std::string EnabledBy(const sys::Root& root, std::string_view unit) {
+  if (Masked(root, unit)) return "";
+  for (std::string_view wants : kWantsDirs)
+    if (std::string link = fmt::format("etc/systemd/system/{}/{}", wants, unit);
+        root.TypeOf(link) != sys::EntryType::kMissing)
+      return link;
+  return "";
+}
+
 std::vector<Finding> OtherWriterFindings(const sys::Root& root) {
+  std::optional<PowerProfilesBus> bus = AskPowerProfiles(root);
+  return OtherWriterFindings(root, bus ? &*bus : nullptr);
+}
+
+void RefreshOtherWriters(const sys::Root& root, std::vector<Finding>& findings) {
+  std::erase_if(findings, [](const Finding& f) { return f.id.starts_with("writer."); });
+  for (Finding& f : OtherWriterFindings(root)) findings.push_back(std::move(f));
+}
+
+std::vector<Finding> OtherWriterFindings(const sys::Root& root, const PowerProfilesBus* bus) {
   std::vector<Finding> out;
-  PowerProfilesDaemon(root, out);
+  PowerProfilesDaemon(root, bus, out);
+  TunedFindings(root, out);
+  GameModeFindings(root, out);
   Lact(root, out);
   CoreCtrl(root, out);
   return out;

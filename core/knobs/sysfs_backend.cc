@@ -203,7 +203,8 @@ namespace {
 
 // Another program that writes GPU attributes (detect/other_writers.h, its writer.* finding):
 // said before the write, with what it will do. power-profiles-daemon's action writes only the
-// performance level; LACT and CoreCtrl write whatever their profiles set.
+// performance level, GameMode's too; tuned the attributes of its [sysfs] lines; LACT and CoreCtrl
+// write whatever their profiles set.
 void WarnOtherWriters(const KnobContext& ctx, const KnobKey& key, plan::Plan& plan) {
   using detect::FindingId;
   for (const detect::Finding& f : ctx.inventory.findings) {
@@ -211,7 +212,13 @@ void WarnOtherWriters(const KnobContext& ctx, const KnobKey& key, plan::Plan& pl
                f.severity == detect::Severity::kWarning && key.name == "power_dpm_force_performance_level";
     bool other =
         f.id == detect::FindingName(FindingId::kWriterLact) || f.id == detect::FindingName(FindingId::kWriterCoreCtrl);
-    if (ppd || other) plan.warnings.push_back({key.Text(), fmt::format("{}: {}", key.Text(), f.message), f.source});
+    // tuned's finding lists its [sysfs] lines; GameMode's [gpu] sets only the performance level.
+    bool tuned = f.id == detect::FindingName(FindingId::kWriterTuned) && f.severity == detect::Severity::kWarning &&
+                 f.message.find(fmt::format("/{}=", key.name)) != std::string::npos;
+    bool gamemode =
+        f.id == detect::FindingName(FindingId::kWriterGameMode) && key.name == "power_dpm_force_performance_level";
+    if (ppd || other || tuned || gamemode)
+      plan.warnings.push_back({key.Text(), fmt::format("{}: {}", key.Text(), f.message), f.source});
   }
 }
 
