@@ -57,7 +57,7 @@ struct OwnedFile {
   std::string_view path;
   FileRule rule;
 };
-const std::array<OwnedFile, 7> kOwnedFiles = {{
+const std::array<OwnedFile, 8> kOwnedFiles = {{
     {plan::kModprobeDropIn, {plan::BackendId::kModprobe, CheckModprobeDropIn, std::nullopt}},
     {plan::kEnvironmentDropIn, {plan::BackendId::kEnv, CheckEnvironmentDropIn, std::nullopt}},
     {plan::kProfileDropIn, {plan::BackendId::kEnv, CheckProfileDropIn, std::nullopt}},
@@ -65,6 +65,7 @@ const std::array<OwnedFile, 7> kOwnedFiles = {{
     {plan::kCmdlineTokensState, {plan::BackendId::kCmdline, CheckTokensState, std::nullopt}},
     {plan::kRuntimeState, {plan::BackendId::kSysfs, CheckRuntimeState, std::nullopt}},
     {plan::kTrialState, {plan::BackendId::kCmdline, CheckTrialState, std::nullopt}},
+    {plan::kPpdDropIn, {plan::BackendId::kService, CheckPpdDropIn, std::nullopt}},
 }};
 
 // boot/loader/entries/<name>.conf with a plain name (no subdirectory, no dot file), as bootctl,

@@ -51,10 +51,12 @@ inline constexpr std::string_view kModuleParam = "module-param";           // un
 inline constexpr std::string_view kEnvVariable = "env-variable";           // unknown variable or bad value
 inline constexpr std::string_view kShellSafe = "shell-safe";               // a character a shell would act on
 inline constexpr std::string_view kGrubDropInShape = "grub-dropin-shape";  // not what the backend renders
-inline constexpr std::string_view kKernelToken = "kernel-token";           // added token not a valid option
-inline constexpr std::string_view kRemovedToken = "removed-token";         // removed token rocmtune never adds
-inline constexpr std::string_view kAdminToken = "admin-token";             // removes the admin's token unremembered
-inline constexpr std::string_view kSharedBefore = "shared-before";         // `before` absent or not on disk
+inline constexpr std::string_view kServiceDropIn =
+    "service-dropin";                                               // not rocmtune's drop-in, or starts another program
+inline constexpr std::string_view kKernelToken = "kernel-token";    // added token not a valid option
+inline constexpr std::string_view kRemovedToken = "removed-token";  // removed token rocmtune never adds
+inline constexpr std::string_view kAdminToken = "admin-token";      // removes the admin's token unremembered
+inline constexpr std::string_view kSharedBefore = "shared-before";  // `before` absent or not on disk
 inline constexpr std::string_view kSharedOtherLine = "shared-other-line";  // edit outside the cmdline line
 inline constexpr std::string_view kAdminLine = "admin-line";            // not exactly one line commented out / put back
 inline constexpr std::string_view kAdminLineFile = "admin-line-file";   // not a regular root-owned file

@@ -12,6 +12,7 @@
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
 #include "knobs/runtime_state.h"
+#include "knobs/service_backend.h"
 #include "knobs/sysfs_attributes.h"
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"
@@ -186,6 +187,20 @@ Result<void> CheckGrubDropIn(std::string_view content) {
   }
   return Refuse(rule::kGrubDropInShape,
                 "not the drop-in rocmtune renders (its comment, then GRUB_CMDLINE_LINUX[_DEFAULT]=\"$VAR tokens\")");
+}
+
+Result<void> CheckPpdDropIn(std::string_view content) {
+  auto command = knobs::PpdDropInCommand(content);
+  if (!command)
+    return Refuse(rule::kServiceDropIn,
+                  "not the drop-in rocmtune renders (its comment, [Service], ExecStart=, ExecStart=... "
+                  "--block-action=amdgpu_dpm)");
+  if (!knobs::KnownPpdProgram((*command)[0]))
+    return Refuse(rule::kServiceDropIn, fmt::format("'{}' is not a power-profiles-daemon binary", (*command)[0]));
+  for (size_t i = 1; i < command->size(); ++i)
+    if (!knobs::PlainOption((*command)[i]))
+      return Refuse(rule::kServiceDropIn, fmt::format("'{}' is not a plain option", (*command)[i]));
+  return {};
 }
 
 // var/lib/rocmtune/cmdline-tokens: comments and one token per line. Whatever is listed here

@@ -251,8 +251,9 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
           status = {i, "done", ""};
         }
         txn.regen.push_back(status);
-        (op.backend == plan::BackendId::kInitramfs ? out.initramfs : out.bootloader) =
-            status.status == "done" ? plan::Regen::kDone : plan::Regen::kPending;
+        if (op.backend != plan::BackendId::kService)  // a daemon told, not a boot file rebuilt
+          (op.backend == plan::BackendId::kInitramfs ? out.initramfs : out.bootloader) =
+              status.status == "done" ? plan::Regen::kDone : plan::Regen::kPending;
         return journal->Append(journal::RegenRecord(status));
       }
     }

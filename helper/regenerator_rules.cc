@@ -62,6 +62,26 @@ Result<void> GrubbyArgs(Args args) {
   return {};
 }
 
+// systemctl daemon-reload, systemctl try-restart power-profiles-daemon.service (knobs/service_backend.h).
+Result<void> SystemctlArgs(Args args) {
+  for (bool restart : {false, true}) {
+    std::vector<std::string> argv = plan::SystemctlArgv(restart);
+    if (std::equal(args.begin(), args.end(), argv.begin() + 1, argv.end())) return {};
+  }
+  return Refuse(rule::kRegenArgv,
+                "systemctl runs only as `systemctl daemon-reload` or `systemctl try-restart "
+                "power-profiles-daemon.service`");
+}
+
+// busctl: power-profiles-daemon's SetActionEnabled for amdgpu_dpm, true or false, and no other call.
+Result<void> BusctlArgs(Args args) {
+  for (bool enabled : {false, true}) {
+    std::vector<std::string> argv = plan::PpdSetActionArgv(enabled);
+    if (std::equal(args.begin(), args.end(), argv.begin() + 1, argv.end())) return {};
+  }
+  return Refuse(rule::kRegenArgv, "busctl runs only as power-profiles-daemon's SetActionEnabled for amdgpu_dpm");
+}
+
 // The arguments each regenerator (plan/regenerator.cc) runs with: fixed, or a check's shapes.
 struct ArgsRule {
   plan::Regenerator id;
@@ -84,6 +104,8 @@ const std::vector<ArgsRule>& ArgsRules() {
       {R::kGrubEditenv, {}, GrubEditenvArgs},  // trial boots: trial_boot_rules.cc
       {R::kGrub2Editenv, {}, Grub2EditenvArgs},
       {R::kBootctl, {}, BootctlArgs},
+      {R::kSystemctl, {}, SystemctlArgs},
+      {R::kBusctl, {}, BusctlArgs},
   };
   return kTable;
 }
@@ -102,8 +124,9 @@ Result<void> CheckArgs(const plan::RegeneratorRow& r, Args args) {
 }  // namespace
 
 Result<void> CheckRegenerateOp(const plan::Op& op) {
-  if (op.backend != plan::BackendId::kBootloader && op.backend != plan::BackendId::kInitramfs)
-    return Refuse(rule::kBackendMismatch, "regenerators belong to the bootloader or initramfs backend");
+  if (op.backend != plan::BackendId::kBootloader && op.backend != plan::BackendId::kInitramfs &&
+      op.backend != plan::BackendId::kService)
+    return Refuse(rule::kBackendMismatch, "regenerators belong to the bootloader, initramfs or service backend");
   if (op.before || op.after) return Refuse(rule::kOpShape, "a regenerator has no file content");
   if (op.argv.empty()) return Refuse(rule::kRegenProgram, "no command");
   const std::string& program = op.argv[0];

@@ -41,6 +41,9 @@ Result<void> CheckProfileDropIn(std::string_view content);
 Result<void> CheckGrubDropIn(std::string_view content);
 Result<void> CheckTokensState(std::string_view content);
 Result<void> CheckRuntimeState(std::string_view content);
+// power-profiles-daemon's drop-in (knobs/service_backend.h): byte for byte what rocmtune renders,
+// starting a binary power-profiles-daemon is installed as, with plain options only.
+Result<void> CheckPpdDropIn(std::string_view content);
 
 // trial_state_rules.cc
 // /var/lib/rocmtune/trial: a rocmtune.trial.v1 document whose tokens the helper would add itself.

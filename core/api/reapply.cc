@@ -20,7 +20,10 @@ const detect::Gpu* FindGpu(const detect::Inventory& inventory, std::string_view 
 
 // One setting planned as `set` plans it (the sysfs backend reads the attribute, compares through
 // its codec, encodes the value in the form the device takes), so a setting already in place has
-// no op. Only the attribute writes are kept: what rocmtune keeps set does not change here.
+// no op. Only the attribute writes are kept: what rocmtune keeps set does not change here. A
+// value written back that another daemon writes too (its writer.* finding: power-profiles-
+// daemon's amdgpu_dpm action writes every card's level at the same GPU add that started this)
+// keeps that warning: whichever writes last wins, and the next profile change is the daemon's.
 void PlanSetting(const knobs::KnobContext& ctx, const knobs::RuntimeSetting& r, plan::Plan& plan,
                  std::vector<std::string>& failed) {
   plan::Request request;
@@ -28,8 +31,21 @@ void PlanSetting(const knobs::KnobContext& ctx, const knobs::RuntimeSetting& r, 
   plan::Plan one = plan::PlanRequest(ctx, request);
   for (const plan::Message& m : one.refused) failed.push_back(fmt::format("not re-applied: {}", m.message));
   if (!one.refused.empty()) return;
+  bool written = false;
   for (plan::Op& op : one.ops)
-    if (op.kind == plan::OpKind::kWriteSysfs) plan.ops.push_back(std::move(op));
+    if (op.kind == plan::OpKind::kWriteSysfs) {
+      plan.ops.push_back(std::move(op));
+      written = true;
+    }
+  if (!written) return;
+  for (plan::Message& w : one.warnings) {
+    bool writer = std::any_of(ctx.inventory.findings.begin(), ctx.inventory.findings.end(), [&](const auto& f) {
+      return f.id.starts_with("writer.") && w.message.find(f.message) != std::string::npos;
+    });
+    bool known = std::any_of(plan.warnings.begin(), plan.warnings.end(),
+                             [&](const plan::Message& m) { return m.message == w.message; });
+    if (writer && !known) plan.warnings.push_back(std::move(w));
+  }
 }
 
 }  // namespace

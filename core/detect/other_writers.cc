@@ -32,29 +32,6 @@ bool Masked(const sys::Root& root, std::string_view unit) {
   return target && *target == "/dev/null";
 }
 
-// A drop-in that starts it with --block-action=amdgpu_dpm (or "--block-action amdgpu_dpm"), the
-// admin's or rocmtune's (service.power-profiles-daemon.amdgpu_dpm=off): the action never loads.
-std::string BlockingDropIn(const sys::Root& root) {
-  const std::string dir = "etc/systemd/system/power-profiles-daemon.service.d";
-  auto names = root.ListDir(dir);
-  if (!names) return "";
-  for (const std::string& n : *names) {
-    if (!n.ends_with(".conf")) continue;
-    auto text = root.ReadFile(fmt::format("{}/{}", dir, n), 65536);
-    if (!text) continue;
-    for (std::string_view line : text::SplitLines(*text)) {
-      line = text::Trim(line);
-      if (!line.starts_with("ExecStart=")) continue;
-      auto words = text::Tokens(line);
-      for (size_t i = 0; i < words.size(); ++i)
-        if (words[i] == "--block-action=amdgpu_dpm" ||
-            (words[i] == "--block-action" && i + 1 < words.size() && words[i + 1] == "amdgpu_dpm"))
-          return fmt::format("{}/{}", dir, n);
-    }
-  }
-  return "";
-}
-
 // ppd-action-amdgpu-dpm.c probes only on AMD CPUs (ppd_utils_match_cpu_vendor("AuthenticAMD")).
 // nullopt: /proc/cpuinfo cannot be read.
 std::optional<bool> AmdCpu(const sys::Root& root) {
@@ -164,7 +141,8 @@ void PowerProfilesDaemon(const sys::Root& root, const PowerProfilesBus* bus, std
   // when a desktop asks. Only a mask stops it.
   if (Masked(root, kUnit) && !running) return;
   const std::string enabled = EnabledBy(root, kUnit);
-  const std::string drop_in = BlockingDropIn(root);
+  const std::vector<std::string> drop_ins = BlockingDropIns(root);
+  const std::string drop_in = drop_ins.empty() ? "" : drop_ins.front();
   std::optional<bool> amd = AmdCpu(root);
   const std::string file = enabled.empty() ? unit : enabled;
   if (running) return FromBus(root, *bus, file, drop_in, amd, out);
@@ -257,6 +235,31 @@ std::string EnabledBy(const sys::Root& root, std::string_view unit) {
         root.TypeOf(link) != sys::EntryType::kMissing)
       return link;
   return "";
+}
+
+// The drop-ins that start it with --block-action=amdgpu_dpm (or "--block-action amdgpu_dpm"), the
+// admin's or rocmtune's (service.power-profiles-daemon.amdgpu_dpm=off): the action never loads.
+std::vector<std::string> BlockingDropIns(const sys::Root& root) {
+  std::vector<std::string> out;
+  const std::string dir = "etc/systemd/system/power-profiles-daemon.service.d";
+  auto names = root.ListDir(dir);
+  if (!names) return out;
+  for (const std::string& n : *names) {
+    if (!n.ends_with(".conf")) continue;
+    auto text = root.ReadFile(fmt::format("{}/{}", dir, n), 65536);
+    if (!text) continue;
+    for (std::string_view line : text::SplitLines(*text)) {
+      line = text::Trim(line);
+      if (!line.starts_with("ExecStart=")) continue;
+      auto words = text::Tokens(line);
+      for (size_t i = 0; i < words.size(); ++i)
+        if (words[i] == "--block-action=amdgpu_dpm" ||
+            (words[i] == "--block-action" && i + 1 < words.size() && words[i + 1] == "amdgpu_dpm"))
+          out.push_back(fmt::format("{}/{}", dir, n));
+    }
+  }
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::vector<Finding> OtherWriterFindings(const sys::Root& root) {

@@ -55,6 +55,10 @@ void RefreshOtherWriters(const sys::Root& root, std::vector<Finding>& findings);
 void TunedFindings(const sys::Root& root, std::vector<Finding>& out);
 void GameModeFindings(const sys::Root& root, std::vector<Finding>& out);
 
+// The drop-ins of power-profiles-daemon.service whose ExecStart= has --block-action=amdgpu_dpm
+// (the admin's or rocmtune's), root-relative, sorted.
+std::vector<std::string> BlockingDropIns(const sys::Root& root);
+
 // Shared with writer_configs.cc: the unit's file where the package put it ("" when it is not
 // installed), and the .wants link that enables it ("" when disabled or masked).
 std::string UnitFile(const sys::Root& root, std::string_view unit);

@@ -119,7 +119,8 @@ void TunedFindings(const sys::Root& root, std::vector<Finding>& out) {
   std::vector<std::string_view> names = text::Tokens(*active);  // several profiles merge
   for (std::string_view name : names) ReadTunedProfile(root, name, 0, writes);
   const std::string profile = fmt::format("{}", fmt::join(names, " "));
-  const std::string source = "tuned tuned/plugins/plugin_sysfs.py, plugin_video.py (redhat-performance/tuned; issue 634)";
+  const std::string source =
+      "tuned tuned/plugins/plugin_sysfs.py, plugin_video.py (redhat-performance/tuned; issue 634)";
   if (!writes.lines.empty()) {
     out.push_back({FindingName(FindingId::kWriterTuned), Severity::kWarning,
                    fmt::format("tuned's active profile ({}) writes GPU attributes each time tuned applies it (at its "

@@ -80,14 +80,21 @@ struct Pending {
 };
 
 std::string Describe(const sys::Root& root, const Pending& p, std::string_view ids) {
-  std::string command = JoinWords(p.txn->ops[p.regen->op].argv);
+  const plan::Op& op = p.txn->ops[p.regen->op];
+  std::string command = JoinWords(op.argv);
+  std::string why = p.regen->status == "failed" ? fmt::format("it failed: {}", p.regen->message)
+                                                : std::string("left pending, as on a --root tree");
+  std::string where = root.IsLive() ? "" : fmt::format(" inside {}", root.path());
+  // The service backend tells a running daemon about its drop-in: no boot file is built.
+  if (op.backend == plan::BackendId::kService)
+    return fmt::format(
+        "{} changed a drop-in of power-profiles-daemon, and `{}` has not run since ({}): the "
+        "daemon does not know of it yet. Run `{}`{}, then verify again",
+        ids, command, why, command, where);
   return fmt::format(
       "{} changed what `{}` builds from, and it has not run since ({}): the boot files still hold the "
       "old settings. Run `{}`{}, then verify again",
-      ids, command,
-      p.regen->status == "failed" ? fmt::format("it failed: {}", p.regen->message)
-                                  : std::string("left pending, as on a --root tree"),
-      command, root.IsLive() ? "" : fmt::format(" inside {}", root.path()));
+      ids, command, why, command, where);
 }
 
 }  // namespace

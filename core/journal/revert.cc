@@ -86,11 +86,13 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
     plan::Op op = done;
     op.argv = InverseRegenerator(done.argv);
     op.reason = fmt::format("revert transaction {}: {}", txn.id, done.reason);
-    (done.backend == plan::BackendId::kInitramfs ? plan.initramfs : plan.bootloader) = plan::Regen::kPending;
+    if (done.backend != plan::BackendId::kService)
+      (done.backend == plan::BackendId::kInitramfs ? plan.initramfs : plan.bootloader) = plan::Regen::kPending;
     plan.ops.push_back(std::move(op));
   }
+  // A boot file rebuilt takes effect at the next boot; a daemon told (the service backend) now.
   for (const plan::Op& op : plan.ops)
-    if (op.kind == plan::OpKind::kRegenerate) plan.reboot_required = true;
+    if (op.kind == plan::OpKind::kRegenerate && op.backend != plan::BackendId::kService) plan.reboot_required = true;
   if (!force && !plan.conflicts.empty()) plan.ops.clear();
   return plan;
 }

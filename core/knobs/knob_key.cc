@@ -9,7 +9,8 @@ namespace rocmtune::knobs {
 namespace {
 
 constexpr std::string_view kForms =
-    "amdgpu.PARAM, ttm.PARAM, amdttm.PARAM, cmdline.OPTION, sysfs.<cardN|PCI-slot|all>.ATTRIBUTE or env.VARIABLE";
+    "amdgpu.PARAM, ttm.PARAM, amdttm.PARAM, cmdline.OPTION, sysfs.<cardN|PCI-slot|all>.ATTRIBUTE, env.VARIABLE "
+    "or service.SERVICE.ACTION";
 
 bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
 
@@ -39,6 +40,7 @@ std::string KnobKey::Text() const {
     case KnobKind::kCmdline: return fmt::format("cmdline.{}", name);
     case KnobKind::kSysfs: return fmt::format("sysfs.{}.{}", target, name);
     case KnobKind::kEnv: return fmt::format("env.{}", name);
+    case KnobKind::kService: return fmt::format("service.{}.{}", module, name);
   }
   return name;
 }
@@ -85,6 +87,18 @@ Result<KnobKey> ParseKnobKey(std::string_view text) {
     if (!ValidEnvName(rest)) return Bad(text, "an environment variable is letters, digits and '_'");
     key.kind = KnobKind::kEnv;
     key.name = std::string(rest);
+    return key;
+  }
+  if (head == "service") {
+    // service.SERVICE.ACTION; which ones exist is the service backend's to say (a clear refusal
+    // there, not "not a key" here).
+    size_t last = rest.rfind('.');
+    if (last == std::string_view::npos || last == 0 || last + 1 >= rest.size() ||
+        !ValidName(rest.substr(0, last), false) || !ValidName(rest.substr(last + 1), false))
+      return Bad(text, "service keys are service.SERVICE.ACTION (service.power-profiles-daemon.amdgpu_dpm)");
+    key.kind = KnobKind::kService;
+    key.module = std::string(rest.substr(0, last));
+    key.name = std::string(rest.substr(last + 1));
     return key;
   }
   return Bad(text, fmt::format("unknown prefix '{}'", head));

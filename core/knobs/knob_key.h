@@ -1,5 +1,6 @@
 // Knob keys as users type them: `amdgpu.noretry`, `ttm.pages_limit`, `cmdline.iommu`,
-// `sysfs.<card|pci-slot|all>.power_dpm_force_performance_level`, `env.HSA_OVERRIDE_GFX_VERSION`.
+// `sysfs.<card|pci-slot|all>.power_dpm_force_performance_level`, `env.HSA_OVERRIDE_GFX_VERSION`,
+// `service.power-profiles-daemon.amdgpu_dpm` (another daemon's writing of GPU attributes).
 #pragma once
 
 #include <string>
@@ -9,13 +10,14 @@
 
 namespace rocmtune::knobs {
 
-enum class KnobKind { kModuleParam, kCmdline, kSysfs, kEnv };
+enum class KnobKind { kModuleParam, kCmdline, kSysfs, kEnv, kService };
 
 struct KnobKey {
   KnobKind kind = KnobKind::kModuleParam;
-  std::string module;  // kModuleParam: "amdgpu", "ttm", "amdttm"
+  std::string module;  // kModuleParam: "amdgpu", "ttm", "amdttm"; kService: the service
+                       // ("power-profiles-daemon")
   std::string target;  // kSysfs: "card0", "0000:03:00.0" or "all"
-  std::string name;    // parameter, kernel option, attribute or variable name
+  std::string name;    // parameter, kernel option, attribute or variable name; kService: its action
 
   std::string Text() const;
   bool operator==(const KnobKey&) const = default;

@@ -6,6 +6,7 @@
 #include "knobs/env_backend.h"
 #include "knobs/grub_config.h"
 #include "knobs/modprobe_backend.h"
+#include "knobs/service_backend.h"
 #include "knobs/sysfs_backend.h"
 
 namespace rocmtune::knobs {
@@ -17,6 +18,7 @@ const Registry& Registry::Builtin() {
     r.backends_.push_back(MakeCmdlineBackend());
     r.backends_.push_back(MakeSysfsBackend());
     r.backends_.push_back(MakeEnvBackend());
+    r.backends_.push_back(MakeServiceBackend());
     return r;
   }();
   return registry;

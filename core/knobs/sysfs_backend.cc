@@ -218,7 +218,10 @@ void WarnOtherWriters(const KnobContext& ctx, const KnobKey& key, plan::Plan& pl
     bool gamemode =
         f.id == detect::FindingName(FindingId::kWriterGameMode) && key.name == "power_dpm_force_performance_level";
     if (ppd || other || tuned || gamemode)
-      plan.warnings.push_back({key.Text(), fmt::format("{}: {}", key.Text(), f.message), f.source});
+      plan.warnings.push_back({key.Text(),
+                               f.hint.empty() ? fmt::format("{}: {}", key.Text(), f.message)
+                                              : fmt::format("{}: {}. {}", key.Text(), f.message, f.hint),
+                               f.source});
   }
 }
 

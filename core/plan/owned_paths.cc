@@ -7,7 +7,7 @@ namespace rocmtune::plan {
 std::span<const std::string_view> OwnedFiles() {
   static constexpr std::string_view kOwned[] = {kModprobeDropIn, kEnvironmentDropIn,  kProfileDropIn,
                                                 kGrubDropInPath, kCmdlineTokensState, kRuntimeState,
-                                                kTrialState};
+                                                kTrialState,     kPpdDropIn};
   return kOwned;
 }
 

@@ -22,6 +22,9 @@ inline constexpr std::string_view kCmdlineTokensState = "var/lib/rocmtune/cmdlin
 // sysfs backend: the runtime attributes rocmtune set, by PCI address, with the value each had
 // before (knobs/runtime_state.h): what status/verify compare, reset puts back, the daemon re-applies.
 inline constexpr std::string_view kRuntimeState = "var/lib/rocmtune/runtime-settings";
+// service backend: power-profiles-daemon started without its amdgpu_dpm action
+// (service.power-profiles-daemon.amdgpu_dpm=off, knobs/service_backend.h).
+inline constexpr std::string_view kPpdDropIn = "etc/systemd/system/power-profiles-daemon.service.d/50-rocmtune.conf";
 // A trial boot's state (plan/trial_state.h): prepared by `--trial`, advanced by the boot units.
 inline constexpr std::string_view kTrialState = "var/lib/rocmtune/trial";
 

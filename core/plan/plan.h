@@ -15,7 +15,7 @@ namespace rocmtune::plan {
 enum class OpKind { kWriteFile, kRemoveFile, kWriteSysfs, kRegenerate };
 
 // The part of rocmtune an op belongs to; plans and journals spell it Name(backend).
-enum class BackendId { kModprobe, kCmdline, kSysfs, kEnv, kInitramfs, kBootloader };
+enum class BackendId { kModprobe, kCmdline, kSysfs, kEnv, kInitramfs, kBootloader, kService };
 
 // The programs that rebuild boot files from the files rocmtune edits, and the one-shot switches
 // of trial boots (knobs/trial_boot.h): the only programs the helper runs. A regenerate op's path
@@ -32,7 +32,9 @@ enum class Regenerator {
   kBooster,  // initramfs
   kGrubEditenv,
   kGrub2Editenv,
-  kBootctl,  // bootloader: a trial's one-shot switch (next_entry, LoaderEntryOneShot)
+  kBootctl,    // bootloader: a trial's one-shot switch (next_entry, LoaderEntryOneShot)
+  kSystemctl,  // service: daemon-reload, try-restart of the service a drop-in changed
+  kBusctl,     // service: power-profiles-daemon's SetActionEnabled (0.30 on)
 };
 
 struct RegeneratorRow {
@@ -59,6 +61,11 @@ inline constexpr std::string_view kTrialEntryId = "rocmtune-trial";
 // `grub-editenv F unset next_entry` (grub2-editenv alike), `bootctl set-oneshot X` <-> `bootctl
 // set-oneshot ""`; nullopt for any other argv.
 std::optional<std::vector<std::string>> InverseSwitch(const std::vector<std::string>& argv);
+// `busctl call org.freedesktop.UPower.PowerProfiles ... SetActionEnabled sb amdgpu_dpm true|false`:
+// the one busctl command a plan has (the helper allows no other).
+std::vector<std::string> PpdSetActionArgv(bool enabled);
+// `systemctl daemon-reload` and `systemctl try-restart power-profiles-daemon.service`.
+std::vector<std::string> SystemctlArgv(bool restart);
 
 struct Op {
   OpKind kind = OpKind::kWriteFile;

@@ -16,8 +16,10 @@ namespace {
 // for initramfs-tools, initramfs-V.img for dracut and mkinitcpio, booster-V.img). The initramfs rows are named as
 // detect/boot_setup.cc names the tool. The trial switches (knobs/trial_boot.h) write GRUB's
 // environment block (grub-editenv FILE, grub2-editenv's `-` = /boot/grub2/grubenv) and systemd's
-// LoaderEntryOneShot EFI variable (bootctl set-oneshot; docs/BOOT_LOADER_INTERFACE.md).
-constexpr std::array<RegeneratorRow, 12> kRegenerators = {{
+// LoaderEntryOneShot EFI variable (bootctl set-oneshot; docs/BOOT_LOADER_INTERFACE.md). systemctl
+// and busctl tell power-profiles-daemon about rocmtune's drop-in (knobs/service_backend.h): they
+// write no file.
+constexpr std::array<RegeneratorRow, 14> kRegenerators = {{
     {Regenerator::kUpdateGrub, "update-grub", "update-grub", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrubMkconfig, "grub-mkconfig", "grub-mkconfig", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrub2Mkconfig, "grub2-mkconfig", "grub2-mkconfig", BackendId::kBootloader, "boot/grub2/grub.cfg"},
@@ -32,15 +34,18 @@ constexpr std::array<RegeneratorRow, 12> kRegenerators = {{
     {Regenerator::kGrub2Editenv, "grub2-editenv", "grub2-editenv", BackendId::kBootloader, "boot/grub2/grubenv"},
     {Regenerator::kBootctl, "bootctl", "bootctl", BackendId::kBootloader,
      "sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"},
+    {Regenerator::kSystemctl, "systemctl", "systemctl", BackendId::kService, ""},
+    {Regenerator::kBusctl, "busctl", "busctl", BackendId::kService, ""},
 }};
 
-constexpr std::array<std::pair<BackendId, std::string_view>, 6> kBackends = {{
+constexpr std::array<std::pair<BackendId, std::string_view>, 7> kBackends = {{
     {BackendId::kModprobe, "modprobe"},
     {BackendId::kCmdline, "cmdline"},
     {BackendId::kSysfs, "sysfs"},
     {BackendId::kEnv, "env"},
     {BackendId::kInitramfs, "initramfs"},
     {BackendId::kBootloader, "bootloader"},
+    {BackendId::kService, "service"},
 }};
 
 }  // namespace
@@ -78,7 +83,26 @@ std::optional<std::vector<std::string>> InverseSwitch(const std::vector<std::str
   }
   if (argv.size() == 3 && argv[0] == Row(Regenerator::kBootctl).program && argv[1] == "set-oneshot")
     return std::vector<std::string>{argv[0], argv[1], argv[2].empty() ? fmt::format("{}.conf", kTrialEntryId) : ""};
+  if (argv == PpdSetActionArgv(false)) return PpdSetActionArgv(true);
+  if (argv == PpdSetActionArgv(true)) return PpdSetActionArgv(false);
   return std::nullopt;
+}
+
+std::vector<std::string> PpdSetActionArgv(bool enabled) {
+  return {"busctl",
+          "call",
+          "org.freedesktop.UPower.PowerProfiles",
+          "/org/freedesktop/UPower/PowerProfiles",
+          "org.freedesktop.UPower.PowerProfiles",
+          "SetActionEnabled",
+          "sb",
+          "amdgpu_dpm",
+          enabled ? "true" : "false"};
+}
+
+std::vector<std::string> SystemctlArgv(bool restart) {
+  if (restart) return {"systemctl", "try-restart", "power-profiles-daemon.service"};
+  return {"systemctl", "daemon-reload"};
 }
 
 std::optional<BackendId> ParseBackendId(std::string_view name) {

@@ -3,7 +3,10 @@
 // writes rocmtune's value again in one transaction, a second reapply records nothing, one card's
 // reapply leaves another alone, a card that is not here is not an error, a setting that cannot
 // be planned fails the run (naming it) while the rest is written, and `revert last`
-// after a reapply still undoes the `set` (a reapply is not an undoable change of its own).
+// after a reapply still undoes the `set` (a reapply is not an undoable change of its own). The
+// race at a GPU add: power-profiles-daemon's amdgpu_dpm action wrote `auto` first, then
+// rocmtune-apply@ (reapply) writes `high` back and warns that the daemon writes it too; once the
+// action is blocked (service.power-profiles-daemon.amdgpu_dpm=off) the warning is gone.
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -205,6 +208,44 @@ TEST(ReapplyTest, RevertLastAfterAReapplyUndoesTheSet) {
   ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
   EXPECT_EQ(w.Read(AttrPath(kReapplyDevice, kProfile)), untouched);
   EXPECT_FALSE(w.Exists(plan::kRuntimeState)) << "the set is undone, not the reapply: " << revert.out;
+}
+
+TEST(ReapplyTest, AfterPowerProfilesDaemonsWriteAtAGpuAddItWritesBackAndNamesIt) {
+  WorldCopy w(kReapplyWorld);
+  fs::create_directories(w.Path("etc/systemd/system/graphical.target.wants"));
+  fs::create_symlink("/lib/systemd/system/power-profiles-daemon.service",
+                     w.Path("etc/systemd/system/graphical.target.wants/power-profiles-daemon.service"));
+  w.Write("lib/systemd/system/power-profiles-daemon.service",
+          "[Service]\nType=dbus\nExecStart=/usr/libexec/power-profiles-daemon\n[Install]\nWantedBy=graphical.target\n");
+  w.Write("usr/libexec/power-profiles-daemon", std::string("\x7f"
+                                                           "ELF\0--block-action\0amdgpu_dpm\0",
+                                                           34));
+  w.Write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n");
+  auto set = w.Ctl({"set", fmt::format("sysfs.card0.{}=high", kLevel)});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  EXPECT_THAT(set.out + set.err, HasSubstr("power-profiles-daemon is installed")) << "set warns before writing";
+
+  // The card is added again (a driver rebind): the action writes auto, then rocmtune-apply@ runs.
+  w.Write(AttrPath(kReapplyDevice, kLevel), "auto\n");
+  auto verify = w.Ctl({"verify"});
+  EXPECT_EQ(verify.exit_code, kExitVerifyDiffers);
+  EXPECT_THAT(verify.out, HasSubstr("power-profiles-daemon's amdgpu_dpm action writes auto")) << verify.out;
+  auto reapply = w.Ctl({"reapply", "--json", "--", "card0"});
+  ASSERT_EQ(reapply.exit_code, kExitOk) << reapply.out << reapply.err;
+  EXPECT_EQ(Current(w, kReapplyDevice, kLevel), "high");
+  const json warnings = reapply.Json()["warnings"];
+  ASSERT_EQ(warnings.size(), 1u) << reapply.out;
+  EXPECT_THAT(warnings[0].dump(), HasSubstr("power-profiles-daemon is installed and enabled on an AMD CPU"));
+  EXPECT_THAT(warnings[0].dump(), HasSubstr("service.power-profiles-daemon.amdgpu_dpm=off"));
+
+  // Settled: the action is blocked from the daemon's next start; the race is gone.
+  auto settle = w.Ctl({"set", "service.power-profiles-daemon.amdgpu_dpm=off"});
+  ASSERT_EQ(settle.exit_code, kExitOk) << settle.out << settle.err;
+  w.Write(AttrPath(kReapplyDevice, kLevel), "auto\n");
+  reapply = w.Ctl({"reapply", "--json", "--", "card0"});
+  ASSERT_EQ(reapply.exit_code, kExitOk) << reapply.out << reapply.err;
+  EXPECT_EQ(Current(w, kReapplyDevice, kLevel), "high");
+  EXPECT_EQ(reapply.Json()["warnings"], json::array()) << reapply.out;
 }
 
 }  // namespace

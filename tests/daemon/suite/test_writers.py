@@ -9,17 +9,24 @@
 #     the profile and "card0's `high` will not last"; after SetActionEnabled(amdgpu_dpm, false)
 #     on the double the next Describe says disabled (info): the daemon asks again each time;
 #   - the double as tuned-ppd (its profiles' Driver is "tuned"): info, no amdgpu_dpm action;
-#   - nothing on the bus: the warning from the files (unit enabled, AMD CPU).
+#   - nothing on the bus: the warning from the files (unit enabled, AMD CPU);
+#   - settled through rocmtuned (Set service.power-profiles-daemon.amdgpu_dpm=off, as root, the
+#     helper behind its socket): with the 0.30 double on the bus the plan tells the running daemon
+#     with busctl's SetActionEnabled(amdgpu_dpm, false) after `systemctl daemon-reload`, and the
+#     Revert tells it `true` and leaves the world as it was, byte for byte (its journal aside). A
+#     world is not the running system: the helper leaves those commands pending (the VM scenario
+#     service-ppd runs them).
 import glob
 import json
 import os
 import subprocess
 
-from fixture import CONFIG, DaemonTest
+from fixture import CONFIG, DaemonTest, dbus
 
 DEB_CACHE = "/var/cache/rocmtune-tests"
 PPD_BIN = "usr/libexec/power-profiles-daemon"
 PPD_POLICY = "usr/share/dbus-1/system.d/net.hadess.PowerProfiles.conf"
+DROP_IN = "etc/systemd/system/power-profiles-daemon.service.d/50-rocmtune.conf"
 # Who may own and call the double's name on the private bus (power-profiles-daemon 0.30's own
 # org.freedesktop.UPower.PowerProfiles.conf says the same for root).
 DOUBLE_POLICY = """<busconfig>
@@ -61,7 +68,7 @@ class WritersTest(DaemonTest):
         self.assertEqual(len(found), 1, [f["id"] for f in status["findings"]])
         return found[0]
 
-    def start_double(self, *args):
+    def start_double(self, *args, helper=False):
         policy = self.path("double-policy")
         os.mkdir(policy)
         with open(os.path.join(policy, "ppd-double.conf"), "w") as f:
@@ -71,7 +78,9 @@ class WritersTest(DaemonTest):
         p = self.spawn("ppd-double", ["/usr/bin/python3", os.path.join(self.src, "tests/daemon/ppd_double.py"),
                                       "--calls", self.calls, *args])
         self.wait_name(True, name="org.freedesktop.UPower.PowerProfiles", proc=p, log="ppd-double.log")
-        self.start_daemon(self.w, helper_socket=False)
+        if helper:
+            self.start_helper(self.w)
+        self.start_daemon(self.w, helper_socket=helper)
 
     def real_ppd(self):
         """The directory power-profiles-daemon 0.12's files are under: / or an unpacked .deb."""
@@ -130,3 +139,32 @@ class WritersTest(DaemonTest):
         self.assertEqual(f["severity"], "warning", f)
         self.assertIn("installed and enabled on an AMD CPU", f["message"])
         self.assertIn("card0's `high` will not last", f["message"])
+
+    def test_settled_through_the_daemon_and_reverted(self):
+        self.require_helper_socket()
+        # What a power-profiles-daemon with the action and the option has in its binary.
+        os.makedirs(os.path.dirname(os.path.join(self.w, PPD_BIN)), exist_ok=True)
+        with open(os.path.join(self.w, PPD_BIN), "wb") as f:
+            f.write(b"\x7fELF\0--block-action\0amdgpu_dpm\0")
+        before = self.world_hash_without_var()
+        self.start_double("--version", "0.30", helper=True)
+        knobs = dbus.Dictionary({"service.power-profiles-daemon.amdgpu_dpm": "off"}, signature="ss")
+        got = json.loads(self.manager().Set(knobs, dbus.Dictionary({}, signature="sv"), timeout=120))
+        self.assertEqual((got["errors"], got["refused"]), ([], []), got)
+        cmds = [c.get("argv") for c in got["changes"] if c.get("argv")]
+        self.assertEqual(cmds, [["systemctl", "daemon-reload"],
+                                ["busctl", "call", "org.freedesktop.UPower.PowerProfiles",
+                                 "/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.UPower.PowerProfiles",
+                                 "SetActionEnabled", "sb", "amdgpu_dpm", "false"]], got["changes"])
+        self.assertIn("--block-action=amdgpu_dpm", open(os.path.join(self.w, DROP_IN)).read())
+        got = json.loads(self.manager().Revert(got["transaction"], timeout=120))
+        self.assertEqual((got["errors"], got["refused"]), ([], []), got)
+        cmds = [c.get("argv") for c in got["changes"] if c.get("argv")]
+        self.assertEqual(cmds[-1][-1], "true", got["changes"])
+        self.assertFalse(os.path.exists(os.path.join(self.w, DROP_IN)))
+        self.assertEqual(self.world_hash_without_var(), before)
+
+    def world_hash_without_var(self):
+        return subprocess.run(
+            "find . -path ./var -prune -o \\( -type f -exec sha256sum {} + \\) -o \\( ! -type f -printf '%y %p %l\\n' \\) "
+            "| sort | sha256sum", shell=True, cwd=self.w, capture_output=True, text=True, check=True).stdout

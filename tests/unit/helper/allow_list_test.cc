@@ -3,6 +3,8 @@
 #include "helper/allow_list.h"
 
 #include "helper/allow_list_fixture.h"
+#include "knobs/service_backend.h"
+#include "plan/owned_paths.h"
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -183,6 +185,53 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
        rule::kSysfsValue},
   };
   for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+}
+
+// power-profiles-daemon's drop-in (knobs/service_backend.h) runs its ExecStart= as root: only
+// what the backend renders, starting the daemon's binary with plain options; systemctl and
+// busctl only in the shapes the backend plans (service backend), never for another unit or call.
+TEST_F(AllowListTest, ThePowerProfilesDropInAndItsCommandsAreOnlyRocmtunes) {
+  auto dropin = [](std::string c) { return File(std::string(plan::kPpdDropIn), "service", std::move(c)); };
+  const std::string good = knobs::RenderPpdDropIn({"/usr/libexec/power-profiles-daemon", "--verbose"});
+  const std::vector<Op> ok = {
+      dropin(good),
+      Regen("service", "systemctl", plan::SystemctlArgv(false)),
+      Regen("service", "systemctl", plan::SystemctlArgv(true)),
+      Regen("service", "busctl", plan::PpdSetActionArgv(false)),
+      Regen("service", "busctl", plan::PpdSetActionArgv(true)),
+  };
+  for (const Op& op : ok) {
+    auto verdict = Check(op);
+    EXPECT_TRUE(verdict) << op.path << ": " << verdict.error().message;
+  }
+  std::string shell = good;
+  shell.replace(shell.find("/usr/libexec/power-profiles-daemon"), 34, "/bin/sh -c id");
+  std::string extra = good + "ExecStartPre=/bin/sh -c id\n";
+  std::string option = good;
+  option.replace(option.find("--verbose"), 9, "--x=$(id)");
+  std::string unblocked = good;
+  unblocked.replace(unblocked.find(" --block-action=amdgpu_dpm"), 26, "");
+  std::vector<std::string> other_unit = {"systemctl", "try-restart", "rocmtuned.service"};
+  std::vector<std::string> other_call = plan::PpdSetActionArgv(false);
+  other_call[7] = "trickle_charge";
+  const std::vector<Hostile> cases = {
+      {"another program", dropin(shell), rule::kServiceDropIn},
+      {"a line more", dropin(extra), rule::kServiceDropIn},
+      {"a shell word", dropin(option), rule::kServiceDropIn},
+      {"no block", dropin(unblocked), rule::kServiceDropIn},
+      {"in the modprobe backend", File(std::string(plan::kPpdDropIn), "modprobe", good), rule::kBackendMismatch},
+      {"another unit", Regen("service", "systemctl", other_unit), rule::kRegenArgv},
+      {"another action", Regen("service", "busctl", other_call), rule::kRegenArgv},
+      {"systemctl for the boot loader", Regen("bootloader", "systemctl", plan::SystemctlArgv(false)),
+       rule::kBackendMismatch},
+  };
+  for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+}
+
+TEST(InverseSwitchTest, SetActionEnabledUndoesItself) {
+  EXPECT_EQ(plan::InverseSwitch(plan::PpdSetActionArgv(false)), plan::PpdSetActionArgv(true));
+  EXPECT_EQ(plan::InverseSwitch(plan::PpdSetActionArgv(true)), plan::PpdSetActionArgv(false));
+  EXPECT_EQ(plan::InverseSwitch(plan::SystemctlArgv(false)), std::nullopt);  // run again as it is
 }
 
 }  // namespace

@@ -29,6 +29,8 @@ std::string KnobProblem(const knobs::KnobKey& key) {
     case knobs::KnobKind::kCmdline: return KernelOptions::Builtin().Find(key.name) ? "" : "not a kernel option";
     case knobs::KnobKind::kEnv: return EnvVars::Builtin().Find(key.name) ? "" : "not in data/env_vars.toml";
     case knobs::KnobKind::kSysfs: return "";
+    case knobs::KnobKind::kService:
+      return key.Text() == "service.power-profiles-daemon.amdgpu_dpm" ? "" : "no such service knob";
   }
   return "unknown kind";
 }
