@@ -85,6 +85,7 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
     if (done.kind != plan::OpKind::kRegenerate || !files_changed) continue;
     plan::Op op = done;
     op.argv = InverseRegenerator(done.argv);
+    if (auto r = plan::RegeneratorOfProgram(op.argv[0])) op.path = std::string(plan::Name(*r));
     op.reason = fmt::format("revert transaction {}: {}", txn.id, done.reason);
     if (done.backend != plan::BackendId::kService)
       (done.backend == plan::BackendId::kInitramfs ? plan.initramfs : plan.bootloader) = plan::Regen::kPending;

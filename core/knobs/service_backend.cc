@@ -34,7 +34,8 @@ bool IsPpdKey(const KnobKey& key) { return key.Text() == kPpdKey; }
 Result<std::vector<std::string>> UnitCommand(const sys::Root& root) {
   std::vector<std::string> files;
   if (std::string unit = detect::UnitFile(root, kUnit); !unit.empty()) files.push_back(unit);
-  if (files.empty()) return Fail(ErrorCode::kNotFound, "power-profiles-daemon is not installed here (no power-profiles-daemon.service)");
+  if (files.empty())
+    return Fail(ErrorCode::kNotFound, "power-profiles-daemon is not installed here (no power-profiles-daemon.service)");
   if (auto names = root.ListDir(kDropInDir))
     for (const std::string& n : *names)
       if (n.ends_with(".conf") && fmt::format("{}/{}", kDropInDir, n) != plan::kPpdDropIn)
@@ -93,7 +94,9 @@ KnobKey PpdKey() { return {KnobKind::kService, "power-profiles-daemon", "", "amd
 void ServiceBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                               plan::Plan& plan) const {
   const std::string text = key.Text();
-  auto refuse = [&](std::string why) { plan.refused.push_back({text, fmt::format("{}: {}", text, why), std::string(kSource)}); };
+  auto refuse = [&](std::string why) {
+    plan.refused.push_back({text, fmt::format("{}: {}", text, why), std::string(kSource)});
+  };
   if (!IsPpdKey(key)) return refuse(fmt::format("no such service knob; there is one: {}", kPpdKey));
   if (!value) return;  // unset: removing rocmtune's drop-in is always allowed
   if (*value != "off")
@@ -118,20 +121,19 @@ void ServiceBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
         "level alone, and there is nothing to settle",
         program));
   if (option == false)
-    return refuse(fmt::format("{} has no --block-action option: a drop-in with it would keep the daemon from starting",
-                              program));
+    return refuse(
+        fmt::format("{} has no --block-action option: a drop-in with it would keep the daemon from starting", program));
   if (!action || !option)
-    plan.warnings.push_back({text,
-                             fmt::format("{}: {} cannot be read to see that it knows amdgpu_dpm and --block-action",
-                                         text, program),
-                             ""});
+    plan.warnings.push_back(
+        {text, fmt::format("{}: {} cannot be read to see that it knows amdgpu_dpm and --block-action", text, program),
+         ""});
   std::vector<std::string> admin = detect::BlockingDropIns(ctx.root);
   std::erase(admin, std::string(plan::kPpdDropIn));
   if (!admin.empty())
-    plan.warnings.push_back({text,
-                             fmt::format("{}: /{} blocks the action already; rocmtune's drop-in would only repeat it",
-                                         text, admin.front()),
-                             ""});
+    plan.warnings.push_back(
+        {text,
+         fmt::format("{}: /{} blocks the action already; rocmtune's drop-in would only repeat it", text, admin.front()),
+         ""});
 }
 
 KnobState ServiceBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
@@ -155,8 +157,9 @@ KnobState ServiceBackend::Read(const KnobContext& ctx, const KnobKey& key) const
     s.effective = s.running;
     if (s.configured && s.running == "on") {
       s.pending_reboot = false;
-      s.notes.push_back("the running power-profiles-daemon started before the drop-in: it blocks the action from "
-                        "its next start (systemctl restart power-profiles-daemon)");
+      s.notes.push_back(
+          "the running power-profiles-daemon started before the drop-in: it blocks the action from "
+          "its next start (systemctl restart power-profiles-daemon)");
     }
   }
   return s;
@@ -198,19 +201,22 @@ void ServiceBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
   regen(plan::Regenerator::kSystemctl, plan::SystemctlArgv(false), "systemd reads the drop-in");
   std::optional<detect::PowerProfilesBus> bus = detect::AskPowerProfiles(ctx.root);
   if (!bus || !bus->error.empty() || !bus->running) return;  // its next start reads the drop-in
-  if (bus->set_action_enabled) {
-    if (bus->HasAmdgpuDpm() && bus->amdgpu_dpm_enabled == block)  // running as it is asked not to
-      regen(plan::Regenerator::kBusctl, plan::PpdSetActionArgv(!block),
-            block ? "the running daemon stops its amdgpu_dpm action" : "the running daemon runs its amdgpu_dpm action again");
+  const bool runs_action = bus->HasAmdgpuDpm() && bus->amdgpu_dpm_enabled != false;
+  if (block && runs_action && bus->set_action_enabled) {
+    regen(plan::Regenerator::kBusctl, plan::PpdSetActionArgv(false), "the running daemon stops its amdgpu_dpm action");
     return;
   }
-  if (bus->HasAmdgpuDpm() == block) {
+  // Before 0.30 (no SetActionEnabled), and to run the action again (one the daemon started
+  // without is not there to enable): a restart reads the unit as it is now.
+  if (block == runs_action) {
     regen(plan::Regenerator::kSystemctl, plan::SystemctlArgv(true),
-          "the running daemon has no SetActionEnabled (before 0.30): a restart reads the drop-in");
-    plan.warnings.push_back({std::string(kPpdKey),
-                             fmt::format("{}: power-profiles-daemon {}is restarted: it applies its active profile again",
-                                         kPpdKey, bus->version ? *bus->version + " " : ""),
-                             ""});
+          block ? "the running daemon has no SetActionEnabled (before 0.30): a restart reads the drop-in"
+                : "a restart without the drop-in runs the amdgpu_dpm action again");
+    plan.warnings.push_back(
+        {std::string(kPpdKey),
+         fmt::format("{}: power-profiles-daemon {}is restarted: it applies its active profile again", kPpdKey,
+                     bus->version ? *bus->version + " " : ""),
+         ""});
   }
 }
 

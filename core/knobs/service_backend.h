@@ -5,7 +5,8 @@
 // (plan::kPpdDropIn) gives its ExecStart= the unit's own command with --block-action=amdgpu_dpm,
 // read at `systemctl daemon-reload`. The running daemon is told too: SetActionEnabled(amdgpu_dpm,
 // false) where it has the method (0.30 on, over busctl), else `systemctl try-restart`. `unset`,
-// `revert` and `reset` remove the drop-in and tell it the other way. Refused where tuned-ppd
+// `revert` and `reset` remove the drop-in and restart it (an action it started without is not
+// there to enable). Nothing is restarted or called when it does not run. Refused where tuned-ppd
 // answers the API (no such action, no --block-action), where the installed daemon has no
 // amdgpu_dpm action (before 0.22: Debian 12's 0.12) or no --block-action, and where the unit's
 // command is not a plain power-profiles-daemon binary.

@@ -53,6 +53,8 @@ std::string_view Name(Regenerator regenerator);
 std::string_view Name(BackendId backend);
 // nullopt for a name no table has: reading a plan or journal with one is an error.
 std::optional<Regenerator> ParseRegenerator(std::string_view name);
+// The row whose program is `program` (argv[0]): an undo's name when its inverse is another program.
+std::optional<Regenerator> RegeneratorOfProgram(std::string_view program);
 std::optional<BackendId> ParseBackendId(std::string_view name);
 // The id of a trial boot's entry in every boot setup (knobs/trial_boot.h): GRUB's `menuentry
 // --id`, a BLS entry's file name without ".conf".

@@ -83,7 +83,9 @@ std::optional<std::vector<std::string>> InverseSwitch(const std::vector<std::str
   }
   if (argv.size() == 3 && argv[0] == Row(Regenerator::kBootctl).program && argv[1] == "set-oneshot")
     return std::vector<std::string>{argv[0], argv[1], argv[2].empty() ? fmt::format("{}.conf", kTrialEntryId) : ""};
-  if (argv == PpdSetActionArgv(false)) return PpdSetActionArgv(true);
+  // Not SetActionEnabled(true): an action the daemon started without (its drop-in read at a
+  // restart since) is not there to enable. Started again without the drop-in, it runs it.
+  if (argv == PpdSetActionArgv(false)) return SystemctlArgv(true);
   if (argv == PpdSetActionArgv(true)) return PpdSetActionArgv(false);
   return std::nullopt;
 }
@@ -103,6 +105,12 @@ std::vector<std::string> PpdSetActionArgv(bool enabled) {
 std::vector<std::string> SystemctlArgv(bool restart) {
   if (restart) return {"systemctl", "try-restart", "power-profiles-daemon.service"};
   return {"systemctl", "daemon-reload"};
+}
+
+std::optional<Regenerator> RegeneratorOfProgram(std::string_view program) {
+  for (const RegeneratorRow& r : kRegenerators)
+    if (r.program == program) return r.id;
+  return std::nullopt;
 }
 
 std::optional<BackendId> ParseBackendId(std::string_view name) {

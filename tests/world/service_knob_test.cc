@@ -1,8 +1,8 @@
 // service.power-profiles-daemon.amdgpu_dpm=off (knobs/service_backend.h) through rocmtunectl on
 // copies of rx6900xt with power-profiles-daemon's files: the drop-in planned, written and shown
 // (status, explain, the finding turns info), `revert` and `reset` leave the tree byte for byte as
-// it was (var/, where the journal is, aside; the world has no var/ before), an edit of the drop-in is drift, the unit's own arguments and an
-// admin's ExecStart= override are kept; refused for Debian 12's 0.12 (no amdgpu_dpm in the
+// it was (var/, where the journal is, aside; the world has no var/ before), an edit of the drop-in is drift, the unit's
+// own arguments and an admin's ExecStart= override are kept; refused for Debian 12's 0.12 (no amdgpu_dpm in the
 // binary), a binary without --block-action, tuned-ppd, a command that is not the daemon, a
 // missing binary, another value and another service key. A world is no running system: the
 // `systemctl daemon-reload` it plans is left pending (the live runs are in the VM scenario).
@@ -33,7 +33,10 @@ constexpr const char* kBinary = "usr/libexec/power-profiles-daemon";
 
 // The strings a power-profiles-daemon with the action and the option has in its binary.
 std::string Binary(bool action = true, bool option = true) {
-  std::string b("\x7f" "ELF\0\0", 6);
+  std::string b(
+      "\x7f"
+      "ELF\0\0",
+      6);
   if (option) b += std::string("--block-action\0", 15);
   if (action) b += std::string("amdgpu_dpm\0", 11);
   return b;
@@ -118,8 +121,9 @@ TEST(ServiceKnobTest, SetShowsRevertsByteForByte) {
 TEST(ServiceKnobTest, TheUnitsArgumentsAndAnAdminsOverrideAreKept) {
   WorldCopy w("rx6900xt");
   Install(w, "/usr/libexec/power-profiles-daemon --verbose");
-  w.Write("etc/systemd/system/power-profiles-daemon.service.d/10-debug.conf",
-          "[Service]\nExecStart=\nExecStart=/usr/libexec/power-profiles-daemon --verbose --block-driver=intel_pstate\n");
+  w.Write(
+      "etc/systemd/system/power-profiles-daemon.service.d/10-debug.conf",
+      "[Service]\nExecStart=\nExecStart=/usr/libexec/power-profiles-daemon --verbose --block-driver=intel_pstate\n");
   ASSERT_EQ(w.Ctl({"set", fmt::format("{}=off", kKey)}).exit_code, kExitOk);
   EXPECT_THAT(w.Read(plan::kPpdDropIn),
               HasSubstr("\nExecStart=/usr/libexec/power-profiles-daemon --verbose --block-driver=intel_pstate "

@@ -228,9 +228,10 @@ TEST_F(AllowListTest, ThePowerProfilesDropInAndItsCommandsAreOnlyRocmtunes) {
   for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
 }
 
-TEST(InverseSwitchTest, SetActionEnabledUndoesItself) {
-  EXPECT_EQ(plan::InverseSwitch(plan::PpdSetActionArgv(false)), plan::PpdSetActionArgv(true));
-  EXPECT_EQ(plan::InverseSwitch(plan::PpdSetActionArgv(true)), plan::PpdSetActionArgv(false));
+TEST(InverseSwitchTest, SetActionEnabledIsUndoneByARestart) {
+  // An action the daemon started without cannot be enabled: undone, it is restarted instead.
+  EXPECT_EQ(plan::InverseSwitch(plan::PpdSetActionArgv(false)), plan::SystemctlArgv(true));
+  EXPECT_EQ(plan::RegeneratorOfProgram("systemctl"), plan::Regenerator::kSystemctl);
   EXPECT_EQ(plan::InverseSwitch(plan::SystemctlArgv(false)), std::nullopt);  // run again as it is
 }
 
