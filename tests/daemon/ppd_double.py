@@ -8,8 +8,13 @@
 # --calls as "NAME ENABLED" lines, so a test sees what rocmtune asked.
 #
 # ppd_double.py --version 0.30 --actions amdgpu_dpm,trickle_charge --disabled '' --driver amd_pstate
-#               [--calls FILE]
+#               [--calls FILE] [--block-action=ACTION ...]
+# The defaults come from the environment too (PPD_DOUBLE_VERSION, PPD_DOUBLE_CALLS), so a systemd
+# unit can start it as power-profiles-daemon with the real one's arguments only (the VM scenario
+# service-ppd). Before 0.30 (a --version below it) there is no ActionsInfo and no
+# SetActionEnabled; --block-action leaves an action out, as the real daemon does.
 import argparse
+import os
 
 import dbus
 import dbus.mainloop.glib
@@ -25,7 +30,10 @@ class PowerProfiles(dbus.service.Object):
     def __init__(self, bus, args):
         super().__init__(bus, PATH)
         self.args = args
-        self.enabled = {a: a not in args.disabled.split(",") for a in args.actions.split(",") if a}
+        self.enabled = {a: a not in args.disabled.split(",") for a in args.actions.split(",")
+                        if a and a not in args.block_action}
+        major, minor = (int(x) for x in args.version.split(".")[:2]) if args.version else (0, 0)
+        self.has_set_action = (major, minor) >= (0, 30)
 
     def props(self):
         info = dbus.Array([dbus.Dictionary({"Name": dbus.String(a), "Description": dbus.String(a),
@@ -41,6 +49,7 @@ class PowerProfiles(dbus.service.Object):
                "PerformanceDegraded": dbus.String(""), "ActiveProfileHolds": dbus.Array([], signature="a{sv}")}
         if self.args.version:
             out["Version"] = dbus.String(self.args.version)
+        if self.has_set_action:
             out["ActionsInfo"] = info
         return out
 
@@ -57,6 +66,9 @@ class PowerProfiles(dbus.service.Object):
 
     @dbus.service.method(IFACE, in_signature="sb", out_signature="")
     def SetActionEnabled(self, action, enabled):
+        if not self.has_set_action:
+            raise dbus.exceptions.DBusException("no such method before 0.30",
+                                                name="org.freedesktop.DBus.Error.UnknownMethod")
         if action not in self.enabled:
             raise dbus.exceptions.DBusException(f"no action {action}", name="org.freedesktop.DBus.Error.InvalidArgs")
         self.enabled[str(action)] = bool(enabled)
@@ -67,12 +79,14 @@ class PowerProfiles(dbus.service.Object):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--version", default="0.30")
+    p.add_argument("--version", default=os.environ.get("PPD_DOUBLE_VERSION", "0.30"))
     p.add_argument("--actions", default="amdgpu_dpm,amdgpu_panel_power,trickle_charge")
     p.add_argument("--disabled", default="")
     p.add_argument("--driver", default="amd_pstate")
     p.add_argument("--profile", default="balanced")
-    p.add_argument("--calls", default="")
+    p.add_argument("--calls", default=os.environ.get("PPD_DOUBLE_CALLS", ""))
+    p.add_argument("--block-action", action="append", default=[])
+    p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
     bus = dbus.SystemBus()

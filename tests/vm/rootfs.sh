@@ -18,9 +18,11 @@ build_rootfs() {
     chroot_in "$R" debconf-set-selections
   # openssh-server and python3: the scenario where Ansible's role reaches the guest over ssh
   # (ansible-trial); without a network card (every other scenario) sshd only listens.
-  step "apt-get install linux-image-amd64 udev grub-pc systemd-boot openssh-server python3 (in the copy)"
+  # python3-dbus and python3-gi: power-profiles-daemon's test double (service-ppd).
+  step "apt-get install linux-image-amd64 udev grub-pc systemd-boot openssh-server python3 python3-dbus python3-gi (in the copy)"
   chroot_in "$R" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    linux-image-amd64 udev grub-pc systemd-boot openssh-server python3 >"$OUT/chroot-install.log" 2>&1 ||
+    linux-image-amd64 udev grub-pc systemd-boot openssh-server python3 python3-dbus python3-gi \
+    >"$OUT/chroot-install.log" 2>&1 ||
     { tail -20 "$OUT/chroot-install.log"; rm -rf "$R"; skip "apt-get install in the root failed (no mirror?)"; }
   chroot_in "$R" apt-get clean
   # Smaller: documentation and drivers a QEMU guest never loads (~220 MB). drivers/gpu stays, and
