@@ -136,12 +136,18 @@ int ReadProperties(sd_bus_message* m, detect::PowerProfilesBus& out) {
 
 detect::PowerProfilesBus ProbePowerProfiles() {
   detect::PowerProfilesBus out;
-  sd_bus* raw = nullptr;
-  if (int r = sd_bus_open_system(&raw); r < 0) {
-    out.error = fmt::format("cannot connect to the system bus: {}", Errno(r));
-    return out;
+  // One connection per thread, kept: rocmtuned asks on every read (its loop) and change (its
+  // worker thread), and a connection's setup (connect, auth, Hello) costs more than the calls.
+  thread_local BusPtr bus;
+  if (!bus || sd_bus_is_open(bus.get()) <= 0) {
+    sd_bus* raw = nullptr;
+    if (int r = sd_bus_open_system(&raw); r < 0) {
+      bus = BusPtr();
+      out.error = fmt::format("cannot connect to the system bus: {}", Errno(r));
+      return out;
+    }
+    bus = BusPtr(raw);
   }
-  BusPtr bus(raw);
   for (const Service& s : kServices) {
     auto owned = HasOwner(bus.get(), s.name);
     if (!owned) {

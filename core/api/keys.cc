@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "knobs/service_backend.h"
 #include "knobs/sysfs_attributes.h"
 #include "knowledge/catalog.h"
 #include "knowledge/env_vars.h"
@@ -21,6 +22,7 @@ std::vector<std::string> KnobKeys() {
   for (const knobs::SysfsAttribute& attribute : knobs::SysfsAttributes())
     keys.push_back("sysfs.all." + std::string(attribute.name));
   for (const knowledge::EnvVar& var : knowledge::EnvVars::Builtin().vars()) keys.push_back("env." + var.name);
+  keys.emplace_back(knobs::kPpdKey);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
