@@ -5,6 +5,9 @@
 #     items (asked as org.rocmtune1.set) or force (org.rocmtune1.force); a rule that reads the
 #     `with` detail does allow exactly that item: the details reach polkit; a rule that reads
 #     `admin_lines` and `steps` allows Unset to comment out exactly etc/environment:2;
+#   - a key-scoped rule ("rtwith may settle power-profiles-daemon": keys ==
+#     service.power-profiles-daemon.amdgpu_dpm) lets that user write the drop-in, and the user
+#     without it is denied org.rocmtune1.set with nothing written;
 #   - an attacker whose polkit agent never answers (tests/daemon/silent_agent.py) holds an
 #     interactive change pending: root's change through the daemon still goes through within
 #     seconds, the attacker's second request is Busy at once (one pending authorization per
@@ -24,6 +27,10 @@ RULES = """polkit.addRule(function(action, subject) {
     return polkit.Result.YES;
   if (subject.user == "rtwith" && action.id == "org.rocmtune1.set" && action.lookup("profile") == "instinct" &&
       action.lookup("with") == "mi-intel-iommu-on" && action.lookup("force") == "false")
+    return polkit.Result.YES;
+  // Settling power-profiles-daemon's action, and nothing else.
+  if (subject.user == "rtwith" && action.id == "org.rocmtune1.set" &&
+      action.lookup("keys") == "service.power-profiles-daemon.amdgpu_dpm")
     return polkit.Result.YES;
   // Unset --admin-lines: granted only when the details name the admin's file and line.
   if (subject.user == "rtwith" && action.id == "org.rocmtune1.set" && action.lookup("admin_lines") == "true" &&
@@ -98,6 +105,33 @@ class AuthorizationTest(DaemonTest):
     def environment(self):
         with open(os.path.join(self.w, "etc/environment")) as f:
             return f.read()
+
+    def test_settling_power_profiles_daemon_is_a_set_its_key_scopes(self):
+        # power-profiles-daemon's files: its unit, a binary with the action and --block-action.
+        for rel, data in (("lib/systemd/system/power-profiles-daemon.service",
+                           b"[Service]\nExecStart=/usr/libexec/power-profiles-daemon\n"),
+                          ("usr/libexec/power-profiles-daemon", b"\x7fELF\0--block-action\0amdgpu_dpm\0")):
+            os.makedirs(os.path.dirname(os.path.join(self.w, rel)), exist_ok=True)
+            with open(os.path.join(self.w, rel), "wb") as f:
+                f.write(data)
+        drop_in = os.path.join(self.w, "etc/systemd/system/power-profiles-daemon.service.d/50-rocmtune.conf")
+        code = """
+import json, sys, dbus
+from busclient import manager, outcome, options, NOT_AUTHORIZED
+name, text = outcome(lambda: manager().Set(dbus.Dictionary({"service.power-profiles-daemon.amdgpu_dpm": "off"},
+                                                           signature="ss"), options(), timeout=60))
+if sys.argv[1] == "ok":
+    assert not name and json.loads(text)["changed"] is True, f"{name}: {text[:400]}"
+else:
+    assert name in NOT_AUTHORIZED and "org.rocmtune1.set" in text, f"{name}: {text[:400]}"
+"""
+        before = self.world_hash(self.w)
+        r = self.run_cmd(as_user(PROFILE_USER, ["/usr/bin/python3", "-c", code, "denied"]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.world_hash(self.w), before, "a denied Set wrote to the world")
+        r = self.run_cmd(as_user(WITH_USER, ["/usr/bin/python3", "-c", code, "ok"]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("--block-action=amdgpu_dpm", open(drop_in).read())
 
     def test_profile_scoped_rule_grants_no_items_or_force(self):
         self.apply(PROFILE_USER, "denied:set", "with=mi-intel-iommu-on")
