@@ -141,11 +141,12 @@ TEST(PlanJsonTest, MinimalPlanTakesDefaults) {
 // Backends and regenerators are enums in memory, named by one table in plans and journals.
 TEST(PlanJsonTest, BackendAndRegeneratorNamesRoundTrip) {
   for (BackendId b : {BackendId::kModprobe, BackendId::kCmdline, BackendId::kSysfs, BackendId::kEnv,
-                      BackendId::kInitramfs, BackendId::kBootloader})
+                      BackendId::kInitramfs, BackendId::kBootloader, BackendId::kService})
     EXPECT_EQ(ParseBackendId(Name(b)), b) << Name(b);
   EXPECT_EQ(Name(BackendId::kInitramfs), "initramfs");
-  // 9 regenerators and the 3 one-shot switches of trial boots (grub-editenv, grub2-editenv, bootctl).
-  EXPECT_EQ(Regenerators().size(), 12u);
+  // 9 regenerators, the 3 one-shot switches of trial boots (grub-editenv, grub2-editenv, bootctl)
+  // and the 2 commands that tell power-profiles-daemon about its drop-in (systemctl, busctl).
+  EXPECT_EQ(Regenerators().size(), 14u);
   for (const RegeneratorRow& r : Regenerators()) {
     EXPECT_EQ(ParseRegenerator(r.name), r.id) << r.name;
     EXPECT_EQ(Name(r.id), r.name);
@@ -153,6 +154,9 @@ TEST(PlanJsonTest, BackendAndRegeneratorNamesRoundTrip) {
   EXPECT_EQ(Name(Regenerator::kInitramfsTools), "initramfs-tools");
   EXPECT_EQ(Row(Regenerator::kInitramfsTools).program, "update-initramfs");
   EXPECT_FALSE(ParseRegenerator("update-initramfs")) << "a program, not a regenerator's name";
+  EXPECT_EQ(RegeneratorOfProgram("update-initramfs"), Regenerator::kInitramfsTools);
+  EXPECT_FALSE(RegeneratorOfProgram("sh"));
+  EXPECT_EQ(Name(BackendId::kService), "service");
   EXPECT_FALSE(ParseBackendId("Modprobe"));
   EXPECT_FALSE(ParseBackendId(""));
 }
