@@ -91,8 +91,11 @@ void PrintOutcome(const Doc& result, const Args& args) {
                DocTrue(result, "reboot_required") ? "yes" : "no");
   } else if (DocTrue(result, "changed")) {
     std::string txn = Field(result, "transaction");
-    fmt::print("\nTransaction {} committed (undo: rocmtunectl revert {}). initramfs: {}, boot loader: {}{}\n", txn, txn,
-               initramfs, bootloader, DocTrue(result, "reboot_required") ? "; reboot to take effect" : "");
+    // A trial's prepare wrote only its one-shot entry and state: `trial cancel` undoes it (and
+    // tells the boot loader); a revert of it would leave the trial's state to the next boot.
+    std::string undo = args.trial ? "rocmtunectl trial cancel" : fmt::format("rocmtunectl revert {}", txn);
+    fmt::print("\nTransaction {} committed (undo: {}). initramfs: {}, boot loader: {}{}\n", txn, undo, initramfs,
+               bootloader, DocTrue(result, "reboot_required") ? "; reboot to take effect" : "");
   }
 }
 

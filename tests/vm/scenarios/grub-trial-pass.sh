@@ -10,6 +10,7 @@ plan() { trial_plan 3; }
 verify() {
   check "boot 1: amdgpu's noretry is the default (-1)" noretry_is 1 -1
   check "boot 1: the trial is prepared" state_is 1 prepared
+  check "boot 1: its undo is trial cancel, not a revert" probe_has 1 'trial-set: Transaction [0-9]+ committed \(undo: rocmtunectl trial cancel\)'
   check "boot 1: grubenv next_entry names the trial entry" probe_has 1 'grubenv .*next_entry=[^ ]'
   check "boot 2: the change and panic=N on the trial's command line" has_trial_tokens 2
   check "boot 2: amdgpu's noretry is 1" noretry_is 2 1
