@@ -267,6 +267,31 @@ std::vector<Finding> OtherWriterFindings(const sys::Root& root) {
   return OtherWriterFindings(root, bus ? &*bus : nullptr);
 }
 
+WriterFiles OtherWriterFiles(const sys::Root& root) {
+  WriterFiles out;
+  auto add = [&](std::string path) {
+    if (!path.empty() && root.Exists(path) && std::find(out.files.begin(), out.files.end(), path) == out.files.end())
+      out.files.push_back(std::move(path));
+  };
+  for (std::string_view unit :
+       {"power-profiles-daemon.service", "tuned.service", "tuned-ppd.service", "lactd.service"}) {
+    add(UnitFile(root, unit));
+    for (std::string_view wants : kWantsDirs) add(fmt::format("etc/systemd/system/{}/{}", wants, unit));
+  }
+  const std::string drop_ins = "etc/systemd/system/power-profiles-daemon.service.d";
+  if (auto names = root.ListDir(drop_ins))
+    for (const std::string& n : *names)
+      if (n.ends_with(".conf")) add(fmt::format("{}/{}", drop_ins, n));
+  for (std::string_view f :
+       {"proc/cpuinfo", "etc/tuned/active_profile", "usr/share/gamemode/gamemode.ini", "etc/gamemode.ini",
+        "etc/lact/config.yaml", "usr/share/dbus-1/system-services/org.corectrl.helper.service"})
+    add(std::string(f));
+  for (std::string& f : TunedProfileFiles(root)) add(std::move(f));
+  for (std::string_view m : {"usr/bin/gamemoded", "run/lactd.sock"})
+    if (root.TypeOf(m) != sys::EntryType::kMissing) out.markers.emplace_back(m);
+  return out;
+}
+
 void RefreshOtherWriters(const sys::Root& root, std::vector<Finding>& findings) {
   std::erase_if(findings, [](const Finding& f) { return f.id.starts_with("writer."); });
   for (Finding& f : OtherWriterFindings(root)) findings.push_back(std::move(f));

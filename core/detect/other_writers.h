@@ -51,7 +51,18 @@ std::vector<Finding> OtherWriterFindings(const sys::Root& root, const PowerProfi
 // bus's answers change without a udev event (rocmtuned refreshes its kept inventory's with this).
 void RefreshOtherWriters(const sys::Root& root, std::vector<Finding>& findings);
 
+// The files the writer.* findings read that this tree has (root-relative): what a snapshot copies
+// so that its world shows the same findings (snapshot/snapshot.cc). `markers`: what stands for
+// itself by being there (a socket, a binary), copied as an empty file.
+struct WriterFiles {
+  std::vector<std::string> files;
+  std::vector<std::string> markers;
+};
+WriterFiles OtherWriterFiles(const sys::Root& root);
+
 // writer_configs.cc: tuned's active profile and GameMode's configuration (INI files, libinih).
+// TunedProfileFiles: the active profiles' tuned.conf files and those they include.
+std::vector<std::string> TunedProfileFiles(const sys::Root& root);
 void TunedFindings(const sys::Root& root, std::vector<Finding>& out);
 void GameModeFindings(const sys::Root& root, std::vector<Finding>& out);
 

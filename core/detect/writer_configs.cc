@@ -3,6 +3,7 @@
 // profile's name, the files say what it sets). A user's own ~/.config/gamemode.ini is not read.
 #include <ini.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -73,6 +74,7 @@ struct TunedWrites {
   std::vector<std::string> lines;  // "path=value" of [sysfs] sections
   std::string file;                // the first profile file with one
   bool radeon_powersave = false;   // [video] radeon_powersave=
+  std::vector<std::string> read;   // every profile file read
 };
 
 // The profile and those it includes ([main] include=, comma-separated; parents first).
@@ -82,6 +84,7 @@ void ReadTunedProfile(const sys::Root& root, std::string_view name, int depth, T
   if (file.empty()) return;
   auto content = root.ReadFile(file, 256 * 1024);
   if (!content) return;
+  if (std::find(out.read.begin(), out.read.end(), file) == out.read.end()) out.read.push_back(file);
   Ini ini = ParseIni(*content);
   const std::string include = Value(ini, "main", "include");
   for (std::string_view parent : text::Tokens(include)) {
@@ -108,6 +111,14 @@ void ReadTunedProfile(const sys::Root& root, std::string_view name, int depth, T
 }
 
 }  // namespace
+
+std::vector<std::string> TunedProfileFiles(const sys::Root& root) {
+  auto active = root.ReadFile("etc/tuned/active_profile", 4096);
+  if (!active) return {};
+  TunedWrites writes;
+  for (std::string_view name : text::Tokens(*active)) ReadTunedProfile(root, name, 0, writes);
+  return writes.read;
+}
 
 void TunedFindings(const sys::Root& root, std::vector<Finding>& out) {
   if (UnitFile(root, "tuned.service").empty()) return;

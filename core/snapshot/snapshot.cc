@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/other_writers.h"
 #include "snapshot/archive_out.h"
 #include "snapshot/out_dir.h"
 #include "snapshot/redact.h"
@@ -333,6 +334,14 @@ Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<con
   }
   for (const ExtraFile& f : extra)
     if (auto r = w.WriteFile(f.path, f.content); !r) return tl::unexpected(r.error());
+  // Who else writes the GPU attributes (detect/other_writers.h): units, drop-ins, tuned's
+  // profiles, GameMode's and LACT's configuration, /proc/cpuinfo (its vendor decides
+  // power-profiles-daemon's action; 4 MiB: one block per CPU).
+  detect::WriterFiles writers = detect::OtherWriterFiles(root);
+  for (const std::string& f : writers.files)
+    if (auto r = w.CopyFile(f, false, 4 << 20); !r) return tl::unexpected(r.error());
+  for (const std::string& m : writers.markers)
+    if (auto r = w.WriteFile(m, "", 0, 0644); !r) return tl::unexpected(r.error());
   for (std::string_view tool : kToolMarkers)
     if (root.Exists(tool))
       if (auto r = w.WriteFile(tool, "# rocmtune snapshot: this tool is installed on the source system\n", 0, 0644); !r)

@@ -247,5 +247,41 @@ TEST(SnapshotRoundTripTest, AnEmptyIommuClassIsKeptAndStillMeansOff) {
   ExpectSameStatus(w, "rx6600 with an empty sys/class/iommu");
 }
 
+// The other writers (detect/other_writers.h) come along: power-profiles-daemon's unit, its
+// .wants link and a drop-in, tuned's active profile and the profile it includes, GameMode's ini
+// and binary, LACT's unit, configuration and socket, CoreCtrl's bus service, the CPU's vendor.
+TEST(SnapshotRoundTripTest, TheOtherWritersReadBackTheSame) {
+  WorldCopy w("rx6900xt");
+  auto link = [&](std::string_view unit_path, std::string_view wants) {
+    std::string rel = fmt::format("etc/systemd/system/{}/{}", wants, fs::path(unit_path).filename().string());
+    fs::create_directories(fs::path(w.Path(rel)).parent_path());
+    fs::create_symlink(fmt::format("/{}", unit_path), w.Path(rel));
+  };
+  w.Write("lib/systemd/system/power-profiles-daemon.service",
+          "[Service]\nExecStart=/usr/libexec/power-profiles-daemon\n");
+  link("lib/systemd/system/power-profiles-daemon.service", "graphical.target.wants");
+  w.Write("etc/systemd/system/power-profiles-daemon.service.d/10-debug.conf", "[Service]\nEnvironment=X=1\n");
+  w.Write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n\nprocessor\t: 1\nvendor_id\t: AuthenticAMD\n");
+  w.Write("usr/lib/systemd/system/tuned.service", "[Service]\nExecStart=/usr/sbin/tuned\n");
+  link("usr/lib/systemd/system/tuned.service", "multi-user.target.wants");
+  w.Write("etc/tuned/active_profile", "gpu\n");
+  w.Write("etc/tuned/gpu/tuned.conf", "[main]\ninclude=base\n");
+  w.Write("usr/lib/tuned/base/tuned.conf",
+          "[sysfs]\n/sys/class/drm/card0/device/power_dpm_force_performance_level=low\n");
+  w.Write("usr/bin/gamemoded",
+          "\x7f"
+          "ELF");
+  w.Write("etc/gamemode.ini", "[gpu]\napply_gpu_optimisations=accept-responsibility\namd_performance_level=high\n");
+  w.Write("usr/lib/systemd/system/lactd.service", "[Service]\nExecStart=/usr/bin/lact daemon\n");
+  link("usr/lib/systemd/system/lactd.service", "multi-user.target.wants");
+  w.Write("etc/lact/config.yaml", "version: 5\n");
+  w.Write("usr/share/dbus-1/system-services/org.corectrl.helper.service", "[D-BUS Service]\n");
+  auto status = w.Ctl({"status", "--json"});
+  for (std::string_view id :
+       {"writer.power-profiles-daemon", "writer.tuned", "writer.gamemode", "writer.lact", "writer.corectrl"})
+    ASSERT_THAT(status.out, HasSubstr(fmt::format("\"{}\"", id))) << "the premise";
+  ExpectSameStatus(w, "rx6900xt with the other writers");
+}
+
 }  // namespace
 }  // namespace rocmtune::client
