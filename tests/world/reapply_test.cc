@@ -217,9 +217,11 @@ TEST(ReapplyTest, AfterPowerProfilesDaemonsWriteAtAGpuAddItWritesBackAndNamesIt)
                      w.Path("etc/systemd/system/graphical.target.wants/power-profiles-daemon.service"));
   w.Write("lib/systemd/system/power-profiles-daemon.service",
           "[Service]\nType=dbus\nExecStart=/usr/libexec/power-profiles-daemon\n[Install]\nWantedBy=graphical.target\n");
-  w.Write("usr/libexec/power-profiles-daemon", std::string("\x7f"
-                                                           "ELF\0--block-action\0amdgpu_dpm\0",
-                                                           34));
+  // The strings such a binary has; sizeof counts the literal's own final NUL.
+  constexpr char kBinary[] =
+      "\x7f"
+      "ELF\0--block-action\0amdgpu_dpm";
+  w.Write("usr/libexec/power-profiles-daemon", std::string(kBinary, sizeof kBinary));
   w.Write("proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\n");
   auto set = w.Ctl({"set", fmt::format("sysfs.card0.{}=high", kLevel)});
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
