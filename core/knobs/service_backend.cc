@@ -67,12 +67,15 @@ Result<std::vector<std::string>> UnitCommand(const sys::Root& root) {
   return command;
 }
 
-// Whether the binary has the option's or the action's name in it (GOption's long names and the
-// action's name are strings there). nullopt: it cannot be read.
-std::optional<bool> BinaryHas(const sys::Root& root, std::string_view program, std::string_view needle) {
+// Whether the binary has the action's and the option's names in it (GOption's long names and
+// the action's name are strings there), read once. Both nullopt: it cannot be read.
+struct BinaryNames {
+  std::optional<bool> action, option;
+};
+BinaryNames ReadBinaryNames(const sys::Root& root, std::string_view program) {
   auto content = root.ReadFile(program.substr(1), kMaxBinary);
-  if (!content) return std::nullopt;
-  return content->find(needle) != std::string::npos;
+  if (!content) return {};
+  return {content->find("amdgpu_dpm") != std::string::npos, content->find("block-action") != std::string::npos};
 }
 
 class ServiceBackend final : public Backend {
@@ -113,8 +116,7 @@ void ServiceBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
   const std::string& program = (*command)[0];
   if (!ctx.root.Exists(std::string_view(program).substr(1)))
     return refuse(fmt::format("power-profiles-daemon.service starts {}, which is not there", program));
-  std::optional<bool> action = BinaryHas(ctx.root, program, "amdgpu_dpm");
-  std::optional<bool> option = BinaryHas(ctx.root, program, "block-action");
+  auto [action, option] = ReadBinaryNames(ctx.root, program);
   if (action == false)
     return refuse(fmt::format(
         "{} has no amdgpu_dpm action (it came with 0.22; Debian 12 has 0.12): it leaves the GPUs' performance "
