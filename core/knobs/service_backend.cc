@@ -51,8 +51,17 @@ Result<std::vector<std::string>> UnitCommand(const sys::Root& root) {
   }
   if (line.empty()) return Fail(ErrorCode::kInvalidData, "power-profiles-daemon.service has no ExecStart=");
   std::vector<std::string> command;
-  for (std::string_view w : text::Tokens(line))
-    if (w != kPpdBlock) command.emplace_back(w);
+  // The block in either spelling ("--block-action=amdgpu_dpm", "--block-action amdgpu_dpm"):
+  // an admin's drop-in may have it already, and rocmtune's adds its own.
+  std::vector<std::string_view> words = text::Tokens(line);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == kPpdBlock) continue;
+    if (words[i] == "--block-action" && i + 1 < words.size() && words[i + 1] == "amdgpu_dpm") {
+      ++i;
+      continue;
+    }
+    command.emplace_back(words[i]);
+  }
   if (!KnownPpdProgram(command[0]))
     return Fail(ErrorCode::kInvalidData,
                 fmt::format("power-profiles-daemon.service starts '{}', not a power-profiles-daemon binary rocmtune "

@@ -130,6 +130,25 @@ TEST(ServiceKnobTest, TheUnitsArgumentsAndAnAdminsOverrideAreKept) {
                         "--block-action=amdgpu_dpm\n"));
 }
 
+// The admin blocked the action already: rocmtune's drop-in would only repeat it, and says so;
+// status names the admin as the owner until then.
+TEST(ServiceKnobTest, AnAdminsBlockIsSaidAndKept) {
+  WorldCopy w("rx6900xt");
+  Install(w);
+  const std::string admin = "etc/systemd/system/power-profiles-daemon.service.d/10-admin.conf";
+  w.Write(admin, "[Service]\nExecStart=\nExecStart=/usr/libexec/power-profiles-daemon --block-action amdgpu_dpm\n");
+  auto status = w.Ctl({"status", "--json"});
+  const json doc = status.Json();
+  json knob;
+  for (const json& k : doc["knobs"])
+    if (k["key"] == kKey) knob = k;
+  EXPECT_EQ(knob["owner"], "admin") << status.out;
+  auto set = w.Ctl({"set", fmt::format("{}=off", kKey)});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  EXPECT_THAT(set.out + set.err, HasSubstr("/" + admin + " blocks the action already"));
+  EXPECT_THAT(w.Read(admin), HasSubstr("--block-action amdgpu_dpm")) << "the admin's file is left as it was";
+}
+
 TEST(ServiceKnobTest, RefusedWhereThereIsNothingToSettleOrNoWayTo) {
   struct Case {
     const char* what;
