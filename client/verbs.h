@@ -32,6 +32,8 @@ struct Args {
   bool reboot = false;       // apply/set/unset --trial --reboot
   bool boot = false;         // trial check|commit|recover --boot
   std::string kernel_log;    // trial check --kernel-log FILE
+  std::string format;        // export --format F ("": prometheus, json under --json)
+  bool no_live = false;      // export --no-live
 };
 
 enum VerbFlags : unsigned {
@@ -92,6 +94,8 @@ int RunShow(const Context& ctx, const Args& args);
 int RunDoctor(const Context& ctx, const Args& args);
 void AddCheckComputeOptions(CLI::App& sub, Args& args);
 int RunCheckCompute(const Context& ctx, const Args& args);
+void AddExportOptions(CLI::App& sub, Args& args);
+int RunExport(const Context& ctx, const Args& args);
 
 // Prints "rocmtunectl: MESSAGE" on stderr.
 void PrintError(std::string_view message);

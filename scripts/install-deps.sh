@@ -17,11 +17,15 @@ libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libude
 # strace shows which commands start a child (rocm_smi_live: check-compute must not ask rocm-smi-lib);
 # python3-gi runs the polkit agent of daemon.authorization (a GLib main loop for dbus-python).
 TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus python3-gi polkitd systemd-container \
-zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0"
+zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0 python3-prometheus-client"
 # daemon.writers runs Debian 12's real power-profiles-daemon (0.12) on a private bus, unpacked from
 # its .deb kept here (with libgudev-1.0-0 above, its one library polkitd does not bring):
-# installing the package would start it on this machine and take the place of tuned.
-PPD_DEBS=/var/cache/rocmtune-tests
+# installing the package would start it on this machine and take the place of tuned. The export
+# tests (tests/export) unpack node_exporter (prometheus-node-exporter 1.5.0) and promtool (in
+# prometheus 2.42) the same way: installed, each would start a server on this machine's ports.
+# python3-prometheus-client (above) parses what node_exporter serves.
+TEST_DEBS=/var/cache/rocmtune-tests
+KEPT_DEBS="power-profiles-daemon prometheus-node-exporter prometheus"
 
 # make fuzz: clang++ with -fsanitize=fuzzer,address,undefined (libclang_rt.fuzzer and friends).
 FUZZ="clang libclang-rt-14-dev"
@@ -43,10 +47,13 @@ missing=""
 for p in $wanted; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-ppd_deb=false
-if [ -z "${1:-}" ] && [ ! -x /usr/libexec/power-profiles-daemon ] &&
-  ! ls "$PPD_DEBS"/power-profiles-daemon_*.deb >/dev/null 2>&1; then ppd_deb=true; fi
-[ -z "$missing" ] && [ $ppd_deb = false ] && exit 0
+kept_missing=""
+if [ -z "${1:-}" ]; then
+  for p in $KEPT_DEBS; do
+    ls "$TEST_DEBS/${p}"_*.deb >/dev/null 2>&1 || kept_missing="$kept_missing $p"
+  done
+fi
+[ -z "$missing" ] && [ -z "$kept_missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
   if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
@@ -58,10 +65,11 @@ if [ -n "$missing" ]; then
   echo "install-deps: installing$missing"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
-if [ $ppd_deb = true ]; then
-  echo "install-deps: keeping power-profiles-daemon's .deb in $PPD_DEBS (not installed)"
-  $SUDO mkdir -p "$PPD_DEBS"
-  if ! (cd "$PPD_DEBS" && $SUDO apt-get download -qq power-profiles-daemon >/dev/null 2>&1); then
-    echo "install-deps: could not download power-profiles-daemon (daemon.writers' real-daemon test skips)" >&2
+for p in $kept_missing; do
+  echo "install-deps: keeping $p's .deb in $TEST_DEBS (not installed)"
+  $SUDO mkdir -p "$TEST_DEBS"
+  # apt-get download as root writes as _apt where it can: a root-only cache directory is fine
+  if ! (cd "$TEST_DEBS" && $SUDO apt-get download -qq "$p" >/dev/null 2>&1); then
+    echo "install-deps: could not download $p (the tests that run it skip)" >&2
   fi
-fi
+done

@@ -8,7 +8,7 @@ namespace {
 using nlohmann::ordered_json;
 
 template <typename T>
-ordered_json OrNull(const std::optional<T>& v) {
+ordered_json OptionalJson(const std::optional<T>& v) {
   return v ? ordered_json(*v) : ordered_json(nullptr);
 }
 
@@ -19,7 +19,7 @@ ordered_json MatchJson(const std::optional<profiles::Match>& match) {
   // "text": the match as people read it (`show` prints it from this document, whoever made it).
   return {{"gfx", match->gfx},
           {"family", families},
-          {"apu", OrNull(match->apu)},
+          {"apu", OptionalJson(match->apu)},
           {"all", match->all},
           {"text", profiles::MatchText(*match)}};
 }
@@ -64,7 +64,7 @@ ordered_json ProfileJson(const profiles::StoreEntry& entry, const profiles::Prof
         {"from", item.from},
         {"action", std::string(profiles::ActionName(item.action))},
         {"key", item.key ? ordered_json(item.key->Text()) : ordered_json(nullptr)},
-        {"value", OrNull(item.value)},
+        {"value", OptionalJson(item.value)},
         {"optional", item.optional},
         {"match", MatchJson(item.match)},
         {"why", item.why},
@@ -73,7 +73,7 @@ ordered_json ProfileJson(const profiles::StoreEntry& entry, const profiles::Prof
          {{"verdict", std::string(VerdictName(p.verdict))},
           {"reason", p.reason},
           {"key", p.key ? ordered_json(p.key->Text()) : ordered_json(nullptr)},
-          {"value", OrNull(p.value)}}},
+          {"value", OptionalJson(p.value)}}},
     });
   }
   return {

@@ -1,0 +1,203 @@
+#include "api/export.h"
+
+#include <utility>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "api/check_compute.h"
+#include "api/live_json.h"
+#include "api/system.h"
+#include "api/trial.h"
+#include "diagnose/journal_access.h"
+#include "journal/attention.h"
+#include "journal/writer_probe.h"
+#include "knowledge/family.h"
+#include "knowledge/known_issues.h"
+
+namespace rocmtune::api {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json NullIfEmpty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+std::string Rfc3339(std::chrono::system_clock::time_point t) {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", std::chrono::floor<std::chrono::seconds>(t));
+}
+
+void AddJournal(const sys::Root& root, const detect::Inventory& inventory, ExportReport& report) {
+  for (const std::string& s : TransactionStates()) report.transactions[s] = 0;
+  auto txns = journal::Load(root);
+  if (!txns) {
+    report.journal_known = false;
+    report.journal_note = diagnose::JournalNotPermitted(txns.error())
+                              ? diagnose::JournalUnknownNote(txns.error())
+                              : fmt::format("the journal cannot be read: {}", txns.error().message);
+    return;
+  }
+  for (const journal::Transaction& t : *txns) ++report.transactions[std::string(journal::StateName(t.state))];
+  report.interrupted = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns)).size();
+  if (!txns->empty() && txns->back().state == journal::State::kRolledBack) {
+    report.last_failed = true;
+    report.last_failure = txns->back().rollback_reason;
+  }
+  auto own = root.Duplicate();  // a System owns its root
+  if (!own) {
+    report.journal_known = false;
+    report.journal_note = own.error().message;
+    return;
+  }
+  report.verify = Verify(System{std::move(*own), inventory, std::move(*txns)});
+}
+
+}  // namespace
+
+const std::vector<std::string>& ExportWorkloads() {
+  static const std::vector<std::string> kAll = [] {
+    std::vector<std::string> out{std::string(knowledge::kWorkloadAny)};
+    for (std::string_view w : knowledge::kWorkloads) out.emplace_back(w);
+    return out;
+  }();
+  return kAll;
+}
+
+const std::vector<std::string>& VerifyDifferenceKinds() {
+  static const std::vector<std::string> kKinds = {
+      "pending-reboot", "not-running", "drift",       "unreadable",           "sysfs",
+      "profile",        "overridden",  "interrupted", "pending-regeneration", "leftover-temporary"};
+  return kKinds;
+}
+
+const std::vector<std::string>& ExportSeverities() {
+  static const std::vector<std::string> kSeverities = {"error", "warning", "info"};
+  return kSeverities;
+}
+
+const std::vector<std::string>& TransactionStates() {
+  static const std::vector<std::string> kStates = [] {
+    std::vector<std::string> out;
+    for (journal::State s : {journal::State::kCommitted, journal::State::kRolledBack, journal::State::kIncomplete})
+      out.emplace_back(journal::StateName(s));
+    return out;
+  }();
+  return kStates;
+}
+
+const std::vector<std::string>& TrialStates() {
+  static const std::vector<std::string> kStates = [] {
+    std::vector<std::string> out{"none"};
+    for (plan::TrialPhase p : {plan::TrialPhase::kPrepared, plan::TrialPhase::kBooted, plan::TrialPhase::kConfirmed,
+                               plan::TrialPhase::kCommitted, plan::TrialPhase::kFailed, plan::TrialPhase::kCleaned,
+                               plan::TrialPhase::kCancelled})
+      out.emplace_back(plan::TrialPhaseName(p));
+    return out;
+  }();
+  return kStates;
+}
+
+Result<ExportReport> Export(const sys::Root& root, detect::Inventory inventory, const ExportOptions& options) {
+  diagnose::AssessOptions assess;
+  assess.live_facts = options.live_facts;
+  assess.known_live = options.known_live;
+  assess.caller = false;  // the machine's export, as rocmtuned's Describe: no one user's session
+  auto assessment = diagnose::Assess(root, inventory, assess);
+  if (!assessment) return tl::unexpected(assessment.error());
+
+  ExportReport report;
+  report.version = options.version;
+  report.time = Rfc3339(std::chrono::system_clock::now());
+  report.assessment = std::move(*assessment);
+  const diagnose::Assessment& a = report.assessment;
+
+  for (const std::string& w : ExportWorkloads()) report.safe[w] = !a.inventory.gpus.empty();
+  for (size_t i = 0; i < a.inventory.gpus.size(); ++i) {
+    const detect::Gpu& g = a.inventory.gpus[i];
+    ExportGpu out;
+    out.gpu = g;
+    for (const std::string& w : ExportWorkloads()) {
+      ComputeGpu verdict = ComputeGpuOf(a, g, w);
+      out.safe[w] = verdict.safe();
+      report.safe[w] = report.safe[w] && verdict.safe();
+      if (w == knowledge::kWorkloadAny) {
+        out.usable = verdict.usable;
+        for (const ComputeReason& n : verdict.notes)
+          out.supported &= n.finding.effect != diagnose::Effect::kUnsupported;
+      }
+    }
+    if (a.live && i < a.live->size()) out.live = (*a.live)[i];
+    report.gpus.push_back(std::move(out));
+  }
+  for (const knobs::KnobState& k : a.knobs) report.reboot_pending |= k.pending_reboot;
+  for (const std::string& s : ExportSeverities()) report.findings[s] = 0;
+  for (const diagnose::Finding& f : a.findings) ++report.findings[std::string(detect::SeverityName(f.severity))];
+
+  AddJournal(root, inventory, report);
+  auto trial = ReadTrial(root);
+  if (!trial) report.trial_error = trial.error().message;
+  else if (*trial) report.trial = std::string(plan::TrialPhaseName((*trial)->state));
+  return report;
+}
+
+json ExportJson(const ExportReport& report) {
+  const diagnose::Assessment& a = report.assessment;
+  json gpus = json::array();
+  for (const ExportGpu& g : report.gpus) {
+    json safe = json::object();
+    for (const auto& [w, ok] : g.safe) safe[w] = ok;
+    json gpu = {{"id", g.gpu.id},
+                {"card", g.gpu.card ? json(*g.gpu.card) : json(nullptr)},
+                {"name", g.gpu.marketing_name},
+                {"gfx_target", g.gpu.gfx_target ? json(*g.gpu.gfx_target) : json(nullptr)},
+                {"family", g.gpu.family ? json(knowledge::FamilyName(*g.gpu.family)) : json(nullptr)},
+                {"usable", g.usable},
+                {"supported", g.supported},
+                {"safe", safe}};
+    if (g.live) gpu["live"] = LiveJson(*g.live);
+    gpus.push_back(std::move(gpu));
+  }
+  json safe = json::object();
+  for (const std::string& w : ExportWorkloads()) safe[w] = report.safe.at(w);
+  json findings = json::array();
+  for (const diagnose::Finding& f : a.findings)
+    findings.push_back({{"id", f.id},
+                        {"severity", detect::SeverityName(f.severity)},
+                        {"gpu", NullIfEmpty(f.gpu)},
+                        {"effect", diagnose::EffectName(f.effect)}});
+  json counts = json::object();
+  for (const std::string& s : ExportSeverities()) counts[s] = report.findings.at(s);
+  json doc = {
+      {"schema", kExportSchema},
+      {"version", report.version},
+      {"time", report.time},
+      {"rocm_version", a.inventory.system.rocm_version ? json(*a.inventory.system.rocm_version) : json(nullptr)},
+      {"gpus", gpus},
+      {"compute_safe", safe},
+      {"findings", findings},
+      {"finding_counts", counts},
+      {"profile", NullIfEmpty(a.active_profile)},
+      {"pending_reboot", report.reboot_pending},
+      {"journal_readable", report.journal_known}};
+  if (!report.journal_known) {
+    doc["journal_note"] = report.journal_note;
+  } else {
+    json differences = json::object();
+    for (const std::string& k : VerifyDifferenceKinds()) differences[k] = 0;
+    for (const Difference& d : report.verify->differences) differences[d.kind] = differences.value(d.kind, 0) + 1;
+    json txns = json::object();
+    for (const std::string& s : TransactionStates()) txns[s] = report.transactions.at(s);
+    doc["in_effect"] = report.verify->ok();
+    doc["differences"] = differences;
+    doc["transactions"] = txns;
+    doc["interrupted"] = report.interrupted;
+    doc["last_transaction_failed"] = report.last_failed;
+    doc["last_failure"] = NullIfEmpty(report.last_failure);
+  }
+  doc["trial"] = report.trial;
+  doc["trial_error"] = NullIfEmpty(report.trial_error);
+  return doc;
+}
+
+}  // namespace rocmtune::api

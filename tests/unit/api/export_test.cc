@@ -1,0 +1,120 @@
+// The export's renderers on reports made here: Kubernetes' label rules, Prometheus' escaping and
+// one block per family, with the hostile names a sysfs capture can carry (quotes, a line feed,
+// control bytes, a name longer than a label may be).
+#include "api/export.h"
+
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace rocmtune::api {
+namespace {
+
+TEST(ExportLabelsTest, ValuesFollowKubernetesRules) {
+  EXPECT_TRUE(IsLabelValue(""));
+  EXPECT_TRUE(IsLabelValue("gfx1030"));
+  EXPECT_TRUE(IsLabelValue("6.2.4"));
+  EXPECT_FALSE(IsLabelValue("-a"));
+  EXPECT_FALSE(IsLabelValue("a_"));
+  EXPECT_FALSE(IsLabelValue("a b"));
+  EXPECT_FALSE(IsLabelValue(std::string(64, 'a')));
+  EXPECT_TRUE(IsLabelValue(std::string(63, 'a')));
+  EXPECT_FALSE(IsLabelName(""));
+  EXPECT_EQ(LabelValue("AMD Radeon RX 6900 XT"), "AMD-Radeon-RX-6900-XT");
+  EXPECT_EQ(LabelValue(" (x) "), "x");
+  EXPECT_EQ(LabelValue(std::string(70, 'b') + "-"), std::string(63, 'b'));
+  EXPECT_EQ(LabelValue("--__.."), std::nullopt);
+  EXPECT_EQ(LabelValue(""), "");
+}
+
+ExportReport Hostile() {
+  ExportReport r;
+  r.version = "0.1.0";
+  detect::Gpu g;
+  g.id = "0000:03:00.0";
+  g.marketing_name = std::string("Bad \"GPU\"\\\nname\x01", 17);  // and a NUL byte
+  g.gfx_target = "gfx1100";
+  r.assessment.inventory.gpus.push_back(g);
+  r.assessment.active_profile = "rdna3-safe";
+  for (const std::string& w : ExportWorkloads()) r.safe[w] = false;
+  ExportGpu eg;
+  eg.gpu = g;
+  eg.usable = true;
+  for (const std::string& w : ExportWorkloads()) eg.safe[w] = w != "conv";
+  r.gpus.push_back(eg);
+  for (const std::string& s : ExportSeverities()) r.findings[s] = 0;
+  r.journal_known = false;
+  diagnose::Finding f;
+  f.id = "env.override-other-isa";
+  f.severity = detect::Severity::kError;
+  f.gpu = g.id;
+  r.assessment.findings = {f, f};  // the same id twice: one series of value 2
+  r.findings["error"] = 2;
+  return r;
+}
+
+TEST(ExportPrometheusTest, EscapesLabelValuesAndGroupsFamilies) {
+  std::string text = PrometheusText(Hostile());
+  EXPECT_NE(text.find(R"(name="Bad \"GPU\"\\\nname??")"), std::string::npos) << text;
+  // Every sample line is NAME{LABELS} VALUE with an integer value; every family once, HELP then TYPE.
+  const std::regex sample(R"(^[a-z_]+(\{([a-z_]+="([^"\\]|\\.)*",?)*\})? [0-9]+$)");
+  std::set<std::string> families;
+  std::string last;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# HELP ", 0) == 0) {
+      std::string name = line.substr(7, line.find(' ', 7) - 7);
+      EXPECT_TRUE(families.insert(name).second) << name << " has two blocks";
+      last = name;
+      continue;
+    }
+    if (line.rfind("# TYPE ", 0) == 0) {
+      EXPECT_EQ(line.rfind("# TYPE " + last + " ", 0), 0u) << line;
+      continue;
+    }
+    EXPECT_TRUE(std::regex_match(line, sample)) << line;
+    EXPECT_EQ(line.rfind(last, 0), 0u) << line << " outside its family " << last;
+  }
+  EXPECT_NE(text.find("rocmtune_finding{id=\"env.override-other-isa\",severity=\"error\",gpu=\"0000:03:00.0\"} 2"),
+            std::string::npos);
+  EXPECT_NE(text.find("rocmtune_gpu_compute_safe{gpu=\"0000:03:00.0\",workload=\"conv\"} 0"), std::string::npos);
+  EXPECT_NE(text.find("rocmtune_journal_readable 0"), std::string::npos);
+  EXPECT_EQ(text.find("rocmtune_in_effect"), std::string::npos) << "a journal not read has no verdict";
+}
+
+TEST(ExportNfdTest, ExpiryFirstAndEveryLabelValid) {
+  ExportReport r = Hostile();
+  NfdOptions options;
+  options.expiry = std::chrono::minutes(5);
+  auto now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 27} + std::chrono::hours(10);
+  std::string text = NfdText(r, options, now);
+  std::istringstream in(text);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line.rfind("# ", 0), 0u);
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "# +expiry-time=2026-11-27T10:05:00Z");
+  std::set<std::string> names;
+  while (std::getline(in, line)) {
+    ASSERT_EQ(line.rfind("rocmtune.org/", 0), 0u) << line;
+    size_t eq = line.find('=');
+    ASSERT_NE(eq, std::string::npos) << line;
+    std::string name = line.substr(13, eq - 13), value = line.substr(eq + 1);
+    EXPECT_TRUE(IsLabelName(name)) << line;
+    EXPECT_TRUE(IsLabelValue(value)) << line;
+    EXPECT_TRUE(names.insert(name).second) << line << " twice";
+  }
+  EXPECT_TRUE(names.count("compute-safe.conv"));
+  EXPECT_NE(text.find("rocmtune.org/compute-safe.gemm=false"), std::string::npos) << "no GPU verdict: not safe";
+  EXPECT_NE(text.find("rocmtune.org/gpus-safe.gemm=1"), std::string::npos);
+  EXPECT_NE(text.find("rocmtune.org/profile=rdna3-safe"), std::string::npos);
+  EXPECT_NE(text.find("rocmtune.org/gfx1100=1"), std::string::npos);
+  EXPECT_EQ(text.find("rocmtune.org/in-effect"), std::string::npos) << "a journal not read has no verdict";
+  EXPECT_LT(text.size(), kNfdMaxBytes);
+}
+
+}  // namespace
+}  // namespace rocmtune::api
