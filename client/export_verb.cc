@@ -10,9 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "api/export.h"
+#include "api/publish.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
+#include "client/local_writer.h"
 #include "client/verbs.h"
+#include "plan/publish.h"
 
 namespace rocmtune::client {
 
@@ -22,11 +25,49 @@ void AddExportOptions(CLI::App& sub, Args& args) {
       ->check(CLI::IsMember({"prometheus", "nfd", "json"}))
       ->option_text("F");
   sub.add_flag("--no-live", args.no_live, "Do not ask rocm-smi-lib for live facts (ECC, PCIe, throttling)");
+  sub.add_flag("--write", args.write,
+               "Write each format /etc/rocmtune/export.toml enables where its engine reads it (root; what "
+               "rocmtune-export.timer runs), and remove what a disabled one left");
 }
+
+namespace {
+
+// --write: the enabled formats through the helper, which checks them again (plan/publish.h).
+int WriteExports(const Context& ctx, const sys::Root& root, const api::ExportReport& report) {
+  auto config = plan::ReadExportConfig(root);
+  if (!config) return Failed(ctx, config.error(), kExitFailed);
+  if (!config->present) {
+    PrintError(fmt::format("{} does not exist: no export is enabled (rocmtunectl(1), EXPORT)",
+                           root.Display(plan::kExportConfigPath)));
+    return kExitFailed;
+  }
+  LocalWriter writer(ctx);
+  if (auto may = writer.MayWrite(root); !may) return Failed(ctx, may.error(), kExitNotAuthorized);
+  auto reply = api::PublishExports(report, *config, writer);
+  if (!reply) return Failed(ctx, reply.error(), ExitFor(reply.error()));
+  if (ctx.json) {
+    PrintJson(plan::HelperReplyJson(*reply));
+  } else {
+    for (const std::string& m : reply->messages) fmt::print("{}\n", m);
+    if (reply->status == plan::HelperStatus::kUnchanged) fmt::print("No export is enabled; nothing was written.\n");
+  }
+  switch (reply->status) {
+    case plan::HelperStatus::kCommitted:
+    case plan::HelperStatus::kUnchanged: return kExitOk;
+    case plan::HelperStatus::kRefused: return kExitRefused;
+    default: return kExitFailed;
+  }
+}
+
+}  // namespace
 
 int RunExport(const Context& ctx, const Args& args) {
   std::string format = args.format.empty() ? (ctx.json ? "json" : "prometheus") : args.format;
-  if (ctx.json && format != "json") {
+  if (args.write && !args.format.empty()) {
+    PrintError("--write writes every format export.toml enables: it takes no --format");
+    return kExitUsage;
+  }
+  if (ctx.json && format != "json" && !args.write) {
     PrintError(fmt::format("--json and --format {} ask for two formats", format));
     return kExitUsage;
   }
@@ -37,6 +78,7 @@ int RunExport(const Context& ctx, const Args& args) {
   options.live_facts = !args.no_live;
   auto report = api::Export(*root, detect::Detect(*root), options);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
+  if (args.write) return WriteExports(ctx, *root, *report);
   if (format == "json") PrintJson(api::ExportJson(*report));
   else if (format == "nfd") fmt::print("{}", api::NfdText(*report, {}, std::chrono::system_clock::now()));
   else fmt::print("{}", api::PrometheusText(*report));

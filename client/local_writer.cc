@@ -106,6 +106,10 @@ Result<plan::HelperReply> LocalWriter::Apply(const plan::Plan& plan, bool force)
 
 Result<plan::HelperReply> LocalWriter::Recover() { return Run({"recover"}, ""); }
 
+Result<plan::HelperReply> LocalWriter::Publish(const std::vector<plan::PublishFile>& files) {
+  return Run({"publish"}, JsonText(plan::PublishRequestJson(files), -1));
+}
+
 std::string HelperPath() {
   if (const char* env = std::getenv("ROCMTUNE_HELPER"); env && *env) return env;
   std::error_code ec;

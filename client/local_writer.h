@@ -17,6 +17,7 @@ class LocalWriter final : public api::Writer {
   Result<void> MayWrite(const sys::Root& root) const override;
   Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) override;
   Result<plan::HelperReply> Recover() override;
+  Result<plan::HelperReply> Publish(const std::vector<plan::PublishFile>& files) override;
 
  private:
   Result<plan::HelperReply> Run(std::vector<std::string> args, const std::string& input);

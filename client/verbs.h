@@ -34,6 +34,7 @@ struct Args {
   std::string kernel_log;    // trial check --kernel-log FILE
   std::string format;        // export --format F ("": prometheus, json under --json)
   bool no_live = false;      // export --no-live
+  bool write = false;        // export --write
 };
 
 enum VerbFlags : unsigned {

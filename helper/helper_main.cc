@@ -12,6 +12,7 @@
 
 #include "helper/executor.h"
 #include "helper/peer_check.h"
+#include "helper/publish.h"
 #include "journal/write_access.h"
 #include "knobs/boot_files.h"
 #include "plan/plan_json.h"
@@ -52,10 +53,11 @@ Result<std::string> ReadStdin() {
   return text;
 }
 
-// The request line: "apply" or "apply --force" (then the plan), "recover", or "read-boot" (the
-// boot loader's files on a root-only ESP, for the daemon's planner: knobs/boot_files.h).
+// The request line: "apply" or "apply --force" (then the plan), "recover", "read-boot" (the
+// boot loader's files on a root-only ESP, for the daemon's planner: knobs/boot_files.h), or
+// "publish" (then the export files: helper/publish.h).
 struct SocketRequest {
-  enum class Kind { kApply, kRecover, kReadBoot } kind = Kind::kRecover;
+  enum class Kind { kApply, kRecover, kReadBoot, kPublish } kind = Kind::kRecover;
   bool force = false;
   std::string plan;
 };
@@ -69,9 +71,10 @@ Result<SocketRequest> ParseSocketRequest(std::string_view input) {
   if (line == "read-boot" && rest.empty()) return SocketRequest{Kind::kReadBoot, false, {}};
   if (line == "apply" || line == "apply --force")
     return SocketRequest{Kind::kApply, line.size() > 5, std::string(rest)};
+  if (line == "publish") return SocketRequest{Kind::kPublish, false, std::string(rest)};
   return Fail(ErrorCode::kInvalidArgument,
-              "socket mode: the first line must be 'apply', 'apply --force', 'recover' or 'read-boot' (and only "
-              "'apply' is followed by a plan)");
+              "socket mode: the first line must be 'apply', 'apply --force', 'recover', 'read-boot' or 'publish' "
+              "(and only 'apply' and 'publish' are followed by their request)");
 }
 
 }  // namespace
@@ -95,11 +98,14 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   recover->add_flag("--quiet", quiet,
                     "Print the reply only when there was something to roll back or it failed (the boot unit: "
                     "no reply in the journal of every boot)");
+  CLI::App* publish = app.add_subcommand(
+      "publish", "Write the export files /etc/rocmtune/export.toml enables (rocmtune.publish.v1 JSON on stdin)");
   CLI::App* socket = app.add_subcommand(
       "socket",
       "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply' or "
-      "'apply --force' and the plan, 'recover', or 'read-boot' (the boot loader's files on a root-only ESP, "
-      "for the daemon's planner); the peer must be root or the daemon's user (rocmtune)");
+      "'apply --force' and the plan, 'recover', 'read-boot' (the boot loader's files on a root-only ESP, "
+      "for the daemon's planner) or 'publish' and the export files; the peer must be root or the daemon's user "
+      "(rocmtune)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -137,9 +143,16 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
       return 0;
     }
     if (request->kind == SocketRequest::Kind::kRecover) return Report(executor.Recover(options));
+    if (request->kind == SocketRequest::Kind::kPublish)
+      return Report(Publish(*root, hook, request->plan, options.wait));
     auto plan = plan::PlanFromJson(request->plan);
     if (!plan) return Report({Status::kRefused, "", {plan.error().message}, {}, {}, {}});
     return Report(executor.Run(*plan, options));
+  }
+  if (publish->parsed()) {
+    auto text = ReadStdin();
+    if (!text) return Report({Status::kFailed, "", {text.error().message}, {}, {}, {}});
+    return Report(Publish(*root, hook, *text, options.wait));
   }
   if (apply->parsed()) {
     auto text = ReadStdin();

@@ -21,6 +21,7 @@
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
 #include "diagnose/assess.h"
+#include "plan/publish.h"
 #include "plan/trial_state.h"
 #include "sys/root.h"
 #include "util/result.h"
@@ -99,10 +100,8 @@ inline constexpr size_t kNfdMaxBytes = 64 * 1024;  // NFD's limit for one featur
 // out, never written broken).
 std::string NfdText(const ExportReport& report, const NfdOptions& options, std::chrono::system_clock::time_point now);
 
-// Kubernetes' rules for a label's name part and value: at most 63 of [A-Za-z0-9._-], beginning
-// and ending alphanumeric (a value may be empty).
-bool IsLabelName(std::string_view name);
-bool IsLabelValue(std::string_view value);
+using plan::IsLabelName;
+using plan::IsLabelValue;
 // `text` made a label value: characters outside the rules become '-', the ends trimmed to an
 // alphanumeric, cut to 63; nullopt when nothing valid is left of a non-empty text.
 std::optional<std::string> LabelValue(std::string_view text);

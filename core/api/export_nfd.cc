@@ -40,16 +40,6 @@ class NfdLabels {
 
 }  // namespace
 
-bool IsLabelValue(std::string_view value) {
-  if (value.empty()) return true;
-  if (value.size() > 63 || !Alnum(value.front()) || !Alnum(value.back())) return false;
-  for (char c : value)
-    if (!LabelChar(c)) return false;
-  return true;
-}
-
-bool IsLabelName(std::string_view name) { return !name.empty() && IsLabelValue(name); }
-
 std::optional<std::string> LabelValue(std::string_view text) {
   std::string out;
   for (char c : text) out += LabelChar(c) ? c : '-';

@@ -7,6 +7,7 @@
 
 #include "plan/helper_status.h"
 #include "plan/plan.h"
+#include "plan/publish.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -25,6 +26,11 @@ class Writer {
   // The boot loader's files as root reads them, for a planner that may not (knobs/boot_files.h):
   // the daemon asks its helper. nullopt: this writer has no other view (the CLI reads as itself).
   virtual Result<std::optional<sys::RootSupplement>> ReadBootFiles() const { return std::nullopt; }
+  // Writes the export files /etc/rocmtune/export.toml enables (plan/publish.h; helper/publish.h).
+  virtual Result<plan::HelperReply> Publish(const std::vector<plan::PublishFile>& files) {
+    (void)files;
+    return Fail(ErrorCode::kUnsupported, "this writer cannot publish the export");
+  }
 };
 
 }  // namespace rocmtune::api

@@ -137,15 +137,21 @@ class Checker:
             f.write(text)
         os.rename(tmp, os.path.join(self.dir, "rocmtune.prom"))
 
-    def check(self, label, root):
+    def check(self, label, root, write=False):
         self.cases += 1
         try:
-            self._check(root)
+            self._check(root, write)
         except AssertionError as e:
             self.failures.append(f"{label}: {e}")
 
-    def _check(self, root):
+    def _check(self, root, write=False):
         text = ctl(self.ctl, root, "export", "--format", "prometheus", "--no-live")
+        if write:
+            # The same export through `export --write`: the helper's allow-list takes every world's
+            # text (hostile names included) and writes it byte for byte.
+            written = write_through_helper(self.ctl, root)
+            if written != text:
+                raise AssertionError("export --write wrote other bytes than export prints")
         lint = subprocess.run([self.promtool, "check", "metrics"], input=text, capture_output=True, text=True)
         if lint.returncode != 0 or lint.stdout.strip() or lint.stderr.strip():
             raise AssertionError(f"promtool check metrics: exit {lint.returncode}: {lint.stdout}{lint.stderr}")
@@ -196,6 +202,58 @@ class Checker:
             raise AssertionError("; ".join(wrong))
 
 
+def write_through_helper(rocmtunectl, root):
+    os.makedirs(os.path.join(root, "etc/rocmtune"), exist_ok=True)
+    os.makedirs(os.path.join(root, "textfile"), exist_ok=True)
+    with open(os.path.join(root, "etc/rocmtune/export.toml"), "w") as f:
+        f.write('[prometheus]\nenabled = true\ndirectory = "/textfile"\n')
+    ctl(rocmtunectl, root, "export", "--write", "--no-live")
+    with open(os.path.join(root, "textfile/rocmtune.prom")) as f:
+        return f.read()
+
+
+def concurrent_reader(rocmtunectl, worlds, tmp, in_place=False):
+    """export --write 40 times while a reader reads the file: every read is the whole file (never
+    missing, empty or cut). in_place: the negative control, a writer that rewrites the file where
+    it is (open, truncate, write in pieces), which the reader must catch."""
+    import threading
+    w = copy_world(worlds, "mi300x-cpx", tmp)  # the largest export: 64 partitions
+    expected = write_through_helper(rocmtunectl, w)
+    path = os.path.join(w, "textfile/rocmtune.prom")
+    bad, reads = [], [0]
+    stop = threading.Event()
+
+    def reader():
+        while not stop.is_set():
+            try:
+                with open(path) as f:
+                    got = f.read()
+            except OSError as e:
+                bad.append(f"read failed: {e}")
+                continue
+            reads[0] += 1
+            if got != expected:
+                bad.append(f"a read of {len(got)} bytes, not the {len(expected)} written")
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        for _ in range(40):
+            if in_place:
+                with open(path, "w") as f:
+                    for i in range(0, len(expected), 4096):
+                        f.write(expected[i:i + 4096])
+                        f.flush()
+                        time.sleep(0.001)
+            else:
+                ctl(rocmtunectl, w, "export", "--write", "--no-live")
+    finally:
+        stop.set()
+        t.join()
+    if reads[0] < 40:
+        bad.append(f"only {reads[0]} reads: the reader did not run beside the writes")
+    return bad, reads[0]
+
+
 def copy_world(worlds, name, tmp):
     dst = os.path.join(tmp, name)
     shutil.rmtree(dst, ignore_errors=True)
@@ -235,7 +293,7 @@ def main():
     try:
         for name in names:
             w = copy_world(worlds, name, tmp)
-            checker.check(f"{name} as captured", w)
+            checker.check(f"{name} as captured", w, write=True)
             for value in ("10.3.0", "11.0.0"):
                 with open(os.path.join(w, "etc/environment"), "w") as f:
                     f.write(f"HSA_OVERRIDE_GFX_VERSION={value}\n")
@@ -258,6 +316,14 @@ def main():
                 with open(conf, "a") as f:
                     f.write("# an admin's edit\n")
             checker.check(f"{name} with rocmtune's modprobe.d file edited (drift)", w)
+        if "mi300x-cpx" in names:
+            control, _ = concurrent_reader(rocmtunectl, worlds, tmp, in_place=True)
+            if not control:
+                checker.failures.append("concurrent reader: the in-place writer went unseen (the check cannot fail)")
+            bad, reads = concurrent_reader(rocmtunectl, worlds, tmp)
+            checker.cases += 1
+            checker.failures += [f"concurrent reader: {b}" for b in bad[:5]]
+            print(f"concurrent reader: {reads} reads beside 40 writes, {len(bad)} not whole")
     finally:
         exporter.stop()
         shutil.rmtree(tmp, ignore_errors=True)

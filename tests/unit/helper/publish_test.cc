@@ -1,0 +1,144 @@
+// rocmtune-helper's publish: only what /etc/rocmtune/export.toml enables, only content of the
+// export's shape, only the two fixed names, never through a symlink; a disabled target loses the
+// file rocmtune wrote and nobody else's; the admin's bad config and a hostile request lose nothing.
+#include "helper/publish.h"
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "plan/publish.h"
+#include "test_tree.h"
+
+namespace rocmtune::helper {
+namespace {
+
+constexpr const char* kProm = "# HELP rocmtune_info v\n# TYPE rocmtune_info gauge\nrocmtune_info{version=\"1\"} 1\n";
+constexpr const char* kNfd = "# rocmtune 1\n# +expiry-time=2026-11-27T10:00:00Z\nrocmtune.org/gpus=1\n";
+constexpr const char* kPromPath = "var/lib/prometheus/node-exporter/rocmtune.prom";
+constexpr const char* kNfdPath = "etc/kubernetes/node-feature-discovery/features.d/rocmtune";
+
+std::string Request(const std::vector<plan::PublishFile>& files) { return plan::PublishRequestJson(files).dump(); }
+
+class PublishTest : public ::testing::Test {
+ protected:
+  PublishTest() {
+    tree_.Mkdir("var/lib/rocmtune");
+    tree_.Mkdir("var/lib/prometheus/node-exporter");
+    tree_.Mkdir("etc/kubernetes/node-feature-discovery/features.d");
+    Config("[prometheus]\nenabled = true\n[nfd]\nenabled = true\n");
+  }
+  void Config(const std::string& text) { tree_.Write("etc/rocmtune/export.toml", text); }
+  Outcome Run(const std::string& request) {
+    auto root = sys::Root::Open(tree_.path());
+    EXPECT_TRUE(root);
+    return Publish(*root, hooks_, request, true);
+  }
+  bool Exists(const std::string& rel) const { return std::filesystem::exists(tree_.Path(rel)); }
+  std::string Message(const Outcome& out) const { return out.messages.empty() ? "" : out.messages.front(); }
+  testing::TestTree tree_;
+  NoHooks hooks_;
+};
+
+TEST_F(PublishTest, WritesBothEnabledFilesAtomically) {
+  Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm}, {plan::PublishFormat::kNfd, kNfd}}));
+  ASSERT_EQ(out.status, Status::kCommitted) << Message(out);
+  EXPECT_EQ(out.messages.size(), 2u);
+  EXPECT_TRUE(Exists(kPromPath));
+  EXPECT_TRUE(Exists(kNfdPath));
+  EXPECT_EQ(std::filesystem::status(tree_.Path(kPromPath)).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms(0644));
+  for (const auto& e : std::filesystem::directory_iterator(tree_.Path("var/lib/prometheus/node-exporter")))
+    EXPECT_EQ(e.path().filename(), "rocmtune.prom") << "a temporary was left";
+}
+
+TEST_F(PublishTest, RefusesWhatTheAllowListDoesNotName) {
+  struct Case {
+    const char* what;
+    std::string request;
+    const char* message;
+  } cases[] = {
+      {"another metric", Request({{plan::PublishFormat::kPrometheus, "node_load1 1\n"}}), "rocmtune_ metric"},
+      {"a timestamp", Request({{plan::PublishFormat::kPrometheus, "rocmtune_gpus 1 1700000000\n"}}), "line 1"},
+      {"a NUL byte", Request({{plan::PublishFormat::kPrometheus, std::string("rocmtune_gpus 1\n\0\n", 18)}}),
+       "control byte"},
+      {"no final newline", Request({{plan::PublishFormat::kPrometheus, "rocmtune_gpus 1"}}), "newline"},
+      {"a label of another namespace", Request({{plan::PublishFormat::kNfd, "amd.com/gpu.family=AI\n"}}),
+       "rocmtune.org/NAME=VALUE"},
+      {"a bad label value", Request({{plan::PublishFormat::kNfd, "rocmtune.org/x=a b\n"}}), "line 1"},
+      {"too large", Request({{plan::PublishFormat::kNfd, std::string(70000, '#') + "\n"}}), "limit"},
+      {"twice", Request({{plan::PublishFormat::kNfd, kNfd}, {plan::PublishFormat::kNfd, kNfd}}), "twice"},
+      {"an unknown format", R"({"schema":"rocmtune.publish.v1","files":[{"format":"shell","content":"x\n"}]})",
+       "unknown format"},
+      {"a path", R"({"schema":"rocmtune.publish.v1","files":[{"format":"nfd","content":"#\n","path":"/etc/x"}]})",
+       "{format, content}"},
+      {"not JSON", "rm -rf /", "publish request"},
+  };
+  for (const Case& c : cases) {
+    Outcome out = Run(c.request);
+    EXPECT_EQ(out.status, Status::kRefused) << c.what;
+    EXPECT_NE(Message(out).find(c.message), std::string::npos) << c.what << ": " << Message(out);
+  }
+  EXPECT_FALSE(Exists(kPromPath));
+  EXPECT_FALSE(Exists(kNfdPath));
+}
+
+TEST_F(PublishTest, ADisabledTargetIsRefusedAndLosesOnlyRocmtunesFile) {
+  ASSERT_EQ(Run(Request({{plan::PublishFormat::kPrometheus, kProm}})).status, Status::kCommitted);
+  tree_.Write(kNfdPath, "someone.else/x=1\n");  // not rocmtune's: stays
+  Config("[prometheus]\nenabled = false\n[nfd]\nenabled = false\n");
+  Outcome refused = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  EXPECT_EQ(refused.status, Status::kRefused);
+  EXPECT_NE(Message(refused).find("not enabled"), std::string::npos) << Message(refused);
+  EXPECT_TRUE(Exists(kPromPath)) << "a refused request removes nothing";
+  Outcome cleanup = Run(Request({}));
+  EXPECT_EQ(cleanup.status, Status::kCommitted) << Message(cleanup);
+  EXPECT_FALSE(Exists(kPromPath));
+  EXPECT_TRUE(Exists(kNfdPath));
+  EXPECT_EQ(Run(Request({})).status, Status::kUnchanged);
+}
+
+TEST_F(PublishTest, TheAdminsBadConfigIsNamedAndNothingIsWritten) {
+  for (const char* text :
+       {"[prometheus]\nenabled = true\ndirectory = \"relative/dir\"\n",
+        "[prometheus]\nenabled = true\ndirectory = \"/var/lib/../../etc\"\n",
+        "[nfd]\nenabled = true\nnamespace = \"node.kubernetes.io\"\n", "[nfd]\nenabled = true\nexpiry_minutes = 0\n",
+        "[nfd]\nenabled = \"yes\"\n", "[grafana]\nenabled = true\n", "[prometheus\n"}) {
+    Config(text);
+    Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+    EXPECT_EQ(out.status, Status::kRefused) << text;
+    EXPECT_NE(Message(out).find("export.toml"), std::string::npos) << text << ": " << Message(out);
+  }
+  EXPECT_FALSE(Exists(kPromPath));
+}
+
+TEST_F(PublishTest, AMissingOrSymlinkedDirectoryIsNotWrittenThrough) {
+  std::filesystem::remove_all(tree_.Path("var/lib/prometheus"));
+  Outcome missing = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  EXPECT_EQ(missing.status, Status::kFailed);
+  EXPECT_NE(Message(missing).find("node_exporter installed"), std::string::npos) << Message(missing);
+  tree_.Mkdir("elsewhere");
+  tree_.Mkdir("var/lib/prometheus");
+  tree_.Symlink("var/lib/prometheus/node-exporter", "../../../elsewhere");
+  Outcome linked = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  EXPECT_NE(linked.status, Status::kCommitted);
+  EXPECT_FALSE(Exists("elsewhere/rocmtune.prom")) << "written through a symlink";
+}
+
+TEST_F(PublishTest, ConfiguredDirectoriesAndNamespaceAreUsed) {
+  tree_.Mkdir("srv/textfiles");
+  Config(
+      "[prometheus]\nenabled = true\ndirectory = \"/srv/textfiles\"\n[nfd]\nenabled = true\nnamespace = "
+      "\"gpu.example.com\"\n");
+  EXPECT_EQ(Run(Request({{plan::PublishFormat::kNfd, kNfd}})).status, Status::kRefused) << "rocmtune.org/ now";
+  Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm},
+                             {plan::PublishFormat::kNfd, "# rocmtune 1\ngpu.example.com/gpus=1\n"}}));
+  EXPECT_EQ(out.status, Status::kCommitted) << Message(out);
+  EXPECT_TRUE(Exists("srv/textfiles/rocmtune.prom"));
+  EXPECT_FALSE(Exists(kPromPath));
+}
+
+}  // namespace
+}  // namespace rocmtune::helper
