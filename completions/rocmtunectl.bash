@@ -53,7 +53,7 @@ _rocmtunectl_cards() {
 
 _rocmtunectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local verbs="status doctor check-compute profiles show apply set unset revert reset reapply trial history verify explain keys snapshot"
+    local verbs="status doctor check-compute profiles show apply set unset revert reset reapply trial history verify export explain keys snapshot"
     local global_opts="--root --json --no-ask-password --help -h --version"
     local verb_opts="--json --help -h"
     local change_opts="--check --diff --force"
@@ -101,7 +101,12 @@ _rocmtunectl() {
         apply) verb_opts="$verb_opts --trial --reboot" ;;
         trial) verb_opts="$verb_opts --boot --kernel-log" ;;
         check-compute) verb_opts="$verb_opts --workload --device" ;;
+        export) verb_opts="$verb_opts --format --no-live --write" ;;
     esac
+    if [[ $verb == export && $prev == --format ]]; then
+        COMPREPLY=($(compgen -W "prometheus nfd json" -- "$cur"))
+        return
+    fi
     if [[ $verb == check-compute && $prev == --workload ]]; then
         COMPREPLY=($(compgen -W "conv gemm any" -- "$cur"))
         return

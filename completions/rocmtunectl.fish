@@ -5,7 +5,7 @@
 # `--root DIR` earlier on the line names.
 
 set -l __rocmtunectl_verbs status doctor check-compute profiles show apply set unset revert reset reapply trial \
-    history verify explain keys snapshot
+    history verify export explain keys snapshot
 # Before the verb (global options, verbs); after one of these verbs (verb options, operands).
 set -l no_verb "not __fish_seen_subcommand_from $__rocmtunectl_verbs"
 set -l changes '__fish_seen_subcommand_from apply set unset revert reset reapply'
@@ -85,6 +85,12 @@ complete -c rocmtunectl -n $no_verb -a reapply -d 'Write back runtime settings a
 complete -c rocmtunectl -n $no_verb -a trial -d 'Show or cancel the trial boot a --trial change prepared'
 complete -c rocmtunectl -n $no_verb -a history -d "List rocmtune's transactions"
 complete -c rocmtunectl -n $no_verb -a verify -d 'Compare configured with running'
+complete -c rocmtunectl -n $no_verb -a export -d "The verdict and rocmtune's state for Prometheus, NFD or as JSON"
+complete -c rocmtunectl -n '__fish_seen_subcommand_from export' -l format -x -a 'prometheus nfd json' \
+    -d 'prometheus, nfd or json'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from export' -l no-live -d 'Do not ask rocm-smi-lib for live facts'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from export' -l write \
+    -d 'Write the formats export.toml enables where their engines read'
 complete -c rocmtunectl -n $no_verb -a explain -d 'What a knob is and whether it matters here'
 complete -c rocmtunectl -n $no_verb -a keys -d 'List every knob key'
 complete -c rocmtunectl -n $no_verb -a snapshot -d 'Write a world of this machine to DIR'

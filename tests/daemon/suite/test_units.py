@@ -21,7 +21,8 @@ from fixture import CONFIG
 TIMEOUT = 120
 EXPECTED = ["rocmtuned.service", "rocmtune-helper.socket", "rocmtune-helper@.service", "rocmtune-apply@.service",
             "rocmtune-resume.service", "rocmtune-recover.service", "rocmtune-reset.service",
-            "rocmtune-trial-check.service", "rocmtune-trial-commit.service", "rocmtune-trial-recover.service"]
+            "rocmtune-trial-check.service", "rocmtune-trial-commit.service", "rocmtune-trial-recover.service",
+            "rocmtune-export.service", "rocmtune-export.timer"]
 
 
 def read(path):
@@ -41,7 +42,7 @@ class UnitsTest(unittest.TestCase):
                  "/usr/libexec/rocmtune/rocmtune-helper": CONFIG["helper"],
                  "/usr/bin/rocmtunectl": CONFIG["rocmtunectl"]}
         for unit in glob.glob(os.path.join(self.src, "systemd/*.service")) + \
-                glob.glob(os.path.join(self.src, "systemd/*.socket")):
+                glob.glob(os.path.join(self.src, "systemd/*.socket")) + glob.glob(os.path.join(self.src, "systemd/*.timer")):
             text = read(unit)
             for installed, built in paths.items():
                 text = text.replace(installed, os.path.realpath(built))
