@@ -168,6 +168,7 @@ void RunChange(const std::shared_ptr<sd_bus_message>& held, Manager& self, Reque
     (void)Reply(held.get(), result);
     if (!result.error_name.empty() || result.transaction.empty()) return;
     manager->RefreshInventory();  // what the transaction changed is seen by the next read
+    manager->PublishExports("transaction " + result.transaction);
     if (int r =
             sd_bus_emit_signal(bus, kObjectPath, kInterface, "TransactionCommitted", "s", result.transaction.c_str());
         r < 0)

@@ -13,6 +13,7 @@
 #include "knobs/boot_files.h"
 #include "plan/helper_status.h"
 #include "plan/plan_json.h"
+#include "plan/publish.h"
 #include "sys/unique_fd.h"
 #include "util/json_text.h"
 
@@ -92,5 +93,9 @@ Result<plan::HelperReply> HelperSocketWriter::Apply(const plan::Plan& plan, bool
 }
 
 Result<plan::HelperReply> HelperSocketWriter::Recover() { return Exchange("recover\n"); }
+
+Result<plan::HelperReply> HelperSocketWriter::Publish(const std::vector<plan::PublishFile>& files) {
+  return Exchange(fmt::format("publish\n{}", JsonText(plan::PublishRequestJson(files), -1)));
+}
 
 }  // namespace rocmtune::daemon

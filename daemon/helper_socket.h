@@ -28,6 +28,9 @@ class HelperSocketWriter final : public api::Writer {
   Result<plan::HelperReply> Recover() override;
   // "read-boot": what the helper, as root, reads of the ESP's loader files.
   Result<std::optional<sys::RootSupplement>> ReadBootFiles() const override;
+  // "publish": the export files export.toml enables. Derived from the machine's state, not a
+  // change anyone asked for: polkit is not asked (the helper checks the content itself).
+  Result<plan::HelperReply> Publish(const std::vector<plan::PublishFile>& files) override;
 
  private:
   Result<std::string> Talk(const std::string& request) const;

@@ -12,7 +12,9 @@
 #include "api/change.h"
 #include "api/check_compute.h"
 #include "api/explain.h"
+#include "api/export.h"
 #include "api/history.h"
+#include "api/publish.h"
 #include "api/status.h"
 #include "api/system.h"
 #include "api/verify.h"
@@ -20,10 +22,12 @@
 #include "daemon/bus_options.h"
 #include "daemon/change_methods.h"
 #include "daemon/guard.h"
+#include "daemon/helper_socket.h"
 #include "daemon/log.h"
 #include "daemon/read_methods.h"
 #include "detect/other_writers.h"
 #include "journal/history.h"
+#include "plan/publish.h"
 #include "util/json_text.h"
 
 namespace rocmtune::daemon {
@@ -194,7 +198,10 @@ Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
     return Fail(ErrorCode::kIo, fmt::format("cannot add {} to the bus", kObjectPath), -r);
   slot_.Reset(slot);
   // Without the monitor (no netlink here) the daemon still serves, detecting on every request.
-  auto started = watch_.Start(event, [this](const std::string&, const std::string&) { RefreshInventory(); });
+  auto started = watch_.Start(event, [this](const std::string&, const std::string&) {
+    RefreshInventory();
+    PublishExports("a GPU changed");
+  });
   watching_ = started.has_value();
   if (!started) fmt::print(stderr, "rocmtuned: {}; detecting on every request\n", started.error().message);
   return {};
@@ -234,6 +241,37 @@ Result<api::System> Manager::LoadSystem() {
   auto root = root_.Duplicate();
   if (!root) return tl::unexpected(root.error());
   return api::LoadSystem(std::move(*root), Inventory());
+}
+
+void Manager::PublishExports(std::string_view why) {
+  auto config = plan::ReadExportConfig(root_);
+  if (!config) {
+    LogDropped(fmt::format("the fleet export ({})", why), config.error().message);
+    return;
+  }
+  if (!config->present) return;
+  detect::Inventory inventory = Inventory();
+  std::vector<detect::Gpu> gpus = inventory.gpus;
+  live_.Get(gpus, [this, config = *config, inventory = std::move(inventory),
+                   why = std::string(why)](const std::vector<detect::LiveFacts>& facts) mutable {
+    api::ExportOptions options;
+    options.version = ROCMTUNE_VERSION;
+    options.known_live = &facts;
+    auto report = api::Export(root_, std::move(inventory), options);
+    if (!report) {
+      LogDropped(fmt::format("the fleet export ({})", why), report.error().message);
+      return;
+    }
+    HelperSocketWriter writer(helper_socket_, [] { return Result<void>(); });
+    auto reply = api::PublishExports(*report, config, writer);
+    if (!reply) {
+      LogDropped(fmt::format("the fleet export ({})", why), reply.error().message);
+    } else if (reply->status != plan::HelperStatus::kCommitted && reply->status != plan::HelperStatus::kUnchanged) {
+      std::string message = reply->messages.empty() ? "" : reply->messages.front();
+      LogDropped(fmt::format("the fleet export ({})", why),
+                 fmt::format("{}: {}", plan::HelperStatusName(reply->status), message));
+    }
+  });
 }
 
 void Manager::RefreshInventory() {

@@ -70,6 +70,11 @@ class Manager {
   // callers (status pollers, the Ansible fact) do not start rocm-smi-lib's child every time.
   // Never on the event loop: `done` runs on the loop when the facts are there (LiveFactsWorker).
   void LiveFacts(const std::vector<detect::Gpu>& gpus, LiveFactsWorker::Done done);
+  // When /etc/rocmtune/export.toml exists: renders the export with the kept inventory and live
+  // facts and has the helper publish it (api/publish.h), after the live facts came (never on
+  // the loop while rocm-smi-lib is asked). At the daemon's start, after each committed
+  // transaction and each change of the GPUs; a failure is logged, never a caller's error.
+  void PublishExports(std::string_view why);
 
  private:
   sys::Root root_;

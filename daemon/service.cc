@@ -60,6 +60,9 @@ int RunService(const ServiceOptions& options) {
   if (int r = sd_bus_request_name(bus.get(), kBusName, 0); r < 0)
     return Failed(fmt::format("cannot own {}", kBusName), r);
   (void)sd_notify(0, "READY=1");
+  // The fleet exports (off without /etc/rocmtune/export.toml): rewritten now, then after each
+  // transaction and GPU change; rocmtune-export.timer keeps them fresh in between.
+  manager.PublishExports("rocmtuned started");
 
   for (;;) {
     int r = sd_event_run(event.get(), options.idle_usec > 0 ? options.idle_usec : UINT64_MAX);

@@ -374,6 +374,33 @@ expect_task "Apply the rocmtune profile" ok
 play -e rocmtune_profile=rdna1-safe
 expect_task "Apply the rocmtune profile" ok
 
+# 10. The fleet exports: rocmtune_export writes export.toml and the exports once (the timer only
+# for the host's own /), a second run changes nothing, --check writes nothing, a bad format fails.
+mkdir -p "$world/var/lib/prometheus/node-exporter" "$world/etc/kubernetes/node-feature-discovery/features.d"
+prom="$world/var/lib/prometheus/node-exporter/rocmtune.prom"
+labels="$world/etc/kubernetes/node-feature-discovery/features.d/rocmtune"
+before="$(tree_state)"
+play -e rocmtune_profile=rdna1-safe -e '{"rocmtune_export": ["prometheus", "nfd"]}' --check
+expect_task "Write /etc/rocmtune/export.toml" changed
+after="$(tree_state)"
+[ "$before" = "$after" ] || fail "run $n: rocmtune_export --check changed the world"
+play -e rocmtune_profile=rdna1-safe -e '{"rocmtune_export": ["prometheus", "nfd"]}'
+expect_task "Write /etc/rocmtune/export.toml" changed
+expect_task "Write the exports now" ok
+expect_task "Enable rocmtune-export.timer" skipping
+grep -q '^rocmtune_compute_safe{workload="any"} [01]$' "$prom" 2>/dev/null ||
+  fail "run $n: no Prometheus export in $prom"
+grep -q '^rocmtune.org/compute-safe=' "$labels" 2>/dev/null || fail "run $n: no NFD labels in $labels"
+play -e rocmtune_profile=rdna1-safe -e '{"rocmtune_export": ["prometheus", "nfd"]}'
+expect_recap changed 0
+play -e rocmtune_profile=rdna1-safe -e '{"rocmtune_export": ["prometheus"]}'
+expect_task "Write /etc/rocmtune/export.toml" changed
+[ ! -e "$labels" ] || fail "run $n: turning nfd off left rocmtune's labels"
+[ -e "$prom" ] || fail "run $n: the Prometheus export went with NFD's"
+play -e rocmtune_profile=rdna1-safe -e '{"rocmtune_export": ["grafana"]}'
+expect_task "Check the export variables" fatal
+expect_in_output "rocmtune_export lists formats of: prometheus, nfd"
+
 if [ "$failures" != 0 ]; then
   echo "$failures check(s) failed"
   exit 1
