@@ -401,6 +401,11 @@ play -e rocmtune_profile=rdna1-safe -e '{"rocmtune_export": ["grafana"]}'
 expect_task "Check the export variables" fatal
 expect_in_output "rocmtune_export lists formats of: prometheus, nfd"
 
+# 11. The fleet example (packaging/ansible/fleet-rollout.yml) is a playbook ansible-core takes
+# with this role (its trial needs a real host: tests/vm's ansible-trial runs the role's trial).
+"$playbook" --syntax-check -i localhost, "$src/packaging/ansible/fleet-rollout.yml" >"$tmp/syntax.out" 2>&1 ||
+  fail "fleet-rollout.yml: $(tail -3 "$tmp/syntax.out")"
+
 if [ "$failures" != 0 ]; then
   echo "$failures check(s) failed"
   exit 1

@@ -42,6 +42,7 @@ if [ "${1:-}" = "--inside" ]; then
   "$ctl" doctor --json >"$tmp/doctor.json" 2>"$tmp/doctor.err"
   echo $? >"$tmp/doctor.rc"
   "$ctl" status >"$tmp/status.txt" 2>&1
+  "$ctl" export --format prometheus >"$tmp/export.prom" 2>"$tmp/export.err"
   # Which of them start a child: status asks rocm-smi-lib in one, check-compute must not.
   if command -v strace >/dev/null; then
     for verb in status check-compute; do
@@ -157,6 +158,8 @@ if hostile:
     check(any(f["id"] == "live.unknown" and "killed by signal 6" in f["what"] for f in doctor["findings"]), "doctor: live.unknown names the abort")
     human = open(os.path.join(tmp, "status.txt")).read()
     check("unknown: rocm-smi-lib failed" in human, "human status says why Live is unknown")
+    check(f'rocmtune_gpu_live_facts_known{{gpu="{gpu_id}"}} 0' in open(os.path.join(tmp, "export.prom")).read(),
+          "export: rocmtune_gpu_live_facts_known 0 when rocm-smi-lib aborted")
     if errors:
         sys.exit("FAIL: " + "; ".join(errors))
     print("PASS")
@@ -217,6 +220,27 @@ check(ids.get("live.ecc-uncorrectable", {}).get("what") == "Uncorrectable ECC er
 
 human = open(os.path.join(tmp, "status.txt")).read()
 check("Live (rocm-smi-lib" in human and "replays 150" in human, "human status shows the Live block")
+
+# export --format prometheus on the live root: the same live values as status's `live`.
+import re
+series = {}
+for line in open(os.path.join(tmp, "export.prom")):
+    m = re.match(r'^(rocmtune_gpu_[a-z_]+)\{(.*)\} (\d+)$', line.strip())
+    if m:
+        labels = tuple(sorted(re.findall(r'([a-z_]+)="([^"]*)"', m.group(2))))
+        series[(m.group(1), labels)] = int(m.group(3))
+def metric(name, **labels):
+    return series.get((name, tuple(sorted(dict(gpu=gpu_id, **labels).items()))))
+check(metric("rocmtune_gpu_live_facts_known") == 1, "export: rocmtune_gpu_live_facts_known 1")
+check(metric("rocmtune_gpu_ecc_errors_total", block="umc", type="uncorrectable") == 2 and
+      metric("rocmtune_gpu_ecc_errors_total", block="umc", type="correctable") == 7, "export: umc ECC counts 2 and 7")
+check(metric("rocmtune_gpu_pcie_replays_total") == p["replay_count"], "export: PCIe replays == status's")
+check(metric("rocmtune_gpu_pcie_link_lanes") == p["width"] and metric("rocmtune_gpu_pcie_link_max_lanes") == p["max_width"],
+      "export: PCIe lanes == status's")
+check(metric("rocmtune_gpu_pcie_link_transfers_per_second") == round(p["speed_gt_s"] * 1e9),
+      f"export: PCIe rate {metric('rocmtune_gpu_pcie_link_transfers_per_second')} T/s == status's {p['speed_gt_s']} GT/s")
+if metrics:
+    check(metric("rocmtune_gpu_throttling") == 1, "export: rocmtune_gpu_throttling 1 (the fixture's throttle_status)")
 
 world = json.load(open(os.path.join(tmp, "status-world.json")))
 check(world["gpus"] and all("live" not in g for g in world["gpus"]), "--root WORLD: no `live` key on any GPU")
