@@ -173,6 +173,30 @@ ct systemd-analyze security --no-pager rocmtuned.service >"$WORK/security.txt" 2
 echo "with the world drop-in (RestrictSUIDSGID=no): $(grep "Overall exposure level" "$WORK/security.txt")" || fail "no exposure level"
 grep -q "Overall exposure level" "$WORK/security.txt" || fail "no exposure level: $(tail -3 "$WORK/security.txt")"
 
+# --- the fleet export, as rocmtune-export.timer runs it -----------------------------------------
+# Its sandbox for real: root writes node_exporter's directory, which belongs to another user
+# (CAP_DAC_OVERRIDE), rocm-smi-lib's child gets its mount namespace, the helper publishes.
+if [ -f "$R/usr/lib/systemd/system/rocmtune-export.service" ] || [ -f "$R/lib/systemd/system/rocmtune-export.service" ]; then
+  [ "$(ct systemctl is-enabled rocmtune-export.timer 2>/dev/null)" != enabled ] ||
+    fail "the package enabled rocmtune-export.timer (off until the admin enables it)"
+  ct systemctl start rocmtune-export.service
+  [ "$(ct systemctl show -P Result rocmtune-export.service)" = success ] ||
+    fail "rocmtune-export.service without export.toml: $(ct systemctl show -P Result rocmtune-export.service)"
+  mkdir -p "$R/var/lib/prometheus/node-exporter" "$R/etc/rocmtune"
+  chown 65534:65534 "$R/var/lib/prometheus/node-exporter"
+  chmod 0755 "$R/var/lib/prometheus/node-exporter"
+  printf '[prometheus]\nenabled = true\n' >"$R/etc/rocmtune/export.toml"
+  ct systemctl start rocmtune-export.service
+  ct journalctl -b -u rocmtune-export.service --no-pager -o cat | tail -3
+  [ "$(ct systemctl show -P Result rocmtune-export.service)" = success ] ||
+    fail "rocmtune-export.service: Result=$(ct systemctl show -P Result rocmtune-export.service)"
+  PROM=$R/var/lib/prometheus/node-exporter/rocmtune.prom
+  grep -q '^rocmtune_info{version=' "$PROM" 2>/dev/null || fail "rocmtune-export.service wrote no export to $PROM"
+  [ "$(stat -c %a "$PROM" 2>/dev/null)" = 644 ] || fail "the export is not 0644 (node_exporter's user reads it)"
+  echo "rocmtune-export.service: wrote $(grep -c '^rocmtune_' "$PROM") series to /var/lib/prometheus/node-exporter/rocmtune.prom"
+  rm -f "$R/etc/rocmtune/export.toml"
+fi
+
 # --- reboot: runtime settings written back by rocmtune-apply@card1.service -------------------
 APPLY_UNIT=""
 for u in "$R/usr/lib/systemd/system/rocmtune-apply@.service" "$SRC/systemd/rocmtune-apply@.service"; do
