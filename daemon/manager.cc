@@ -257,7 +257,7 @@ void Manager::PublishExports(std::string_view why) {
     api::ExportOptions options;
     options.version = ROCMTUNE_VERSION;
     options.known_live = &facts;
-    auto report = api::Export(root_, std::move(inventory), options);
+    auto report = api::Export(root_, inventory, options);
     if (!report) {
       LogDropped(fmt::format("the fleet export ({})", why), report.error().message);
       return;

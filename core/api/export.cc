@@ -98,7 +98,7 @@ const std::vector<std::string>& TrialStates() {
   return kStates;
 }
 
-Result<ExportReport> Export(const sys::Root& root, detect::Inventory inventory, const ExportOptions& options) {
+Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inventory, const ExportOptions& options) {
   diagnose::AssessOptions assess;
   assess.live_facts = options.live_facts;
   assess.known_live = options.known_live;

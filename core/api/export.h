@@ -77,7 +77,7 @@ struct ExportReport {
 };
 
 // Fails as Status does: when the root, or its sys/ or proc/, cannot be read.
-Result<ExportReport> Export(const sys::Root& root, detect::Inventory inventory, const ExportOptions& options);
+Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inventory, const ExportOptions& options);
 
 // The rocmtune.export.v1 document.
 nlohmann::ordered_json ExportJson(const ExportReport& report);

@@ -12,6 +12,7 @@
 
 #include "api/export.h"
 #include "knowledge/family.h"
+#include "knowledge/known_issues.h"
 
 namespace rocmtune::api {
 

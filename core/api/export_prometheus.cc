@@ -13,6 +13,7 @@
 #include "api/export.h"
 #include "detect/pci_address.h"
 #include "knowledge/family.h"
+#include "knowledge/known_issues.h"
 
 namespace rocmtune::api {
 

@@ -35,7 +35,7 @@ ExportReport Hostile() {
   r.version = "0.1.0";
   detect::Gpu g;
   g.id = "0000:03:00.0";
-  g.marketing_name = std::string("Bad \"GPU\"\\\nname\x01", 17);  // and a NUL byte
+  g.marketing_name = std::string("Bad \"GPU\"\\\nname\x01") + std::string(1, '\0');  // and a NUL byte
   g.gfx_target = "gfx1100";
   r.assessment.inventory.gpus.push_back(g);
   r.assessment.active_profile = "rdna3-safe";
