@@ -195,8 +195,9 @@ Result<std::vector<PublishFile>> ParsePublishRequest(std::string_view text) {
   auto doc = ParseBoundedJson(text, "the publish request");
   if (!doc) return tl::unexpected(doc.error());
   const auto& j = *doc;
-  if (!j.is_object() || j.value("schema", "") != kPublishSchema || !j.contains("files") || !j["files"].is_array() ||
-      j.size() != 2)
+  // Each member's type is checked before it is read: json::value() throws on another type.
+  if (!j.is_object() || j.size() != 2 || !j.contains("schema") || !j["schema"].is_string() ||
+      j["schema"].get<std::string>() != kPublishSchema || !j.contains("files") || !j["files"].is_array())
     return Fail(ErrorCode::kInvalidData, fmt::format("the publish request is not {} (schema, files)", kPublishSchema));
   std::vector<PublishFile> out;
   for (const auto& f : j["files"]) {
