@@ -15,16 +15,11 @@ import sys
 import tempfile
 from datetime import datetime, timedelta, timezone
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_lib import ctl  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 NS = "rocmtune.org"
-
-
-def ctl(rocmtunectl, root, *args, ok=(0,)):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HSA_", "HIP_", "ROCR_", "GPU_", "AMD_"))}
-    r = subprocess.run([rocmtunectl, "--root", root, *args], capture_output=True, text=True, env=env)
-    if r.returncode not in ok:
-        raise AssertionError(f"rocmtunectl {' '.join(args)}: exit {r.returncode}: {r.stderr}")
-    return r.stdout
 
 
 def check(rocmtunectl, root, tmp):

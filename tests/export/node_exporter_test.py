@@ -27,6 +27,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_lib import ctl  # noqa: E402
+
 DEBS = "/var/cache/rocmtune-tests"
 SKIP = 77
 WORKLOADS = ("any", "conv", "gemm")
@@ -112,14 +115,6 @@ def one(series, name, **labels):
     if len(found) != 1:
         raise AssertionError(f"{name}{labels}: {len(found)} samples in the scrape, expected 1")
     return found[0]
-
-
-def ctl(rocmtunectl, root, *args, ok=(0,)):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HSA_", "HIP_", "ROCR_", "GPU_", "AMD_"))}
-    r = subprocess.run([rocmtunectl, "--root", root, *args], capture_output=True, text=True, env=env)
-    if r.returncode not in ok:
-        raise AssertionError(f"rocmtunectl {' '.join(args)}: exit {r.returncode}: {r.stderr}")
-    return r.stdout
 
 
 class Checker:
