@@ -4,11 +4,14 @@
 #include "helper/publish.h"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "helper/file_writer.h"
 #include "plan/publish.h"
 #include "test_tree.h"
 
@@ -52,6 +55,21 @@ TEST_F(PublishTest, WritesBothEnabledFilesAtomically) {
             std::filesystem::perms(0644));
   for (const auto& e : std::filesystem::directory_iterator(tree_.Path("var/lib/prometheus/node-exporter")))
     EXPECT_EQ(e.path().filename(), "rocmtune.prom") << "a temporary was left";
+}
+
+// A publish killed after its temporary was made (the helper has no journal for it): the next
+// publish replaces the leftover, and a reader never sees the half-written text.
+TEST_F(PublishTest, AKilledPublishsTemporaryIsReplacedByTheNext) {
+  ASSERT_EQ(Run(Request({{plan::PublishFormat::kPrometheus, kProm}})).status, Status::kCommitted);
+  const std::string tmp = FileWriter::TemporaryName(kPromPath);
+  tree_.Write(tmp, "# HELP rocmtune_info cut sho");
+  std::ifstream before(tree_.Path(kPromPath));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(before), {}), kProm) << "the reader saw the leftover";
+  Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  EXPECT_EQ(out.status, Status::kCommitted) << Message(out);
+  EXPECT_FALSE(Exists(tmp)) << "the leftover temporary stayed";
+  std::ifstream after(tree_.Path(kPromPath));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(after), {}), kProm);
 }
 
 TEST_F(PublishTest, RefusesWhatTheAllowListDoesNotName) {
