@@ -5,6 +5,11 @@
 #                                          must be configured with -DROCMTUNE_UNITY_BUILD=OFF: it holds
 #                                          compile_commands.json, one command per source; REGEX narrows
 #                                          the files (e.g. core/knobs/)
+#   TIDY_UNITY=1 scripts/tidy.sh BUILD_DIR    checks a unity build's batches instead (BUILD_DIR configured
+#                                          with the unity build, as `make lint LINT_UNITY=1` does): the
+#                                          same checks on the same code, each batch's headers parsed once,
+#                                          about 8 times less CPU (BENCHMARKS.md, CI); what it cannot see
+#                                          is a source missing an include another source of its batch had
 # Exit 1 when any finding is reported: every enabled check is an error (WarningsAsErrors in .clang-tidy).
 # JOBS sets the parallel clang-tidy processes (default: nproc); TIDY_CHECKS adds to .clang-tidy's checks
 # (e.g. TIDY_CHECKS='clang-analyzer-*' for a slower, deeper run).
@@ -21,8 +26,13 @@ for tool in "$RUN_CLANG_TIDY" "$CLANG_TIDY"; do
 done
 [ -f "$build/compile_commands.json" ] || {
   echo "tidy.sh: no $build/compile_commands.json: configure first (make lint does)" >&2; exit 2; }
-# A unity build's commands name Unity/unity_N_cxx.cxx, not the sources: nothing would be checked.
-if grep -q '/Unity/unity_[0-9]*_cxx\.cxx"' "$build/compile_commands.json"; then
+# A unity build's commands name Unity/unity_N_cxx.cxx, not the sources: nothing would be checked,
+# unless TIDY_UNITY=1 asks for those batches.
+unity=${TIDY_UNITY:-0}
+if [ "$unity" = 1 ]; then
+  grep -q '/Unity/unity_[0-9]*_cxx\.cxx"' "$build/compile_commands.json" || {
+    echo "tidy.sh: TIDY_UNITY=1 but $build is not a unity build" >&2; exit 2; }
+elif grep -q '/Unity/unity_[0-9]*_cxx\.cxx"' "$build/compile_commands.json"; then
   echo "tidy.sh: $build is a unity build; clang-tidy needs one command per source:" \
     "configure with -DROCMTUNE_UNITY_BUILD=OFF (make lint uses build/tidy)" >&2
   exit 2
@@ -32,13 +42,19 @@ fi
 # folder (the embedded data) are left out. Headers are checked through the sources that include them.
 files="^$(pwd -P)/(core|helper|client|daemon)/.*${filter}"
 [ -n "$filter" ] && files="^$(pwd -P)/.*${filter}"
+# The batches of the programs' and libraries' targets (those of tests/ are left out as above); the
+# sources they include are reported through .clang-tidy's HeaderFilterRegex.
+[ "$unity" = 1 ] && files="^$(cd "$build" && pwd -P)/(core|helper|client|daemon)/.*/Unity/unity_[0-9]*_cxx\.cxx$"
+# A batch is nothing but #include "x.cc" lines, which bugprone-suspicious-include exists to flag.
+checks=${TIDY_CHECKS:-}
+[ "$unity" = 1 ] && checks="${checks:+$checks,}-bugprone-suspicious-include"
 
 # -Wno-error: the build's -Werror is gcc's contract; clang's own warnings are not what this run checks
 # (.clang-tidy disables clang-diagnostic-*), and -Werror would turn them into errors nothing can filter.
 start=$(date +%s)
 set +e
 "$RUN_CLANG_TIDY" -clang-tidy-binary "$(command -v "$CLANG_TIDY")" -p "$build" -j "${JOBS:-$(nproc)}" -quiet \
-  ${TIDY_CHECKS:+-checks="$TIDY_CHECKS"} -extra-arg=-Wno-error "$files" >"$build/clang-tidy.raw" 2>&1
+  ${checks:+-checks="$checks"} -extra-arg=-Wno-error "$files" >"$build/clang-tidy.raw" 2>&1
 rc=$?
 sed 's/\x1b\[[0-9;]*m//g' "$build/clang-tidy.raw" >"$build/clang-tidy.log"  # run-clang-tidy forces --use-color
 rm -f "$build/clang-tidy.raw"

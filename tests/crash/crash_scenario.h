@@ -34,7 +34,7 @@ struct Scenario {
 struct Counts {
   size_t steps = 0;
   size_t killed = 0, recovered = 0, left_before = 0, left_after = 0;
-  size_t recovery_steps = 0, recovery_killed_ok = 0, recovery_failed_ok = 0;
+  size_t recovery_steps = 0, recovery_points_run = 0, recovery_killed_ok = 0, recovery_failed_ok = 0;
   std::vector<std::string> recovery_points;  // "16 after a kill at step 57"
   size_t injections = 0, injections_ok = 0;
 };

@@ -37,12 +37,12 @@ class TotalPrinter : public ::testing::Environment {
  public:
   void TearDown() override {
     if (g_scenarios == 0) return;
-    size_t points = g_total.steps + g_total.recovery_steps * 2 + g_total.injections;
+    size_t points = g_total.killed + g_total.recovery_points_run + g_total.injections;
     std::cout << fmt::format(
                      "crash: total of this process: {} scenarios, {} kill points ({} recovered), {} recovery kill/EIO "
                      "points, {} "
                      "errno injections ({} left the before state): {} injection points",
-                     g_scenarios, g_total.killed, g_total.recovered, g_total.recovery_steps * 2, g_total.injections,
+                     g_scenarios, g_total.killed, g_total.recovered, g_total.recovery_points_run, g_total.injections,
                      g_total.injections_ok, points)
               << std::endl;
   }
@@ -283,6 +283,7 @@ class CrashTest : public ::testing::Test {
                                {&g_total.killed, c.killed},
                                {&g_total.recovered, c.recovered},
                                {&g_total.recovery_steps, c.recovery_steps},
+                               {&g_total.recovery_points_run, c.recovery_points_run},
                                {&g_total.injections, c.injections},
                                {&g_total.injections_ok, c.injections_ok}})
       *total += part;

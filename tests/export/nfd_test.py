@@ -66,6 +66,8 @@ def main():
         return 2
     rocmtunectl, worlds = sys.argv[1:3]
     names = sys.argv[3:] or sorted(d for d in os.listdir(worlds) if os.path.isdir(os.path.join(worlds, d)))
+    if sys.argv[3:]:
+        print(f"worlds: {len(names)} named on the command line ({' '.join(names)}), a sample")
     selftest = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "nfd_check_test.py"),
                                os.path.join(HERE, "nfd_check.py")], capture_output=True, text=True)
     if selftest.returncode != 0:

@@ -273,6 +273,8 @@ def main():
         return 2
     rocmtunectl, worlds, cache = sys.argv[1:4]
     names = sys.argv[4:] or sorted(d for d in os.listdir(worlds) if os.path.isdir(os.path.join(worlds, d)))
+    if sys.argv[4:]:
+        print(f"worlds: {len(names)} named on the command line ({' '.join(names)}), a sample")
     try:
         import prometheus_client.parser  # noqa: F401
     except ImportError:
