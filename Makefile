@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check check-system check-vm vm-deps bench clean fuzz asan fuzz-deps lint lint-deps format package rpm
+.PHONY: all deps configure build demo check check-system check-vm vm-deps browser-deps bench clean fuzz asan fuzz-deps lint lint-deps format package rpm
 
 all: build
 
@@ -43,7 +43,7 @@ check: build
 # cached in $(BUILD_DIR)/chroot-cache, grub-mkconfig in a chroot, the Debian package installed,
 # upgraded and purged with dpkg, the installed package booted in systemd-nspawn, and the vm tests
 # labelled system (QEMU: hence vm-deps). Root; each skips (77) with a reason where it cannot run. CI runs it after `check`.
-check-system: vm-deps build
+check-system: vm-deps browser-deps build
 	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check-system --output-on-failure -L '^system$$'
 
 # Real boots in QEMU (label `vm`, tests/vm/, README.md "Boot tests in QEMU"): a Debian 12 image with
@@ -53,6 +53,10 @@ check-system: vm-deps build
 # not built: the image gets the package scripts/build-deb.sh builds in its own copy of the tree.
 vm-deps: deps
 	@scripts/install-deps.sh --vm
+
+# The Cockpit page's browser tests (daemon.cockpit.*, label system): cockpit-ws, chromium.
+browser-deps: deps
+	@scripts/install-deps.sh --browser
 
 check-vm: vm-deps configure
 	cd $(BUILD_DIR) && $(CURDIR)/tests/run_ctest.sh check-vm --output-on-failure -L '^vm$$'

@@ -52,10 +52,16 @@ Result<AuthorizationAnswer> ReadAuthorization(sd_bus_message* reply, const Calle
   if (auto ok = Check(sd_bus_message_read(reply, "bb", &authorized, &challenge), "reading the answer"); !ok)
     return tl::unexpected(ok.error());
   AuthorizationAnswer answer{authorized != 0, challenge != 0, ""};
+  // A challenge the caller allowed to be interactive that still failed: no authentication agent
+  // answered for that user (none runs, as in a Cockpit session without administrative access).
   if (!answer.authorized)
-    answer.why = answer.challenge
-                     ? fmt::format("{} needs authentication; allow interactive authorization (or use sudo)", action)
-                     : fmt::format("polkit does not allow {} for uid {}", action, caller.uid);
+    answer.why = !answer.challenge ? fmt::format("polkit does not allow {} for uid {}", action, caller.uid)
+                 : caller.interactive
+                     ? fmt::format(
+                           "{} needs an administrator's authentication, and no polkit agent answered for "
+                           "uid {} (use sudo, or Cockpit's administrative access)",
+                           action, caller.uid)
+                     : fmt::format("{} needs authentication; allow interactive authorization (or use sudo)", action);
   return answer;
 }
 

@@ -4,7 +4,8 @@
 # With --fuzz: only what `make fuzz` adds (clang and its sanitizer/libFuzzer runtimes); `make check`
 # never needs clang. With --lint: only what `make lint` / `make format` add (clang-format and clang-tidy 14:
 # pinned, as their output changes between releases; shellcheck, Debian 12's 0.9.0). With --vm: only
-# what the QEMU boot tests add (`make check-vm`, and check-system's vm tests; tests/vm/).
+# what the QEMU boot tests add (`make check-vm`, and check-system's vm tests; tests/vm/). With
+# --browser: only what the Cockpit page's browser tests add (check-system's daemon.cockpit.*).
 set -eu
 
 BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
@@ -37,11 +38,17 @@ LINT="clang-format-14 clang-tidy-14 shellcheck"
 # sfdisk (fdisk), mkfs.vfat (dosfstools) and mtools for the ESP. GRUB's tools and systemd-boot come
 # from the image's own root (debootstrap, in TEST).
 VM="qemu-system-x86 qemu-utils ovmf e2fsprogs fdisk dosfstools mtools openssh-client"
+# The Cockpit page in a real browser (tests/daemon/suite/test_cockpit.py): Debian 12's Cockpit 287
+# web server and bridge (cockpit-ws --local-session; installed without systemd running, nothing
+# starts), headless chromium with its chromedriver, python3-selenium to drive it, iproute2 to
+# bring up the loopback of the test's network namespace, and a font for the screenshots.
+BROWSER="cockpit-ws cockpit-bridge chromium chromium-driver python3-selenium iproute2 fonts-liberation"
 
 wanted="$BUILD $TEST"
 [ "${1:-}" = --fuzz ] && wanted="$FUZZ"
 [ "${1:-}" = --lint ] && wanted="$LINT"
 [ "${1:-}" = --vm ] && wanted="$VM"
+[ "${1:-}" = --browser ] && wanted="$BROWSER"
 
 missing=""
 for p in $wanted; do

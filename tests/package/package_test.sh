@@ -30,6 +30,18 @@ if [ "${4:-}" != --inner ]; then
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-package-XXXXXX")
   trap 'rm -rf "$WORK"' EXIT
   dpkg-deb -x "$DEB" "$WORK/content" || fail "dpkg-deb -x $DEB"
+  # The Cockpit page is its own package (cockpit/README.md): its four files there, none in rocmtune.
+  COCKPIT_DEB=$(find "$BUILD/package" -maxdepth 1 -name 'cockpit-rocmtune_*_all.deb' | head -1)
+  [ -f "$COCKPIT_DEB" ] || fail "no cockpit-rocmtune_*_all.deb in $BUILD/package"
+  [ -e "$WORK/content/usr/share/cockpit" ] && fail "rocmtune's package holds /usr/share/cockpit"
+  dpkg-deb -x "$COCKPIT_DEB" "$WORK/cockpit" || fail "dpkg-deb -x $COCKPIT_DEB"
+  for f in manifest.json index.html rocmtune.js rocmtune.css; do
+    cmp -s "$WORK/cockpit/usr/share/cockpit/rocmtune/$f" "$SRC/cockpit/$f" ||
+      fail "cockpit-rocmtune's /usr/share/cockpit/rocmtune/$f is not cockpit/$f"
+  done
+  dpkg-deb -f "$COCKPIT_DEB" Depends | grep -q 'cockpit-bridge (>= 239), rocmtune (>= ' ||
+    fail "cockpit-rocmtune's Depends: $(dpkg-deb -f "$COCKPIT_DEB" Depends)"
+  echo "ok: cockpit-rocmtune holds the page ($(dpkg-deb -f "$COCKPIT_DEB" Depends))"
   . "$SRC/tests/system/cached_root.sh"
   # The root holds what the package's Depends name (dpkg -i checks them itself: nothing is fetched).
   cached_root "$CACHE" "$DEB"

@@ -1,0 +1,151 @@
+# rocmtune's Cockpit page (cockpit/) in a real browser: Debian's cockpit-ws with --local-session
+# (cockpit-bridge) on 127.0.0.1:9090 in a network namespace of its own, the private system bus
+# with rocmtuned on a world, headless Debian chromium driven by python3-selenium + chromedriver
+# (tests/daemon/cockpit_browser.py). What the page shows must be what rocmtuned's documents say
+# (the same documents rocmtunectl renders); a change made there must land in the world's files
+# and in history, and be undone by its Revert; an unprivileged user's change is refused with the
+# reason and writes nothing; no console error, every control named, no sideways scrolling at
+# 1280x800 or 400 px wide. Screenshots go to ./cockpit-artifacts (the test's build directory).
+import json
+import os
+import pwd
+import subprocess
+import unittest
+
+from fixture import DaemonTest
+
+TIMEOUT = 600
+LABELS = "system"
+PROFILE = "rdna2-consumer-compat"
+ENV_FILE = "etc/environment.d/90-rocmtune.conf"
+ARTIFACTS = os.path.join(os.getcwd(), "cockpit-artifacts")
+
+
+class CockpitTest(DaemonTest):
+    def setUp(self):
+        super().setUp()
+        self.require_root("the helper, polkitd and the network namespace need root")
+        for tool, package in (("/usr/lib/cockpit/cockpit-ws", "cockpit-ws"), ("cockpit-bridge", "cockpit-bridge"),
+                              ("chromium", "chromium"), ("chromedriver", "chromium-driver"), ("ip", "iproute2")):
+            self.require_tool(tool, package)
+        if subprocess.run(["/usr/bin/python3", "-c", "import selenium"], capture_output=True).returncode != 0:
+            raise unittest.SkipTest("python3-selenium is not installed")
+        probe = subprocess.run(["unshare", "--net", "true"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            raise unittest.SkipTest(f"no network namespace here: {probe.stderr.strip()}")
+        self.start_bus("/usr/share/dbus-1/system.d")
+        self.start_polkitd()
+        os.makedirs(ARTIFACTS, exist_ok=True)
+
+    def serve(self, world):
+        self.w = self.world(world)
+        self.start_helper(self.w)
+        self.start_daemon(self.w)
+
+    def browse(self, scenario, user="root"):
+        argv = ["unshare", "--net", "/usr/bin/python3", os.path.join(self.pydir, "cockpit_browser.py"),
+                "--bus", self.bus_address, "--package", os.path.join(self.src, "cockpit"), "--world", self.w,
+                "--artifacts", ARTIFACTS, "--scenario", scenario, "--user", user, "--profile", PROFILE]
+        r = self.run_cmd(argv, timeout=TIMEOUT - 60)
+        print(r.stderr[-4000:])
+        self.assertEqual(r.returncode, 0, r.stderr[-4000:])
+        report = json.loads(r.stdout)
+        print(f"cockpit ({scenario}): {report['seconds']} s in the browser; screenshots: "
+              f"{', '.join(report['screenshots'])}")
+        self.assertNotIn("failure", report, json.dumps(report, indent=1)[:6000])
+        self.assertEqual(report["errors"], [], "errors the page met")
+        self.assertEqual(report["console"], [], "the console's errors")
+        return report
+
+    def docs(self):
+        """The documents the page renders, read from rocmtuned directly."""
+        return {"status": self.doc("Describe"),
+                "doctor": self.doc("Doctor", "s", ""),
+                **{w: self.doc("CheckCompute", "ss", w, "") for w in ("any", "conv", "gemm")}}
+
+    def doc(self, method, *args):
+        return json.loads(self.call_json(method, *args))
+
+    def assert_same_as_daemon(self, report):
+        docs = self.docs()
+        status = docs["status"]
+        self.assertEqual(report["state"], "ready", report["status_line"])
+        # Each GPU with its gfx target and, per workload, the daemon's verdict.
+        self.assertEqual(len(report["gpus"]), len(status["gpus"]))
+        for text, g in zip(report["gpus"], status["gpus"]):
+            self.assertIn(g["id"], text)
+            self.assertIn(g["gfx_target"], text)
+            self.assertIn(g["family"], text)
+            for w, label in (("any", "any workload"), ("conv", "convolutions"), ("gemm", "GEMM")):
+                mine = next(x for x in docs[w]["gpus"] if x["id"] == g["id"])
+                line = next(ln for ln in text.splitlines() if ln.startswith(f"Compute, {label}"))
+                self.assertTrue(line.endswith(": safe" if mine["safe"] else ": not safe"), f"{line!r} vs {mine['safe']}")
+                for reason in mine["reasons"]:
+                    self.assertIn(reason["title"], text)
+        # Every finding, in the daemon's order, with its fix and sources.
+        findings = docs["doctor"]["findings"]
+        self.assertGreater(len(findings), 0)
+        self.assertEqual(len(report["findings"]), len(findings))
+        for text, f in zip(report["findings"], findings):
+            self.assertIn(f["what"], text)
+            if f["fix"]["text"]:
+                self.assertIn(f["fix"]["text"], text)
+            for s in f["sources"]:
+                self.assertIn(s, text)
+        self.assertEqual(report["knob_keys"], [k["key"] for k in status["knobs"]])
+        self.assertIn(PROFILE, report["profiles"])
+        self.assertEqual(report["unnamed_controls"], [])
+
+    def test_a_world_with_safe_gpus_reads_the_same(self):
+        # Eight MI210s where every workload is safe: the page's verdicts are the daemon's, both ways.
+        self.serve("mi210x8")
+        report = self.browse("read")
+        self.assert_same_as_daemon(report)
+        self.assertEqual(len(report["gpus"]), 8)
+        self.assertIn("Compute, any workload\nsafe", report["overview"])
+
+    def test_reads_applies_and_reverts_as_root(self):
+        self.serve("rx6600")
+        before = self.world_hash(self.w)
+        report = self.browse("root")
+        self.assert_same_as_daemon(report)
+        self.assertLessEqual(report["wide_overflow"], 0, "sideways scrolling at 1280x800")
+        self.assertLessEqual(report["narrow_overflow"], 0, "sideways scrolling at 400 px")
+        # Keyboard: Tab reached the profile choice, then its button; Enter showed the plan and moved
+        # the focus to it.
+        self.assertIn("profile-select", report["tab_order"])
+        self.assertEqual(report["tab_order"][-1], "plan-button")
+        self.assertEqual(report.get("plan_focus"), "plan-h")
+        # The plan shows the diff rocmtunectl would write, before anything is written.
+        self.assertIsNone(report["env_before"])
+        self.assertIn("+HSA_OVERRIDE_GFX_VERSION=10.3.0", report["plan"])
+        # Applied: the file, the outcome, history with a Revert, the active profile.
+        self.assertEqual(report["apply"]["state"], "done", report["apply"]["text"])
+        self.assertIn("Transaction 1 committed", report["apply"]["text"])
+        self.assertIn("HSA_OVERRIDE_GFX_VERSION=10.3.0", report["env_after_apply"] or "")
+        self.assertTrue(any(f"apply {PROFILE}" in row for row in report["history_after_apply"]))
+        self.assertIn(f"Active profile\n{PROFILE}", report["overview_after_apply"])
+        # Reverted: the file gone, history says so, the world as before but for the journal.
+        self.assertEqual(report["revert"]["state"], "done", report["revert"]["text"])
+        self.assertIsNone(report["env_after_revert"])
+        self.assertEqual(len(report["history_after_revert"]), 2)
+        history = self.doc("History")
+        self.assertEqual([t["verb"] for t in history["transactions"]], ["apply", "revert"])
+        self.assertFalse(history["transactions"][0]["in_effect"])
+        self.assertNotEqual(self.world_hash(self.w), before)  # the journal holds both
+        self.assertFalse(os.path.exists(os.path.join(self.w, ENV_FILE)))
+
+    def test_an_unprivileged_user_sees_why_and_changes_nothing(self):
+        self.require_nobody()
+        self.serve("rx6600")
+        before = self.world_hash(self.w)
+        report = self.browse("denied", user="nobody")
+        self.assertEqual(report["state"], "ready", report["status_line"])
+        self.assertIn("+HSA_OVERRIDE_GFX_VERSION=10.3.0", report["plan"])
+        self.assertEqual(report["apply"]["state"], "failed", report["apply"]["text"])
+        self.assertIn("Not authorized", report["apply"]["text"])
+        uid = pwd.getpwnam("nobody").pw_uid
+        self.assertIn("org.rocmtune1.apply needs an administrator's authentication, and no polkit agent "
+                      f"answered for uid {uid}", report["apply"]["text"])
+        self.assertIsNone(report["env_after_apply"])
+        self.assertEqual(self.world_hash(self.w), before)
