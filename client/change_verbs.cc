@@ -1,6 +1,7 @@
-// apply, set, unset, revert, reset: rocmtuned runs them (polkit asks, rocmtune-helper writes), or
-// the core here with the helper as a child (--root, or no daemon). Either way the outcome is the
-// rocmtune.result.v1 document, rendered by client/result_render.cc or printed (--json).
+// apply, set, unset, revert, reset (and reapply, trial cancel through ChangeThroughDaemon):
+// rocmtuned runs them (polkit asks, rocmtune-helper writes), or the core here with the helper as a
+// child (--root, or no daemon). Either way the outcome is the rocmtune.result.v1 document, rendered
+// by client/result_render.cc or printed (--json).
 #include <systemd/sd-bus.h>
 
 #include <CLI/CLI.hpp>
@@ -84,19 +85,23 @@ int RunChange(const Context& ctx, const Args& args, const char* method, const Ap
   if (args.reboot && ctx.root_given)
     return Failed(ctx, Error{ErrorCode::kInvalidArgument, 0, "--reboot reboots this machine: not with --root"},
                   kExitUsage);
-  if (method != nullptr) {
-    // polkit may ask an admin for a password: an agent on this terminal answers it.
-    bool interactive = !ctx.no_ask_password && !args.check;
-    std::optional<PolkitAgent> agent;
-    if (interactive) agent.emplace();
-    std::optional<BusReply> reply = AskDaemon(ctx, method, append, {.change = true, .interactive = interactive});
-    agent.reset();
-    if (reply) return ShowDaemonResult(ctx, args, *reply, method);
-  }
+  if (method != nullptr)
+    if (std::optional<int> rc = ChangeThroughDaemon(ctx, args, method, append)) return *rc;
   return RunLocal(ctx, args, request);
 }
 
 }  // namespace
+
+std::optional<int> ChangeThroughDaemon(const Context& ctx, const Args& args, const char* method, const Append& append) {
+  // polkit may ask an admin for a password: an agent on this terminal answers it.
+  bool interactive = !ctx.no_ask_password && !args.check;
+  std::optional<PolkitAgent> agent;
+  if (interactive) agent.emplace();
+  std::optional<BusReply> reply = AskDaemon(ctx, method, append, {.change = true, .interactive = interactive});
+  agent.reset();
+  if (!reply) return std::nullopt;
+  return ShowDaemonResult(ctx, args, *reply, method);
+}
 
 void AddAdminLinesOption(CLI::App& sub, Args& args) {
   sub.add_flag("--admin-lines", args.admin_lines,

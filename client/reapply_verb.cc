@@ -1,6 +1,11 @@
 // reapply [CARD]: the core writes back the runtime attributes rocmtune keeps set that a reboot,
 // GPU reset or resume undid (core/api/reapply.h); this shows the plan and the outcome, or prints
 // the result document. rocmtune-apply@.service runs it as `rocmtunectl --root / reapply -- cardN`.
+#include <systemd/sd-bus.h>
+
+#include <optional>
+#include <string>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -52,12 +57,18 @@ int RunReapply(const Context& ctx, const Args& args) {
                                       given)},
                     kExitUsage);
   }
+  const std::string card = args.operands.empty() ? "" : args.operands.front();
+  // Through rocmtuned (polkit's org.rocmtune1.set) unless --root, no daemon, or --check/--force,
+  // which its Reapply does not take: those run here.
+  if (!args.check && !args.force)
+    if (std::optional<int> rc = ChangeThroughDaemon(
+            ctx, args, "Reapply", [&](sd_bus_message* m) { return sd_bus_message_append(m, "s", card.c_str()); }))
+      return *rc;
   auto root = ctx.OpenRoot();
   if (!root) return Failed(ctx, root.error(), kExitFailed);
   LocalWriter writer(ctx);
   api::ChangeOptions options{args.check, args.force, nullptr};
   if (!ctx.json) options.on_planned = [](const api::ChangeReport& r) { PrintPlan(r); };
-  const std::string card = args.operands.empty() ? "" : args.operands.front();
   Result<api::ChangeReport> report = api::Reapply(*root, card, options, writer);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (ctx.json) fmt::print("{}\n", JsonText(api::ResultJson(*report)));

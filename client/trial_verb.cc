@@ -212,6 +212,9 @@ int RunTrial(const Context& ctx, const Args& args) {
                   Error{ErrorCode::kInvalidArgument, 0,
                         fmt::format("trial {} is run by rocmtune's boot units: give --boot to run it by hand", action)},
                   kExitUsage);
+  // cancel through rocmtuned (polkit's org.rocmtune1.revert) unless --root, no daemon or --check.
+  if (action == "cancel" && !args.check)
+    if (std::optional<int> rc = ChangeThroughDaemon(ctx, args, "CancelTrial", {})) return *rc;
   LocalWriter writer(ctx);
   api::ChangeOptions options{args.check, false, nullptr};
   if (!ctx.json) options.on_planned = [&](const api::ChangeReport& r) { PrintPlan(api::ResultJson(r), args); };

@@ -3,12 +3,14 @@
 // core (core/api) and render its report as a table or print its document.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "client/context.h"
+#include "client/daemon_link.h"
 
 namespace CLI {  // NOLINT(readability-identifier-naming): CLI11's namespace, declared here
 class App;
@@ -77,6 +79,9 @@ int RebootIntoTrial(const Args& args, bool changed, int rc);
 void AddSetUnsetOptions(CLI::App& sub, Args& args);
 void AddTrialVerbOptions(CLI::App& sub, Args& args);
 int RunTrial(const Context& ctx, const Args& args);
+// A change as rocmtuned's METHOD (`append` adds its arguments), shown as apply's is: the exit code,
+// or nullopt when the daemon path does not apply (--root, no daemon) and the verb runs it here.
+std::optional<int> ChangeThroughDaemon(const Context& ctx, const Args& args, const char* method, const Append& append);
 // doctor --log's reader (a regular file or "-", bounded), also trial check --kernel-log's.
 Result<std::string> ReadLogFile(const std::string& path);
 int RunPurgePlan(const Context& ctx, const Args& args);

@@ -283,6 +283,45 @@
         }
     }
 
+    // rocmtune.trial.v1: a trial boot a change prepared, and what its check saw.
+    const TRIAL_WORDS = {
+        prepared: "prepared: the next boot is the trial (once), the boot after it the old default",
+        booted: "booted: the trial boot is running its check",
+        confirmed: "confirmed: the check passed; the change is made permanent once the boot completes",
+        failed: "failed: the change was not kept",
+        committed: "committed: the change was made permanent",
+        cancelled: "cancelled",
+    };
+
+    function renderTrial(trial) {
+        const box = clear($("trial-state"));
+        const cancel = $("trial-cancel");
+        cancel.hidden = true;
+        if (!trial) {
+            box.append(el("p", {}, "The trial state could not be read."));
+            return;
+        }
+        if (trial.state === "none") {
+            box.append(el("p", {}, "No trial boot was ever prepared here."));
+            return;
+        }
+        const dl = el("dl", { class: "facts" });
+        fact(dl, "Trial", trial.id);
+        fact(dl, "State", TRIAL_WORDS[trial.state] || trial.state);
+        if (trial.request) fact(dl, "Change", [trial.request.verb, trial.request.profile, ...(trial.request.args || [])].filter(Boolean).join(" "));
+        if (trial.tokens && trial.tokens.length) fact(dl, "Trial boot's options", el("code", {}, trial.tokens.join(" ")));
+        fact(dl, "Updated", trial.updated || "");
+        box.append(dl);
+        if (trial.seen && trial.seen.length) {
+            box.append(el("h3", {}, "What the check saw"));
+            box.append(el("ul", {}, trial.seen.map((line) => el("li", { class: line.startsWith("FAILED") ? "sev-error" : null }, line))));
+        }
+        if (["prepared", "booted", "confirmed", "failed"].includes(trial.state)) {
+            cancel.hidden = false;
+            cancel.textContent = trial.state === "failed" ? "Dismiss the failed trial" : "Cancel the trial";
+        }
+    }
+
     // --- reading ----------------------------------------------------------------------------
 
     let lastProfiles = null;
@@ -297,6 +336,7 @@
             profiles: callJson("ListProfiles"),
             history: callJson("History"),
             verify: callJson("Verify"),
+            trial: callJson("Trial"),
         };
         const names = Object.keys(reads);
         const settled = await Promise.allSettled(Object.values(reads));
@@ -330,6 +370,7 @@
                         renderProfiles(docs.profiles, docs.status);
                     }
                     renderHistory(docs.history || null, docs.verify || null);
+                    renderTrial(docs.trial || null);
                     setState(failed.length ? "Read with gaps: " + failed.join("; ") : "Up to date.");
                     refreshes += 1;
                     document.documentElement.dataset.rtRefreshes = String(refreshes);
@@ -442,6 +483,8 @@
             if (b) change("Revert transaction " + b.dataset.id, "Revert", [b.dataset.id], "s");
         });
         $("reset-button").addEventListener("click", () => resetAsk(true));
+        $("reapply-button").addEventListener("click", () => change("Reapply runtime settings", "Reapply", [""], "s"));
+        $("trial-cancel").addEventListener("click", () => change($("trial-cancel").textContent, "CancelTrial", [], ""));
         $("reset-cancel").addEventListener("click", () => resetAsk(false));
         $("reset-confirm").classList.add("danger");
         $("reset-confirm").addEventListener("click", () => {

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/change.h"
+#include "api/reapply.h"
+#include "api/trial.h"
 #include "bus/handles.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
@@ -403,6 +405,41 @@ int ResetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   Request request{kActionRevert, {{"transaction", "all"}}, {}, false, false, {}};
   request.run = [](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Reset(root, o, w);
+  };
+  return Start(call, self, ret, std::move(request));
+}
+
+// Writes back the runtime attributes rocmtune keeps set that a reboot, GPU reset or resume undid
+// (`rocmtunectl reapply [CARD]`): the values of transactions already authorized, so the set
+// action, with the card as its detail ("" is every GPU).
+int ReapplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  const char* card_raw = nullptr;
+  if (int r = sd_bus_message_read(call, "s", &card_raw); r < 0) return r;
+  std::string card(card_raw);
+  // A DRM card (cardN) or a PCI address, as rocmtunectl takes it: nothing that could read as an
+  // option, a path or a second polkit detail line.
+  constexpr size_t kMaxCard = 64;
+  const bool word = std::all_of(card.begin(), card.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '.';
+  });
+  if (card.size() > kMaxCard || !word)
+    return SetError(ret, Error{ErrorCode::kInvalidArgument, 0,
+                               fmt::format("Reapply: '{}' is not a card: give cardN or a PCI address, or \"\" for "
+                                           "every GPU",
+                                           card.substr(0, kMaxCard))});
+  Request request{kActionSet, {{"reapply", card.empty() ? "all" : card}}, {}, false, false, {}};
+  request.run = [card](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
+    return api::Reapply(root, card, o, w);
+  };
+  return Start(call, self, ret, std::move(request));
+}
+
+// `rocmtunectl trial cancel`: a prepared trial's entry and switch removed (or a failed one
+// acknowledged); undoing a change not yet made, so the revert action.
+int CancelTrialMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  Request request{kActionRevert, {{"transaction", "trial"}}, {}, false, false, {}};
+  request.run = [](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
+    return api::CancelTrial(root, o, w);
   };
   return Start(call, self, ret, std::move(request));
 }

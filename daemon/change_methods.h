@@ -1,4 +1,4 @@
-// The changing methods — Apply, Set, Unset, Revert, Reset: arguments read on the loop, then the
+// The changing methods — Apply, Set, Unset, Revert, Reset, Reapply, CancelTrial: arguments read on the loop, then the
 // core's change runs on the change worker with the helper socket as its writer and polkit asked
 // by the writer (so a change that changes nothing never asks). A request with options.check runs
 // at once on the loop: it writes nothing (it may only have the helper read a root-only ESP).
@@ -19,6 +19,8 @@ int SetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int UnsetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int RevertMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int ResetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
+int ReapplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
+int CancelTrialMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 
 // A writer for requests that must never write (checks, Plan). It may still ask the helper to
 // read the boot loader's files on a root-only ESP (`read-boot`): a check plans what the change

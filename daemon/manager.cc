@@ -17,6 +17,7 @@
 #include "api/publish.h"
 #include "api/status.h"
 #include "api/system.h"
+#include "api/trial.h"
 #include "api/verify.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
@@ -93,6 +94,13 @@ int Verify(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   return ReplyText(call, JsonText(api::VerifyJson(api::Verify(*system))));
 }
 
+// The trial boot a `trial` change prepared (`rocmtunectl trial --json`); no authorization.
+int Trial(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  auto state = api::ReadTrial(self.root());
+  if (!state) return SetError(ret, state.error());
+  return ReplyText(call, JsonText(api::TrialJson(*state)));
+}
+
 int Explain(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* key = nullptr;
   if (int r = sd_bus_message_read(call, "s", &key); r < 0) return r;
@@ -167,6 +175,11 @@ const sd_bus_vtable kVTable[] = {
     SD_BUS_METHOD_WITH_NAMES("Revert", "s", SD_BUS_PARAM(id), "s", SD_BUS_PARAM(result_json), Method<RevertMethod>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Reset", "", , "s", SD_BUS_PARAM(result_json), Method<ResetMethod>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Reapply", "s", SD_BUS_PARAM(card), "s", SD_BUS_PARAM(result_json), Method<ReapplyMethod>,
+                             SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Trial", "", , "s", SD_BUS_PARAM(trial_json), Method<Trial>, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("CancelTrial", "", , "s", SD_BUS_PARAM(result_json), Method<CancelTrialMethod>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("History", "", , "s", SD_BUS_PARAM(history_json), Method<History>,
                              SD_BUS_VTABLE_UNPRIVILEGED),

@@ -11,7 +11,8 @@ XDG_DATA_HOME), then drives Debian's headless chromium through chromedriver (pyt
 at the page's own URL. It prints one JSON report on stdout (what the page showed, the world's
 files at each checkpoint, the console's errors, the screenshots written to ARTIFACTS); the test
 decides. Scenarios: `root` (reads, keyboard, both window sizes, plan, apply, revert), `read`
-(what the page shows, nothing more) and `denied` (an unprivileged user's refused apply).
+(what the page shows, nothing more), `trial` (a plan that needs a reboot applied as a trial, and
+Reapply) and `denied` (an unprivileged user's refused apply).
 """
 import argparse
 import json
@@ -160,6 +161,7 @@ class Page:
         r["profiles"] = self.d.execute_script(
             "return [...document.querySelectorAll('#profile-select option')].map(o => o.value)")
         r["history"] = self.texts("#history-table tbody tr")
+        r["trial_section"] = self.text("#trial-section")
         r["unnamed_controls"] = self.d.execute_script(UNNAMED)
 
 
@@ -234,6 +236,28 @@ def scenario_denied(p, a):
     p.shot("denied")
 
 
+def scenario_trial(p, a):
+    """A plan that needs a reboot offers a trial (checked); Apply then asks for one, and what
+    rocmtuned says about it is shown. Reapply and the trial section are read too."""
+    r = p.report
+    p.loaded()
+    p.d.execute_script(f"document.getElementById('profile-select').value = {json.dumps(a.profile)}")
+    p.click("#plan-button")
+    p.wait("return !document.getElementById('plan').hidden", "the plan")
+    r["plan"] = p.text("#plan")
+    r["trial_offered"] = p.d.execute_script(
+        "return !document.getElementById('trial-row').hidden && document.getElementById('trial').checked")
+    p.shot("trial-plan")
+    before = p.refreshes()
+    p.click("#apply-button")
+    r["apply"] = p.outcome(before)
+    p.shot("trial-outcome")
+    p.d.execute_script("delete document.documentElement.dataset.rtOutcome")
+    before = p.refreshes()
+    p.click("#reapply-button")
+    r["reapply"] = p.outcome(before)
+
+
 def scenario_read(p, a):
     p.loaded()
     p.shot("loaded")
@@ -257,7 +281,7 @@ def main():
         d = browser(work)
         d.get(URL)
         p = Page(d, a, report)
-        {"root": scenario_root, "denied": scenario_denied, "read": scenario_read}[a.scenario](p, a)
+        {"root": scenario_root, "denied": scenario_denied, "read": scenario_read, "trial": scenario_trial}[a.scenario](p, a)
     except Exception as e:  # the report says what failed; the test fails on it
         report["failure"] = f"{type(e).__name__}: {e}"
         if d is not None:

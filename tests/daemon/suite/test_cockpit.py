@@ -18,6 +18,31 @@ TIMEOUT = 600
 LABELS = "system"
 PROFILE = "rdna2-consumer-compat"
 ENV_FILE = "etc/environment.d/90-rocmtune.conf"
+# A trial whose check failed, as the trial boot's check leaves the state (core/plan/trial_state.h).
+FAILED_TRIAL = {
+    "schema": "rocmtune.trial.v1", "id": "0badc0de", "state": "failed",
+    "created": "2026-11-27T10:00:00Z", "updated": "2026-11-27T10:03:00Z", "setup": "grub-debian",
+    "entry": "boot/grub/rocmtune-trial.cfg", "tokens": ["iommu=pt", "panic=10", "rocmtune.trial=0badc0de"],
+    "request": {"verb": "set", "profile": "", "args": ["cmdline.iommu=pt"], "reverts": "", "admin_lines": False,
+                "force": False},
+    "baseline": {"gpus": [{"pci": "0000:03:00.0", "driver": "amdgpu"}], "verdict": "safe"},
+    "seen": ["FAILED: a GPU reset in this boot's kernel log"], "transaction": "",
+}
+# An admin's profile whose plan needs a reboot (a module option).
+TRIAL_PROFILE = """schema_version = 1
+description = "amdgpu retries page faults (a boot change to try first)"
+
+[match]
+gfx = ["gfx1010"]
+
+[[items]]
+id = "retry"
+action = "set"
+key = "amdgpu.noretry"
+value = "0"
+why = "the test's boot change"
+source = "tests/daemon/suite/test_cockpit.py"
+"""
 ARTIFACTS = os.path.join(os.getcwd(), "cockpit-artifacts")
 
 
@@ -42,10 +67,10 @@ class CockpitTest(DaemonTest):
         self.start_helper(self.w)
         self.start_daemon(self.w)
 
-    def browse(self, scenario, user="root"):
+    def browse(self, scenario, user="root", profile=PROFILE):
         argv = ["unshare", "--net", "/usr/bin/python3", os.path.join(self.pydir, "cockpit_browser.py"),
                 "--bus", self.bus_address, "--package", os.path.join(self.src, "cockpit"), "--world", self.w,
-                "--artifacts", ARTIFACTS, "--scenario", scenario, "--user", user, "--profile", PROFILE]
+                "--artifacts", ARTIFACTS, "--scenario", scenario, "--user", user, "--profile", profile]
         r = self.run_cmd(argv, timeout=TIMEOUT - 60)
         print(r.stderr[-4000:])
         self.assertEqual(r.returncode, 0, r.stderr[-4000:])
@@ -98,11 +123,51 @@ class CockpitTest(DaemonTest):
 
     def test_a_world_with_safe_gpus_reads_the_same(self):
         # Eight MI210s where every workload is safe: the page's verdicts are the daemon's, both ways.
-        self.serve("mi210x8")
+        # A trial that failed there is shown with what its check saw, and can be dismissed.
+        self.w = self.world("mi210x8")
+        os.makedirs(os.path.join(self.w, "var/lib/rocmtune"), exist_ok=True)
+        with open(os.path.join(self.w, "var/lib/rocmtune/trial"), "w") as f:
+            json.dump(FAILED_TRIAL, f, indent=2)
+        self.start_helper(self.w)
+        self.start_daemon(self.w)
         report = self.browse("read")
         self.assert_same_as_daemon(report)
         self.assertEqual(len(report["gpus"]), 8)
         self.assertIn("Compute, any workload\nsafe", report["overview"])
+        trial = self.doc("Trial")
+        self.assertEqual(trial["state"], "failed", trial)
+        self.assertIn(f"Trial\n{trial['id']}", report["trial_section"])
+        self.assertIn("failed: the change was not kept", report["trial_section"])
+        self.assertIn(trial["seen"][0], report["trial_section"])
+        self.assertIn("Dismiss the failed trial", report["trial_section"])
+
+    def test_a_boot_change_is_offered_as_a_trial(self):
+        # A Debian GRUB machine (what trials need, as daemon.trial's world) with an admin's profile
+        # that changes a module option: its plan needs a reboot, so the page offers the trial
+        # (checked) and Apply asks for one; on a tree rocmtuned plans a trial only, and the page
+        # shows its refusal word for word. Nothing is written.
+        self.w = self.world("rx5700xt")
+        for rel, text in (("usr/bin/grub-editenv", "#!/bin/sh\nexit 0\n"),
+                          ("etc/grub.d/42_rocmtune", open(os.path.join(self.src, "grub/42_rocmtune")).read()),
+                          ("proc/self/mountinfo", "22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw\n"),
+                          ("etc/rocmtune/profiles/retry.toml", TRIAL_PROFILE)):
+            os.makedirs(os.path.dirname(os.path.join(self.w, rel)), exist_ok=True)
+            with open(os.path.join(self.w, rel), "w") as f:
+                f.write(text)
+        self.start_helper(self.w)
+        self.start_daemon(self.w)
+        before = self.world_hash(self.w)
+        report = self.browse("trial", profile="retry")
+        self.assertIn("No trial boot was ever prepared here.", report["trial_section"])
+        self.assertIn("+options amdgpu noretry=0", report["plan"])
+        self.assertIn("Takes effect at the next boot.", report["plan"])
+        self.assertTrue(report["trial_offered"], "no trial offered for a plan that needs a reboot")
+        self.assertEqual(report["apply"]["state"], "failed", report["apply"]["text"])
+        self.assertIn("Trial of retry", report["apply"]["text"])
+        self.assertIn("a trial boots this machine: on a --root tree it is planned only", report["apply"]["text"])
+        self.assertEqual(report["reapply"]["state"], "done", report["reapply"]["text"])
+        self.assertIn("Nothing to change.", report["reapply"]["text"])
+        self.assertEqual(self.world_hash(self.w), before, "the trial's refusal or the reapply wrote to the world")
 
     def test_reads_applies_and_reverts_as_root(self):
         self.serve("rx6600")

@@ -6,7 +6,7 @@
 import json
 import os
 
-from fixture import DaemonTest, dbus
+from fixture import CONFIG, DaemonTest, dbus
 
 TIMEOUT = 180
 WORLD = "rx5700xt"  # Debian GRUB (grub-debian)
@@ -122,3 +122,65 @@ class TrialPolkitTest(TrialWorld):
     def test_a_rule_can_allow_trials_only(self):
         self.set_as_user("true", "org.rocmtune1.Error.Refused")
         self.set_as_user("false", "denied")
+
+
+class TrialStateTest(TrialWorld):
+    """Trial and CancelTrial: the state a trial left, read by anyone (what `rocmtunectl trial`
+    prints); dismissing it asks polkit for the revert action (a real polkitd says no to nobody,
+    nothing written). The state here is written by the test, not journaled by the helper, so
+    root's cancel is refused as drift (rocmtune never overwrites a file it did not write, even its
+    own state's); the cancel itself is ApiTrialTest's (tests/unit/api/trial_test.cc)."""
+
+    def start_bus(self, *args, **kw):
+        super().start_bus(*args, **kw)
+        self.start_polkitd()
+
+    def seed_failed(self):
+        # The state as the core writes it: the content the trial's own plan would write (Set
+        # --trial --check), then as a trial boot whose check failed leaves it.
+        name, plan = self.set_noretry(trial=dbus.Boolean(True), check=dbus.Boolean(True))
+        self.assertEqual(name, "", str(plan)[:400])
+        diff = next(c["diff"] for c in plan["changes"] if c["path"] == "var/lib/rocmtune/trial")
+        state = json.loads("".join(line[1:] + "\n" for line in diff.splitlines()
+                                   if line.startswith("+") and not line.startswith("+++")))
+        state["state"] = "failed"
+        state["seen"] = ["FAILED: a GPU reset in this boot's kernel log"]
+        self.write("var/lib/rocmtune/trial", json.dumps(state, indent=2) + "\n")
+        return state
+
+    def test_trial_is_read_by_anyone_and_cancel_asks_for_the_revert_action(self):
+        self.assertEqual(json.loads(self.call_json("Trial"))["state"], "none")
+        nothing = json.loads(self.manager().CancelTrial(timeout=60))
+        self.assertFalse(nothing["changed"], nothing)
+        state = self.seed_failed()
+        got = json.loads(self.call_json("Trial"))
+        self.assertEqual(got["state"], "failed", got)
+        self.assertEqual(got["id"], state["id"])
+        self.assertEqual(got["seen"], state["seen"])
+        cli = self.run_cmd([CONFIG["rocmtunectl"], "--root", self.w, "trial", "--json"])
+        self.assertEqual(json.loads(cli.stdout), got, "Trial differs from rocmtunectl trial --json")
+        self.assertEqual(json.loads(self.call_json("Trial", prefix=self.nobody([]))), got)
+
+        before = self.world_hash(self.w)
+        r = self.busctl("call", "org.rocmtune1", "/org/rocmtune1", "org.rocmtune1.Manager", "CancelTrial",
+                        prefix=self.nobody([]))
+        self.assertNotEqual(r.returncode, 0, r.stdout)
+        self.assertIn("org.rocmtune1.revert", r.stderr)
+        self.assertEqual(self.world_hash(self.w), before, "a refused CancelTrial wrote to the world")
+        # rocmtunectl trial cancel (no --root) asks rocmtuned the same.
+        r = self.run_cmd(self.nobody([CONFIG["rocmtunectl"], "--no-ask-password", "trial", "cancel"]))
+        self.assertEqual(r.returncode, 4, r.stdout + r.stderr)
+        self.assertIn("org.rocmtune1.revert", r.stdout + r.stderr)
+        self.assertEqual(self.world_hash(self.w), before, "a refused trial cancel wrote to the world")
+        name, text = "", ""
+        try:
+            self.manager().CancelTrial(timeout=60)
+        except dbus.DBusException as e:
+            name, text = e.get_dbus_name(), e.get_dbus_message()
+        self.assertEqual(name, "org.rocmtune1.Error.Drift", text[:400])
+        self.assertIn("var/lib/rocmtune/trial", text)
+        # The helper ran this time: its writer lock and (empty) journal directory are all it made.
+        os.unlink(os.path.join(self.w, "var/lib/rocmtune/lock"))
+        self.assertEqual(os.listdir(os.path.join(self.w, "var/lib/rocmtune/journal")), [])
+        os.rmdir(os.path.join(self.w, "var/lib/rocmtune/journal"))
+        self.assertEqual(self.world_hash(self.w), before, "a refused CancelTrial wrote to the world")
