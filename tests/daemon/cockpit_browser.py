@@ -220,6 +220,26 @@ def scenario_root(p, a):
     r["env_after_revert"] = read_world(a.world, ENV_FILE)
     r["history_after_revert"] = p.texts("#history-table tbody tr")
     p.shot("reverted")
+    # A change made elsewhere (rocmtuned's Apply from another client) appears without a reload:
+    # the page follows TransactionCommitted.
+    before = p.refreshes()
+    out = subprocess.run(["busctl", "--system", "call", "org.rocmtune1", "/org/rocmtune1", "org.rocmtune1.Manager",
+                          "Apply", "sa{sv}", a.profile, "0"], capture_output=True, text=True,
+                         env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=a.bus))
+    r["external_apply"] = out.returncode
+    p.wait(f"return +(document.documentElement.dataset.rtRefreshes || 0) > {before} && "
+           "document.querySelectorAll('#history-table tbody tr').length === 3", "the page to show the outside apply")
+    r["history_after_external"] = p.texts("#history-table tbody tr")
+    # Reset, asked twice.
+    p.click("#reset-button")
+    r["reset_confirm_focus"] = p.d.execute_script("return document.activeElement.id")
+    before = p.refreshes()
+    p.d.execute_script("delete document.documentElement.dataset.rtOutcome")
+    p.click("#reset-confirm")
+    r["reset"] = p.outcome(before)
+    r["env_after_reset"] = read_world(a.world, ENV_FILE)
+    r["history_after_reset"] = p.texts("#history-table tbody tr")
+    p.shot("reset")
 
 
 def scenario_denied(p, a):

@@ -194,10 +194,19 @@ class CockpitTest(DaemonTest):
         self.assertEqual(report["revert"]["state"], "done", report["revert"]["text"])
         self.assertIsNone(report["env_after_revert"])
         self.assertEqual(len(report["history_after_revert"]), 2)
+        # Applied from outside the page: shown without a reload (TransactionCommitted).
+        self.assertEqual(report["external_apply"], 0)
+        self.assertEqual(len(report["history_after_external"]), 3)
+        self.assertIn(f"apply {PROFILE}", report["history_after_external"][2])
+        # Reset, confirmed: the file gone again.
+        self.assertEqual(report["reset_confirm_focus"], "reset-confirm")
+        self.assertEqual(report["reset"]["state"], "done", report["reset"]["text"])
+        self.assertIsNone(report["env_after_reset"])
         history = self.doc("History")
-        self.assertEqual([t["verb"] for t in history["transactions"]], ["apply", "revert"])
-        self.assertFalse(history["transactions"][0]["in_effect"])
-        self.assertNotEqual(self.world_hash(self.w), before)  # the journal holds both
+        self.assertEqual([t["verb"] for t in history["transactions"]], ["apply", "revert", "apply", "reset"])
+        self.assertEqual(len(report["history_after_reset"]), 4)
+        self.assertFalse(any(t["in_effect"] for t in history["transactions"] if t["verb"] == "apply"))
+        self.assertNotEqual(self.world_hash(self.w), before)  # the journal holds them
         self.assertFalse(os.path.exists(os.path.join(self.w, ENV_FILE)))
 
     def test_an_unprivileged_user_sees_why_and_changes_nothing(self):
