@@ -298,7 +298,11 @@ def main():
     started = time.monotonic()
     try:
         ws = start_ws(a, work)
-        d = browser(work)
+        try:
+            d = browser(work)
+        except Exception as e:  # chromium or chromedriver cannot run here: the test skips, saying why
+            report["browser_unavailable"] = f"{type(e).__name__}: {str(e).strip()[:400]}"
+            raise
         d.get(URL)
         p = Page(d, a, report)
         {"root": scenario_root, "denied": scenario_denied, "read": scenario_read, "trial": scenario_trial}[a.scenario](p, a)
