@@ -8,15 +8,18 @@
  *
  * Changes go through the daemon, which asks polkit with the caller's identity (the Cockpit
  * session's user, or root in administrative mode: superuser "try"), the same actions as the CLI;
- * a refusal is shown with the daemon's reason. The DOM is built with textContent only: a capture's
- * strings are never parsed as HTML. */
+ * a refusal is shown with the daemon's reason. This file reads and changes; render.js (loaded
+ * first) turns each document into the page. */
 "use strict";
 
 (function () {
     const NAME = "org.rocmtune1";
     const PATH = "/org/rocmtune1";
     const IFACE = "org.rocmtune1.Manager";
-    const WORKLOADS = [["any", "any workload"], ["conv", "convolutions (MIOpen)"], ["gemm", "GEMM (rocBLAS/hipBLASLt)"]];
+    const {
+        $, el, clear, itemText, renderOverview, renderGpus, renderFindings, renderKnobs, renderProfiles,
+        describeProfile, renderResult, renderHistory, renderTrial,
+    } = window.RocmtuneRender;
 
     let client = null;
     let refreshing = null; // the running refresh, so that signals arriving meanwhile run one more
@@ -24,29 +27,7 @@
     let refreshes = 0;
     let busy = false;
     let planned = null; // {profile, doc} of the plan on screen
-
-    const $ = (id) => document.getElementById(id);
-
-    // el("p", {class: "x", "aria-label": "y"}, "text", child...) — strings become text nodes.
-    function el(tag, attrs, ...children) {
-        const e = document.createElement(tag);
-        for (const [k, v] of Object.entries(attrs || {})) {
-            if (v === null || v === undefined || v === false) continue;
-            if (k === "class") e.className = v;
-            else if (k === "text") e.textContent = v;
-            else e.setAttribute(k, v === true ? "" : String(v));
-        }
-        for (const c of children.flat()) {
-            if (c === null || c === undefined || c === false) continue;
-            e.append(typeof c === "string" ? document.createTextNode(c) : c);
-        }
-        return e;
-    }
-
-    function clear(node) {
-        while (node.firstChild) node.removeChild(node.firstChild);
-        return node;
-    }
+    let lastProfiles = null; // the last profiles.v1, for the description of the chosen one
 
     // One D-Bus call, as a native promise of its first out argument. `type` is the input signature.
     // Changes allow interactive authorization: in a Cockpit session polkit's agent may then ask.
@@ -59,12 +40,6 @@
 
     function callJson(method, args, type) {
         return call(method, args, type).then((text) => JSON.parse(text));
-    }
-
-    // One entry of a result document's lists: a string, or an object with a message.
-    function itemText(item) {
-        if (typeof item === "string") return item;
-        return (item.key ? item.key + ": " : "") + (item.message || JSON.stringify(item));
     }
 
     // What a failed call says, in words: rocmtune's typed errors carry a rocmtune.result.v1
@@ -105,226 +80,7 @@
             b.disabled = on;
     }
 
-    // --- rendering -------------------------------------------------------------------------
-
-    function fact(dl, term, value) {
-        dl.append(el("dt", {}, term), el("dd", {}, value));
-    }
-
-    function verdictText(doc) {
-        if (!doc) return el("span", { class: "muted" }, "unknown");
-        return el("span", { class: "verdict " + (doc.safe ? "safe" : "unsafe") }, doc.safe ? "safe" : "not safe");
-    }
-
-    function renderOverview(status, checks) {
-        const dl = clear($("overview-facts"));
-        fact(dl, "Active profile", status.profile || "none");
-        fact(dl, "Pending reboot", status.pending_reboot ? "yes: a change takes effect at the next boot" : "no");
-        for (const [w, label] of WORKLOADS)
-            fact(dl, "Compute, " + label, verdictText(checks[w]));
-        const sys = status.system || {};
-        fact(dl, "ROCm", sys.rocm_version || "not found");
-        fact(dl, "Kernel", sys.kernel || "unknown");
-        fact(dl, "Boot setup", sys.boot || "unknown");
-    }
-
-    function reasonItem(r) {
-        const li = el("li", {}, el("span", { class: "badge " + (r.outcome === "crash" || r.outcome === "no-gpu" ? "sev-error" : "sev-warning") }, r.outcome || ""), r.title || r.id);
-        if (r.why) li.append(el("p", {}, r.why));
-        if (r.fix && r.fix.text) li.append(el("p", {}, el("strong", {}, "Fix: "), r.fix.text));
-        if (r.sources && r.sources.length) li.append(el("p", { class: "source" }, "Source: " + r.sources.join("; ")));
-        return li;
-    }
-
-    function renderGpus(status, checks) {
-        const box = clear($("gpu-list"));
-        if (!status.gpus.length) {
-            box.append(el("p", {}, "No AMD GPU was found."));
-            return;
-        }
-        for (const g of status.gpus) {
-            const c = g.compute || {};
-            const card = el("article", { class: "gpu", "aria-labelledby": "gpu-" + g.id.replace(/[^A-Za-z0-9]/g, "-") });
-            card.append(el("h3", { id: "gpu-" + g.id.replace(/[^A-Za-z0-9]/g, "-") }, (g.marketing_name || "AMD GPU") + " ", el("span", { class: "muted" }, g.id)));
-            const dl = el("dl", { class: "facts" });
-            fact(dl, "gfx target", g.gfx_target || "unknown");
-            fact(dl, "Family", g.family || "unknown");
-            fact(dl, "KFD", g.kfd_node !== null && g.kfd_node !== undefined ? "node " + g.kfd_node + (c.usable ? ", usable" : ", not usable")
-                : "not seen by KFD: ROCm cannot use this GPU");
-            fact(dl, "ROCm support", c.supported ? "a target ROCm builds for" : "not a target ROCm builds for");
-            card.append(dl);
-            for (const [w, label] of WORKLOADS) {
-                const doc = checks[w];
-                const mine = doc && doc.gpus.find((x) => x.id === g.id);
-                const h = el("h4", {}, "Compute, " + label + ": ", mine ? verdictText(mine) : el("span", { class: "muted" }, "unknown"));
-                card.append(h);
-                if (mine && mine.reasons.length)
-                    card.append(el("ul", { class: "findings" }, mine.reasons.map(reasonItem)));
-            }
-            box.append(card);
-        }
-    }
-
-    function renderFindings(doctor) {
-        const list = clear($("finding-list"));
-        if (!doctor.findings.length) {
-            list.append(el("li", {}, "No findings."));
-            return;
-        }
-        for (const f of doctor.findings) {
-            const li = el("li", { class: "sev-" + f.severity },
-                          el("p", {}, el("span", { class: "badge sev-" + f.severity }, f.severity), f.what));
-            if (f.why) li.append(el("p", {}, f.why));
-            if (f.fix && f.fix.text) li.append(el("p", {}, el("strong", {}, "Fix: "), f.fix.text));
-            if (f.fix && f.fix.profile) li.append(el("p", {}, "Profile that fixes it: " + f.fix.profile));
-            if (f.file) li.append(el("p", { class: "source" }, "In " + f.file + (f.line ? ":" + f.line : "")));
-            if (f.sources && f.sources.length) li.append(el("p", { class: "source" }, "Source: " + f.sources.join("; ")));
-            list.append(li);
-        }
-    }
-
-    function renderKnobs(status) {
-        const body = clear($("knob-table").tBodies[0]);
-        for (const k of status.knobs) {
-            const notes = [...(k.notes || [])];
-            if (k.pending_reboot) notes.unshift("takes effect at the next boot");
-            if (k.ineffective) notes.unshift("ineffective here");
-            const where = k.configured_in ? k.configured_in + (k.line ? ":" + k.line : "") : null;
-            body.append(el("tr", {},
-                           el("th", { scope: "row", class: "mono" }, k.key),
-                           el("td", { class: "mono", title: where }, k.configured === null ? "—" : k.configured),
-                           el("td", { class: "mono" }, k.running === null ? "—" : k.running),
-                           el("td", { class: "mono" }, k.effective === null ? "—" : k.effective),
-                           el("td", {}, k.owner || "—"),
-                           el("td", {}, notes.join("; "))));
-        }
-    }
-
-    function renderProfiles(profiles, status) {
-        const select = $("profile-select");
-        const keep = select.value;
-        clear(select);
-        for (const p of profiles.profiles) {
-            const tags = [];
-            if (p.active) tags.push("active");
-            if (!p.matches) tags.push("does not match this machine");
-            select.append(el("option", { value: p.name }, p.name + (tags.length ? " (" + tags.join(", ") + ")" : "")));
-        }
-        const want = keep || status.profile || (profiles.profiles.find((p) => p.matches && !p.reset) || {}).name;
-        if (want) select.value = want;
-        describeProfile(profiles);
-    }
-
-    function describeProfile(profiles) {
-        const p = (profiles || lastProfiles || { profiles: [] }).profiles.find((x) => x.name === $("profile-select").value);
-        $("profile-about").textContent = p ? p.description + (p.reason ? " — " + p.reason : "") : "";
-    }
-
-    function diffBlock(text) {
-        const pre = el("pre", { class: "diff", tabindex: "0" });
-        for (const line of text.split("\n")) {
-            const cls = line.startsWith("+++") || line.startsWith("---") ? null
-                : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : null;
-            pre.append(el("span", { class: cls }, line + "\n"));
-        }
-        return pre;
-    }
-
-    // A rocmtune.result.v1 document (a plan, or what a change did) as the CLI shows it.
-    function renderResult(box, doc) {
-        if (doc.changes && doc.changes.length) {
-            const ul = el("ul", {});
-            for (const c of doc.changes) {
-                const li = el("li", {}, el("strong", {}, c.action + " "), el("code", {}, c.path || c.backend), c.reason ? " — " + c.reason : "");
-                if (c.diff) li.append(diffBlock(c.diff));
-                ul.append(li);
-            }
-            box.append(ul);
-        } else {
-            box.append(el("p", {}, doc.check ? "Nothing to change: the machine already has what this profile sets." : "Nothing changed."));
-        }
-        if (doc.reboot_required) box.append(el("p", {}, el("strong", {}, "Takes effect at the next boot.")));
-        for (const [title, list] of [["Refused", doc.refused], ["Conflicts", doc.conflicts], ["Errors", doc.errors], ["Warnings", doc.warnings], ["Notes", doc.notes]]) {
-            if (!list || !list.length) continue;
-            box.append(el("h4", {}, title));
-            box.append(el("ul", {}, list.map((n) => el("li", {}, itemText(n),
-                                                      n.source ? el("span", { class: "source" }, " (" + n.source + ")") : null))));
-        }
-    }
-
-    function renderHistory(history, verify) {
-        const v = clear($("verify"));
-        if (verify) {
-            v.append(el("p", {}, el("strong", {}, "Verify: "),
-                        verify.ok ? "what rocmtune configured is in effect and its files are as it left them."
-                            : verify.differences.length + " difference(s):"));
-            if (!verify.ok)
-                v.append(el("ul", {}, verify.differences.map((d) => el("li", {}, el("span", { class: "badge" }, d.kind), d.message))));
-        }
-        const body = clear($("history-table").tBodies[0]);
-        if (!history) {
-            body.append(el("tr", {}, el("td", { colspan: "6" }, "The journal could not be read.")));
-            return;
-        }
-        if (!history.transactions.length)
-            body.append(el("tr", {}, el("td", { colspan: "6" }, "No transactions: rocmtune has changed nothing here.")));
-        for (const t of history.transactions) {
-            const actions = el("td", {});
-            if (t.in_effect && !t.reverted && t.state === "committed") {
-                actions.append(el("button", { type: "button", class: "revert", "data-id": t.id, "aria-label": "Revert transaction " + t.id + ": " + t.what }, "Revert"));
-            }
-            body.append(el("tr", { "data-id": t.id },
-                           el("th", { scope: "row" }, t.id),
-                           el("td", {}, t.time),
-                           el("td", {}, t.what),
-                           el("td", {}, t.effect + (t.state !== "committed" ? " (" + t.state + ")" : "")),
-                           el("td", { class: "mono" }, t.changes.join(", ")),
-                           actions));
-        }
-    }
-
-    // rocmtune.trial.v1: a trial boot a change prepared, and what its check saw.
-    const TRIAL_WORDS = {
-        prepared: "prepared: the next boot is the trial (once), the boot after it the old default",
-        booted: "booted: the trial boot is running its check",
-        confirmed: "confirmed: the check passed; the change is made permanent once the boot completes",
-        failed: "failed: the change was not kept",
-        committed: "committed: the change was made permanent",
-        cancelled: "cancelled",
-    };
-
-    function renderTrial(trial) {
-        const box = clear($("trial-state"));
-        const cancel = $("trial-cancel");
-        cancel.hidden = true;
-        if (!trial) {
-            box.append(el("p", {}, "The trial state could not be read."));
-            return;
-        }
-        if (trial.state === "none") {
-            box.append(el("p", {}, "No trial boot was ever prepared here."));
-            return;
-        }
-        const dl = el("dl", { class: "facts" });
-        fact(dl, "Trial", trial.id);
-        fact(dl, "State", TRIAL_WORDS[trial.state] || trial.state);
-        if (trial.request) fact(dl, "Change", [trial.request.verb, trial.request.profile, ...(trial.request.args || [])].filter(Boolean).join(" "));
-        if (trial.tokens && trial.tokens.length) fact(dl, "Trial boot's options", el("code", {}, trial.tokens.join(" ")));
-        fact(dl, "Updated", trial.updated || "");
-        box.append(dl);
-        if (trial.seen && trial.seen.length) {
-            box.append(el("h3", {}, "What the check saw"));
-            box.append(el("ul", {}, trial.seen.map((line) => el("li", { class: line.startsWith("FAILED") ? "sev-error" : null }, line))));
-        }
-        if (["prepared", "booted", "confirmed", "failed"].includes(trial.state)) {
-            cancel.hidden = false;
-            cancel.textContent = trial.state === "failed" ? "Dismiss the failed trial" : "Cancel the trial";
-        }
-    }
-
     // --- reading ----------------------------------------------------------------------------
-
-    let lastProfiles = null;
 
     async function readAll() {
         const reads = {
@@ -469,7 +225,7 @@
         $("outcome").setAttribute("tabindex", "-1");
         $("profile-form").addEventListener("submit", showPlan);
         $("profile-select").addEventListener("change", () => {
-            describeProfile(null);
+            describeProfile(lastProfiles);
             closePlan();
         });
         $("apply-button").classList.add("primary");

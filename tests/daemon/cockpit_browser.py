@@ -141,6 +141,22 @@ class Page:
         self.d.execute_script(f"document.querySelector({json.dumps(css)}).scrollIntoView()")
         self.d.find_element("css selector", css).click()
 
+    def choose(self, profile):
+        self.d.execute_script(f"document.getElementById('profile-select').value = {json.dumps(profile)}")
+
+    def show_plan(self):
+        """Show plan clicked: the plan's text once it is on screen."""
+        self.click("#plan-button")
+        self.wait("return !document.getElementById('plan').hidden", "the plan")
+        return self.text("#plan")
+
+    def change(self, css):
+        """Clicks the button that makes a change: its outcome, after the page read again."""
+        self.d.execute_script("delete document.documentElement.dataset.rtOutcome")
+        before = self.refreshes()
+        self.click(css)
+        return self.outcome(before)
+
     def outcome(self, before):
         """Waits for a change's outcome and the refresh after it."""
         self.wait("return document.documentElement.dataset.rtOutcome", "the change's outcome")
@@ -201,22 +217,18 @@ def scenario_root(p, a):
     r["wide_overflow"] = p.d.execute_script(
         "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
     narrow(p)
-    p.d.execute_script(f"document.getElementById('profile-select').value = {json.dumps(a.profile)}")
+    p.choose(a.profile)
     keyboard(p)
     r["plan"] = p.text("#plan")
     p.shot("plan")
     r["env_before"] = read_world(a.world, ENV_FILE)
-    before = p.refreshes()
-    p.click("#apply-button")
-    r["apply"] = p.outcome(before)
+    r["apply"] = p.change("#apply-button")
     r["env_after_apply"] = read_world(a.world, ENV_FILE)
     p.wait("return document.querySelector('#history-table button.revert')", "a Revert button in history")
     r["history_after_apply"] = p.texts("#history-table tbody tr")
     r["overview_after_apply"] = p.text("#overview-facts")
     p.shot("applied")
-    before = p.refreshes()
-    p.click("#history-table button.revert")
-    r["revert"] = p.outcome(before)
+    r["revert"] = p.change("#history-table button.revert")
     r["env_after_revert"] = read_world(a.world, ENV_FILE)
     r["history_after_revert"] = p.texts("#history-table tbody tr")
     p.shot("reverted")
@@ -233,10 +245,7 @@ def scenario_root(p, a):
     # Reset, asked twice.
     p.click("#reset-button")
     r["reset_confirm_focus"] = p.d.execute_script("return document.activeElement.id")
-    before = p.refreshes()
-    p.d.execute_script("delete document.documentElement.dataset.rtOutcome")
-    p.click("#reset-confirm")
-    r["reset"] = p.outcome(before)
+    r["reset"] = p.change("#reset-confirm")
     r["env_after_reset"] = read_world(a.world, ENV_FILE)
     r["history_after_reset"] = p.texts("#history-table tbody tr")
     p.shot("reset")
@@ -245,13 +254,9 @@ def scenario_root(p, a):
 def scenario_denied(p, a):
     r = p.report
     p.loaded()
-    p.d.execute_script(f"document.getElementById('profile-select').value = {json.dumps(a.profile)}")
-    p.click("#plan-button")
-    p.wait("return !document.getElementById('plan').hidden", "the plan")
-    r["plan"] = p.text("#plan")
-    before = p.refreshes()
-    p.click("#apply-button")
-    r["apply"] = p.outcome(before)
+    p.choose(a.profile)
+    r["plan"] = p.show_plan()
+    r["apply"] = p.change("#apply-button")
     r["env_after_apply"] = read_world(a.world, ENV_FILE)
     p.shot("denied")
 
@@ -261,21 +266,14 @@ def scenario_trial(p, a):
     rocmtuned says about it is shown. Reapply and the trial section are read too."""
     r = p.report
     p.loaded()
-    p.d.execute_script(f"document.getElementById('profile-select').value = {json.dumps(a.profile)}")
-    p.click("#plan-button")
-    p.wait("return !document.getElementById('plan').hidden", "the plan")
-    r["plan"] = p.text("#plan")
+    p.choose(a.profile)
+    r["plan"] = p.show_plan()
     r["trial_offered"] = p.d.execute_script(
         "return !document.getElementById('trial-row').hidden && document.getElementById('trial').checked")
     p.shot("trial-plan")
-    before = p.refreshes()
-    p.click("#apply-button")
-    r["apply"] = p.outcome(before)
+    r["apply"] = p.change("#apply-button")
     p.shot("trial-outcome")
-    p.d.execute_script("delete document.documentElement.dataset.rtOutcome")
-    before = p.refreshes()
-    p.click("#reapply-button")
-    r["reapply"] = p.outcome(before)
+    r["reapply"] = p.change("#reapply-button")
 
 
 def scenario_read(p, a):
