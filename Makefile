@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 WORLD ?= tests/worlds/rx5700xt
 
-.PHONY: all deps configure build demo check check-system check-vm vm-deps browser-deps bench clean fuzz asan fuzz-deps lint lint-deps format package rpm
+.PHONY: all deps configure build demo check check-system check-vm vm-deps browser-deps bench clean fuzz asan asan-build fuzz-deps lint lint-deps format package rpm
 
 all: build
 
@@ -87,15 +87,15 @@ lint-deps: deps
 $(BUILD_DIR)/tidy/build.ninja:
 	cmake -S . -B $(BUILD_DIR)/tidy -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCMTUNE_UNITY_BUILD=OFF
 
-# LINT_UNITY=1 (CI) checks the unity build's batches instead, configured in $(BUILD_DIR)/tidy-unity:
-# the same checks at an eighth of the CPU (scripts/tidy.sh).
-$(BUILD_DIR)/tidy-unity/build.ninja:
-	cmake -S . -B $(BUILD_DIR)/tidy-unity -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCMTUNE_UNITY_BUILD=ON
-
+# LINT_UNITY=1 (CI) checks the unity build's batches instead, with the compile commands of the
+# sanitizer build ($(ASAN_DIR), clang's own commands; configured if it is not): the same checks at
+# an eighth of the CPU (scripts/tidy.sh). Either way scripts/tidy.sh checks again only what changed
+# since it last passed clean (its cache: scripts/tidy_cache.py).
 LINT_UNITY ?= 0
-TIDY_DIR = $(if $(filter 1,$(LINT_UNITY)),$(BUILD_DIR)/tidy-unity,$(BUILD_DIR)/tidy)
+ASAN_DIR ?= build-asan
+TIDY_DIR = $(if $(filter 1,$(LINT_UNITY)),$(ASAN_DIR),$(BUILD_DIR)/tidy)
 
-lint: lint-deps $(TIDY_DIR)/build.ninja
+lint: lint-deps $(if $(filter 1,$(LINT_UNITY)),fuzz-deps) $(TIDY_DIR)/build.ninja
 	@rc=0; \
 	echo "== format check self-test"; tests/lint/format_check_test.sh || rc=1; \
 	echo "== format check (scripts/format.sh --check)"; scripts/format.sh --check || rc=1; \
@@ -109,45 +109,45 @@ format:
 	@scripts/install-deps.sh --lint
 	@scripts/format.sh
 
-# Fuzzing and sanitizers (CONTRIBUTING.md, tests/fuzz/README.md). Both need clang's runtimes only
-# here: `make check` stays a gcc build.
-FUZZ_DIR ?= build-fuzz
+# Fuzzing and sanitizers (CONTRIBUTING.md, tests/fuzz/README.md): one clang build, $(ASAN_DIR),
+# serves both. Every object is compiled with ASan + UBSan and libFuzzer's coverage
+# (-fsanitize=fuzzer-no-link, ROCMTUNE_FUZZ=ON); the fuzz targets link libFuzzer, everything else
+# the sanitizer runtimes only. `make asan` builds it all and runs make check's tests in it (the
+# fuzz targets replay their corpora through libFuzzer); `make fuzz` builds the fuzz targets of the
+# same folder (nothing, after make asan) and fuzzes each for FUZZ_SECONDS. `make check` stays a
+# gcc build. CI's lint reads this folder's compile_commands.json (clang's own commands).
+ASAN_DIR ?= build-asan
+FUZZ_DIR ?= $(ASAN_DIR)
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= $(shell cat tests/fuzz/targets)
-ASAN_DIR ?= build-asan
-SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-# Both build at -O1 with line tables only (-g1) and no build type: OSS-Fuzz's default flags
+# -O1 with line tables only (-g1) and no build type: OSS-Fuzz's default flags
 # (google/oss-fuzz infra/base-images/base-clang/Dockerfile: -O1 -fno-omit-frame-pointer
 # -gline-tables-only), enough for a report's stack, at about half the compile of -O2 -g
 # (BENCHMARKS.md, CI). Without NDEBUG, the asserts run as well.
 SANITIZE_OPT = -O1 -g1
-# gcc 12 at -O1 with the sanitizers warns -Wmaybe-uninitialized inside libstdc++'s <regex> (the
-# std::function move in bits/regex_automaton.h, reached by tests/unit/api/purge_plan_test.cc), a
-# false positive -Werror turns into a failed build; the -O2 build (make check) keeps the warning.
-ASAN_WARN = -Wno-maybe-uninitialized
 # Every test's TIMEOUT times this under the sanitizers (cmake/TestTimeouts.cmake): a process under
 # ASan starts and allocates several times slower, and the daemon and crash tests start hundreds.
 ASAN_TIMEOUT_SCALE ?= 5
+# -Werror is the gcc build's contract (make check); clang's own extra warnings are shown here.
+$(ASAN_DIR)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT)" \
+	  -DROCMTUNE_FUZZ=ON -DROCMTUNE_WERROR=OFF -DROCMTUNE_TEST_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE)
 
 fuzz-deps: deps
 	@scripts/install-deps.sh --fuzz
 
-fuzz: fuzz-deps
-	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT)" \
-	  -DROCMTUNE_FUZZ=ON -DROCMTUNE_WERROR=OFF
+fuzz: fuzz-deps $(ASAN_DIR)/build.ninja
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target $(addprefix rocmtune_fuzz_,$(FUZZ_TARGETS))
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz.sh $(FUZZ_DIR) $(FUZZ_TARGETS)
 
-# make check's tests under ASan + UBSan (gcc); any report fails its test. The system tests run
-# packaged binaries in a chroot, not these; the package tests (maintainer scripts, the Ansible
-# role, the spec's file list) drive the programs through flows the integration tests already run
-# under ASan; the crash and export suites take a sample (ROCMTUNE_TEST_SAMPLE, cmake/TestTimeouts.cmake).
-asan: deps
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_FLAGS="$(SANITIZE_OPT) $(SANITIZE_FLAGS) $(ASAN_WARN)" \
-	  -DROCMTUNE_TEST_TIMEOUT_SCALE=$(ASAN_TIMEOUT_SCALE) -DROCMTUNE_TEST_SAMPLE=ON
+# make check's tests in the sanitizer build, the package tests included; any report fails its test.
+# The system tests run packaged binaries in a chroot, not these.
+asan-build: fuzz-deps $(ASAN_DIR)/build.ninja
 	cmake --build $(ASAN_DIR) -j $(JOBS)
+
+asan: asan-build
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $(CURDIR)/tests/run_ctest.sh --tmpfs asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm|package)$$'
+	  $(CURDIR)/tests/run_ctest.sh --tmpfs asan --output-on-failure -j $(JOBS) -LE '^(system|rpmbuild|vm)$$'
 
 clean:
-	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR)

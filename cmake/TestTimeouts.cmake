@@ -8,14 +8,6 @@ if(NOT ROCMTUNE_TEST_TIMEOUT_SCALE MATCHES "^[1-9][0-9]*$")
   message(FATAL_ERROR "ROCMTUNE_TEST_TIMEOUT_SCALE must be a positive integer, not '${ROCMTUNE_TEST_TIMEOUT_SCALE}'")
 endif()
 
-# The sanitizer build also takes a sample of the two combinatorial suites (the asan step's time,
-# BENCHMARKS.md "CI"): the crash scenarios fail each step with one errno in turn instead of all
-# four (every step still killed; tests/crash/crash_scenario.cc), and the export engine tests run
-# the worlds of ROCMTUNE_TEST_SAMPLE_WORLDS (a discrete GPU, one without KFD, an APU, a
-# partitioned Instinct) instead of all. make check runs every case.
-option(ROCMTUNE_TEST_SAMPLE "Run a sample of the crash and export cases (sanitizer builds)" OFF)
-set(ROCMTUNE_TEST_SAMPLE_WORLDS rx5700xt rx7900xtx strixpoint mi300x-cpx)
-
 # A TIMEOUT of `seconds` scaled, in `out` (for gtest_discover_tests' PROPERTIES).
 function(rocmtune_timeout out seconds)
   math(EXPR scaled "${seconds} * ${ROCMTUNE_TEST_TIMEOUT_SCALE}")

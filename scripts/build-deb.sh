@@ -41,11 +41,8 @@ rm -rf "$out"
 mkdir -p "$out/src"
 list | tar -C "$src" --null -T - -cf - | tar -C "$out/src" -xf -
 cd "$out/src"
-# ccache, where installed, makes the second build of the same sources quick.
-if command -v ccache >/dev/null; then
-  export CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache}
-  export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
-fi
+# ccache, where installed, makes the second build of the same sources quick: CMakeLists.txt sets
+# it up (ROCMTUNE_CCACHE) so that a copy of the tree anywhere hits the same cache entries.
 jobs=$(nproc)
 export DEB_BUILD_OPTIONS="nocheck parallel=$jobs ${DEB_BUILD_OPTIONS:-}"
 start=$SECONDS

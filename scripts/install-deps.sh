@@ -8,7 +8,7 @@
 # --browser: only what the Cockpit page's browser tests add (check-system's daemon.cockpit.*).
 set -eu
 
-BUILD="build-essential cmake ninja-build pkg-config libdrm-dev libkmod-dev \
+BUILD="build-essential cmake ninja-build ccache pkg-config libdrm-dev libkmod-dev \
 libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
 libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev libinih-dev scdoc"
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check

@@ -49,6 +49,33 @@ files="^$(pwd -P)/(core|helper|client|daemon)/.*${filter}"
 checks=${TIDY_CHECKS:-}
 [ "$unity" = 1 ] && checks="${checks:+$checks,}-bugprone-suspicious-include"
 
+# The result cache (scripts/tidy_cache.py): only sources whose preprocessed text (headers, macros,
+# comments), flags, or checks changed since they last passed clean are checked again. TIDY_CACHE
+# names its directory (default ~/.cache/rocmtune/clang-tidy, outside the clone); TIDY_CACHE=0
+# checks everything.
+cache=${TIDY_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/rocmtune/clang-tidy}
+[ -z "$cache" ] && cache=0
+keys=""
+if [ "$cache" != 0 ]; then
+  salt=$(mktemp) keys=$(mktemp)
+  trap 'rm -f "$salt" "$keys"' EXIT
+  { "$CLANG_TIDY" --version
+    find . -path './build*' -prune -o -name .clang-tidy -print | sort | xargs cat
+    printf 'checks=%s unity=%s\n' "$checks" "$unity"
+    cat "$0"; } >"$salt"
+  cache_start=$(date +%s)
+  todo=$(/usr/bin/python3 scripts/tidy_cache.py misses "$build" "$files" "$cache" "$salt" "$keys")
+  checked=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["checked"])' "$keys")
+  todo_n=$(printf '%s' "$todo" | grep -c . || true)
+  echo "tidy.sh: $todo_n of $checked source(s) changed since they last passed clean" \
+    "($(($(date +%s) - cache_start)) s to tell; cache: $cache)"
+  if [ "$todo_n" = 0 ]; then
+    echo "tidy.sh: 0 finding(s): nothing to check again"
+    exit 0
+  fi
+  files=$(printf '%s\n' "$todo" | /usr/bin/python3 -c 'import re,sys; print("^(" + "|".join(re.escape(l.rstrip("\n")) for l in sys.stdin if l.strip()) + ")$")')
+fi
+
 # -Wno-error: the build's -Werror is gcc's contract; clang's own warnings are not what this run checks
 # (.clang-tidy disables clang-diagnostic-*), and -Werror would turn them into errors nothing can filter.
 start=$(date +%s)
@@ -66,4 +93,6 @@ grep -v -e '^[^ ]*clang-tidy[^ ]* --use-color' -e '^[0-9]* warnings\? \(and [0-9
 # A finding in a header is reported once per source including it: count each place once.
 n=$(grep '^/.*: \(warning\|error\): .* \[[a-z0-9.,-]*\]$' "$build/clang-tidy.log" | sort -u | wc -l)
 echo "tidy.sh: $n finding(s) in $(($(date +%s) - start)) s (full log: $build/clang-tidy.log)"
-[ "$rc" = 0 ] && [ "$n" = 0 ]
+[ "$rc" = 0 ] && [ "$n" = 0 ] || exit 1
+# Clean: these sources need no check until what clang-tidy reads of them changes.
+[ -z "$keys" ] || /usr/bin/python3 scripts/tidy_cache.py store "$cache" "$keys"

@@ -37,19 +37,6 @@ struct NamedErrno {
 };
 constexpr NamedErrno kErrnos[] = {{ENOSPC, "ENOSPC"}, {EIO, "EIO"}, {EROFS, "EROFS"}, {EACCES, "EACCES"}};
 
-// ROCMTUNE_CRASH_SAMPLE=1 (the sanitizer build, cmake/TestTimeouts.cmake) takes every third
-// point of each kind, the kinds offset so that together they still cover every step: a step is
-// killed when its number % 3 == 1 (and always the last, the one recovered forwards), failed with
-// one errno (the four in turn) when it is 2, and recovery is killed at its steps % 3 == 0 and
-// failed with EIO at those % 3 == 1. Under ASan each fault run starts a helper several times
-// slower; make check runs every point.
-bool Sampled() {
-  const char* v = std::getenv("ROCMTUNE_CRASH_SAMPLE");
-  return v != nullptr && std::string_view(v) == "1";
-}
-constexpr size_t kStride = 3;
-bool Take(size_t number, size_t phase) { return !Sampled() || number % kStride == phase; }
-
 // Assertions failed so far in this test: a point is counted as passed only if it added none.
 size_t Failures() { return ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count(); }
 
@@ -208,7 +195,7 @@ void CrashRecovery(const Scenario& s, size_t crash_at, const std::string& scratc
   for (const LoggedStep& step : recovery_steps) {
     SCOPED_TRACE(fmt::format("recovery of a kill at step {}, itself killed or failed at {}", crash_at,
                              Where(s, step, recovery_steps.size())));
-    if (Take(step.number, 0)) {
+    {  // recovery killed at this step
       size_t failures = Failures();
       FreshCopy(crashed, run, s.in_place);
       RunResult r = RunHelper(kFaultHelper, {"--root", run, "recover"}, "",
@@ -220,7 +207,7 @@ void CrashRecovery(const Scenario& s, size_t crash_at, const std::string& scratc
       EXPECT_EQ(CheckRecovered(s, run, again), std::optional<bool>(false));
       if (Failures() == failures) ++c.recovery_killed_ok;
     }
-    if (Take(step.number, 1)) {
+    {  // recovery failing this step with EIO
       size_t failures = Failures();
       FreshCopy(crashed, run, s.in_place);
       RunResult r = RunHelper(kFaultHelper, {"--root", run, "recover"}, "",
@@ -332,8 +319,7 @@ Counts RunScenario(const Scenario& s, const std::string& scratch) {
   for (const std::string& kind : s.expected_steps)
     EXPECT_TRUE(seen.contains(kind)) << s.name << " never takes a " << kind << " step";
 
-  for (const LoggedStep& step : steps)
-    if (Take(step.number, 1) || step.number == steps.size()) KillAt(s, step, steps.size(), run, c);
+  for (const LoggedStep& step : steps) KillAt(s, step, steps.size(), run, c);
   // Recovery has the most to undo after a kill just before the commit record, and a
   // temporary to remove after one just before the last rename.
   size_t commit = 0, rename = 0;
@@ -344,9 +330,7 @@ Counts RunScenario(const Scenario& s, const std::string& scratch) {
   for (size_t crash_at : {commit, rename})
     if (crash_at > 0) CrashRecovery(s, crash_at, scratch, c);
   for (const LoggedStep& step : steps)
-    for (size_t e = 0; e < std::size(kErrnos); ++e)
-      if (!Sampled() || (Take(step.number, 2) && e == step.number / kStride % std::size(kErrnos)))
-        FailAt(s, step, steps.size(), kErrnos[e], run, c);
+    for (const NamedErrno& err : kErrnos) FailAt(s, step, steps.size(), err, run, c);
   EXPECT_EQ(Difference(s.before, Snapshot(s.base)), "") << "a run wrote in place to a file linked from the base tree";
   return c;
 }
@@ -354,16 +338,12 @@ Counts RunScenario(const Scenario& s, const std::string& scratch) {
 std::string Summary(const Scenario& s, const Counts& c) {
   std::string recovery_points;
   for (const std::string& p : c.recovery_points) recovery_points += (recovery_points.empty() ? "" : ", ") + p;
-  const std::string errnos =
-      Sampled() ? fmt::format("{} steps failed with one errno each (a sample: ROCMTUNE_CRASH_SAMPLE=1)", c.injections)
-                : fmt::format("{} steps x {} = {} injections", c.steps, std::size(kErrnos), c.injections);
   return fmt::format(
-      "crash: {}: killed at {}/{} steps, {} recovered ({} to before, {} to after); recovery killed at {} of its "
-      "steps ({}), {} recovered again, and failed with EIO at {}, {} recovered again; errno: {}, {} left the "
-      "before state",
-      s.name, c.killed, c.steps, c.recovered, c.left_before, c.left_after, Sampled() ? "a third" : "each",
-      recovery_points, c.recovery_killed_ok, Sampled() ? "another third" : "each", c.recovery_failed_ok, errnos,
-      c.injections_ok);
+      "crash: {}: killed at {}/{} steps, {} recovered ({} to before, {} to after); recovery killed at each of its "
+      "steps ({}), {} recovered again, and failed with EIO at each, {} recovered again; errno: {} steps x {} = {} "
+      "injections, {} left the before state",
+      s.name, c.killed, c.steps, c.recovered, c.left_before, c.left_after, recovery_points, c.recovery_killed_ok,
+      c.recovery_failed_ok, c.steps, std::size(kErrnos), c.injections, c.injections_ok);
 }
 
 }  // namespace rocmtune::crash
