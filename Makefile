@@ -99,6 +99,7 @@ lint: lint-deps $(if $(filter 1,$(LINT_UNITY)),fuzz-deps) $(TIDY_DIR)/build.ninj
 	@rc=0; \
 	echo "== format check self-test"; tests/lint/format_check_test.sh || rc=1; \
 	echo "== format check (scripts/format.sh --check)"; scripts/format.sh --check || rc=1; \
+	echo "== clang-tidy cache self-test"; tests/lint/tidy_cache_test.sh || rc=1; \
 	echo "== clang-tidy (scripts/tidy.sh)"; TIDY_UNITY=$(LINT_UNITY) JOBS=$(JOBS) scripts/tidy.sh $(TIDY_DIR) || rc=1; \
 	echo "== shellcheck self-test"; tests/lint/shellcheck_test.sh || rc=1; \
 	echo "== shellcheck (scripts/shellcheck.sh)"; scripts/shellcheck.sh || rc=1; \

@@ -72,7 +72,9 @@ def misses(build, regex, cache, salt_file, keys_file):
         entries = [e for e in json.load(f) if re.search(regex, e["file"])]
     with open(salt_file, "rb") as f:
         salt = f.read()
-    source = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    # The clone this script is in (TIDY_CACHE_SOURCE: another tree, for tests/lint/tidy_cache_test.sh).
+    source = os.path.realpath(os.environ.get("TIDY_CACHE_SOURCE")
+                              or os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     build_abs = os.path.realpath(build)
     # The build folder first: it is usually inside the clone.
     paths = [(build_abs.encode(), b"@BUILD@"), (source.encode(), b"@SOURCE@")]
