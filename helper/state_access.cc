@@ -53,10 +53,9 @@ Result<void> SetAccess(int fd, const StateAccess& access, mode_t mode) {
   return {};
 }
 
-void ShareJournal(const sys::Root& root, int lock_fd) {
+void ShareJournal(const sys::Root& root) {
   StateAccess access = StateAccessFor(root);
   if (!access.group) return;
-  Share(lock_fd, false, access, access.FileMode());
   int dir = OpenBeneath(root.fd(), std::string(journal::kJournalDir), O_RDONLY | O_DIRECTORY);
   if (dir < 0) return;
   sys::UniqueFd dir_fd(dir);

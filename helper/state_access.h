@@ -1,9 +1,11 @@
-// Who may read the helper's journal and lock besides root. rocmtuned runs as its own user
-// (rocmtuned.service User=rocmtune) and answers History, Describe and Verify from the journal,
-// and asks the lock whether a writer runs (journal/writer_probe.h): when `root`'s etc/group has
-// the daemon's group, the journal directory is 0750 and its records and the lock 0640, owner
-// root, group rocmtune. Without that group they stay root's alone (records and lock 0600, the
-// directory as FileWriter makes it). Only ever read access: the group gets no write bit.
+// Who may read the helper's journal besides root. rocmtuned runs as its own user
+// (rocmtuned.service User=rocmtune) and answers History, Describe and Verify from the journal:
+// when `root`'s etc/group has the daemon's group, the journal directory is 0750 and its records
+// 0640, owner root, group rocmtune. Without that group they stay root's alone (records 0600, the
+// directory as FileWriter makes it). Only ever read access: the group gets no write bit. The
+// writer's lock is root's alone either way (0600): flock(2) needs only a descriptor open for
+// reading, so a group that may read it may also hold it and stall every writer; the daemon asks
+// whether a writer runs through an O_PATH descriptor (journal/writer_probe.h).
 #pragma once
 
 #include <sys/types.h>
@@ -32,9 +34,9 @@ StateAccess StateAccessFor(const sys::Root& root);
 Result<void> SetAccess(int fd, const StateAccess& access, mode_t mode);
 
 // Brings what earlier helpers made (a journal from before rocmtuned had its own user) to the
-// modes above: the journal directory, the lock (`lock_fd`) and every regular root-owned file in
-// the journal directory. Metadata only, rewritten on every run that takes the lock; a failure is
-// left for the next run (the records themselves are untouched).
-void ShareJournal(const sys::Root& root, int lock_fd);
+// modes above: the journal directory and every regular root-owned file in it. Metadata only,
+// rewritten on every run that takes the lock; a failure is left for the next run (the records
+// themselves are untouched).
+void ShareJournal(const sys::Root& root);
 
 }  // namespace rocmtune::helper

@@ -108,7 +108,12 @@ class UserTest(DaemonTest):
         self.granted_set()
         j = os.path.join(self.w, "var/lib/rocmtune/journal")
         self.assertEqual(self.mode(j), f"750 0 {DAEMON_ID}", "journal directory")
-        self.assertEqual(self.mode(os.path.join(self.w, "var/lib/rocmtune/lock")), f"640 0 {DAEMON_ID}", "lock")
+        # The writers' lock is root's alone (security review 3, item 5): whoever may open it may
+        # hold it with flock(2) and stall every writer.
+        lock = os.path.join(self.w, "var/lib/rocmtune/lock")
+        self.assertEqual(self.mode(lock), "600 0 0", "lock")
+        self.assertNotEqual(self.run_cmd(self.as_uid(DAEMON_ID, ["cat", lock])).returncode, 0,
+                            "the daemon's user opens the writers' lock")
         records = sorted(glob.glob(os.path.join(j, "*.jsonl")))
         self.assertGreaterEqual(len(records), 2, "expected the two transactions' records")
         for f in records:

@@ -2,11 +2,16 @@
 // releases the lock when its holder dies.
 #include "helper/lock.h"
 
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "helper/executor.h"
@@ -87,6 +92,68 @@ TEST_F(WriterLockTest, TheLockFileIsRocmtunesOwnAndNotASymlink) {
   auto lock = WriterLock::Acquire(root_, hooks_, false);
   EXPECT_FALSE(lock) << "a planted symlink at the lock must not be followed";
   EXPECT_FALSE(std::filesystem::exists(outside.Path("lock")));
+}
+
+// Security review 3, item 5: the lock file was readable by the daemon's group, flock(2) needs only
+// a descriptor open for reading, and uid rocmtune holding it stalled root's offline reset and
+// `rocmtune-helper recover` for ever. A lock held only by users who are not root is replaced by
+// root's writer, which goes on; the lock is root's alone again; a root holder is still waited
+// for and named.
+TEST_F(WriterLockTest, ALockHeldOnlyByAUserWhoIsNotRootDoesNotStallRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: only root's writers replace a lock";
+  ASSERT_EQ(::chmod(tree_.path().c_str(), 0755), 0);
+  { ASSERT_TRUE(WriterLock::Acquire(root_, hooks_, false)); }
+  const std::string lock_path = tree_.Path(journal::kLockFile);
+  ASSERT_EQ(::chmod(lock_path.c_str(), 0644), 0);  // as readable as an earlier version's (0640)
+  struct stat before {};
+  ASSERT_EQ(::stat(lock_path.c_str(), &before), 0);
+  int ready[2], release[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    ::close(release[1]);
+    char c = 'n';
+    if (::setgroups(0, nullptr) == 0 && ::setresgid(65534, 65534, 65534) == 0 &&
+        ::setresuid(65534, 65534, 65534) == 0) {
+      int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0) c = 'y';
+    }
+    if (::write(ready[1], &c, 1) != 1) ::_exit(2);
+    ssize_t n = ::read(release[0], &c, 1);
+    ::_exit(n < 0 ? 3 : 0);
+  }
+  ::close(ready[1]);
+  ::close(release[0]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::close(ready[0]);
+  if (c != 'y') {
+    ::close(release[1]);
+    ::waitpid(child, nullptr, 0);
+    FAIL() << "uid 65534 could not hold the old lock: the attack was not set up";
+  }
+
+  auto lock = WriterLock::Acquire(root_, hooks_, false);
+  EXPECT_TRUE(lock) << "root's writer is stalled by uid 65534: " << lock.error().message;
+  struct stat after {};
+  ASSERT_EQ(::stat(lock_path.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mode & 07777, 0600u);
+  EXPECT_EQ(after.st_uid, 0u);
+  EXPECT_EQ(after.st_gid, 0u);
+  EXPECT_NE(after.st_ino, before.st_ino) << "the held lock file was not replaced";
+  // A second writer now waits for root's holder, and is told who it is.
+  auto second = WriterLock::Acquire(root_, hooks_, false);
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().message.find(fmt::format("held by pid {} (", ::getpid())), std::string::npos)
+      << second.error().message;
+  EXPECT_NE(second.error().message.find("uid 0)"), std::string::npos) << second.error().message;
+
+  ::close(release[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "helper/journal_writer.h"
 #include "helper/lock.h"
 #include "journal/journal.h"
+#include "journal/writer_probe.h"
 #include "test_tree.h"
 
 namespace rocmtune::helper {
@@ -180,10 +181,20 @@ TEST_F(JournalAccessTest, SharedWithTheDaemonsGroupReadOnly) {
   struct stat dir = Stat(journal::kJournalDir);
   EXPECT_EQ(dir.st_mode & 07777, 0750u);
   EXPECT_EQ(dir.st_gid, kDaemonId);
+  // The lock is root's alone (security review 3, item 5): flock(2) needs only a descriptor open
+  // for reading, so a group that reads it can hold it and stall every writer. The daemon still
+  // tells whether a writer runs, through an O_PATH descriptor.
   struct stat lock = Stat(journal::kLockFile);
-  EXPECT_EQ(lock.st_mode & 07777, 0640u);
-  EXPECT_EQ(lock.st_gid, kDaemonId);
-  EXPECT_TRUE(Readable(kDaemonId, journal::kLockFile)) << "the daemon asks the lock whether a writer runs";
+  EXPECT_EQ(lock.st_mode & 07777, 0600u);
+  EXPECT_EQ(lock.st_gid, 0u);
+  EXPECT_FALSE(Readable(kDaemonId, journal::kLockFile)) << "the daemon's user can open, and so hold, the lock";
+  auto root = sys::Root::Open(tree_.path());
+  ASSERT_TRUE(root);
+  EXPECT_EQ(AsUser(kDaemonId, [&] { return journal::WriterRunning(*root) ? 1 : 0; }), 0) << "no writer runs";
+  auto held = WriterLock::Acquire(*root, hooks_, false);
+  ASSERT_TRUE(held) << held.error().message;
+  EXPECT_EQ(AsUser(kDaemonId, [&] { return journal::WriterRunning(*root) ? 0 : 1; }), 0)
+      << "the daemon's user no longer sees a writer running";
 }
 
 TEST_F(JournalAccessTest, RootsAloneWithoutTheGroup) {
