@@ -111,11 +111,23 @@ Result<plan::HelperReply> LocalWriter::Publish(const std::vector<plan::PublishFi
 }
 
 std::string HelperPath() {
-  if (const char* env = std::getenv("ROCMTUNE_HELPER"); env && *env) return env;
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec && self == std::filesystem::path(ROCMTUNE_BUILD_CLIENT) && std::filesystem::exists(ROCMTUNE_BUILD_HELPER))
-    return ROCMTUNE_BUILD_HELPER;
+  const bool build_tree = !ec && self == std::filesystem::path(ROCMTUNE_BUILD_CLIENT);
+  // The helper is what root runs as root: an installed rocmtunectl run as root (`sudo -E`, `su`
+  // keeping the caller's environment) must not take its path from the environment, and
+  // secure_getenv(3) ignores it where the kernel marks the process secure (setuid, file
+  // capabilities). The build tree's client (tests, development) and any user's own client,
+  // whose helper runs as that user, still honour it.
+  if (const char* env = ::secure_getenv("ROCMTUNE_HELPER"); env && *env) {
+    if (build_tree || ::geteuid() != 0) return env;
+    static bool told = false;
+    if (!told)
+      fmt::print(stderr, "rocmtunectl: ROCMTUNE_HELPER is ignored: an installed rocmtunectl run as root runs {}\n",
+                 ROCMTUNE_INSTALLED_HELPER);
+    told = true;
+  }
+  if (build_tree && std::filesystem::exists(ROCMTUNE_BUILD_HELPER)) return ROCMTUNE_BUILD_HELPER;
   return ROCMTUNE_INSTALLED_HELPER;
 }
 

@@ -24,7 +24,8 @@ class LocalWriter final : public api::Writer {
   const Context& ctx_;
 };
 
-// The helper binary: $ROCMTUNE_HELPER, the build tree's when rocmtunectl runs from the build
+// The helper binary: $ROCMTUNE_HELPER (never for an installed rocmtunectl run as root, nor in a
+// setuid or file-capability context), the build tree's when rocmtunectl runs from the build
 // tree, else the installed one (libexec).
 std::string HelperPath();
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -155,6 +156,37 @@ TEST(SmallHolesCliTest, AChangeToATreeTheUserMayNotWriteIsNotAuthorized) {
   }
   ::unsetenv("ROCMTUNE_HELPER");
   EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), true), std::vector<std::string>{});
+}
+
+// Security review 3, item 7: `sudo -E rocmtunectl ...` kept the caller's ROCMTUNE_HELPER, and the
+// installed client ran that program as root. Now an installed client (here: a copy outside the
+// build tree) run as root ignores it and says so; the build tree's client still honours it.
+TEST(SmallHolesCliTest, AnInstalledClientRunAsRootIgnoresRocmtuneHelper) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: the variable is ignored only by a client running as root";
+  testing::WorldCopy w("rx5700xt");
+  const fs::path scratch = fs::path(w.root()).parent_path();
+  const std::string installed = testing::ReachableCopy(ROCMTUNECTL, (scratch / "installed").string());
+  const fs::path marker = scratch / "ran-as-root", helper = scratch / "not-the-helper";
+  {
+    std::ofstream script(helper);
+    script << "#!/bin/sh\ntouch '" << marker.string() << "'\nexit 1\n";
+  }
+  fs::permissions(helper, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+  const fs::path err = scratch / "err";
+  auto run = [&](const std::string& ctl) {
+    std::string command =
+        fmt::format("ROCMTUNE_HELPER='{}' '{}' --root '{}' set amdgpu.noretry=1 </dev/null >/dev/null 2>'{}'",
+                    helper.string(), ctl, w.root(), err.string());
+    return std::system(command.c_str());
+  };
+  (void)run(installed);
+  EXPECT_FALSE(fs::exists(marker)) << "the installed client ran $ROCMTUNE_HELPER as root";
+  std::ifstream in(err);
+  std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(said, ::testing::HasSubstr("ROCMTUNE_HELPER is ignored")) << said;
+
+  EXPECT_NE(run(ROCMTUNECTL), 0);
+  EXPECT_TRUE(fs::exists(marker)) << "the build tree's client no longer honours ROCMTUNE_HELPER (tests rely on it)";
 }
 
 }  // namespace
