@@ -71,8 +71,16 @@ std::string EscapeControl(std::string_view s, bool multiline) {
     size_t n = lead.length ? ValidPrefix(s, i, lead) : 0;
     // U+0080..U+009F: C1 controls (0x9b is CSI to many terminals), shown as their bytes.
     bool c1 = n == 2 && lead.length == 2 && b == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f;
-    if (n != lead.length || lead.length == 0 || c1) {
-      size_t bad = c1 ? 2 : 1;
+    // The bidirectional embeddings, overrides and isolates, U+202A..U+202E (e2 80 aa..ae) and
+    // U+2066..U+2069 (e2 81 a6..a9): they reorder the rest of the line as a terminal shows it
+    // (CVE-2021-42574, "Trojan Source"), so "noretry=0" could read as "0=yrteron" or worse.
+    bool bidi = false;
+    if (n == 3 && lead.length == 3 && b == 0xe2) {
+      auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+      bidi = (b1 == 0x80 && b2 >= 0xaa && b2 <= 0xae) || (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9);
+    }
+    if (n != lead.length || lead.length == 0 || c1 || bidi) {
+      size_t bad = c1 ? 2 : bidi ? 3 : 1;
       for (size_t k = 0; k < bad; ++k) AppendEscaped(out, static_cast<unsigned char>(s[i + k]));
       i += bad;
       continue;

@@ -36,8 +36,9 @@ std::optional<uint64_t> ParseHex(std::string_view s);
 std::string ToLower(std::string_view s);
 
 // Text for a terminal: C0 controls (but \n and \t when `multiline`), DEL, C1 controls
-// (U+0080..U+009F) and bytes that are not valid UTF-8 become "\xNN", so file content shown to
-// people cannot retitle the window, clear the screen or forge lines. Printable UTF-8 ("–") stays.
+// (U+0080..U+009F), the bidirectional overrides and isolates (U+202A..U+202E, U+2066..U+2069)
+// and bytes that are not valid UTF-8 become "\xNN", so file content shown to people cannot
+// retitle the window, clear the screen, forge lines or reorder them. Printable UTF-8 ("–") stays.
 std::string EscapeControl(std::string_view s, bool multiline = false);
 
 // How many bytes at the end of `s` begin a UTF-8 sequence that is not complete yet (0..3): a

@@ -70,6 +70,19 @@ TEST(EscapeControlTest, EscapesTerminalSequencesAndKeepsPrintableUtf8) {
   EXPECT_EQ(EscapeControl(std::string("nul\0!", 5)), "nul\\x00!");
 }
 
+// A bidirectional override in a comment of /etc/modprobe.d reorders what the terminal shows: every
+// embedding, override and isolate is escaped; the code points beside them (U+2029, U+202F, U+2065,
+// U+206A) and the RIGHT-TO-LEFT MARK U+200F, which reorder nothing after them, stay.
+TEST(EscapeControlTest, EscapesBidirectionalOverridesAndIsolates) {
+  EXPECT_EQ(EscapeControl("options amdgpu noretry=0 \xe2\x80\xae# 1=yrteron\xe2\x80\xac"),
+            "options amdgpu noretry=0 \\xe2\\x80\\xae# 1=yrteron\\xe2\\x80\\xac");
+  for (const char* c : {"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad", "\xe2\x80\xae", "\xe2\x81\xa6",
+                        "\xe2\x81\xa7", "\xe2\x81\xa8", "\xe2\x81\xa9"})
+    EXPECT_EQ(EscapeControl(std::string("a") + c + "b").find('\xe2'), std::string::npos) << "U+" << c;
+  for (const char* c : {"\xe2\x80\xa9", "\xe2\x80\xaf", "\xe2\x81\xa5", "\xe2\x81\xaa", "\xe2\x80\x8f"})
+    EXPECT_EQ(EscapeControl(std::string("a") + c + "b"), std::string("a") + c + "b");
+}
+
 TEST(EscapeControlTest, EscapesC1ControlsAndInvalidUtf8ByteByByte) {
   EXPECT_EQ(EscapeControl("\xc2\x9b"
                           "2J"),
