@@ -152,6 +152,48 @@ Result<UniqueFd> Root::Open(std::string_view rel, int flags) const {
   return UniqueFd(fd);
 }
 
+Result<UniqueFd> Root::OpenRegular(std::string_view rel) const {
+  auto not_regular = [&] { return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a regular file", Display(rel))); };
+  auto stat_of = [&](int fd) -> Result<struct stat> {
+    struct stat st {};
+    if (::fstat(fd, &st) == 0) return st;
+    int err = errno;
+    return Fail(ErrorCode::kIo, fmt::format("{}: {}", Display(rel), Describe(err)), err);
+  };
+  if (::geteuid() != 0) {
+    // Nothing this user may open acts by being opened; O_NONBLOCK keeps a FIFO from hanging us.
+    auto fd = Open(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (!fd) return fd;
+    auto st = stat_of(fd->get());
+    if (!st) return tl::unexpected(st.error());
+    if (!S_ISREG(st->st_mode)) return not_regular();
+    return fd;
+  }
+  // Root: a tree (a world, a --root directory, a snapshot unpacked by hand) may hold device nodes
+  // whose open(2) alone acts (a watchdog starts counting, a tape rewinds). The entry is looked up
+  // once as O_PATH, which opens nothing, and only a regular file is then opened for reading,
+  // through /proc/self/fd: the very file looked at, not a second lookup someone could swap.
+  auto path = Open(rel, O_PATH);
+  if (!path) return path;
+  auto st = stat_of(path->get());
+  if (!st) return tl::unexpected(st.error());
+  if (!S_ISREG(st->st_mode)) return not_regular();
+  std::string proc = fmt::format("/proc/self/fd/{}", path->get());
+  int raw = ::open(proc.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (raw >= 0) return UniqueFd(raw);
+  if (errno != ENOENT) {
+    int err = errno;
+    return Fail(CodeFor(err), fmt::format("{}: {}", Display(rel), Describe(err)), err);
+  }
+  // No /proc mounted: the path again, and it must still be the file looked at.
+  auto fd = Open(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd) return fd;
+  auto again = stat_of(fd->get());
+  if (!again) return tl::unexpected(again.error());
+  if (!S_ISREG(again->st_mode) || again->st_dev != st->st_dev || again->st_ino != st->st_ino) return not_regular();
+  return fd;
+}
+
 Result<std::string> Root::ReadFile(std::string_view rel, size_t max_bytes) const {
   if (auto kind = Supplemented(rel)) {
     auto file = supplement_->files.find(Relative(rel));
@@ -163,14 +205,8 @@ Result<std::string> Root::ReadFile(std::string_view rel, size_t max_bytes) const
       return Fail(ErrorCode::kTooLarge, fmt::format("{}: larger than {} bytes, not read", Display(rel), max_bytes));
     return file->second;
   }
-  auto fd = Open(rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  auto fd = OpenRegular(rel);
   if (!fd) return tl::unexpected(fd.error());
-  struct stat st {};
-  if (::fstat(fd->get(), &st) != 0) {
-    int err = errno;
-    return Fail(ErrorCode::kIo, fmt::format("{}: {}", Display(rel), Describe(err)), err);
-  }
-  if (!S_ISREG(st.st_mode)) return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a regular file", Display(rel)));
 
   std::string out;
   char buf[8192];

@@ -55,8 +55,12 @@ class Root {
   // "sys/class/drm" -> "/sys/class/drm" on the live system, "<world>/sys/class/drm" otherwise.
   std::string Display(std::string_view rel) const;
 
-  // Reads a regular file (FIFOs, devices and sockets are refused, never opened blocking).
+  // Reads a regular file (FIFOs, devices and sockets are refused, never opened blocking; as root,
+  // never opened at all: OpenRegular).
   Result<std::string> ReadFile(std::string_view rel, size_t max_bytes = kDefaultMaxBytes) const;
+  // A regular file opened for reading (kInvalidData: something else). As root the entry's type
+  // is looked at through an O_PATH descriptor before anything is opened for reading.
+  Result<UniqueFd> OpenRegular(std::string_view rel) const;
 
   // Names in a directory, sorted, without "." and "..".
   Result<std::vector<std::string>> ListDir(std::string_view rel) const;

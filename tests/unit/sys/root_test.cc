@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,6 +146,38 @@ TEST(RootTest, FifoIsRefusedWithoutBlocking) {
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().code, ErrorCode::kInvalidData);
   EXPECT_THAT(read.error().message, HasSubstr("not a regular file"));
+}
+
+// Security review 3, item 7: as root, ReadFile opened an entry before it looked at its type, and
+// opening a device node can act by itself (a watchdog starts counting). inotify reports every
+// open(2) of a watched entry (IN_OPEN); the O_PATH lookup now made first opens nothing.
+TEST(RootTest, AsRootWhatIsNotARegularFileIsNeverOpened) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: only root's reads look before they open";
+  TestTree t;
+  ASSERT_EQ(::mkfifo(t.Path("fifo").c_str(), 0600), 0);
+  // /dev/null's numbers: harmless if opened, but a device all the same.
+  ASSERT_EQ(::mknod(t.Path("null").c_str(), S_IFCHR | 0600, makedev(1, 3)), 0) << std::strerror(errno);
+  t.Symlink("to-fifo", "fifo");
+  t.Write("file", "x");
+  Root root = OpenRoot(t);
+  int in = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(in, 0);
+  for (const char* name : {"fifo", "null", "file"})
+    ASSERT_GE(::inotify_add_watch(in, t.Path(name).c_str(), IN_OPEN), 0) << name;
+  char events[4096];
+  for (const char* name : {"fifo", "null", "to-fifo"}) {
+    auto read = root.ReadFile(name);
+    ASSERT_FALSE(read) << name;
+    EXPECT_EQ(read.error().code, ErrorCode::kInvalidData) << name;
+    EXPECT_THAT(read.error().message, HasSubstr("not a regular file")) << name;
+    errno = 0;
+    EXPECT_LT(::read(in, events, sizeof(events)), 0) << name << " was opened";
+    EXPECT_EQ(errno, EAGAIN) << name;
+  }
+  // The watch sees an open: the regular file is opened and read.
+  EXPECT_EQ(root.ReadFile("file").value_or(""), "x");
+  EXPECT_GT(::read(in, events, sizeof(events)), 0) << "inotify saw no open of the regular file";
+  ::close(in);
 }
 
 TEST(RootTest, DirectoryIsNotReadAsAFile) {
