@@ -176,11 +176,26 @@ Result<void> ArchiveOut::WriteTo(int fd) const {
   return Fail(ErrorCode::kIo, fmt::format("{}: {}", path_, why.data()));
 }
 
+mode_t ContainerMode(mode_t members, bool directory) {
+  // umask(2) has no read-only form: set and restore (the snapshot's writer is single-threaded).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  mode_t mode = 0600;
+  if (members & S_IRGRP) mode |= S_IRGRP;
+  if (members & S_IROTH) mode |= S_IROTH;
+  if (directory) mode |= S_IXUSR | ((mode & S_IRGRP) ? S_IXGRP : 0) | ((mode & S_IROTH) ? S_IXOTH : 0);
+  return mode & ~mask;
+}
+
 Result<void> ArchiveOut::Finish() {
   auto temp = MakeTemp(dir_.get(), name_, path_);
   if (!temp) return tl::unexpected(temp.error());
   if (auto r = WriteTo((*temp)->fd()); !r) return r;
-  if (::fchmod((*temp)->fd(), 0644) != 0 || ::fsync((*temp)->fd()) != 0) return tl::unexpected(ArchiveErrno(path_));
+  mode_t members = 0777;
+  for (const auto& [rel, entry] : entries_)
+    if (entry.kind == Kind::kFile) members &= entry.mode;
+  if (::fchmod((*temp)->fd(), ContainerMode(members, false)) != 0 || ::fsync((*temp)->fd()) != 0)
+    return tl::unexpected(ArchiveErrno(path_));
   return (*temp)->Commit(name_, path_);
 }
 

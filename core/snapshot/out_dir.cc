@@ -118,6 +118,7 @@ Result<bool> OutDir::WriteFile(std::string_view rel, std::string_view content, i
   sys::UniqueFd fd(
       ::openat(*dir, std::string(name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & kMaxMode));
   if (!fd.valid()) return tl::unexpected(Errno(display));
+  members_ &= mode & kMaxMode;
   size_t done = 0;
   while (done < content.size()) {
     ssize_t n = ::write(fd.get(), content.data() + done, content.size() - done);
@@ -167,7 +168,7 @@ Result<void> OutDir::Finish() {
       return tl::unexpected(Errno(fmt::format("{}/{}", path_, it->first)));
   }
   open_.clear();
-  if (created_ && ::fchmod(fd_.get(), 0755) != 0) return tl::unexpected(Errno(path_));
+  if (created_ && ::fchmod(fd_.get(), ContainerMode(members_, true)) != 0) return tl::unexpected(Errno(path_));
   return {};
 }
 

@@ -33,8 +33,8 @@ class OutDir final : public Sink {
   // Makes `rel` now (0755 through the umask, so that the snapshot can write in it whatever the
   // source's mode) and narrows it to `mode` at Finish().
   Result<void> Directory(std::string_view rel, mode_t mode) override;
-  // Gives the directories their modes, deepest first, and opens the output to its readers
-  // (0755) when this OutDir created it.
+  // Gives the directories their modes, deepest first, and opens the output to its readers when
+  // this OutDir created it: as far as its most private file allows (ContainerMode, sink.h).
   Result<void> Finish() override;
 
  private:
@@ -46,6 +46,7 @@ class OutDir final : public Sink {
   std::string path_;
   sys::UniqueFd fd_;
   bool created_;
+  mode_t members_ = 0777;                                    // the AND of the files' modes
   std::vector<std::pair<std::string, sys::UniqueFd>> open_;  // components of the last Dir(), open
   std::set<std::string, std::less<>> written_;
   std::map<std::string, mode_t, std::less<>> dir_modes_;  // Directory(): applied at Finish()

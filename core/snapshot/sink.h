@@ -15,6 +15,13 @@ namespace rocmtune::snapshot {
 // for group and others. A 0600 journal stays 0600, a 0644 file 0644.
 inline constexpr mode_t kMaxMode = 0755;
 
+// The mode of what holds a snapshot (the archive file, the output directory): the owner's bits,
+// and for group and others only what every member file grants them, since one is as private as
+// its most private member (a 0600 /etc/environment makes the archive 0600 and the directory
+// 0700); then the process's umask, as any file a user makes. `members` is the AND of the member
+// files' modes (0777 when there are none).
+mode_t ContainerMode(mode_t members, bool directory);
+
 class Sink {
  public:
   virtual ~Sink() = default;

@@ -200,6 +200,11 @@ TEST(SnapshotModesTest, FilesAndDirectoriesKeepTheSourceModeAtMostInBothFormats)
   ::umask(022);
   ASSERT_EQ(w.Ctl({"snapshot", out.Path("dir")}).exit_code, kExitOk);
   ASSERT_EQ(w.Ctl({"snapshot", "--output", out.Path("bug.tar.gz")}).exit_code, kExitOk);
+  // Security review 3, item 3: the archive was 0644 (and the directory 0755) whatever it held:
+  // `sudo rocmtunectl snapshot -o /tmp/x.tar.gz` gave every user the 0600 journal. Now both are
+  // as private as their most private member.
+  EXPECT_EQ(ModeOf(out.Path("bug.tar.gz")), 0600u) << fmt::format("{:o}", ModeOf(out.Path("bug.tar.gz")));
+  EXPECT_EQ(ModeOf(out.Path("dir")), 0700u) << fmt::format("{:o}", ModeOf(out.Path("dir")));
   auto listed = ArchiveModes(out.Path("bug.tar.gz"));
   for (const auto& [rel, mode] : expected) {
     EXPECT_EQ(ModeOf(out.Path("dir/" + rel)), mode) << fmt::format("{}: {:o}", rel, ModeOf(out.Path("dir/" + rel)));

@@ -1,5 +1,7 @@
 #include "snapshot/snapshot.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -97,6 +99,24 @@ TEST(SnapshotTest, RefusesASymlinkAsTheOutputDirectory) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::kInvalidArgument);
   EXPECT_TRUE(fs::is_empty(out.Path("elsewhere")));
+}
+
+// What holds a snapshot honours the umask, as any file a user makes: 077 keeps the directory
+// and the archive the owner's even when every member is public.
+TEST(SnapshotTest, TheOutputHonoursTheUmask) {
+  TestTree src, out;
+  src.Write("proc/cmdline", "quiet\n");
+  auto root = sys::Root::Open(src.path());
+  ASSERT_TRUE(root);
+  const mode_t old = ::umask(077);
+  auto dir = WriteSnapshot(*root, out.Path("snap"));
+  auto archive = WriteSnapshotArchive(*root, out.Path("snap.tar.gz"));
+  ::umask(old);
+  ASSERT_TRUE(dir) << dir.error().message;
+  ASSERT_TRUE(archive) << archive.error().message;
+  EXPECT_EQ(fs::status(out.Path("snap")).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_EQ(fs::status(out.Path("snap.tar.gz")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TEST(SnapshotTest, CreatesTheOutputDirectoryReadableWhenDone) {
