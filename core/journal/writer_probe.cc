@@ -83,7 +83,8 @@ std::vector<LockHolder> LockHolders(std::string_view locks, dev_t dev, ino_t ino
     const std::string proc = fmt::format("/proc/{}/", l.pid);
     h.command = std::string(text::Trim(ReadProc(proc + "comm")));
     // "Uid:\t<real>\t<effective>\t<saved>\t<filesystem>"
-    for (std::string_view line : text::SplitLines(ReadProc(proc + "status"))) {
+    const std::string status = ReadProc(proc + "status");  // outlives the views SplitLines returns
+    for (std::string_view line : text::SplitLines(status)) {
       if (!line.starts_with("Uid:")) continue;
       std::istringstream fields{std::string(line.substr(4))};
       std::string real, effective;
