@@ -19,8 +19,13 @@ Result<ExplainReport> Explain(const System& system, const std::string& key_text)
   return ExplainReport{*key, std::string(backend->Name()), backend->Read(ctx, *key), backend->Describe(ctx, *key)};
 }
 
+namespace {
+// At namespace scope like export.cc's and history.cc's: in a unity batch with them it is the same
+// alias declared again, where a local one would shadow theirs (clang's -Wshadow).
+using json = nlohmann::ordered_json;
+}  // namespace
+
 nlohmann::ordered_json ExplainJson(const ExplainReport& r) {
-  using json = nlohmann::ordered_json;
   const knobs::KnobState& s = r.state;
   return WithSizes(
       json{

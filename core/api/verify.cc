@@ -23,6 +23,10 @@
 namespace rocmtune::api {
 namespace {
 
+// At namespace scope like export.cc's and history.cc's: in a unity batch with them it is the same
+// alias declared again, where a local one would shadow theirs (clang's -Wshadow).
+using json = nlohmann::ordered_json;
+
 // One row per knob, with status's CONFIGURED (the next boot's value) and RUNNING: the most
 // telling kind, and what else is wrong with the same knob in its message.
 void KnobDifferences(const System& system, std::vector<Difference>& out) {
@@ -221,7 +225,6 @@ VerifyReport Verify(const System& system) {
 }
 
 nlohmann::ordered_json VerifyJson(const VerifyReport& report) {
-  using json = nlohmann::ordered_json;
   json list = json::array();
   for (const auto& d : report.differences)
     list.push_back(WithSizes({{"kind", d.kind},
