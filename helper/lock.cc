@@ -11,8 +11,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <thread>
 
 #include <fmt/format.h>
@@ -32,11 +30,6 @@ int OpenLock(const sys::Root& root, uint64_t flags) {
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   std::string path(journal::kLockFile);
   return static_cast<int>(::syscall(SYS_openat2, root.fd(), path.c_str(), &how, sizeof(how)));
-}
-
-std::string ProcLocks() {
-  std::ifstream in("/proc/locks");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // Whether the lock's path still names the file `fd` is open on: a root writer that replaced a
@@ -125,7 +118,7 @@ Result<WriterLock> WriterLock::Acquire(const sys::Root& root, StepHook& hook, bo
       if (again()) continue;
       return churning();
     }
-    auto holders = journal::LockHolders(ProcLocks(), st.st_dev, st.st_ino);
+    auto holders = journal::LockHolders(st.st_dev, st.st_ino);
     bool strangers = as_root && !holders.empty() &&
                      std::all_of(holders.begin(), holders.end(), [](const auto& h) { return h.uid && *h.uid != 0; });
     if (strangers) {

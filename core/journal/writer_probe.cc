@@ -73,10 +73,10 @@ bool WriterRunning(const sys::Root& root) {
   return false;
 }
 
-std::vector<LockHolder> LockHolders(std::string_view locks, dev_t dev, ino_t ino) {
+std::vector<LockHolder> LockHolders(dev_t dev, ino_t ino) {
   const std::string wanted = Where(dev, ino);
   std::vector<LockHolder> out;
-  for (const LockLine& l : FlockLines(locks)) {
+  for (const LockLine& l : FlockLines(ReadProc("/proc/locks"))) {
     if (l.waiter || l.where != wanted) continue;
     LockHolder h;
     h.pid = l.pid;

@@ -28,9 +28,9 @@ struct LockHolder {
   std::optional<uid_t> uid;  // its effective uid, when /proc/PID/status could be read
   std::string command;       // /proc/PID/comm, when it could be read
 };
-// The holders of flocks on the file (`dev`, `ino`), from `locks` (the text of /proc/locks, see
-// proc(5)) and this machine's /proc/PID.
-std::vector<LockHolder> LockHolders(std::string_view locks, dev_t dev, ino_t ino);
+// The holders of flocks on the file (`dev`, `ino`), from this machine's /proc/locks (proc(5))
+// and /proc/PID.
+std::vector<LockHolder> LockHolders(dev_t dev, ino_t ino);
 // "pid 4711 (rocmtune-helper, uid 0)", joined with ", ".
 std::string DescribeHolders(const std::vector<LockHolder>& holders);
 
