@@ -20,6 +20,8 @@ constexpr size_t kMaxNodeDigits = 6;
 constexpr size_t kMaxHandleDigits = 16;  // a 64-bit pointer
 constexpr size_t kMaxGfxDigits = 6;
 constexpr size_t kMaxHandles = 64;  // distinct handles on lines without a node, resolved at the end
+// Names taken from one line: a real line names one or two; a 16 MiB line of them is not a log.
+constexpr size_t kMaxPerLine = 16;
 
 bool IsHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
 bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
@@ -36,7 +38,8 @@ std::string_view Run(std::string_view line, size_t pos, size_t max, bool hex) {
 // Every "GPU node-N" on the line, as N.
 std::vector<int> Nodes(std::string_view line) {
   std::vector<int> out;
-  for (size_t at = line.find(kNode); at != std::string_view::npos; at = line.find(kNode, at + 1)) {
+  for (size_t at = line.find(kNode); at != std::string_view::npos && out.size() < kMaxPerLine;
+       at = line.find(kNode, at + 1)) {
     std::string_view digits = Run(line, at + kNode.size(), kMaxNodeDigits, false);
     if (auto n = text::ParseU64(digits)) out.push_back(static_cast<int>(*n));
   }
@@ -46,7 +49,8 @@ std::vector<int> Nodes(std::string_view line) {
 // Every "Agent handle: 0x..." on the line, as the lower-case "0x..." text.
 std::vector<std::string> Handles(std::string_view line) {
   std::vector<std::string> out;
-  for (size_t at = line.find(kHandle); at != std::string_view::npos; at = line.find(kHandle, at + 1)) {
+  for (size_t at = line.find(kHandle); at != std::string_view::npos && out.size() < kMaxPerLine;
+       at = line.find(kHandle, at + 1)) {
     size_t pos = at + kHandle.size();
     if (line.substr(pos, 2) != "0x") continue;
     std::string_view digits = Run(line, pos + 2, kMaxHandleDigits, true);
@@ -62,7 +66,8 @@ std::vector<std::string> PciAddresses(std::string_view line) {
   std::vector<std::string> out;
   if (line.find("amdgpu") == std::string_view::npos) return out;
   constexpr size_t kLen = 12;  // dddd:bb:dd.f
-  for (size_t at = line.find(':'); at != std::string_view::npos; at = line.find(':', at + 1)) {
+  for (size_t at = line.find(':'); at != std::string_view::npos && out.size() < kMaxPerLine;
+       at = line.find(':', at + 1)) {
     if (at < 4 || at - 4 + kLen > line.size()) continue;
     size_t start = at - 4;
     if (start > 0 && IsAlnum(line[start - 1])) continue;
@@ -76,7 +81,8 @@ std::vector<std::string> PciAddresses(std::string_view line) {
 // generic target ("gfx11-generic") or a family pattern ("gfx110X").
 std::vector<std::string> GfxNames(std::string_view line) {
   std::vector<std::string> out;
-  for (size_t at = line.find("gfx"); at != std::string_view::npos; at = line.find("gfx", at + 1)) {
+  for (size_t at = line.find("gfx"); at != std::string_view::npos && out.size() < kMaxPerLine;
+       at = line.find("gfx", at + 1)) {
     if (at > 0 && IsAlnum(line[at - 1])) continue;
     std::string_view digits = Run(line, at + 3, kMaxGfxDigits, true);
     if (digits.size() < 3) continue;
@@ -98,7 +104,8 @@ class Reader {
     for (int n : nodes) Add(GpuRefKind::kKfdNode, fmt::format("node-{}", n), ForNode(n), kfd_known_);
     std::vector<std::string> handles = Handles(line);
     for (const std::string& h : handles) {
-      if (nodes.size() == 1) handle_node_.emplace(h, nodes.front());  // ROCr prints one node per line
+      if (nodes.size() == 1 && handle_node_.size() < kMaxHandles)
+        handle_node_.emplace(h, nodes.front());  // ROCr prints one node per line
       else if (nodes.empty() && pending_.size() < kMaxHandles) pending_.insert(h);
     }
     for (const std::string& a : PciAddresses(line)) Add(GpuRefKind::kPciAddress, a, ForPci(a), true);
@@ -119,9 +126,10 @@ class Reader {
 
  private:
   void Add(GpuRefKind kind, std::string text, std::vector<std::string> ids, bool judged) {
-    named_.insert(ids.begin(), ids.end());
+    named_.insert(ids.begin(), ids.end());  // ids of the GPUs here: bounded by them
     if (judged && ids.empty()) reading_.names_other_gpu = true;
-    if (!seen_.insert({kind, text}).second || reading_.refs.size() >= kMaxRefs) return;
+    // seen_ holds only what refs holds: a log of a million distinct names keeps kMaxRefs.
+    if (reading_.refs.size() >= kMaxRefs || !seen_.insert({kind, text}).second) return;
     reading_.refs.push_back({kind, std::move(text), std::move(ids), judged});
   }
 
@@ -224,7 +232,12 @@ CrashLogReading ReadCrashLog(std::string_view log, const std::vector<detect::Gpu
   const std::vector<CrashSign>& signs = CrashSigns();
   std::vector<bool> shown(signs.size(), false);
   std::set<std::string_view> missing;
-  for (std::string_view line : text::SplitLines(log)) {
+  // Line by line without a vector of them: 16 MiB of newlines would be 16 M views (256 MiB).
+  for (std::string_view rest = log; !rest.empty();) {
+    size_t nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     reader.Line(line);
     for (size_t i = 0; i < signs.size(); ++i) shown[i] = shown[i] || SignOnLine(line, signs[i]);
     for (const MissingCodeError& e : kMissingCode)

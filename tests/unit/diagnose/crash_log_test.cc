@@ -3,6 +3,11 @@
 // GPUs named; names of GPUs that are not here; and the lines that show a crash or missing code.
 #include "diagnose/crash_log.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -166,6 +171,48 @@ TEST(CrashLogTest, MissingCodeErrorsInEveryForm) {
               ElementsAre("invalid device function"));
   EXPECT_THAT(ReadCrashLog("no kernel image is available for execution on the device\n", kTwo).missing_code,
               ElementsAre("no kernel image is available"));
+}
+
+// What a child process's peak RSS grew by while it read `log` (KiB): the reading's own memory,
+// measured where nothing else runs (the log is allocated before the fork).
+long PeakGrowthKiB(const std::string& log) {
+  rusage before{};
+  pid_t pid = fork();
+  if (pid == 0) {
+    getrusage(RUSAGE_SELF, &before);
+    CrashLogReading r = ReadCrashLog(log, kTwo);
+    rusage after{};
+    getrusage(RUSAGE_SELF, &after);
+    const long grown = after.ru_maxrss - before.ru_maxrss;
+    // The exit status carries the growth in MiB (at most 255).
+    (void)r;
+    _exit(static_cast<int>(std::min(255L, grown / 1024)));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status)) return -1;
+  return static_cast<long>(WEXITSTATUS(status)) * 1024;
+}
+
+// rocmtuned reads logs a user sends (Doctor): 16 MiB of newlines, or of lines that each name
+// another node, PCI address, gfx target and agent handle, must not make it allocate much more
+// than the log (the round-3 review's daemon grew to ~250 MiB). Every set the reading keeps is
+// bounded, and lines are not collected into a vector first.
+TEST(CrashLogTest, A16MiBHostileLogIsReadInBoundedMemory) {
+  const std::string newlines(16u << 20, '\n');
+  std::string names;
+  names.reserve(16u << 20);
+  for (unsigned i = 0; names.size() < (16u << 20); ++i)
+    names +=
+        fmt::format("amdgpu {:04x}:{:02x}:{:02x}.{} gfx{:x} GPU node-{} Agent handle: 0x{:x} gfx{:x}\n", i & 0xffff,
+                    (i >> 8) & 0xff, i & 0x1f, i & 7, 0x100000 + i, i % 999999, 0x1000000 + i, 0x200000 + i);
+  for (const std::string* log : std::initializer_list<const std::string*>{&newlines, &names}) {
+    long grown = PeakGrowthKiB(*log);
+    ASSERT_GE(grown, 0) << "the child reading the log died";
+    EXPECT_LT(grown, 32L * 1024) << "reading a 16 MiB hostile log grew the peak RSS by " << grown / 1024 << " MiB";
+  }
+  CrashLogReading r = ReadCrashLog(names, kTwo);
+  EXPECT_LE(r.refs.size(), kMaxRefs);
 }
 
 }  // namespace
