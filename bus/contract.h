@@ -35,6 +35,8 @@ inline constexpr const char* kErrorServiceUnknown = "org.freedesktop.DBus.Error.
 inline constexpr const char* kErrorNameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner";
 inline constexpr const char* kErrorTimeout = "org.freedesktop.DBus.Error.Timeout";
 inline constexpr const char* kErrorNoReply = "org.freedesktop.DBus.Error.NoReply";
+// The bus refused to queue a message for the daemon (its incoming queue is full): never delivered.
+inline constexpr const char* kErrorLimitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded";
 
 // The polkit actions (polkit/org.rocmtune1.policy; a test compares the two).
 inline constexpr const char* kActionApply = "org.rocmtune1.apply";

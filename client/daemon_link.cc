@@ -1,6 +1,7 @@
 #include "client/daemon_link.h"
 
 #include <systemd/sd-bus.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -23,8 +24,42 @@ namespace {
 constexpr uint64_t kReadTimeoutUsec = 90ULL * 1000 * 1000;
 constexpr uint64_t kChangeTimeoutUsec = 30ULL * 60 * 1000 * 1000;  // dracut on a slow disk
 
+// How long root's change waits for rocmtuned to answer a Ping before it changes the machine
+// through the local helper instead: one user's flood of requests must not stop root (Ansible, a
+// package's maintainer script, the escape hatch).
+constexpr uint64_t kRootPingTimeoutUsec = 10ULL * 1000 * 1000;
+
 // The bus says there is no such service: not installed here, or not activatable.
 bool NoDaemon(std::string_view name) { return name == bus::kErrorServiceUnknown || name == bus::kErrorNameHasNoOwner; }
+
+// The daemon did not answer in time, or the bus would not queue the call for it: the call was
+// never handled (a Ping, or a call the bus refused with LimitsExceeded).
+bool NotAnswering(std::string_view name, int r) {
+  return name == bus::kErrorNoReply || name == bus::kErrorTimeout || name == bus::kErrorLimitsExceeded ||
+         (name.empty() && r == -ETIMEDOUT);
+}
+
+void SayFallingBack(const char* method, std::string_view why) {
+  fmt::print(stderr,
+             "rocmtunectl: rocmtuned did not take {} ({}): going on without it, through the local rocmtune-helper\n",
+             method, why);
+}
+
+// Root's change: rocmtuned must answer a Ping within kRootPingTimeoutUsec, else root goes on
+// without it. nullopt: it answered; else why not.
+std::optional<std::string> RootCannotReach(sd_bus* bus) {
+  bus::BusError error;
+  sd_bus_message* reply_raw = nullptr;
+  int r = sd_bus_call_method(bus, bus::kBusName, bus::kObjectPath, "org.freedesktop.DBus.Peer", "Ping", error.get(),
+                             &reply_raw, "");
+  bus::MessagePtr reply(reply_raw);
+  if (r >= 0) return std::nullopt;
+  const std::string name = error.name() ? error.name() : "";
+  if (NotAnswering(name, r))
+    return fmt::format("no answer to Ping in {} s: {}", kRootPingTimeoutUsec / 1000000,
+                       error.message() ? error.message() : std::strerror(-r));
+  return std::nullopt;  // anything else (no daemon at all) is the call's to tell
+}
 
 }  // namespace
 
@@ -33,6 +68,14 @@ std::optional<BusReply> AskDaemon(const Context& ctx, const char* method, const 
   sd_bus* raw = nullptr;
   if (sd_bus_open_system(&raw) < 0) return std::nullopt;
   bus::BusPtr bus(raw);
+  const bool root_change = options.change && ::geteuid() == 0;
+  if (root_change) {
+    (void)sd_bus_set_method_call_timeout(bus.get(), kRootPingTimeoutUsec);
+    if (auto why = RootCannotReach(bus.get())) {
+      SayFallingBack(method, *why);
+      return std::nullopt;
+    }
+  }
   sd_bus_message* msg_raw = nullptr;
   if (sd_bus_message_new_method_call(bus.get(), &msg_raw, bus::kBusName, bus::kObjectPath, bus::kInterface, method) < 0)
     return std::nullopt;
@@ -50,6 +93,10 @@ std::optional<BusReply> AskDaemon(const Context& ctx, const char* method, const 
   if (r < 0) {
     std::string name = error.name() ? error.name() : "";
     if (NoDaemon(name)) return std::nullopt;
+    if (root_change && name == bus::kErrorLimitsExceeded) {  // never delivered: nothing ran
+      SayFallingBack(method, error.message() ? error.message() : name);
+      return std::nullopt;
+    }
     if (name.empty()) return BusReply{fmt::format("asking rocmtuned: {}", std::strerror(-r)), bus::kErrorFailed};
     return BusReply{error.message() ? error.message() : name, name};
   }

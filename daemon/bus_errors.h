@@ -16,4 +16,8 @@ using bus::ErrorName;
 // handler's guard (daemon/guard.h) logs it with the caller and the request.
 int SetError(sd_bus_error* ret, const Error& error);
 
+// Replies to a call answered later (held past its handler) with `error`, logged with its caller
+// as every error reply is (daemon/log.h ReplyError).
+int ReplyFailure(sd_bus_message* call, const Error& error);
+
 }  // namespace rocmtune::daemon

@@ -16,8 +16,10 @@
 #include "api/reapply.h"
 #include "api/trial.h"
 #include "bus/handles.h"
+#include "daemon/boot_files_cache.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
+#include "daemon/callers.h"
 #include "daemon/change_summary.h"
 #include "daemon/helper_socket.h"
 #include "daemon/log.h"
@@ -64,17 +66,11 @@ JobResult ToResult(const Result<api::ChangeReport>& report, bool challenged) {
   return {name, text, ""};
 }
 
-Result<Caller> CallerOf(sd_bus_message* call) {
+Caller CallerOf(sd_bus_message* call, const CallerCreds& creds) {
   Caller caller;
   const char* sender = sd_bus_message_get_sender(call);
   caller.sender = sender ? sender : "";
-  sd_bus_creds* creds = nullptr;
-  int r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds);
-  if (r < 0) return Fail(ErrorCode::kNotAuthorized, "cannot tell who is calling", -r);
-  bus::CredsPtr held(creds);
-  uid_t uid = 0;
-  if (sd_bus_creds_get_euid(creds, &uid) < 0) return Fail(ErrorCode::kNotAuthorized, "cannot tell who is calling");
-  caller.uid = uid;
+  caller.uid = creds.uid;
   caller.interactive = sd_bus_message_get_allow_interactive_authorization(call) > 0;
   return caller;
 }
@@ -123,8 +119,10 @@ std::map<std::string, std::string> DetailsFor(const Request& request, const Chan
 // machine changed between the question and the change) is refused.
 class AuthorizedWriter final : public api::Writer {
  public:
-  AuthorizedWriter(std::string socket, std::optional<ChangeSummary> authorized)
-      : inner_(std::move(socket), [] { return Result<void>{}; }), authorized_(std::move(authorized)) {}
+  AuthorizedWriter(std::string socket, std::optional<ChangeSummary> authorized, BootFilesCache& boot_files)
+      : inner_(std::move(socket), [] { return Result<void>{}; }),
+        authorized_(std::move(authorized)),
+        boot_files_(boot_files) {}
   Result<void> MayWrite(const sys::Root&) const override { return {}; }
   Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) override {
     if (authorized_) {
@@ -137,11 +135,15 @@ class AuthorizedWriter final : public api::Writer {
     return inner_.Apply(plan, force);
   }
   Result<plan::HelperReply> Recover() override { return inner_.Recover(); }
-  Result<std::optional<sys::RootSupplement>> ReadBootFiles() const override { return inner_.ReadBootFiles(); }
+  // Root's or an authorized request: read again unless what is kept is current.
+  Result<std::optional<sys::RootSupplement>> ReadBootFiles(const sys::Root& root) const override {
+    return boot_files_.Get(root, /*admitted=*/true);
+  }
 
  private:
   HelperSocketWriter inner_;
   std::optional<ChangeSummary> authorized_;
+  BootFilesCache& boot_files_;
 };
 
 // Takes the change slot and runs the request there; the reply comes from the loop when it ends.
@@ -158,8 +160,8 @@ void RunChange(const std::shared_ptr<sd_bus_message>& held, Manager& self, Reque
   }
   auto shared_root = std::make_shared<sys::Root>(std::move(*root));
   auto job = [shared_root, request = std::move(request), caller, socket = self.helper_socket(),
-              authorized = std::move(authorized)] {
-    AuthorizedWriter writer(socket, authorized);
+              authorized = std::move(authorized), boot_files = &self.boot_files()] {
+    AuthorizedWriter writer(socket, authorized, *boot_files);
     // The caller's uid goes into every journal entry of the change.
     api::ChangeOptions options{.check = false, .force = request.force, .on_planned = {}, .caller_uid = caller.uid};
     options.trial = request.trial;
@@ -169,6 +171,7 @@ void RunChange(const std::shared_ptr<sd_bus_message>& held, Manager& self, Reque
   auto done = [held, bus = self.bus(), manager = &self](const JobResult& result) {
     (void)Reply(held.get(), result);
     if (!result.error_name.empty() || result.transaction.empty()) return;
+    manager->boot_files().Invalidate();
     manager->RefreshInventory();  // what the transaction changed is seen by the next read
     manager->PublishExports("transaction " + result.transaction);
     if (int r =
@@ -213,40 +216,54 @@ bool Interrupted(const sys::Root& root) {
 // no write): one that is refused or changes nothing is answered at once, without polkit and
 // without a journal entry; otherwise polkit is asked asynchronously with the plan's summary, and
 // only an authorized request takes the slot, where the plan must still be the authorized one.
-int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request request) {
+void Continue(const std::shared_ptr<sd_bus_message>& held, Manager& self, Request request, const Caller& caller) {
+  sd_bus_message* call = held.get();
   auto root = self.root().Duplicate();
-  if (!root) return SetError(ret, root.error());
+  if (!root) {
+    (void)ReplyFailure(call, root.error());
+    return;
+  }
   if (request.check) {
-    CheckOnlyWriter writer(self.helper_socket());
+    CheckOnlyWriter writer(self.boot_files(), caller.uid == 0);
     api::ChangeOptions options{.check = true, .force = request.force, .on_planned = {}};
     options.trial = request.trial;
     options.trial_id = request.trial_id;
-    return Reply(call, ToResult(request.run(*root, options, writer), false));
+    (void)Reply(call, ToResult(request.run(*root, options, writer), false));
+    return;
   }
-  auto caller = CallerOf(call);
-  if (!caller) return SetError(ret, caller.error());
-  std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
-  if (caller->uid == 0) {
-    if (self.worker().Busy()) return ReplyBusy(call, "another change is running; ask again when it is done");
-    RunChange(held, self, std::move(request), *caller, std::nullopt);
-    return 1;
+  if (caller.uid == 0) {
+    if (self.worker().Busy()) {
+      (void)ReplyBusy(call, "another change is running; ask again when it is done");
+      return;
+    }
+    RunChange(held, self, std::move(request), caller, std::nullopt);
+    return;
   }
 
-  CheckOnlyWriter writer(self.helper_socket());
-  api::ChangeOptions plan_only{.check = true, .force = request.force, .on_planned = {}, .caller_uid = caller->uid};
+  CheckOnlyWriter writer(self.boot_files(), /*admitted=*/false);
+  api::ChangeOptions plan_only{.check = true, .force = request.force, .on_planned = {}, .caller_uid = caller.uid};
   plan_only.trial = request.trial;
   plan_only.trial_id = request.trial_id;
   auto planned = request.run(*root, plan_only, writer);
-  if (!planned) return Reply(call, ToResult(planned, false));
+  if (!planned) {
+    (void)Reply(call, ToResult(planned, false));
+    return;
+  }
   planned->outcome.check = false;
-  if (!WouldWrite(*planned) && !Interrupted(*root)) return Reply(call, ToResult(*planned, false));
-  if (self.worker().Busy()) return ReplyBusy(call, "another change is running; ask again when it is done");
+  if (!WouldWrite(*planned) && !Interrupted(*root)) {
+    (void)Reply(call, ToResult(*planned, false));
+    return;
+  }
+  if (self.worker().Busy()) {
+    (void)ReplyBusy(call, "another change is running; ask again when it is done");
+    return;
+  }
 
   ChangeSummary summary = Summarize(*planned);
   const std::string action = ActionFor(request);
   auto details = DetailsFor(request, summary);
   auto report = std::make_shared<api::ChangeReport>(std::move(*planned));
-  auto answered = [held, manager = &self, request = std::move(request), caller = *caller, action, summary,
+  auto answered = [held, manager = &self, request = std::move(request), caller, action, summary,
                    report](Result<AuthorizationAnswer> answer) mutable {
     if (!answer || !answer->authorized) {
       const std::string why = !answer ? answer.error().message : answer->why;
@@ -259,9 +276,29 @@ int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request reques
     }
     RunChange(held, *manager, std::move(request), caller, summary);
   };
-  if (auto asked = self.authorizer().Ask(*caller, action, details, std::move(answered)); !asked)
-    return ReplyBusy(call, asked.error().message);
-  return 1;  // the reply comes when polkit answers
+  if (auto asked = self.authorizer().Ask(caller, action, details, std::move(answered)); !asked)
+    (void)ReplyBusy(call, asked.error().message);
+}
+
+// Every change: who calls is asked of the bus without waiting (daemon/callers.h); then a check
+// is answered at once. Root's request takes the change slot directly (polkit is never asked for
+// uid 0). Anyone else's is planned first, on the loop (milliseconds, no write): one that is
+// refused or changes nothing is answered at once, without polkit and without a journal entry;
+// otherwise polkit is asked asynchronously with the plan's summary, and only an authorized
+// request takes the slot, where the plan must still be the authorized one.
+int Start(sd_bus_message* call, Manager& self, sd_bus_error* ret, Request request) {
+  std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
+  const char* sender = sd_bus_message_get_sender(call);
+  auto asked = self.callers().Resolve(sender ? sender : "",
+                                      [held, &self, request = std::move(request)](Result<CallerCreds> creds) mutable {
+                                        if (!creds) {
+                                          (void)ReplyFailure(held.get(), creds.error());
+                                          return;
+                                        }
+                                        Continue(held, self, std::move(request), CallerOf(held.get(), *creds));
+                                      });
+  if (!asked) return SetError(ret, asked.error());
+  return 1;  // answered when the caller is known (at once when it was already)
 }
 
 Result<std::vector<std::string>> ReadStrings(sd_bus_message* call) {
@@ -317,10 +354,8 @@ Result<plan::HelperReply> CheckOnlyWriter::Apply(const plan::Plan&, bool) {
 Result<plan::HelperReply> CheckOnlyWriter::Recover() {
   return Fail(ErrorCode::kNotAuthorized, "a check writes nothing");
 }
-Result<std::optional<sys::RootSupplement>> CheckOnlyWriter::ReadBootFiles() const {
-  return HelperSocketWriter(helper_socket_,
-                            [] { return Result<void>(Fail(ErrorCode::kNotAuthorized, "a check writes nothing")); })
-      .ReadBootFiles();
+Result<std::optional<sys::RootSupplement>> CheckOnlyWriter::ReadBootFiles(const sys::Root& root) const {
+  return boot_files_.Get(root, admitted_);
 }
 
 // Set/Unset's polkit details: the keys, and whether the admin's lines are commented out too (the

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "api/writer.h"
+#include "daemon/boot_files_cache.h"
 #include "daemon/manager.h"
 
 namespace rocmtune::daemon {
@@ -22,19 +23,21 @@ int ResetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int ReapplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 int CancelTrialMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret);
 
-// A writer for requests that must never write (checks, Plan). It may still ask the helper to
-// read the boot loader's files on a root-only ESP (`read-boot`): a check plans what the change
-// would, and a systemd-boot trial copies an entry from there.
+// A writer for requests that must never write (checks, Plan, the plan polkit is asked about). It
+// may still give the planner the boot loader's files on a root-only ESP (a systemd-boot trial
+// copies an entry from there): from what the daemon keeps (daemon/boot_files_cache.h), read
+// again by the helper only for `admitted` callers (root) or at the cache's own bounded rate.
 class CheckOnlyWriter final : public api::Writer {
  public:
-  explicit CheckOnlyWriter(std::string helper_socket) : helper_socket_(std::move(helper_socket)) {}
+  CheckOnlyWriter(BootFilesCache& boot_files, bool admitted) : boot_files_(boot_files), admitted_(admitted) {}
   Result<void> MayWrite(const sys::Root&) const override;
   Result<plan::HelperReply> Apply(const plan::Plan&, bool) override;
   Result<plan::HelperReply> Recover() override;
-  Result<std::optional<sys::RootSupplement>> ReadBootFiles() const override;
+  Result<std::optional<sys::RootSupplement>> ReadBootFiles(const sys::Root& root) const override;
 
  private:
-  std::string helper_socket_;
+  BootFilesCache& boot_files_;
+  bool admitted_ = false;
 };
 
 }  // namespace rocmtune::daemon

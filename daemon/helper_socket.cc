@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <deque>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -33,6 +36,35 @@ Result<void> SendAll(int fd, std::string_view text) {
   return {};
 }
 
+// Each connection starts a rocmtune-helper (a unit start under systemd); the socket stops
+// listening after TriggerLimitBurst= of them in TriggerLimitIntervalSec= (systemd/
+// rocmtune-helper.socket: 100 in 5 s), and then no change can be made until it is restarted.
+// The daemon stays at half of that whatever its callers do: beyond, a request is Busy.
+class ConnectionRate {
+ public:
+  static constexpr size_t kBurst = 50;
+  static constexpr std::chrono::seconds kInterval{5};
+  Result<void> Admit() {
+    std::lock_guard lock(mutex_);  // the loop (checks) and the change worker
+    const auto now = std::chrono::steady_clock::now();
+    while (!recent_.empty() && now - recent_.front() >= kInterval) recent_.pop_front();
+    if (recent_.size() >= kBurst)
+      return Fail(ErrorCode::kBusy, fmt::format("rocmtuned started rocmtune-helper {} times in {} s; ask again shortly",
+                                                recent_.size(), kInterval.count()));
+    recent_.push_back(now);
+    return {};
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<std::chrono::steady_clock::time_point> recent_;
+};
+
+ConnectionRate& Rate() {
+  static ConnectionRate rate;
+  return rate;
+}
+
 }  // namespace
 
 Result<void> HelperSocketWriter::MayWrite(const sys::Root&) const {
@@ -46,6 +78,7 @@ Result<std::string> HelperSocketWriter::Talk(const std::string& request) const {
   if (socket_path_.size() >= sizeof(addr.sun_path))
     return Fail(ErrorCode::kInvalidArgument, fmt::format("helper socket path too long: {}", socket_path_));
   std::memcpy(addr.sun_path, socket_path_.c_str(), socket_path_.size() + 1);
+  if (auto admitted = Rate().Admit(); !admitted) return tl::unexpected(admitted.error());
   sys::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return Fail(ErrorCode::kIo, fmt::format("socket: {}", std::strerror(errno)), errno);
   if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0)
@@ -79,11 +112,15 @@ Result<plan::HelperReply> HelperSocketWriter::Exchange(const std::string& reques
   return parsed;
 }
 
-Result<std::optional<sys::RootSupplement>> HelperSocketWriter::ReadBootFiles() const {
+Result<sys::RootSupplement> HelperSocketWriter::AskBootFiles() const {
   auto reply = Talk("read-boot\n");
   if (!reply) return tl::unexpected(reply.error());
   if (reply->empty()) return Fail(ErrorCode::kIo, "rocmtune-helper closed the connection without the boot files");
-  auto files = knobs::BootFilesFromJson(*reply);
+  return knobs::BootFilesFromJson(*reply);
+}
+
+Result<std::optional<sys::RootSupplement>> HelperSocketWriter::ReadBootFiles(const sys::Root&) const {
+  auto files = AskBootFiles();
   if (!files) return tl::unexpected(files.error());
   return std::optional<sys::RootSupplement>(std::move(*files));
 }

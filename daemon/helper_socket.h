@@ -26,8 +26,9 @@ class HelperSocketWriter final : public api::Writer {
   Result<void> MayWrite(const sys::Root& root) const override;
   Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) override;
   Result<plan::HelperReply> Recover() override;
-  // "read-boot": what the helper, as root, reads of the ESP's loader files.
-  Result<std::optional<sys::RootSupplement>> ReadBootFiles() const override;
+  // "read-boot": what the helper, as root, reads of the ESP's loader files (of the root it serves).
+  Result<std::optional<sys::RootSupplement>> ReadBootFiles(const sys::Root& root) const override;
+  Result<sys::RootSupplement> AskBootFiles() const;
   // "publish": the export files export.toml enables. Derived from the machine's state, not a
   // change anyone asked for: polkit is not asked (the helper checks the content itself).
   Result<plan::HelperReply> Publish(const std::vector<plan::PublishFile>& files) override;

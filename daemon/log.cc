@@ -14,6 +14,7 @@
 
 #include "bus/contract.h"
 #include "bus/handles.h"
+#include "daemon/callers.h"
 #include "daemon/refusal_limiter.h"
 #include "util/text.h"
 
@@ -94,9 +95,15 @@ CallInfo InfoOf(sd_bus_message* call, std::string_view property) {
     const char* arg = nullptr;
     if (sd_bus_message_read(call, "s", &arg) >= 0 && arg) info.args = fmt::format("'{}'", Bounded(arg, kMaxArg));
   }
-  sd_bus_creds* creds = nullptr;
-  if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >= 0) {
-    bus::CredsPtr held(creds);
+  // Never asked of the bus here: that call waited on the loop behind every queued message. What
+  // the daemon learnt of the sender for its request (daemon/callers.h), else what the message
+  // carries (dbus-daemon: nothing).
+  if (auto known = KnownCaller(info.sender)) {
+    info.uid = known->uid;
+    info.pid = known->pid;
+    return info;
+  }
+  if (sd_bus_creds* creds = sd_bus_message_get_creds(call)) {
     uid_t uid = 0;
     pid_t pid = 0;
     if (sd_bus_creds_get_euid(creds, &uid) >= 0) info.uid = uid;
@@ -105,7 +112,9 @@ CallInfo InfoOf(sd_bus_message* call, std::string_view property) {
   return info;
 }
 
-void LogCallFailed(const CallInfo& call, std::string_view name, std::string_view message) {
+namespace {
+
+void LogCallFailedNow(const CallInfo& call, std::string_view name, std::string_view message) {
   // A caller's own mistake or a refusal is a notice; a failure of the daemon is an error.
   const bool daemon_failed = name == bus::kErrorFailed || !name.starts_with(bus::kErrorPrefix);
   const bool denied = name == bus::kErrorAccessDenied || name == bus::kErrorInteractiveRequired;
@@ -114,13 +123,36 @@ void LogCallFailed(const CallInfo& call, std::string_view name, std::string_view
   // Any user may call with bad arguments or be denied as often as it likes: its notices are
   // bounded as polkit's denials are (RefusalLimiter, per uid; root's never). Only the loop logs
   // calls, so one limiter without a lock.
-  if (priority == LOG_NOTICE && call.uid && *call.uid != 0) {
+  // A caller whose uid is not known shares one budget (uid -1): any user may be that caller.
+  if (priority == LOG_NOTICE && (!call.uid || *call.uid != 0)) {
     static RefusalLimiter limiter;
-    auto dropped = limiter.Admit(*call.uid);
+    const uid_t uid = call.uid.value_or(static_cast<uid_t>(-1));
+    auto dropped = limiter.Admit(uid);
     if (!dropped) return;
-    if (*dropped > 0) text += fmt::format(" ({} more for uid {} were not logged)", *dropped, *call.uid);
+    if (*dropped > 0)
+      text += call.uid ? fmt::format(" ({} more for uid {} were not logged)", *dropped, uid)
+                       : fmt::format(" ({} more from callers not yet known were not logged)", *dropped);
   }
   Emit(priority, text, &call, name);
+}
+
+}  // namespace
+
+void LogCallFailed(const CallInfo& call, std::string_view name, std::string_view message) {
+  // A caller not yet known is asked of the bus without waiting; the line is written with its
+  // uid and pid when the bus answered (at once for a sender whose earlier request was resolved).
+  if (!call.uid && !call.sender.empty()) {
+    auto later = [info = call, name = std::string(name),
+                  message = std::string(Bounded(message, kMaxMessage))](Result<CallerCreds> creds) mutable {
+      if (creds) {
+        info.uid = creds->uid;
+        info.pid = creds->pid;
+      }
+      LogCallFailedNow(info, name, message);
+    };
+    if (ResolveCaller(call.sender, std::move(later))) return;
+  }
+  LogCallFailedNow(call, name, message);
 }
 
 void LogCaught(std::string_view where, const CallInfo* call, std::string_view what) {

@@ -128,7 +128,9 @@ int Plan(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   if (int r = sd_bus_message_read(call, "s", &profile); r < 0) return r;
   auto options = ReadOptions(call, {kOptionWith, kOptionForce});
   if (!options) return SetError(ret, options.error());
-  CheckOnlyWriter writer(self.helper_socket());
+  // Any caller, not asked who: what a root-only ESP holds comes from what the daemon kept
+  // (BootFilesCache), never from a helper started for this call.
+  CheckOnlyWriter writer(self.boot_files(), /*admitted=*/false);
   api::ChangeOptions change{.check = true, .force = options->force, .on_planned = {}};
   auto report = api::Apply(self.root(), profile, options->with, change, writer);
   if (!report) return SetError(ret, report.error());
@@ -204,8 +206,10 @@ const sd_bus_vtable kVTable[] = {
 Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
   if (auto attached = worker_.Attach(event); !attached) return attached;
   if (auto attached = live_.Attach(event); !attached) return attached;
+  if (auto attached = doctor_.Attach(event); !attached) return attached;
   bus_ = bus;
   authorizer_.Attach(bus);
+  callers_.Attach(bus);
   sd_bus_slot* slot = nullptr;
   if (int r = sd_bus_add_object_vtable(bus, &slot, kObjectPath, kInterface, kVTable, this); r < 0)
     return Fail(ErrorCode::kIo, fmt::format("cannot add {} to the bus", kObjectPath), -r);
@@ -242,6 +246,12 @@ std::vector<std::string> GpuIds(const detect::Inventory& inventory) {
 Manager::Manager(sys::Root root, std::string helper_socket, bool shm_is_private)
     : root_(std::move(root)),
       helper_socket_(std::move(helper_socket)),
+      boot_files_([socket = helper_socket_]() {
+        // The helper reads as root; nothing is authorized by it (a read, no write).
+        auto files = HelperSocketWriter(socket, [] { return Result<void>{}; }).AskBootFiles();
+        if (!files) return Result<std::optional<sys::RootSupplement>>(tl::unexpected(files.error()));
+        return Result<std::optional<sys::RootSupplement>>(std::move(*files));
+      }),
       live_(kLiveFactsMaxAge, [shm_is_private](const std::vector<detect::Gpu>& gpus) {
         return detect::ReadLiveFacts(gpus, {.shm_is_private = shm_is_private});
       }) {}

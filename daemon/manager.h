@@ -15,7 +15,10 @@
 #include "bus/contract.h"
 #include "bus/handles.h"
 #include "daemon/authorizer.h"
+#include "daemon/boot_files_cache.h"
+#include "daemon/callers.h"
 #include "daemon/change_worker.h"
+#include "daemon/doctor_worker.h"
 #include "daemon/gpu_watch.h"
 #include "daemon/live_facts_worker.h"
 #include "daemon/refusal_limiter.h"
@@ -50,14 +53,19 @@ class Manager {
   const sys::Root& root() const { return root_; }
   const std::string& helper_socket() const { return helper_socket_; }
   ChangeWorker& worker() { return worker_; }
+  DoctorWorker& doctor() { return doctor_; }
   Authorizer& authorizer() { return authorizer_; }
+  Callers& callers() { return callers_; }
+  BootFilesCache& boot_files() { return boot_files_; }
   RefusalLimiter& refusals() { return refusals_; }
   sd_bus* bus() const { return bus_; }
   // A change is running: a second one is refused.
   bool Busy() const { return worker_.Busy(); }
-  // A change, a live-facts probe or a question to polkit is running: the daemon must not exit
-  // before answering it.
-  bool Pending() const { return worker_.Busy() || live_.Busy() || authorizer_.Pending(); }
+  // A change, a live-facts probe, a Doctor request, a question to polkit or to the bus (who is
+  // calling) is running: the daemon must not exit before answering it.
+  bool Pending() const {
+    return worker_.Busy() || live_.Busy() || doctor_.Busy() || authorizer_.Pending() || callers_.Waiting() > 0;
+  }
 
   // The inventory, detected once and then kept: udev's drm events and committed transactions
   // refresh it (no polling). Without udev's monitor every call detects.
@@ -79,7 +87,11 @@ class Manager {
  private:
   sys::Root root_;
   std::string helper_socket_;
+  // Before the workers, which use it: it outlives them.
+  BootFilesCache boot_files_;
+  Callers callers_;
   ChangeWorker worker_;
+  DoctorWorker doctor_;
   Authorizer authorizer_;
   RefusalLimiter refusals_;
   sd_bus* bus_ = nullptr;

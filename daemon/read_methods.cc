@@ -1,6 +1,7 @@
 #include "daemon/read_methods.h"
 
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "api/profiles.h"
 #include "api/system.h"
 #include "daemon/bus_errors.h"
+#include "daemon/log.h"
 #include "diagnose/finding.h"
 #include "util/json_text.h"
 
@@ -37,21 +39,80 @@ void DropCallerChecks(api::DoctorReport& report) {
 
 }  // namespace
 
+namespace {
+
+// The answer to one Doctor request, on the doctor worker's thread.
+JobResult RunDoctor(const sys::Root& root, std::optional<std::string> log) {
+  api::DoctorOptions options;
+  options.log = std::move(log);
+  options.caller = false;  // no one caller's access to /dev/kfd: DropCallerChecks says so
+  auto report = api::Doctor(root, std::move(options));
+  if (!report) return {std::string(ErrorName(report.error().code)), report.error().message, ""};
+  DropCallerChecks(*report);
+  return {"", JsonText(api::DoctorJson(*report)), ""};
+}
+
+// Bytes of logs held while the bus says who sent them: a user's connections each send one before
+// their sender is known; beyond this the next is Busy at once.
+constexpr size_t kMaxLogBytesWaiting = 32u << 20;
+size_t g_log_bytes_waiting = 0;  // the loop's thread only
+
+}  // namespace
+
+// Nothing of the request runs on the loop: who calls is asked of the bus without waiting
+// (daemon/callers.h), a caller that is not root may send at most kMaxDoctorLogBytesUser, and the
+// work is the doctor worker's (one request per uid, bounded queue: daemon/doctor_worker.h).
 int DoctorMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* log = nullptr;
   if (int r = sd_bus_message_read(call, "s", &log); r < 0) return r;
-  // sd-bus has checked the string (UTF-8, no NUL) when it read the message; the bound is ours.
+  // sd-bus has checked the string (UTF-8, no NUL) when it read the message; the bounds are ours.
   std::string_view text(log, std::strlen(log));
   if (auto ok = api::CheckDoctorLogText(text); !ok) return SetError(ret, ok.error());
-  std::optional<std::string> given;
-  if (!text.empty()) given.emplace(text);
-  api::DoctorOptions options;
-  options.log = std::move(given);
-  options.caller = false;  // no one caller's access to /dev/kfd: DropCallerChecks says so
-  auto report = api::Doctor(self.root(), std::move(options));
-  if (!report) return SetError(ret, report.error());
-  DropCallerChecks(*report);
-  return ReplyText(call, JsonText(api::DoctorJson(*report)));
+  const char* sender_raw = sd_bus_message_get_sender(call);
+  const std::string sender = sender_raw ? sender_raw : "";
+  if (auto known = self.callers().Known(sender); known && known->uid != 0)
+    if (auto ok = api::CheckDoctorLogText(text, api::kMaxDoctorLogBytesUser); !ok) return SetError(ret, ok.error());
+  const size_t held_bytes = self.callers().Known(sender) ? 0 : text.size();
+  if (held_bytes > 0 && g_log_bytes_waiting + held_bytes > kMaxLogBytesWaiting)
+    return SetError(ret, Error{ErrorCode::kBusy, 0, "too many Doctor logs wait to be looked at; ask again"});
+  g_log_bytes_waiting += held_bytes;
+  std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
+  auto asked = self.callers().Resolve(sender, [held, &self, text, held_bytes](Result<CallerCreds> creds) {
+    g_log_bytes_waiting -= held_bytes;
+    if (!creds) {
+      (void)ReplyFailure(held.get(), creds.error());
+      return;
+    }
+    if (creds->uid != 0)
+      if (auto ok = api::CheckDoctorLogText(text, api::kMaxDoctorLogBytesUser); !ok) {
+        (void)ReplyFailure(held.get(), ok.error());
+        return;
+      }
+    auto root = self.root().Duplicate();
+    if (!root) {
+      (void)ReplyFailure(held.get(), root.error());
+      return;
+    }
+    std::optional<std::string> given;
+    if (!text.empty()) given.emplace(text);  // `text` lives in `held`, which the loop keeps
+    auto job = [root = std::make_shared<sys::Root>(std::move(*root)), given = std::move(given)]() mutable {
+      return RunDoctor(*root, std::move(given));
+    };
+    auto queued = self.doctor().Submit(creds->uid, std::move(job), [held](const JobResult& result) {
+      if (!result.error_name.empty()) {
+        (void)ReplyError(held.get(), result.error_name, result.text);
+        return;
+      }
+      if (int r = ReplyText(held.get(), result.text); r < 0)
+        LogDropped(fmt::format("the reply to {}", InfoOf(held.get()).Text()), std::strerror(-r));
+    });
+    if (!queued) (void)ReplyFailure(held.get(), queued.error());
+  });
+  if (!asked) {
+    g_log_bytes_waiting -= held_bytes;
+    return SetError(ret, asked.error());
+  }
+  return 1;  // answered by the doctor worker
 }
 
 int ListProfilesMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {

@@ -14,6 +14,7 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kInvalidArgument: return "invalid-argument";
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kNotAuthorized: return "not-authorized";
+    case ErrorCode::kBusy: return "busy";
   }
   return "io";
 }

@@ -20,15 +20,15 @@ size_t SequenceLength(unsigned char lead) {
 
 }  // namespace
 
-Result<void> CheckDoctorLogSize(size_t bytes, std::string_view name) {
-  if (bytes <= kMaxDoctorLogBytes) return {};
+Result<void> CheckDoctorLogSize(size_t bytes, std::string_view name, size_t max) {
+  if (bytes <= max) return {};
   return Fail(ErrorCode::kInvalidArgument,
-              fmt::format("the log {} is larger than {} MiB: pass the part around the crash (tail -c 16M)", name,
-                          kMaxDoctorLogBytes >> 20));
+              fmt::format("the log {} is larger than {} MiB: pass the part around the crash (tail -c {}M)", name,
+                          max >> 20, max >> 20));
 }
 
-Result<void> CheckDoctorLogText(std::string_view log) {
-  if (auto size = CheckDoctorLogSize(log.size(), "given"); !size) return size;
+Result<void> CheckDoctorLogText(std::string_view log, size_t max) {
+  if (auto size = CheckDoctorLogSize(log.size(), "given", max); !size) return size;
   if (log.find('\0') != std::string_view::npos || !IsValidUtf8(log))
     return Fail(ErrorCode::kInvalidArgument,
                 "the log is not UTF-8 text without NUL bytes (rocmtunectl doctor --log replaces such bytes with "

@@ -23,9 +23,13 @@ class Writer {
   virtual Result<plan::HelperReply> Apply(const plan::Plan& plan, bool force) = 0;
   // Rolls back an interrupted transaction, if any.
   virtual Result<plan::HelperReply> Recover() = 0;
-  // The boot loader's files as root reads them, for a planner that may not (knobs/boot_files.h):
-  // the daemon asks its helper. nullopt: this writer has no other view (the CLI reads as itself).
-  virtual Result<std::optional<sys::RootSupplement>> ReadBootFiles() const { return std::nullopt; }
+  // The boot loader's files of `root` as root reads them, for a planner that may not
+  // (knobs/boot_files.h): the daemon asks its helper, or answers from what it kept. nullopt: this
+  // writer has no other view (the CLI reads as itself).
+  virtual Result<std::optional<sys::RootSupplement>> ReadBootFiles(const sys::Root& root) const {
+    (void)root;
+    return std::nullopt;
+  }
   // Writes the export files /etc/rocmtune/export.toml enables (plan/publish.h; helper/publish.h).
   virtual Result<plan::HelperReply> Publish(const std::vector<plan::PublishFile>& files) {
     (void)files;

@@ -17,6 +17,7 @@ enum class ErrorCode {
   kInvalidArgument,
   kUnsupported,
   kNotAuthorized,  // the caller may not do this (not root, polkit said no)
+  kBusy,           // not now: too many requests of this kind run or wait; ask again
 };
 
 struct Error {

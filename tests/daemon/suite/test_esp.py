@@ -100,3 +100,39 @@ class EspTest(DaemonTest):
         self.assertIn("options root=UUID=3cf73d50-06f9-4b2c-8c4b-8f437089327b ro rhgb quiet amdgpu.noretry=0",
                       entry["diff"], "the default entry's options are not in the trial entry")
         self.assertEqual(self.world_hash(self.w), before, "a check wrote to the world")
+
+    def test_a_thousand_plans_of_a_user_start_at_most_a_few_helpers(self):
+        # The round-3 review's attack replayed: ~1000 check-only trial Sets from one user in
+        # a loop. Before, each asked rocmtune-helper.socket for `read-boot` first: one root helper
+        # per call (and, under systemd, a unit start each against the socket's trigger limit). Now
+        # the daemon reads the ESP for requests polkit has not admitted at most once a minute and
+        # answers the rest from what it kept: the plans still copy the default entry.
+        spawned = self.log("helper.log").count("Spawned ")
+        code = """
+import json, sys, dbus
+from busclient import manager, outcome
+knobs = dbus.Dictionary({"amdgpu.noretry": "0"}, signature="ss")
+opts = dbus.Dictionary({"trial": dbus.Boolean(True), "check": dbus.Boolean(True)}, signature="sv")
+m, names, entries = manager(), {}, 0
+for _ in range(int(sys.argv[1])):
+    name, got = outcome(lambda: m.Set(knobs, opts, timeout=60))
+    names[name] = names.get(name, 0) + 1
+    if not name:
+        entries += any(c["path"] == "efi/loader/entries/rocmtune-trial.conf" for c in json.loads(got)["changes"])
+print(json.dumps({"names": names, "with_entry": entries}))
+"""
+        r = self.python(code, "1000", argv_prefix=self.nobody([]), timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        got = json.loads(r.stdout)
+        started = self.log("helper.log").count("Spawned ") - spawned
+        print(f"1000 trial checks of nobody: {got}; rocmtune-helper started {started} times")
+        self.assertLessEqual(started, 2, "the user's plans started a root helper each")
+        self.assertEqual(got["names"], {"": 1000}, got)
+        self.assertEqual(got["with_entry"], 1000, "a plan lacked the trial entry copied from the ESP")
+        # A Plan() of a profile needs no boot file at all: no helper is started for it.
+        before = self.log("helper.log").count("Spawned ")
+        plans = self.python("from busclient import manager, options\n"
+                            "for _ in range(50): manager().Plan('rdna2-consumer-compat', options(), timeout=60)",
+                            argv_prefix=self.nobody([]), timeout=300)
+        self.assertEqual(plans.returncode, 0, plans.stderr[-2000:])
+        self.assertEqual(self.log("helper.log").count("Spawned ") - before, 0, "Plan() started a root helper")

@@ -91,7 +91,7 @@ TEST(BusContractTest, TheMapIsUnchanged) {
   EXPECT_EQ(CodeFor("org.rocmtune1.Error.Drift"), ErrorCode::kIo);
 
   EXPECT_EQ(HintFor("org.rocmtune1.Error.NotFound"), "");
-  EXPECT_EQ(HintFor("org.rocmtune1.Error.Busy"), "another change is running: try again when it is done");
+  EXPECT_EQ(HintFor("org.rocmtune1.Error.Busy"), "rocmtuned is busy with another request: try again when it is done");
   EXPECT_EQ(HintFor("org.freedesktop.DBus.Error.NoReply"), "rocmtuned is busy or stuck: see `journalctl -u rocmtuned`");
   EXPECT_EQ(HintFor("org.freedesktop.DBus.Error.Disconnected"), "see `journalctl -u rocmtuned`");
   EXPECT_EQ(HintFor("org.rocmtune1.Error.SomethingNew"), "");
