@@ -451,17 +451,12 @@ int ReapplyMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   const char* card_raw = nullptr;
   if (int r = sd_bus_message_read(call, "s", &card_raw); r < 0) return r;
   std::string card(card_raw);
-  // A DRM card (cardN) or a PCI address, as rocmtunectl takes it: nothing that could read as an
-  // option, a path or a second polkit detail line.
-  constexpr size_t kMaxCard = 64;
-  const bool word = std::all_of(card.begin(), card.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '.';
-  });
-  if (card.size() > kMaxCard || !word)
+  // A DRM card (cardN) or a PCI address, as rocmtunectl takes it (api::IsReapplyCard).
+  if (!api::IsReapplyCard(card))
     return SetError(ret, Error{ErrorCode::kInvalidArgument, 0,
                                fmt::format("Reapply: '{}' is not a card: give cardN or a PCI address, or \"\" for "
                                            "every GPU",
-                                           card.substr(0, kMaxCard))});
+                                           card.substr(0, api::kMaxReapplyCard))});
   Request request{kActionSet, {{"reapply", card.empty() ? "all" : card}}, {}, false, false, {}};
   request.run = [card](const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
     return api::Reapply(root, card, o, w);

@@ -1,5 +1,8 @@
 #include "helper/executor.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -85,6 +88,21 @@ std::vector<std::string> CheckBefore(const sys::Root& root, FileWriter& writer,
                       root.Display(op.path)));
   }
   return conflicts;
+}
+
+// The file ops whose file not every user may read (no o+r): their contents stay out of the
+// journal file rocmtuned's group reads (journal.h, Transaction::private_ops). A file that is not
+// there yet is made 0644 (FileWriter) and one that cannot be examined counts as private.
+std::vector<size_t> PrivateOps(const sys::Root& root, const std::vector<plan::Op>& ops) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind != plan::OpKind::kWriteFile && ops[i].kind != plan::OpKind::kRemoveFile) continue;
+    if (!ops[i].before) continue;
+    auto fd = root.Open(ops[i].path, O_PATH);
+    struct stat st {};
+    if (!fd || ::fstat(fd->get(), &st) != 0 || (st.st_mode & S_IROTH) == 0) out.push_back(i);
+  }
+  return out;
 }
 
 }  // namespace
@@ -195,10 +213,17 @@ Outcome Executor::RunLocked(const plan::Plan& plan, const Options& options, std:
   txn.time = NowUtc();
   txn.intent = plan.intent;
   txn.force = options.force;
+  txn.private_ops = PrivateOps(root_, txn.ops);
   auto journal = JournalWriter::Create(root_, hook_, txn.number);
   if (!journal) return Failed(Status::kFailed, journal.error().message);
   Outcome out;
   out.transaction = txn.id;
+  if (!txn.private_ops.empty())
+    if (auto kept = journal->WriteContents(journal::ContentsRecord(txn), txn.number); !kept) {
+      out.status = Status::kFailed;
+      out.messages.push_back(fmt::format("{}; nothing was changed", kept.error().message));
+      return out;
+    }
   // Without its begin record the transaction has not begun: nothing to undo. A rollback record
   // would be the first line of the file, and a journal that does not start with "begin" is
   // unreadable: every later run would fail on it.

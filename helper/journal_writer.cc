@@ -66,6 +66,33 @@ Result<JournalWriter> JournalWriter::Create(const sys::Root& root, StepHook& hoo
   return writer;
 }
 
+Result<void> JournalWriter::WriteContents(const nlohmann::ordered_json& record, uint64_t number) {
+  std::string file = fmt::format("{}/{}", journal::kJournalDir, journal::ContentsFileName(number));
+  if (auto h = hook_->Before(Step::kJournalCreate, file); !h)
+    return JournalError(*root_, "creating", file, h.error().errno_value);
+  // 0600 and the group root's, whatever the umask and whoever reads the journal file beside it.
+  int fd = OpenBeneath(root_->fd(), file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return JournalError(*root_, "creating", file, errno);
+  sys::UniqueFd out(fd);
+  if (::fchmod(fd, 0600) != 0) return JournalError(*root_, "creating", file, errno);
+  std::string text = JsonText(record, -1) + "\n";
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return JournalError(*root_, "writing", file, n < 0 ? errno : EIO);
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  if (auto h = hook_->Before(Step::kJournalSync, file); !h)
+    return JournalError(*root_, "syncing", file, h.error().errno_value);
+  if (::fsync(fd) != 0) return JournalError(*root_, "syncing", file, errno);
+  int dir = OpenBeneath(root_->fd(), std::string(journal::kJournalDir), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (dir < 0) return JournalError(*root_, "opening", journal::kJournalDir, errno);
+  sys::UniqueFd dir_fd(dir);
+  if (::fsync(dir_fd.get()) != 0) return JournalError(*root_, "syncing", journal::kJournalDir, errno);
+  return {};
+}
+
 Result<JournalWriter> JournalWriter::Reopen(const sys::Root& root, StepHook& hook, const std::string& file) {
   int fd = OpenBeneath(root.fd(), file, O_RDWR | O_APPEND | O_CLOEXEC, 0);
   if (fd < 0) return JournalError(root, "opening", file, errno);

@@ -21,6 +21,10 @@ class JournalWriter {
   static Result<JournalWriter> Reopen(const sys::Root& root, StepHook& hook, const std::string& file);
 
   Result<void> Append(const nlohmann::ordered_json& record);
+  // Writes the transaction's contents file (journal.h: the private ops' before/after), root's
+  // alone whoever shares the journal, and syncs it and its name: called before the begin record
+  // that names those ops, so no record points at contents a crash lost.
+  Result<void> WriteContents(const nlohmann::ordered_json& record, uint64_t number);
   const std::string& file() const { return file_; }
 
  private:

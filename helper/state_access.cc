@@ -66,6 +66,12 @@ void ShareJournal(const sys::Root& root) {
     int fd = OpenBeneath(dir, name, O_RDONLY);
     if (fd < 0) continue;
     sys::UniqueFd file(fd);
+    // A contents file (journal.h: private files' before/after) stays root's alone: brought back
+    // to 0600 root:root should anything have given it away.
+    if (name.ends_with(".contents")) {
+      if (Ours(fd, false)) static_cast<void>(SetAccess(fd, StateAccess{0}, 0600));  // best effort, as above
+      continue;
+    }
     Share(fd, false, access, access.FileMode());
   }
 }

@@ -50,6 +50,12 @@ void PlanSetting(const knobs::KnobContext& ctx, const knobs::RuntimeSetting& r, 
 
 }  // namespace
 
+bool IsReapplyCard(std::string_view card) {
+  return card.size() <= kMaxReapplyCard && std::all_of(card.begin(), card.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '.';
+         });
+}
+
 Result<ChangeReport> Reapply(const sys::Root& root, const std::string& card, const ChangeOptions& options,
                              Writer& writer) {
   std::vector<plan::Message> recovery;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "api/change.h"
 
@@ -16,6 +17,12 @@ namespace rocmtune::api {
 // here, or has nothing kept, is not an error: the report says so (udev may start it for a card
 // that is gone again). A setting that cannot be planned (its attribute unreadable, its value no
 // longer taken) is left out, the rest is written, and the report fails naming it.
+// What rocmtuned's Reapply takes as its card argument before it asks polkit: "" (every GPU), or
+// at most kMaxReapplyCard letters, digits, ':' and '.' (cardN, a PCI address): nothing that could
+// read as an option, a path or a second line of the polkit details. Fuzzed: reapply_card.
+inline constexpr size_t kMaxReapplyCard = 64;
+bool IsReapplyCard(std::string_view card);
+
 Result<ChangeReport> Reapply(const sys::Root& root, const std::string& card, const ChangeOptions& options,
                              Writer& writer);
 

@@ -1,12 +1,20 @@
 #include "api/snapshot.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "api/doctor.h"
 #include "api/error_json.h"
 #include "api/status.h"
+#include "journal/journal.h"
 #include "knobs/env_redact.h"
+#include "knobs/env_sources.h"
+#include "plan/plan_json.h"
+#include "snapshot/redact.h"
+#include "util/json_limits.h"
 #include "util/json_text.h"
 
 namespace rocmtune::api {
@@ -32,8 +40,69 @@ constexpr ReportDocument kReportDocuments[] = {
      }},
 };
 
+// A file's content as the snapshot would carry the file itself: an environment source as
+// knobs::RedactEnvSource makes it (an op of the env backend, or a path the env readers read),
+// then what the Redactor takes out of any file at that path.
+std::string RedactedContent(const sys::Root& root, const snapshot::Redactor& redactor, const plan::Op& op,
+                            std::string_view content) {
+  std::optional<bool> shell;
+  for (const std::vector<knobs::EnvSource>& sources : {knobs::ForeignEnvSources(root), knobs::OwnedEnvSources()})
+    for (const knobs::EnvSource& source : sources)
+      if (source.path == op.path) shell = source.shell;
+  if (!shell && op.backend == plan::BackendId::kEnv) shell = op.path.ends_with(".sh");
+  return redactor.Redact(op.path, shell ? knobs::RedactEnvSource(content, *shell) : std::string(content));
+}
+
+// One journal line with each op's before/after (a begin record's, a contents record's) redacted.
+// A line that is not a record rocmtune reads keeps nothing of what it held.
+std::string RedactedJournalLine(const sys::Root& root, const snapshot::Redactor& redactor, std::string_view line) {
+  auto record = ParseBoundedJson(line, "journal");
+  if (!record || !record->is_object()) return std::string(snapshot::kRedacted);
+  auto ops = record->find("ops");
+  if (ops == record->end() || !ops->is_array()) return JsonText(*record, -1);
+  for (size_t i = 0; i < ops->size(); ++i) {
+    auto op = plan::OpFromJson((*ops)[i], i);
+    if (!op) {
+      (*ops)[i] = std::string(snapshot::kRedacted);
+      continue;
+    }
+    if (op->kind != plan::OpKind::kWriteFile && op->kind != plan::OpKind::kRemoveFile) continue;
+    if (op->before) op->before = RedactedContent(root, redactor, *op, *op->before);
+    if (op->after) op->after = RedactedContent(root, redactor, *op, *op->after);
+    (*ops)[i] = plan::OpToJson(*op);
+  }
+  return JsonText(*record, -1);
+}
+
+// The journal's files (records and private contents, journal/journal.h) with the contents of the
+// files they hold redacted as the snapshot redacts those files: a 0600 /etc/environment's token
+// must not reach a bug report through the transaction that edited it. The metadata (ids, ops,
+// paths, states) stays: `status`, `history` and `verify` on the snapshot read it. A file this user
+// may not read is left to the copy, which says it was left out.
+std::vector<snapshot::ExtraFile> RedactedJournalFiles(const sys::Root& root) {
+  std::vector<snapshot::ExtraFile> out;
+  auto names = root.ListDir(journal::kJournalDir);
+  if (!names) return out;
+  const snapshot::Redactor redactor(root);
+  for (const std::string& name : *names) {
+    std::string rel = sys::JoinPath(std::string(journal::kJournalDir), name);
+    if (root.TypeOf(rel) != sys::EntryType::kFile) continue;
+    auto content = root.ReadFile(rel, journal::kMaxJournalFileBytes);
+    if (!content) continue;
+    std::string text;
+    for (size_t pos = 0; pos < content->size();) {
+      size_t end = std::min(content->find('\n', pos), content->size());
+      text += RedactedJournalLine(root, redactor, std::string_view(*content).substr(pos, end - pos));
+      if (end < content->size()) text += '\n';
+      pos = end + 1;
+    }
+    out.push_back({rel, std::move(text)});
+  }
+  return out;
+}
+
 std::vector<snapshot::ExtraFile> ExtraFiles(const sys::Root& root) {
-  std::vector<snapshot::ExtraFile> extra;
+  std::vector<snapshot::ExtraFile> extra = RedactedJournalFiles(root);
   // The environment files, redacted: `status` on the snapshot shows the same env findings.
   for (knobs::RedactedFile& f : knobs::RedactedEnvFiles(root)) extra.push_back({f.path, std::move(f.content)});
   for (const ReportDocument& doc : kReportDocuments)

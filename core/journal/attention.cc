@@ -67,6 +67,7 @@ bool NetUnchanged(const std::vector<const Transaction*>& chain) {
   for (const Transaction* t : chain)
     for (const plan::Op& op : t->ops) {
       if (op.kind != plan::OpKind::kWriteFile && op.kind != plan::OpKind::kRemoveFile) continue;
+      if (!ContentsKnown(*t, op)) return false;  // withheld from this reader: say what may be pending
       auto it = std::find_if(net.begin(), net.end(), [&](const auto& n) { return n.first == op.path; });
       if (it == net.end()) net.push_back({op.path, {op.before, op.after}});
       else it->second.second = op.after;

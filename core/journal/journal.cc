@@ -1,6 +1,7 @@
 #include "journal/journal.h"
 
 #include <algorithm>
+#include <cerrno>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -65,6 +66,26 @@ Result<int> FormatField(const json& r, std::string_view where) {
   return static_cast<int>(it->get<uint64_t>());
 }
 
+// "private": [{"op": N, "before_bytes": N|null, "after_bytes": N|null}, ...], ops in order, each
+// a file op once (format 2; journal.h, Transaction::private_ops).
+Result<void> ApplyPrivate(const json& r, Transaction& txn, std::string_view where) {
+  auto it = r.find("private");
+  if (it == r.end()) return {};
+  if (txn.format < 2 || !it->is_array())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"private\" must be a list of ops (format 2)", where));
+  for (const json& entry : *it) {
+    auto op = entry.is_object() ? OpIndex(entry, txn, where) : Fail(ErrorCode::kInvalidData, "");
+    if (!op)
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"private\" names no op of this transaction", where));
+    const plan::OpKind kind = txn.ops[*op].kind;
+    if ((kind != plan::OpKind::kWriteFile && kind != plan::OpKind::kRemoveFile) ||
+        (!txn.private_ops.empty() && *op <= txn.private_ops.back()))
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: \"private\" names op {} out of place", where, *op));
+    txn.private_ops.push_back(*op);
+  }
+  return {};
+}
+
 Result<void> ApplyBegin(const json& r, Transaction& txn, std::string_view where) {
   auto format = FormatField(r, where);
   if (!format) return tl::unexpected(format.error());
@@ -94,7 +115,7 @@ Result<void> ApplyBegin(const json& r, Transaction& txn, std::string_view where)
   auto force = OptBoolField(r, "force", where);
   if (!force) return tl::unexpected(force.error());
   txn.force = *force;
-  return {};
+  return ApplyPrivate(r, txn, where);
 }
 
 Result<void> ApplyRecord(const json& r, Transaction& txn, bool first, std::string_view where) {
@@ -154,18 +175,74 @@ std::string_view StateName(State state) {
   return "interrupted";
 }
 
+bool ContentsKnown(const Transaction& txn, size_t op) {
+  return !txn.contents_withheld ||
+         std::find(txn.private_ops.begin(), txn.private_ops.end(), op) == txn.private_ops.end();
+}
+
+bool ContentsKnown(const Transaction& txn, const plan::Op& op) {
+  if (txn.ops.empty() || &op < txn.ops.data() || &op >= txn.ops.data() + txn.ops.size()) return true;
+  return ContentsKnown(txn, static_cast<size_t>(&op - txn.ops.data()));
+}
+
 std::string JournalFileName(uint64_t number) { return fmt::format("{:06}.jsonl", number); }
+std::string ContentsFileName(uint64_t number) { return fmt::format("{:06}.contents", number); }
 
 json BeginRecord(const Transaction& txn) {
   json ops = json::array();
-  for (const plan::Op& op : txn.ops) ops.push_back(plan::OpToJson(op));
-  return {{"record", "begin"},
-          {"format", kJournalFormat},
-          {"id", txn.id},
-          {"time", txn.time},
-          {"intent", plan::IntentToJson(txn.intent)},
-          {"force", txn.force},
-          {"ops", std::move(ops)}};
+  json private_ops = json::array();
+  auto size = [](const std::optional<std::string>& c) { return c ? json(c->size()) : json(nullptr); };
+  for (size_t i = 0; i < txn.ops.size(); ++i) {
+    const plan::Op& op = txn.ops[i];
+    if (std::find(txn.private_ops.begin(), txn.private_ops.end(), i) == txn.private_ops.end()) {
+      ops.push_back(plan::OpToJson(op));
+      continue;
+    }
+    // Its metadata only: whether there was (and will be) a file stays, the text does not.
+    plan::Op stand_in = op;
+    if (stand_in.before) stand_in.before = "";
+    if (stand_in.after) stand_in.after = "";
+    ops.push_back(plan::OpToJson(stand_in));
+    private_ops.push_back({{"op", i}, {"before_bytes", size(op.before)}, {"after_bytes", size(op.after)}});
+  }
+  json begin = {{"record", "begin"},
+                {"format", txn.private_ops.empty() ? kOldestJournalFormat : kJournalFormat},
+                {"id", txn.id},
+                {"time", txn.time},
+                {"intent", plan::IntentToJson(txn.intent)},
+                {"force", txn.force},
+                {"ops", std::move(ops)}};
+  if (!private_ops.empty()) begin["private"] = std::move(private_ops);
+  return begin;
+}
+
+json ContentsRecord(const Transaction& txn) {
+  json ops = json::array();
+  for (size_t i : txn.private_ops)
+    if (i < txn.ops.size()) ops.push_back(plan::OpToJson(txn.ops[i]));
+  return {{"record", "contents"}, {"id", txn.id}, {"ops", std::move(ops)}};
+}
+
+Result<void> ApplyContents(std::string_view content, Transaction& txn, std::string_view file) {
+  auto bad = [&](std::string_view why) { return Fail(ErrorCode::kInvalidData, fmt::format("{}: {}", file, why)); };
+  auto record = ParseBoundedJson(content, file);
+  if (!record) return tl::unexpected(record.error());
+  if (!record->is_object() || record->value("record", json()) != "contents") return bad("not a contents record");
+  if (record->value("id", json()) != txn.id) return bad(fmt::format("not the contents of transaction {}", txn.id));
+  auto ops = record->find("ops");
+  if (ops == record->end() || !ops->is_array() || ops->size() != txn.private_ops.size())
+    return bad("\"ops\" must hold each private op of the transaction");
+  for (size_t k = 0; k < txn.private_ops.size(); ++k) {
+    plan::Op& stand_in = txn.ops[txn.private_ops[k]];
+    auto op = plan::OpFromJson((*ops)[k], txn.private_ops[k]);
+    if (!op) return bad(op.error().message);
+    if (op->kind != stand_in.kind || op->path != stand_in.path ||
+        op->before.has_value() != stand_in.before.has_value() || op->after.has_value() != stand_in.after.has_value())
+      return bad(fmt::format("op {} is not the one the journal file records", txn.private_ops[k]));
+    stand_in.before = std::move(op->before);
+    stand_in.after = std::move(op->after);
+  }
+  return {};
 }
 json MkdirRecord(std::string_view path) { return {{"record", "mkdir"}, {"path", path}}; }
 json RmdirRecord(std::string_view path) { return {{"record", "rmdir"}, {"path", path}}; }
@@ -258,6 +335,18 @@ Result<std::vector<Transaction>> Load(const sys::Root& root) {
     if (!txn) return tl::unexpected(txn.error());
     if (txn->number != *number)
       return Fail(ErrorCode::kInvalidData, fmt::format("{}: holds transaction {}", rel, txn->id));
+    if (!txn->private_ops.empty()) {
+      std::string contents_rel = fmt::format("{}/{}", kJournalDir, ContentsFileName(*number));
+      auto contents = root.ReadFile(contents_rel, kMaxJournalFileBytes);
+      // rocmtuned's user: the metadata is all it may see of those ops.
+      if (!contents && (contents.error().errno_value == EACCES || contents.error().errno_value == EPERM)) {
+        txn->contents_withheld = true;
+      } else if (!contents) {
+        return tl::unexpected(contents.error());
+      } else if (auto applied = ApplyContents(*contents, *txn, contents_rel); !applied) {
+        return tl::unexpected(applied.error());
+      }
+    }
     out.push_back(std::move(*txn));
   }
   std::sort(out.begin(), out.end(), [](const Transaction& a, const Transaction& b) { return a.number < b.number; });

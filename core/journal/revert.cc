@@ -44,6 +44,11 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
   for (auto it = txn.ops.rbegin(); it != txn.ops.rend(); ++it) {
     const plan::Op& done = *it;
     if (IsFileOp(done)) {
+      if (!ContentsKnown(txn, done)) {
+        plan.conflicts.push_back(
+            {"", fmt::format("/{}: what it held is root's alone (a private file); not reverted", done.path), ""});
+        continue;
+      }
       auto read = root.ReadFile(done.path);
       // What cannot be read (a directory, a FIFO, a file too big to be ours) is not absent, and
       // gives no `before` the helper could check: report it and leave it, even when forced.

@@ -160,7 +160,9 @@ std::optional<SourceStat> StatOf(const sys::Root& root, std::string_view rel, bo
 
 class Writer {
  public:
-  Writer(const sys::Root& root, Sink& out) : root_(root), out_(out), redactor_(root) {}
+  Writer(const sys::Root& root, Sink& out, std::span<const ExtraFile> extra) : root_(root), out_(out), redactor_(root) {
+    for (const ExtraFile& f : extra) replaced_.insert(f.path);
+  }
 
   SnapshotStats& stats() { return stats_; }
 
@@ -206,6 +208,7 @@ class Writer {
   // Copies a file if the root has it; a missing file is not an error.
   Result<void> CopyFile(std::string_view rel, bool scrub_unique_id = false, size_t max_bytes = 256 * 1024) {
     if (!Redactor::MayCopy(rel)) return {};
+    if (replaced_.contains(rel)) return {};  // an extra file (WriteWorld) stands for it
     auto content = root_.ReadFile(rel, max_bytes);
     if (!content) {
       if (content.error().code != ErrorCode::kNotFound) LeftOut(rel);
@@ -270,6 +273,7 @@ class Writer {
   SnapshotStats stats_;
   int64_t newest_ = 0;                           // of the files copied so far: the time of the files a snapshot makes
   std::set<std::string, std::less<>> declared_;  // directories given to out_.Directory() (or not in the source)
+  std::set<std::string, std::less<>> replaced_;  // the extra files' paths: never copied from the root
 };
 
 Result<void> CopyTree(const sys::Root& root, Writer& w, const std::string& dir, int depth, bool scrub,
@@ -319,7 +323,7 @@ Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& cla
 }
 
 Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<const ExtraFile> extra) {
-  Writer w(root, out);
+  Writer w(root, out, extra);
   for (std::string_view f : kSystemFiles)
     if (auto r = w.CopyFile(f); !r) return tl::unexpected(r.error());
   // The journal may be large: its transactions hold the files they changed.

@@ -29,7 +29,9 @@ inline constexpr size_t kMaxLeftOut = 100;
 // (partition grouping still works); MAC addresses, the host name and user names in home paths
 // are redacted from every file (snapshot/redact.h). rocmtune's configuration and journal are copied.
 // `extra` are written as given (root-relative path, content): what a layer above prepares, such
-// as the environment files with other variables' values redacted (api::Snapshot, knobs/env_redact.h).
+// as the environment files with other variables' values redacted (api::Snapshot, knobs/env_redact.h),
+// and the journal with the files' contents redacted as those files are: an extra file takes the
+// place of the root's file at its path, which is then never copied.
 struct ExtraFile {
   std::string path;
   std::string content;

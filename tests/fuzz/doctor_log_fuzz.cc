@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/doctor.h"
+#include "api/log_input.h"
 #include "api/status.h"
 #include "diagnose/crash_log.h"
 #include "diagnose/known_issue_eval.h"
@@ -150,6 +151,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (doc.at("findings") != world.findings) std::abort();
 
   const diagnose::CrashLogReading reading = diagnose::ReadCrashLog(log, world.inventory_gpus);
+  // The bounds ReadCrashLog keeps whatever the log's size and number of names.
+  if (reading.refs.size() > diagnose::kMaxRefs) std::abort();
+  // What rocmtuned's Doctor takes (api/log_input.h): the text DoctorLogAsText makes of any log
+  // passes its check, changes no valid UTF-8 text without NUL, and is a fixed point.
+  const std::string as_text = api::DoctorLogAsText(log);
+  if (log.size() <= api::kMaxDoctorLogBytes / 3 && !api::CheckDoctorLogText(as_text)) std::abort();
+  if (api::CheckDoctorLogText(log) && as_text != log) std::abort();
+  if (api::DoctorLogAsText(as_text) != as_text) std::abort();
   const std::set<std::string> scope = Scope(world, reading);
   // The GPUs the log names are GPUs of the world.
   for (const std::string& id : reading.gpus)

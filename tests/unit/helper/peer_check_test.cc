@@ -13,15 +13,23 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "api/history.h"
+#include "api/verify.h"
 #include "helper/daemon_account.h"
+#include "helper/executor.h"
 #include "helper/journal_writer.h"
 #include "helper/lock.h"
+#include "helper/state_access.h"
+#include "journal/history.h"
 #include "journal/journal.h"
+#include "journal/revert.h"
 #include "journal/writer_probe.h"
 #include "test_tree.h"
 
@@ -148,6 +156,12 @@ class JournalAccessTest : public ::testing::Test {
     std::string path = tree_.Path(rel);
     return AsUser(id, [&] { return ::open(path.c_str(), O_RDONLY) >= 0 ? 0 : 1; }) == 0;
   }
+  std::string Text(std::string_view rel) const {
+    std::ifstream in(tree_.Path(rel), std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
   // Writes one journal file under the lock, as a transaction's begin does.
   void WriteTransaction(uint64_t number) {
     auto root = sys::Root::Open(tree_.path());
@@ -205,6 +219,95 @@ TEST_F(JournalAccessTest, RootsAloneWithoutTheGroup) {
   EXPECT_EQ(Stat(rel).st_gid, 0u);
   EXPECT_EQ(Stat(journal::kLockFile).st_mode & 07777, 0600u);
   EXPECT_FALSE(Readable(kDaemonId, rel));
+}
+
+// Security review 39, item 3b: a transaction that edits a file not every user may read (a 0600
+// /etc/environment holding a token) keeps that file's contents out of the journal file the
+// daemon's group reads; they are in a contents file only root reads. The daemon still reads the
+// record's metadata (history, verify), and root rolls the transaction back byte for byte.
+TEST_F(JournalAccessTest, APrivateFilesContentsStayRoots) {
+  constexpr std::string_view kEnvironment =
+      "API_TOKEN=secret123\n"
+      "HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  constexpr std::string_view kCommented =
+      "API_TOKEN=secret123\n"
+      "# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  tree_.Write("etc/group", "root:x:0:\nrocmtune:x:64310:\n");
+  tree_.Write("etc/environment", kEnvironment);
+  tree_.Chmod("etc/environment", 0600);
+  auto root = sys::Root::Open(tree_.path());
+  ASSERT_TRUE(root);
+  plan::Plan p;
+  p.intent = {"unset", "", {"env.HSA_OVERRIDE_GFX_VERSION"}, "", {}};
+  p.root = root->id();
+  plan::Op op;
+  op.kind = plan::OpKind::kWriteFile;
+  op.backend = plan::BackendId::kEnv;
+  op.path = "etc/environment";
+  op.before = std::string(kEnvironment);
+  op.after = std::string(kCommented);
+  op.reason = "comment out the admin's HSA_OVERRIDE_GFX_VERSION";
+  p.ops.push_back(op);
+  Outcome out = Executor(*root, hooks_).Run(p, {});
+  ASSERT_EQ(out.status, Status::kCommitted) << (out.messages.empty() ? "" : out.messages.front());
+  ASSERT_EQ(Text("etc/environment"), kCommented);
+
+  const std::string record = std::string(journal::kJournalDir) + "/000001.jsonl";
+  const std::string contents = std::string(journal::kJournalDir) + "/000001.contents";
+  EXPECT_EQ(Stat(record).st_mode & 07777, 0640u);
+  EXPECT_EQ(Stat(record).st_gid, kDaemonId);
+  EXPECT_EQ(Text(record).find("secret123"), std::string::npos) << Text(record);
+  EXPECT_EQ(Text(record).find("10.3.0"), std::string::npos) << "no line of the file, changed or not";
+  EXPECT_NE(Text(record).find("etc/environment"), std::string::npos) << "the metadata stays";
+  EXPECT_EQ(Stat(contents).st_mode & 07777, 0600u);
+  EXPECT_EQ(Stat(contents).st_uid, 0u);
+  EXPECT_EQ(Stat(contents).st_gid, 0u);
+  EXPECT_NE(Text(contents).find("secret123"), std::string::npos);
+  EXPECT_TRUE(Readable(kDaemonId, record));
+  EXPECT_FALSE(Readable(kDaemonId, contents)) << "the daemon's group reads the private file's contents";
+  // A later helper run shares the journal again (ShareJournal): the contents file stays root's.
+  ShareJournal(*root);
+  EXPECT_EQ(Stat(contents).st_mode & 07777, 0600u);
+  EXPECT_EQ(Stat(contents).st_gid, 0u);
+
+  // The daemon's user: the metadata, no contents, and history and verify as before.
+  EXPECT_EQ(AsUser(kDaemonId,
+                   [&] {
+                     auto system = api::LoadSystem(root->Duplicate().value());
+                     if (!system || system->journal.size() != 1) return 1;
+                     const journal::Transaction& txn = system->journal.front();
+                     if (!txn.contents_withheld || txn.private_ops != std::vector<size_t>{0}) return 2;
+                     if (txn.ops[0].path != "etc/environment" || txn.ops[0].after != "") return 3;
+                     if (journal::ContentsKnown(txn, 0)) return 4;
+                     api::HistoryReport history = api::History(*system);
+                     if (history.entries.size() != 1 || !history.entries[0].in_effect) return 5;
+                     if (api::HistoryJson(history).dump().find("etc/environment") == std::string::npos &&
+                         api::HistoryJson(history).dump().find("unset") == std::string::npos)
+                       return 6;
+                     static_cast<void>(api::Verify(*system));  // must not fail or crash on what it cannot read
+                     plan::Plan back = journal::RevertPlan(*root, system->journal, txn, true, {});
+                     if (!back.ops.empty() || back.conflicts.empty()) return 7;
+                     return 0;
+                   }),
+            0);
+
+  // Root: every byte, and a rollback from the journal (the commit record cut, as a crash before it
+  // leaves it) puts the file back as it was.
+  auto txns = journal::Load(*root);
+  ASSERT_TRUE(txns) << txns.error().message;
+  ASSERT_EQ(txns->size(), 1u);
+  EXPECT_FALSE(txns->front().contents_withheld);
+  EXPECT_EQ(txns->front().ops[0].before, std::string(kEnvironment));
+  EXPECT_EQ(txns->front().ops[0].after, std::string(kCommented));
+  std::string text = Text(record);
+  size_t commit = text.find("{\"record\":\"commit\"}");
+  ASSERT_NE(commit, std::string::npos) << text;
+  tree_.Write(record, text.substr(0, commit));
+  Outcome recovered = Executor(*root, hooks_).Recover({});
+  ASSERT_EQ(recovered.recovered, std::vector<std::string>{"1"})
+      << (recovered.messages.empty() ? "" : recovered.messages.front());
+  EXPECT_EQ(Text("etc/environment"), kEnvironment);
+  EXPECT_EQ(Stat("etc/environment").st_mode & 07777, 0600u);
 }
 
 }  // namespace

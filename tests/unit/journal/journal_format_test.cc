@@ -58,17 +58,47 @@ TEST(JournalFormatTest, AFormat1JournalIsReadWhole) {
   EXPECT_FALSE(IsReverted(*txns, (*txns)[3]));
 }
 
-TEST(JournalFormatTest, BeginRecordsCarryTheCurrentFormat) {
+// The oldest format that reads the record: 1 without private ops (an earlier rocmtune still
+// reads and rolls back the transaction), 2 with them.
+TEST(JournalFormatTest, BeginRecordsCarryTheOldestFormatThatReadsThem) {
   Transaction t;
   t.number = 7;
   t.id = "7";
   t.time = "2026-11-23T00:00:00Z";
   t.intent = {"set", "", {"amdgpu.noretry=0"}, "", {}};
   auto begin = BeginRecord(t);
-  EXPECT_EQ(begin["format"], kJournalFormat);
+  EXPECT_EQ(begin["format"], kOldestJournalFormat);
   auto parsed = ParseTransaction(begin.dump() + "\n", "x.jsonl");
   ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->format, kOldestJournalFormat);
+
+  t.ops.push_back({plan::OpKind::kWriteFile,
+                   plan::BackendId::kEnv,
+                   "etc/environment",
+                   "A=secret\n",
+                   "A=secret\n# rocmtune unset: HSA_X=1\n",
+                   {},
+                   "why"});
+  t.private_ops = {0};
+  begin = BeginRecord(t);
+  EXPECT_EQ(begin["format"], kJournalFormat);
+  EXPECT_EQ(begin.dump().find("secret"), std::string::npos) << begin.dump();
+  parsed = ParseTransaction(begin.dump() + "\n", "x.jsonl");
+  ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->format, kJournalFormat);
+  EXPECT_EQ(parsed->private_ops, std::vector<size_t>{0});
+  auto filled = ApplyContents(ContentsRecord(t).dump(), *parsed, "x.contents");
+  ASSERT_TRUE(filled) << filled.error().message;
+  EXPECT_EQ(parsed->ops[0].before, t.ops[0].before);
+  EXPECT_EQ(parsed->ops[0].after, t.ops[0].after);
+  // Contents that are not this op's are refused, not mixed in.
+  Transaction other = t;
+  other.ops[0].path = "etc/profile.d/x.sh";
+  EXPECT_FALSE(ApplyContents(ContentsRecord(other).dump(), *parsed, "x.contents"));
+  // A format-1 record cannot name private ops.
+  std::string old = begin.dump();
+  old.replace(old.find("\"format\":2"), 10, "\"format\":1");
+  EXPECT_FALSE(ParseTransaction(old + "\n", "x.jsonl"));
 }
 
 TEST(JournalFormatTest, ANewerFormatIsRefusedByNameAndBadOnesAreErrors) {

@@ -13,8 +13,10 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "api/snapshot.h"
+#include "journal/journal.h"
 #include "snapshot/archive_out.h"
 #include "snapshot/snapshot.h"
 #include "test_tree.h"
@@ -119,6 +121,68 @@ TEST(SnapshotArchiveTest, NoMemberHoldsAMacAddressHostNameUserNameOrSerial) {
   EXPECT_EQ(files["bug/etc/rocmtune/profiles/mine.toml"], "# from /home/redacted/profiles\n");
   EXPECT_EQ(files.count("bug/var/lib/rocmtune/journal/1.jsonl"), 1u);
   EXPECT_NE(files["bug/rocmtune-status.json"].find("\"rocmtune.status.v1\""), std::string::npos);
+}
+
+// Security review 39, item 3a: the journal holds whole files as they were and became; the
+// snapshot carries those contents redacted as it carries the files themselves. A 0600
+// /etc/environment with a token, edited by one transaction recorded inline (as before private
+// ops existed) and by one whose contents sit in the root-only contents file.
+TEST(SnapshotArchiveTest, TheJournalCarriesNoSecretOfTheFilesItChanged) {
+  constexpr std::string_view kEnv = "API_TOKEN=secret123\nHSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  constexpr std::string_view kCommented = "API_TOKEN=secret123\n# rocmtune unset: HSA_OVERRIDE_GFX_VERSION=10.3.0\n";
+  TestTree src, out;
+  BuildPrivateWorld(src);
+  src.Write("etc/environment", kCommented);
+  src.Chmod("etc/environment", 0600);
+  const std::string dir(journal::kJournalDir);
+  for (uint64_t n : {2, 3}) {
+    journal::Transaction t;
+    t.number = n;
+    t.id = std::to_string(n);
+    t.time = "2026-11-23T00:00:00Z";
+    t.intent = {"unset", "", {"env.HSA_OVERRIDE_GFX_VERSION"}, "", {}};
+    t.ops.push_back({plan::OpKind::kWriteFile,
+                     plan::BackendId::kEnv,
+                     "etc/environment",
+                     std::string(kEnv),
+                     std::string(kCommented),
+                     {},
+                     "comment out"});
+    if (n == 3) {
+      t.private_ops = {0};
+      src.Write(dir + "/000003.contents", journal::ContentsRecord(t).dump() + "\n");
+      src.Chmod(dir + "/000003.contents", 0600);
+    }
+    src.Write(dir + "/" + journal::JournalFileName(n), journal::BeginRecord(t).dump() + "\n" +
+                                                           journal::DoneRecord(0).dump() + "\n" +
+                                                           journal::CommitRecord().dump() + "\n");
+  }
+  auto root = sys::Root::Open(src.path());
+  ASSERT_TRUE(root);
+  auto report = api::SnapshotArchive(*root, out.Path("bug.tar.gz"));
+  ASSERT_TRUE(report) << report.error().message;
+  std::map<std::string, std::string> files;
+  for (const Member& m : ReadMembers(out.Path("bug.tar.gz"))) {
+    EXPECT_EQ(m.content.find("secret123"), std::string::npos) << m.path << ":\n" << m.content;
+    files[m.path] = m.content;
+  }
+  // The metadata stays, and what the snapshot keeps of the file itself (ROCm variables).
+  for (uint64_t n : {2, 3}) {
+    std::string rel = dir + "/" + journal::JournalFileName(n);
+    ASSERT_EQ(files.count("bug/" + rel), 1u) << rel;
+    auto txn = journal::ParseTransaction(files["bug/" + rel], rel);
+    ASSERT_TRUE(txn) << txn.error().message;
+    EXPECT_EQ(txn->state, journal::State::kCommitted);
+    ASSERT_EQ(txn->ops.size(), 1u);
+    EXPECT_EQ(txn->ops[0].path, "etc/environment");
+    if (n == 2) {
+      EXPECT_EQ(txn->ops[0].before, "# API_TOKEN=<redacted>\nHSA_OVERRIDE_GFX_VERSION=\"10.3.0\"\n");
+      continue;
+    }
+    ASSERT_EQ(files.count("bug/" + dir + "/000003.contents"), 1u);
+    ASSERT_TRUE(journal::ApplyContents(files["bug/" + dir + "/000003.contents"], *txn, "000003.contents"));
+    EXPECT_EQ(txn->ops[0].before, "# API_TOKEN=<redacted>\nHSA_OVERRIDE_GFX_VERSION=\"10.3.0\"\n");
+  }
 }
 
 TEST(SnapshotArchiveTest, MembersAreSortedOwnedByRootWithTheSourcesMtimes) {
