@@ -11,6 +11,7 @@
 #include "api/trial.h"
 #include "api/trial_internal.h"
 #include "knobs/cmdline_tokens.h"
+#include "sys/trusted_config.h"
 #include "util/text.h"
 #include "util/toml_reader.h"
 
@@ -124,6 +125,10 @@ void CheckSettings(const System& system, const plan::TrialState& state, Findings
 Result<std::optional<TrialAdminCheck>> ReadTrialAdminCheck(const sys::Root& root) {
   constexpr std::string_view kPath = "etc/rocmtune/trial.toml";
   if (root.TypeOf(kPath) == sys::EntryType::kMissing) return std::optional<TrialAdminCheck>();
+  // Its command runs as root in the trial boot: whoever may edit it could run anything as root.
+  if (auto trusted = sys::CheckTrustedFile(root, kPath, "its check runs as root: trusted only when root owns it");
+      !trusted)
+    return tl::unexpected(trusted.error());
   auto text = root.ReadFile(kPath, 64 * 1024);
   if (!text) return tl::unexpected(text.error());
   auto table = ParseTomlDocument(*text, root.Display(kPath));

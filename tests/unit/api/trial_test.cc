@@ -5,6 +5,10 @@
 // these tests are about the state machine around them, so the trial is seeded with its state only.
 #include "api/trial.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -360,6 +364,52 @@ TEST(ApiTrialTest, TheHelperRefusesAStateWhoseTokensItWouldNotWrite) {
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->status, plan::HelperStatus::kRefused);
   EXPECT_FALSE(w.Exists(plan::kTrialState));
+}
+
+// /etc/rocmtune/trial.toml's command runs as root: the file and /etc/rocmtune count only when
+// root owns them and neither group nor others may write them (the admin profiles' rule,
+// sys/trusted_config.h; profile_store_test.cc's UntrustedAdminFilesAreNotUsed). Under a tree the
+// tree's owner stands for root, so the owner rule needs a chown to another uid (root only).
+TEST(ApiTrialTest, AnAdminCheckRootDoesNotOwnIsRefused) {
+  testing::WorldCopy w(kWorld);
+  w.Write("etc/rocmtune/trial.toml", "check = [\"/bin/true\"]\n");
+  const std::string file = w.Path("etc/rocmtune/trial.toml");
+  const std::string dir = w.Path("etc/rocmtune");
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  auto fine = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_TRUE(fine) << fine.error().message;
+  ASSERT_TRUE(*fine) << "root's own 0644 file is used";
+  for (unsigned mode : {0664u, 0646u}) {
+    ASSERT_EQ(::chmod(file.c_str(), mode), 0);
+    auto open = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+    ASSERT_FALSE(open) << fmt::format("{:o}", mode);
+    EXPECT_NE(open.error().message.find(
+                  fmt::format("etc/rocmtune/trial.toml: not used: group or others may write it (mode {:04o})", mode)),
+              std::string::npos)
+        << open.error().message;
+  }
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  auto open_dir = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_FALSE(open_dir);
+  EXPECT_NE(open_dir.error().message.find("etc/rocmtune: not used: group or others may write it"), std::string::npos)
+      << open_dir.error().message;
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  if (::chown(file.c_str(), 1000, 1000) != 0)
+    GTEST_SKIP() << "cannot chown to uid 1000 here (not root): the owner rule is untested";
+  auto theirs = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_FALSE(theirs);
+  EXPECT_NE(theirs.error().message.find("etc/rocmtune/trial.toml: not used: owned by uid 1000, not root (its check "
+                                        "runs as root"),
+            std::string::npos)
+      << theirs.error().message;
+  ASSERT_EQ(::chown(file.c_str(), ::getuid(), ::getgid()), 0);
+  ASSERT_EQ(::chown(dir.c_str(), 1000, 1000), 0);
+  auto their_dir = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_FALSE(their_dir);
+  EXPECT_NE(their_dir.error().message.find("etc/rocmtune: not used: owned by uid 1000, not root"), std::string::npos)
+      << their_dir.error().message;
 }
 
 }  // namespace
