@@ -4,11 +4,6 @@
 // rocmtune-recover.service run in the boots concerned; they need --boot so that nobody runs them
 // by accident from a shell. The check's inputs the core cannot gather are gathered here: this
 // boot's kernel log (journalctl -k -b 0) and the admin's command of /etc/rocmtune/trial.toml.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -26,71 +21,13 @@
 #include "client/local_writer.h"
 #include "client/result_render.h"
 #include "client/verbs.h"
+#include "sys/run_command.h"
 #include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
 
 constexpr size_t kMaxKernelLogBytes = 16u << 20;
-
-// The output of `argv` (stdout), and whether it exited 0 within `timeout`; killed after it.
-struct Ran {
-  bool ok = false;
-  std::string out;
-  std::string why;  // when not ok
-};
-
-Ran RunCommand(const std::vector<std::string>& argv, std::chrono::seconds timeout, bool keep_output) {
-  Ran ran;
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return {false, "", fmt::format("pipe: {}", std::strerror(errno))};
-  // The argv before the fork: the child only calls async-signal-safe functions.
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    return {false, "", fmt::format("fork: {}", std::strerror(errno))};
-  }
-  if (pid == 0) {
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null >= 0) ::dup2(null, STDIN_FILENO);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(pipe_fds[1]);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool timed_out = false;
-  char buf[65536];
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-    pollfd pfd{pipe_fds[0], POLLIN, 0};
-    int r = ::poll(&pfd, 1, static_cast<int>(left.count()));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) continue;
-    ssize_t n = ::read(pipe_fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (keep_output && ran.out.size() < kMaxKernelLogBytes) ran.out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  if (timed_out) ran.why = fmt::format("{} did not finish within {} s (killed)", argv.front(), timeout.count());
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ran.ok = true;
-  else if (WIFEXITED(status)) ran.why = fmt::format("{} exited with status {}", argv.front(), WEXITSTATUS(status));
-  else ran.why = fmt::format("{} was killed by signal {}", argv.front(), WTERMSIG(status));
-  return ran;
-}
 
 void PrintState(const std::optional<plan::TrialState>& state) {
   if (!state) {
@@ -128,24 +65,18 @@ api::TrialCheckInputs GatherCheckInputs(const Args& args, const sys::Root& root)
     else PrintError(fmt::format("--kernel-log {}: {}", args.kernel_log, text.error().message));
   } else if (root.IsLive()) {
     // This boot's kernel messages, from journald (the kernel's ring buffer may have wrapped).
-    Ran log = RunCommand({"/usr/bin/journalctl", "-k", "-b", "0", "-o", "cat", "--no-pager", "-q"},
-                         std::chrono::seconds(60), true);
+    sys::CommandResult log = sys::RunCommand({"/usr/bin/journalctl", "-k", "-b", "0", "-o", "cat", "--no-pager", "-q"},
+                                             std::chrono::seconds(60), kMaxKernelLogBytes);
     if (log.ok) inputs.kernel_log = std::move(log.out);
     else PrintError(fmt::format("this boot's kernel log could not be read: {}", log.why));
   }
-  auto admin = api::ReadTrialAdminCheck(root);
-  if (!admin) {
-    inputs.admin_ran = true;
-    inputs.admin_failure = admin.error().message;
-  } else if (*admin) {
-    inputs.admin_ran = true;
-    if (!root.IsLive()) {
-      inputs.admin_failure = "the admin's check runs only in the trial boot itself (not on a --root tree)";
-    } else {
-      Ran ran = RunCommand((*admin)->argv, (*admin)->timeout, false);
-      inputs.admin_failure = ran.ok ? "" : ran.why;
-    }
-  }
+  // The admin's check (/etc/rocmtune/trial.toml): CheckTrial reads it and calls this only for a
+  // pending trial in the boot that carries its token.
+  inputs.run_admin_check = [&root](const api::TrialAdminCheck& check) -> std::string {
+    if (!root.IsLive()) return "the admin's check runs only in the trial boot itself (not on a --root tree)";
+    sys::CommandResult ran = sys::RunCommand(check.argv, check.timeout);
+    return ran.ok ? "" : ran.why;
+  };
   return inputs;
 }
 
@@ -169,7 +100,7 @@ int RebootIntoTrial(const Args& args, bool changed, int rc) {
   }
   fmt::print(stderr, "Rebooting into the trial boot (systemctl reboot).\n");
   std::fflush(stderr);
-  Ran ran = RunCommand({"/usr/bin/systemctl", "reboot"}, std::chrono::seconds(60), false);
+  sys::CommandResult ran = sys::RunCommand({"/usr/bin/systemctl", "reboot"}, std::chrono::seconds(60));
   if (ran.ok) return rc;
   PrintError(
       fmt::format("the trial is prepared but the reboot failed: {}; reboot to try it, or drop it with "

@@ -10,6 +10,7 @@
 #include "knobs/grub_config.h"
 #include "plan/admin_lines.h"
 #include "plan/owned_paths.h"
+#include "plan/trial_state.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -26,20 +27,6 @@ constexpr size_t kMaxOps = 4096;
 bool IsPathChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
          c == '-' || c == ':' || c == '+';
-}
-
-// Text from a plan as it may appear in a message: control and non-ASCII bytes escaped (a hostile
-// path or value must not forge log lines), long text cut. Rules quote what they refuse freely;
-// CheckOp passes every message through here once.
-std::string Printable(std::string_view text, size_t max_bytes) {
-  std::string out;
-  for (char c : text.substr(0, max_bytes)) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) out += fmt::format("\\x{:02x}", u);
-    else out.push_back(c);
-  }
-  if (text.size() > max_bytes) out += "...";
-  return out;
 }
 
 struct FileRule {
@@ -97,6 +84,20 @@ std::optional<FileRule> FindFileRule(std::string_view path) {
 }
 
 }  // namespace
+
+// Text from a plan as it may appear in a message: control and non-ASCII bytes escaped (a hostile
+// path or value must not forge log lines), long text cut. Rules quote what they refuse freely;
+// CheckOp passes every message through here once.
+std::string Printable(std::string_view text, size_t max_bytes) {
+  std::string out;
+  for (char c : text.substr(0, max_bytes)) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out.push_back(c);
+  }
+  if (text.size() > max_bytes) out += "...";
+  return out;
+}
 
 std::optional<SharedFile> SharedFileOf(std::string_view path) {
   auto rule = FindFileRule(path);
@@ -251,10 +252,24 @@ std::vector<Error> CheckPlan(const sys::Root& root, const detect::Inventory& inv
                           fmt::format("plan: {}: {} ops (at most {})", rule::kPlanSize, plan.ops.size(), kMaxOps)});
     return violations;
   }
+  // What the journal will say this change was (intent_rules.cc): the active profile is read from it.
+  auto intent = CheckIntent(plan.intent);
+  if (intent) intent = CheckIntentProfile(root, plan.intent);
+  if (!intent)
+    violations.push_back({intent.error().code, 0, fmt::format("plan: {}", Printable(intent.error().message, 2048))});
   for (const plan::Op& op : plan.ops)
     if (auto ok = CheckOp(root, inventory, op); !ok) violations.push_back(ok.error());
   if (violations.empty())
     if (auto ok = CheckAdminTokens(root, plan); !ok) violations.push_back(ok.error());
+  // The trial state's request is what the commit applies and `rocmtunectl trial` shows: its
+  // profile must exist like the intent's (its grammar passed CheckOp's CheckTrialState).
+  for (const plan::Op& op : plan.ops) {
+    if (!violations.empty() || op.path != plan::kTrialState || !op.after) continue;
+    auto state = plan::ParseTrialState(*op.after);
+    if (!state) continue;
+    if (auto ok = CheckIntentProfile(root, state->request); !ok)
+      violations.push_back({ok.error().code, 0, fmt::format("{}: {}", op.path, Printable(ok.error().message, 2048))});
+  }
   return violations;
 }
 

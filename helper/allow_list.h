@@ -67,6 +67,7 @@ inline constexpr std::string_view kSysfsValue = "sysfs-value";          // value
 inline constexpr std::string_view kRegenProgram = "regen-program";      // program not in the table
 inline constexpr std::string_view kRegenArgv = "regen-argv";            // arguments not an allowed shape
 inline constexpr std::string_view kTrialEntry = "trial-entry";          // not the entry rocmtune renders
+inline constexpr std::string_view kIntent = "intent";  // the intent's or trial state's text is not of its format
 }  // namespace rule
 
 }  // namespace rocmtune::helper

@@ -29,6 +29,18 @@ namespace rocmtune::helper {
 // allow_list.cc
 // Root-relative, normalized, short, with only the characters real paths here use.
 Result<void> CheckPathSyntax(std::string_view path);
+// Text from a plan as it may appear in a message: control and non-ASCII bytes escaped, cut after
+// `max_bytes`.
+std::string Printable(std::string_view text, size_t max_bytes);
+
+// intent_rules.cc
+// At most `max_bytes` of UTF-8 without a control character (a line of its own, shown as is).
+Result<void> CheckFreeText(std::string_view text, size_t max_bytes, std::string_view what);
+// The intent's fields, each to its format: a verb of the fixed set, profile and item names,
+// the transaction a revert undoes, a trial's step and id, args bounded and without control bytes.
+Result<void> CheckIntent(const plan::Intent& intent);
+// The intent's profile (if any) exists: built in, or root's /etc/rocmtune/profiles/NAME.toml.
+Result<void> CheckIntentProfile(const sys::Root& root, const plan::Intent& intent);
 
 // content_rules.cc
 // Far above any file rocmtune renders (a few hundred bytes; /etc/default/grub a few KiB), far

@@ -17,9 +17,13 @@
 #include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
 #include "plan/owned_paths.h"
+#include "util/text.h"
 
 namespace rocmtune::api {
 namespace {
+
+// Below the helper's bound on a line seen (helper/trial_state_rules.cc, 4096 bytes).
+constexpr size_t kMaxSeenLineBytes = 4000;
 
 std::string NewTrialId() {
   std::random_device random;
@@ -120,7 +124,17 @@ void AddTrialState(const System& system, const plan::TrialState& state, plan::Tr
   plan::TrialState next = state;
   next.state = phase;
   next.updated = TrialNow();
-  for (std::string& s : seen) next.seen.push_back(std::move(s));
+  // The helper keeps only lines of text (helper/intent_rules.cc): a path or message quoted in a
+  // line is escaped and cut here, so no check's finding makes the state unwritable.
+  for (const std::string& s : seen) {
+    std::string line = text::EscapeControl(s);
+    if (line.size() > kMaxSeenLineBytes) {
+      size_t cut = kMaxSeenLineBytes;
+      while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+      line = line.substr(0, cut) + "...";
+    }
+    next.seen.push_back(std::move(line));
+  }
   plan.ops.push_back(StateOp(system.root, next, fmt::format("trial {} {}", state.id, plan::TrialPhaseName(phase))));
 }
 

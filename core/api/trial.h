@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,13 +37,14 @@ struct TrialAdminCheck {
 // nullopt when the file is absent; an error for a file that is not as described.
 Result<std::optional<TrialAdminCheck>> ReadTrialAdminCheck(const sys::Root& root);
 
-// What the front end gathers for the check that the core cannot: this boot's kernel log and the
-// admin command's result.
+// What the front end gathers for the check that the core cannot: this boot's kernel log, and how
+// the admin's command is run.
 struct TrialCheckInputs {
   std::optional<std::string> kernel_log;  // nullopt: not read (said in `seen`, not a failure)
-  // The admin check's outcome: nullopt when there is none; else "" for success or what failed.
-  std::optional<std::string> admin_failure;
-  bool admin_ran = false;
+  // Runs the admin's check and says what failed ("" when it passed). CheckTrial reads
+  // /etc/rocmtune/trial.toml and calls this only when a trial is pending and this boot carries its
+  // token: a command that runs as root runs for nothing else. Unset: a configured check fails.
+  std::function<std::string(const TrialAdminCheck&)> run_admin_check;
 };
 
 // `trial check --boot` (rocmtune-trial-check.service, in the trial boot): state booted, then the

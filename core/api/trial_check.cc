@@ -11,6 +11,7 @@
 #include "api/trial.h"
 #include "api/trial_internal.h"
 #include "knobs/cmdline_tokens.h"
+#include "sys/trusted_config.h"
 #include "util/text.h"
 #include "util/toml_reader.h"
 
@@ -119,11 +120,32 @@ void CheckSettings(const System& system, const plan::TrialState& state, Findings
   }
 }
 
+// The admin's own check, last: only here, with a pending trial in its own boot, is it run.
+void CheckAdminCommand(const sys::Root& root, const TrialCheckInputs& inputs, bool dry_run, Findings& out) {
+  auto admin = ReadTrialAdminCheck(root);
+  if (!admin) {
+    out.Bad(fmt::format("the admin's check failed: {}", admin.error().message));
+    return;
+  }
+  if (!*admin) return;
+  if (dry_run) {
+    out.Note("the admin's check (/etc/rocmtune/trial.toml) is not run with --check");
+    return;
+  }
+  std::string failure = inputs.run_admin_check ? inputs.run_admin_check(**admin) : "nothing here runs it";
+  if (!failure.empty()) out.Bad(fmt::format("the admin's check failed: {}", failure));
+  else out.Ok("the admin's check (/etc/rocmtune/trial.toml) passed");
+}
+
 }  // namespace
 
 Result<std::optional<TrialAdminCheck>> ReadTrialAdminCheck(const sys::Root& root) {
   constexpr std::string_view kPath = "etc/rocmtune/trial.toml";
   if (root.TypeOf(kPath) == sys::EntryType::kMissing) return std::optional<TrialAdminCheck>();
+  // Its command runs as root in the trial boot: whoever may edit it could run anything as root.
+  if (auto trusted = sys::CheckTrustedFile(root, kPath, "its check runs as root: trusted only when root owns it");
+      !trusted)
+    return tl::unexpected(trusted.error());
   auto text = root.ReadFile(kPath, 64 * 1024);
   if (!text) return tl::unexpected(text.error());
   auto table = ParseTomlDocument(*text, root.Display(kPath));
@@ -211,11 +233,7 @@ Result<ChangeReport> CheckTrial(const sys::Root& root, const TrialCheckInputs& i
       found.Bad(
           fmt::format("check-compute's verdict is {}, worse than {} before the trial", verdict, state.verdict_before));
     else found.Ok(fmt::format("check-compute's verdict is {} ({} before the trial)", verdict, state.verdict_before));
-    if (inputs.admin_ran) {
-      if (inputs.admin_failure && !inputs.admin_failure->empty())
-        found.Bad(fmt::format("the admin's check failed: {}", *inputs.admin_failure));
-      else found.Ok("the admin's check (/etc/rocmtune/trial.toml) passed");
-    }
+    CheckAdminCommand(system->root, inputs, options.check, found);
   }
   bool passed = found.failures.empty();
   report.plan.intent.args.front() = passed ? "confirm" : "fail";

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sys/trusted_config.h"
 #include "util/json_limits.h"
 #include "util/toml_guard.h"
 #include "util/toml_reader.h"
@@ -170,6 +171,11 @@ Result<ExportConfig> ReadExportConfig(const sys::Root& root) {
   ExportConfig config;
   if (root.TypeOf(kExportConfigPath) == sys::EntryType::kMissing) return config;
   std::string origin = root.Display(kExportConfigPath);
+  // It names the directories the helper writes into as root: only root's say may put them there.
+  if (auto trusted = sys::CheckTrustedFile(root, kExportConfigPath,
+                                           "it names directories root writes into: trusted only when root owns it");
+      !trusted)
+    return tl::unexpected(trusted.error());
   auto text = root.ReadFile(kExportConfigPath, kMaxConfigBytes);
   if (!text) return tl::unexpected(text.error());
   if (auto ok = CheckTomlBytes(*text, origin); !ok) return tl::unexpected(ok.error());

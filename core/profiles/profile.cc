@@ -177,13 +177,6 @@ std::string_view ActionName(Action action) {
   return "note";
 }
 
-bool ValidProfileName(std::string_view name) {
-  if (name.empty() || name.size() > 64 || name.front() == '.' || name.front() == '-') return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-  });
-}
-
 Result<Profile> ParseProfile(std::string_view name, std::string_view text, std::string_view origin) {
   if (!ValidProfileName(name))
     return Bad(origin, fmt::format("'{}' is not a profile name (lower-case letters, digits, '-', '_', '.')", name));

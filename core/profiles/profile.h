@@ -11,6 +11,7 @@
 
 #include "knobs/knob_key.h"
 #include "knowledge/family.h"
+#include "plan/intent_names.h"
 #include "util/result.h"
 
 namespace rocmtune::profiles {
@@ -57,9 +58,8 @@ struct Profile {
   std::vector<Item> items;
 };
 
-// Profile names and item ids: lower-case letters, digits, '-', '_' and '.', not starting
-// with '.' or '-', at most 64 bytes (a name becomes a file name).
-bool ValidProfileName(std::string_view name);
+// Profile names and item ids (plan/intent_names.h: the helper checks them too).
+using plan::ValidProfileName;
 
 // Strict: unknown keys, wrong types, missing fields and bad knob keys are errors that name
 // the origin and the item. Never throws, whatever the bytes.

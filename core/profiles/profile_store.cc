@@ -1,12 +1,10 @@
 #include "profiles/profile_store.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "sys/trusted_config.h"
 #include "util/suggest.h"
 
 namespace rocmtune::profiles {
@@ -27,27 +25,8 @@ void Merge(std::vector<Item>& out, std::vector<Item> batch) {
 }
 
 // ARCHITECTURE.md "Security model": a profile not owned by root is untrusted. An admin profile counts
-// only when it and its directory belong to root (under --root DIR: to root or to DIR's owner,
-// who could change the tree anyway) and neither group nor others may write them.
-Result<void> CheckTrusted(const sys::Root& root, std::string_view rel) {
-  struct stat top {};
-  if (::fstat(root.fd(), &top) != 0) return Fail(ErrorCode::kIo, fmt::format("{}: cannot stat the root", root.path()));
-  auto fd = root.Open(rel, O_PATH | O_CLOEXEC);
-  if (!fd) return tl::unexpected(fd.error());
-  struct stat st {};
-  if (::fstat(fd->get(), &st) != 0) return Fail(ErrorCode::kIo, fmt::format("{}: cannot stat", root.Display(rel)));
-  bool owner_ok = st.st_uid == 0 || (!root.IsLive() && st.st_uid == top.st_uid);
-  if (!owner_ok)
-    return Fail(ErrorCode::kInvalidData,
-                fmt::format("{}: not used: owned by uid {}, not root (an admin profile is trusted only when root owns "
-                            "it)",
-                            root.Display(rel), st.st_uid));
-  if (st.st_mode & (S_IWGRP | S_IWOTH))
-    return Fail(ErrorCode::kInvalidData,
-                fmt::format("{}: not used: group or others may write it (mode {:04o}); chmod go-w", root.Display(rel),
-                            st.st_mode & 07777));
-  return {};
-}
+// only when it and its directory are trusted by sys::CheckTrusted's rule.
+constexpr std::string_view kProfileTrust = "an admin profile is trusted only when root owns it";
 
 std::string Chain(const std::vector<std::string>& stack, std::string_view last) {
   std::string out;
@@ -67,13 +46,13 @@ ProfileStore ProfileStore::Load(const sys::Root& root, std::span<const BuiltinPr
 
   auto names = root.ListDir(kAdminProfileDir);
   if (!names && names.error().code != ErrorCode::kNotFound) store.errors_.push_back(names.error().message);
-  Result<void> dir_trusted = names ? CheckTrusted(root, kAdminProfileDir) : Result<void>{};
+  Result<void> dir_trusted = names ? sys::CheckTrusted(root, kAdminProfileDir, kProfileTrust) : Result<void>{};
   for (const std::string& file : names ? *names : std::vector<std::string>{}) {
     if (!file.ends_with(".toml") || file.starts_with(".")) continue;  // editor backups, READMEs
     std::string name = file.substr(0, file.size() - 5);
     std::string rel = fmt::format("{}/{}", kAdminProfileDir, file);
     std::string origin = root.Display(rel);
-    auto trusted = dir_trusted ? CheckTrusted(root, rel) : dir_trusted;
+    auto trusted = dir_trusted ? sys::CheckTrusted(root, rel, kProfileTrust) : dir_trusted;
     auto content =
         trusted ? root.ReadFile(rel, kMaxProfileBytes) : Result<std::string>(tl::unexpected(trusted.error()));
     StoreEntry entry{name, origin,

@@ -17,7 +17,7 @@
 
 namespace rocmtune::profiles {
 
-inline constexpr std::string_view kAdminProfileDir = "etc/rocmtune/profiles";
+using plan::kAdminProfileDir;
 inline constexpr std::string_view kBuiltinOrigin = "builtin";
 // An admin file may replace it, but only with another reset profile.
 inline constexpr std::string_view kStockProfile = "stock";

@@ -34,9 +34,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   plan::Plan plan;
+  // The intent api/trial.cc gives these steps (the helper checks it too).
   if (args[1] == "--cleanup") {
+    plan.intent = {"trial", "", {"cancel"}, "", {}};
     setup->PlanTrialCleanup(ctx, plan);
   } else {
+    plan.intent = {"trial", "", {"prepare"}, "", {}};
     knobs::TrialBoot trial{args[1], std::vector<std::string>(args.begin() + 2, args.end())};
     setup->PlanTrial(ctx, trial, plan);
   }

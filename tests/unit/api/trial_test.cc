@@ -5,6 +5,10 @@
 // these tests are about the state machine around them, so the trial is seeded with its state only.
 #include "api/trial.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +16,7 @@
 #include "journal/journal.h"
 #include "plan/owned_paths.h"
 #include "plan/trial_state.h"
+#include "sys/run_command.h"
 #include "util/json_text.h"
 
 namespace rocmtune {
@@ -360,6 +365,121 @@ TEST(ApiTrialTest, TheHelperRefusesAStateWhoseTokensItWouldNotWrite) {
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->status, plan::HelperStatus::kRefused);
   EXPECT_FALSE(w.Exists(plan::kTrialState));
+}
+
+// /etc/rocmtune/trial.toml's command runs as root: the file and /etc/rocmtune count only when
+// root owns them and neither group nor others may write them (the admin profiles' rule,
+// sys/trusted_config.h; profile_store_test.cc's UntrustedAdminFilesAreNotUsed). Under a tree the
+// tree's owner stands for root, so the owner rule needs a chown to another uid (root only).
+TEST(ApiTrialTest, AnAdminCheckRootDoesNotOwnIsRefused) {
+  testing::WorldCopy w(kWorld);
+  w.Write("etc/rocmtune/trial.toml", "check = [\"/bin/true\"]\n");
+  const std::string file = w.Path("etc/rocmtune/trial.toml");
+  const std::string dir = w.Path("etc/rocmtune");
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  auto fine = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_TRUE(fine) << fine.error().message;
+  ASSERT_TRUE(*fine) << "root's own 0644 file is used";
+  for (unsigned mode : {0664u, 0646u}) {
+    ASSERT_EQ(::chmod(file.c_str(), mode), 0);
+    auto open = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+    ASSERT_FALSE(open) << fmt::format("{:o}", mode);
+    EXPECT_NE(open.error().message.find(
+                  fmt::format("etc/rocmtune/trial.toml: not used: group or others may write it (mode {:04o})", mode)),
+              std::string::npos)
+        << open.error().message;
+  }
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  auto open_dir = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_FALSE(open_dir);
+  EXPECT_NE(open_dir.error().message.find("etc/rocmtune: not used: group or others may write it"), std::string::npos)
+      << open_dir.error().message;
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  if (::chown(file.c_str(), 1000, 1000) != 0)
+    GTEST_SKIP() << "cannot chown to uid 1000 here (not root): the owner rule is untested";
+  auto theirs = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_FALSE(theirs);
+  EXPECT_NE(theirs.error().message.find("etc/rocmtune/trial.toml: not used: owned by uid 1000, not root (its check "
+                                        "runs as root"),
+            std::string::npos)
+      << theirs.error().message;
+  ASSERT_EQ(::chown(file.c_str(), ::getuid(), ::getgid()), 0);
+  ASSERT_EQ(::chown(dir.c_str(), 1000, 1000), 0);
+  auto their_dir = api::ReadTrialAdminCheck(OpenTrialWorld(w));
+  ASSERT_FALSE(their_dir);
+  EXPECT_NE(their_dir.error().message.find("etc/rocmtune: not used: owned by uid 1000, not root"), std::string::npos)
+      << their_dir.error().message;
+}
+
+// A check whose trial.toml is someone else's fails the trial without running the command.
+TEST(ApiTrialTest, AnUntrustedAdminCheckFailsTheTrialAndIsNotRun) {
+  testing::WorldCopy w(kWorld);
+  testing::GiveKfd(w);
+  ExecutorWriter writer(w.root());
+  plan::TrialState seeded = Prepared();
+  seeded.verdict_before = Verdict(w);
+  Seed(w, writer, seeded);
+  BootTrial(w);
+  w.Write("etc/rocmtune/trial.toml", "check = [\"/bin/true\"]\n");
+  ASSERT_EQ(::chmod(w.Path("etc/rocmtune/trial.toml").c_str(), 0666), 0);
+  int runs = 0;
+  api::TrialCheckInputs inputs;
+  inputs.kernel_log = "";
+  inputs.run_admin_check = [&](const api::TrialAdminCheck&) {
+    ++runs;
+    return std::string();
+  };
+  auto check = api::CheckTrial(OpenTrialWorld(w), inputs, {}, writer);
+  ASSERT_TRUE(check) << check.error().message;
+  EXPECT_EQ(check->status, ChangeStatus::kFailed) << JsonText(api::ResultJson(*check));
+  EXPECT_EQ(runs, 0);
+  EXPECT_NE(JsonText(api::ResultJson(*check)).find("group or others may write it"), std::string::npos);
+}
+
+// The admin's command runs as root: only for a pending trial (prepared or booted) in the boot
+// that carries its token, never for a check with nothing to check. Its command makes a marker.
+TEST(ApiTrialTest, TheAdminCheckRunsOnlyForAPendingTrialInItsBoot) {
+  testing::WorldCopy w(kWorld);
+  testing::GiveKfd(w);
+  const std::string marker = w.Path("admin-check-ran");
+  w.Write("etc/rocmtune/trial.toml", fmt::format("check = [\"/bin/sh\", \"-c\", \"touch {}\"]\n", marker));
+  api::TrialCheckInputs inputs;
+  inputs.kernel_log = "";
+  inputs.run_admin_check = [](const api::TrialAdminCheck& check) {
+    sys::CommandResult ran = sys::RunCommand(check.argv, check.timeout);
+    return ran.ok ? std::string() : ran.why;
+  };
+  ExecutorWriter writer(w.root());
+  auto none = api::CheckTrial(OpenTrialWorld(w), inputs, {}, writer);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_EQ(none->status, ChangeStatus::kRefused);
+  EXPECT_FALSE(w.Exists("admin-check-ran")) << "no trial: the admin's command ran";
+
+  plan::TrialState seeded = Prepared();
+  seeded.verdict_before = Verdict(w);
+  Seed(w, writer, seeded);
+  auto not_ours = api::CheckTrial(OpenTrialWorld(w), inputs, {}, writer);
+  ASSERT_TRUE(not_ours) << not_ours.error().message;
+  EXPECT_FALSE(w.Exists("admin-check-ran")) << "a boot without the trial's token: the admin's command ran";
+  EXPECT_EQ(State(w).state, plan::TrialPhase::kFailed);
+  auto failed = api::CheckTrial(OpenTrialWorld(w), inputs, {}, writer);
+  ASSERT_TRUE(failed) << failed.error().message;
+  EXPECT_EQ(failed->status, ChangeStatus::kRefused);
+  EXPECT_FALSE(w.Exists("admin-check-ran")) << "a failed trial: the admin's command ran";
+
+  testing::WorldCopy pending(kWorld);
+  testing::GiveKfd(pending);
+  const std::string ran_marker = pending.Path("admin-check-ran");
+  pending.Write("etc/rocmtune/trial.toml", fmt::format("check = [\"/bin/sh\", \"-c\", \"touch {}\"]\n", ran_marker));
+  ExecutorWriter pending_writer(pending.root());
+  Seed(pending, pending_writer, seeded);
+  BootTrial(pending);
+  auto check = api::CheckTrial(OpenTrialWorld(pending), inputs, {}, pending_writer);
+  ASSERT_TRUE(check) << check.error().message;
+  EXPECT_EQ(check->status, ChangeStatus::kOk) << JsonText(api::ResultJson(*check));
+  EXPECT_TRUE(pending.Exists("admin-check-ran")) << "the control: a pending trial's boot runs it";
 }
 
 }  // namespace

@@ -215,6 +215,7 @@ TEST_F(AllowListTest, HostileRegeneratorsAreRefused) {
 
 TEST_F(AllowListTest, CheckPlanReportsEveryViolation) {
   plan::Plan p;
+  p.intent.verb = "set";
   p.ops = {File("etc/modprobe.d/rocmtune.conf", "modprobe", "options amdgpu noretry=1\n"),
            File("etc/passwd", "env", "x\n"), Sysfs(Attr("power_dpm_force_performance_level"), "high"),
            Regen("bootloader", "update-grub", {"sh", "-c", "id"}),
@@ -254,6 +255,7 @@ TEST_F(AllowListTest, AdminTokensAreTakenOffOnlyRemembered) {
                                                                  "loglevel=3 iommu=nopt pci=realloc=off quiet"));
   auto plan_of = [](std::vector<Op> ops) {
     plan::Plan p;
+    p.intent.verb = "set";
     p.ops = std::move(ops);
     return p;
   };

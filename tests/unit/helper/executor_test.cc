@@ -2,9 +2,12 @@
 // nothing at all (stale, drift, duplicates, refusals); an interrupted transaction is rolled back.
 #include "helper/executor.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <gmock/gmock.h>
@@ -17,6 +20,7 @@
 #include "journal/journal.h"
 #include "knowledge/catalog.h"
 #include "plan/owned_paths.h"
+#include "plan/trial_state.h"
 #include "planner/planner.h"
 #include "test_tree.h"
 #include "tree_snapshot.h"
@@ -390,6 +394,136 @@ TEST_F(ExecutorTest, RunRecoversFirstThenNumbersPastTheInterruptedOne) {
   ASSERT_EQ(txns.size(), 2u);
   EXPECT_EQ(txns[0].state, journal::State::kRolledBack);
   EXPECT_EQ(txns[1].state, journal::State::kCommitted);
+}
+
+// A compromised daemon's plan: real ops under an intent that would make the journal say
+// something else. status, export and Ansible read the active profile from the journal's
+// intents (journal::ActiveProfile), `rocmtunectl trial` and history print them: the helper
+// refuses a verb outside the fixed set, a profile that is no profile name (a newline, an ANSI
+// escape, 1 MiB) or that does not exist, an id out of its format, an arg with a control
+// character, and writes nothing (helper/intent_rules.cc).
+TEST_F(ExecutorTest, AForgedIntentIsRefusedAndNothingIsWritten) {
+  struct Forged {
+    const char* what;
+    plan::Intent intent;
+    const char* message;
+  };
+  const std::string huge(1u << 20, 'a');
+  const Forged cases[] = {
+      {"unknown verb", {"pwn", "", {"amdgpu.noretry=0"}, "", {}}, "verb \"pwn\" is not one of"},
+      {"no such profile", {"apply", "rdna9-turbo", {}, "", {}}, "no profile named \"rdna9-turbo\""},
+      {"newline in the profile", {"apply", "rdna1-safe\nactive: stock", {}, "", {}}, "is not a profile name"},
+      {"ANSI escape in the profile", {"apply", "\x1b[2Jrdna1-safe", {}, "", {}}, "\"\\x1b[2Jrdna1-safe\" is not a"},
+      {"1 MiB profile", {"apply", huge, {}, "", {}}, "is not a profile name"},
+      {"apply without a profile", {"apply", "", {}, "", {}}, "an apply names no profile"},
+      {"set naming a profile", {"set", "rdna1-safe", {"amdgpu.noretry=0"}, "", {}}, "a set names no profile"},
+      {"revert of no transaction", {"revert", "", {}, "1; rm -rf /", {}}, "is not a transaction id"},
+      {"control character in an arg", {"set", "", {"amdgpu.noretry=0\r\x1b[1A"}, "", {}}, "control character \\x0d"},
+      {"huge arg", {"set", "", {huge}, "", {}}, "an arg is 1048576 bytes"},
+      {"trial step", {"trial", "", {"takeover", "0badc0de"}, "", {}}, "a trial's first arg is its step"},
+      {"trial id", {"trial", "", {"cancel", "../../x"}, "", {}}, "trial id \"../../x\" is not 8 lowercase hex"},
+      {"optional item", {"apply", "rdna1-safe", {}, "", {"x\ny"}}, "optional item"},
+  };
+  for (const Forged& f : cases) {
+    plan::Plan p = PlanSet({"amdgpu.noretry=0"});
+    ASSERT_FALSE(p.ops.empty());
+    p.intent = f.intent;
+    auto before = Snapshot();
+    Outcome out = Run(p);
+    EXPECT_EQ(out.status, Status::kRefused) << f.what << ": " << Messages(out);
+    EXPECT_NE(Messages(out).find(f.message), std::string::npos) << f.what << ": " << Messages(out);
+    EXPECT_NE(Messages(out).find("plan: intent: "), std::string::npos) << f.what << ": " << Messages(out);
+    EXPECT_EQ(Messages(out).find('\x1b'), std::string::npos) << f.what << ": a message carries the escape";
+    EXPECT_LT(Messages(out).size(), 4096u) << f.what << ": the message quotes the whole text";
+    EXPECT_TRUE(Changed(before).empty()) << f.what;
+    EXPECT_EQ(JournalFiles(), 0u) << f.what;
+  }
+  // The control: the same ops under a true intent, and an apply of a profile that exists.
+  plan::Plan set = PlanSet({"amdgpu.noretry=0"});
+  EXPECT_EQ(Run(set).status, Status::kCommitted);
+}
+
+// An admin profile counts as existing the way the profile store takes it: root's file in root's
+// directory (sys/trusted_config.h); anyone's else is not a profile the journal may name.
+TEST_F(ExecutorTest, AnApplyOfAnUntrustedAdminProfileIsRefused) {
+  Write("etc/rocmtune/profiles/mine.toml", "schema_version = 1\n");
+  ASSERT_EQ(::chmod(Path("etc/rocmtune/profiles/mine.toml").c_str(), 0666), 0);
+  plan::Plan p = PlanSet({"amdgpu.noretry=0"});
+  p.intent = {"apply", "mine", {}, "", {}};
+  auto before = Snapshot();
+  Outcome out = Run(p);
+  EXPECT_EQ(out.status, Status::kRefused) << Messages(out);
+  EXPECT_NE(Messages(out).find("profile \"mine\": "), std::string::npos) << Messages(out);
+  EXPECT_NE(Messages(out).find("group or others may write it (mode 0666)"), std::string::npos) << Messages(out);
+  EXPECT_TRUE(Changed(before).empty());
+  EXPECT_EQ(JournalFiles(), 0u);
+  ASSERT_EQ(::chmod(Path("etc/rocmtune/profiles/mine.toml").c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(Path("etc/rocmtune/profiles").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(Path("etc/rocmtune").c_str(), 0755), 0);
+  EXPECT_EQ(Run(p).status, Status::kCommitted) << "the control: root's own profile" << Messages(Run(p));
+}
+
+// The trial state's free text: the boot units and `rocmtunectl trial` print it, the commit
+// applies its request. A line seen with a terminal escape, a forged time or verdict, a request
+// naming no profile that exists: refused, nothing written.
+TEST_F(ExecutorTest, AForgedTrialStateIsRefusedAndNothingIsWritten) {
+  auto state_plan = [&](const plan::TrialState& s) {
+    plan::Plan p;
+    p.intent = {"trial", s.request.profile, {"prepare", s.id}, "", {}};
+    p.root = Root().id();
+    p.ops.push_back({plan::OpKind::kWriteFile,
+                     plan::BackendId::kCmdline,
+                     std::string(plan::kTrialState),
+                     std::nullopt,
+                     plan::TrialStateText(s),
+                     {},
+                     "trial prepared"});
+    return p;
+  };
+  plan::TrialState good;
+  good.id = "0badc0de";
+  good.created = good.updated = "2026-11-27T00:00:00Z";
+  good.request = {"set", "", {"amdgpu.noretry=0"}, "", {}};
+  good.tokens = {"amdgpu.noretry=0", "panic=10", plan::TrialToken(good.id)};
+  good.setup = "grub-debian";
+  good.gpus_before = {{"0000:28:00.0", "amdgpu"}};
+  good.verdict_before = "unsafe";
+  struct Forged {
+    const char* what;
+    std::function<void(plan::TrialState&)> edit;
+    const char* message;
+  };
+  const Forged cases[] = {
+      {"escape in a line seen", [](plan::TrialState& s) { s.seen = {"ok: fine\x1b[1A\x1b[2Kok: all good"}; },
+       "a line seen holds the control character \\x1b"},
+      {"newline in a line seen", [](plan::TrialState& s) { s.seen = {"ok: a\nFAILED: b"}; }, "control character \\x0a"},
+      {"huge line seen", [](plan::TrialState& s) { s.seen = {std::string(8192, 'x')}; }, "a line seen is 8192 bytes"},
+      {"time", [](plan::TrialState& s) { s.created = "yesterday\x1b[0m"; }, "is not a time"},
+      {"verdict", [](plan::TrialState& s) { s.verdict_before = "safe (trust me)"; }, "verdict"},
+      {"transaction", [](plan::TrialState& s) { s.transaction = "7\n"; }, "is not a transaction id"},
+      {"driver", [](plan::TrialState& s) { s.gpus_before[0].driver = "amdgpu\x1b[0m"; }, "is not a driver's name"},
+      {"request profile",
+       [](plan::TrialState& s) {
+         s.request = {"apply", "rdna9-turbo", {}, "", {}};
+       },
+       "no profile named \"rdna9-turbo\""},
+      {"request profile name",
+       [](plan::TrialState& s) {
+         s.request = {"apply", "x\ny", {}, "", {}};
+       },
+       "is not a profile name"},
+  };
+  for (const Forged& f : cases) {
+    plan::TrialState s = good;
+    f.edit(s);
+    auto before = Snapshot();
+    Outcome out = Run(state_plan(s));
+    EXPECT_EQ(out.status, Status::kRefused) << f.what << ": " << Messages(out);
+    EXPECT_NE(Messages(out).find(f.message), std::string::npos) << f.what << ": " << Messages(out);
+    EXPECT_TRUE(Changed(before).empty()) << f.what;
+    EXPECT_EQ(JournalFiles(), 0u) << f.what;
+  }
+  EXPECT_EQ(Run(state_plan(good)).status, Status::kCommitted) << "the control";
 }
 
 }  // namespace

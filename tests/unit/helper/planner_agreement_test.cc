@@ -70,6 +70,7 @@ void PlanCheckApply(const fs::path& dir, const std::string& label, const plan::R
   ASSERT_TRUE(root);
   detect::Inventory inventory = detect::Detect(*root);
   plan::Plan p = plan::PlanRequest({*root, inventory, knowledge::Catalog::Builtin()}, request);
+  p.intent.verb = "set";  // what api::Set records (the helper checks the intent too)
   if (!p.refused.empty()) {
     ++sweep.refused_by_planner;  // nothing for the helper to see
     return;

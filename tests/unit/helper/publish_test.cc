@@ -3,6 +3,8 @@
 // file rocmtune wrote and nobody else's; the admin's bad config and a hostile request lose nothing.
 #include "helper/publish.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -156,6 +158,46 @@ TEST_F(PublishTest, ConfiguredDirectoriesAndNamespaceAreUsed) {
   EXPECT_EQ(out.status, Status::kCommitted) << Message(out);
   EXPECT_TRUE(Exists("srv/textfiles/rocmtune.prom"));
   EXPECT_FALSE(Exists(kPromPath));
+}
+
+// export.toml names the directories root writes into: a file or a /etc/rocmtune that someone
+// else owns or may write is refused, naming the file and the rule, and nothing is written
+// (profile_store_test.cc's UntrustedAdminFilesAreNotUsed, the same rule: sys/trusted_config.h).
+TEST_F(PublishTest, AnExportConfigRootDoesNotOwnIsRefused) {
+  const std::string request = Request({{plan::PublishFormat::kPrometheus, kProm}});
+  tree_.Chmod("etc/rocmtune/export.toml", 0664);
+  Outcome group = Run(request);
+  EXPECT_EQ(group.status, Status::kRefused);
+  EXPECT_NE(Message(group).find("etc/rocmtune/export.toml: not used: group or others may write it (mode 0664)"),
+            std::string::npos)
+      << Message(group);
+  tree_.Chmod("etc/rocmtune/export.toml", 0646);
+  EXPECT_EQ(Run(request).status, Status::kRefused) << "world-writable";
+  tree_.Chmod("etc/rocmtune/export.toml", 0644);
+  tree_.Chmod("etc/rocmtune", 0777);
+  Outcome dir = Run(request);
+  EXPECT_EQ(dir.status, Status::kRefused);
+  EXPECT_NE(Message(dir).find("etc/rocmtune: not used: group or others may write it"), std::string::npos)
+      << Message(dir);
+  tree_.Chmod("etc/rocmtune", 0755);
+  EXPECT_FALSE(Exists(kPromPath));
+  bool file_chowned = ::chown(tree_.Path("etc/rocmtune/export.toml").c_str(), 1000, 1000) == 0;
+  if (!file_chowned) GTEST_SKIP() << "cannot chown to uid 1000 here (not root): the owner rule is untested";
+  Outcome theirs = Run(request);
+  EXPECT_EQ(theirs.status, Status::kRefused);
+  EXPECT_NE(Message(theirs).find("etc/rocmtune/export.toml: not used: owned by uid 1000, not root (it names "
+                                 "directories root writes into"),
+            std::string::npos)
+      << Message(theirs);
+  ASSERT_EQ(::chown(tree_.Path("etc/rocmtune/export.toml").c_str(), ::getuid(), ::getgid()), 0);
+  ASSERT_EQ(::chown(tree_.Path("etc/rocmtune").c_str(), 1000, 1000), 0);
+  Outcome their_dir = Run(request);
+  EXPECT_EQ(their_dir.status, Status::kRefused);
+  EXPECT_NE(Message(their_dir).find("etc/rocmtune: not used: owned by uid 1000, not root"), std::string::npos)
+      << Message(their_dir);
+  EXPECT_FALSE(Exists(kPromPath)) << "nothing is written on an untrusted config";
+  ASSERT_EQ(::chown(tree_.Path("etc/rocmtune").c_str(), ::getuid(), ::getgid()), 0);
+  EXPECT_EQ(Run(request).status, Status::kCommitted) << "root's own 0644 file in a 0755 directory works";
 }
 
 }  // namespace

@@ -157,6 +157,7 @@ TEST(TrialBootRulesBls, PlannedTrialsPassAndEditedEntriesDoNot) {
     detect::Inventory inventory = detect::Detect(root);
     knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
     plan::Plan plan;
+    plan.intent = {"trial", "", {"prepare"}, "", {}};
     knobs::CmdlineSetupFor(inventory.system.boot.kind)->PlanTrial(ctx, kTrial, plan);
     ASSERT_TRUE(plan.refused.empty()) << setup.world << ": " << plan.refused.front().message;
     ASSERT_EQ(plan.ops.size(), 2u) << setup.world;

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "plan/intent_names.h"
 #include "planner/planner.h"
 #include "profile_worlds.h"
 #include "profiles/desired.h"
@@ -158,6 +159,15 @@ source = "s"
   plan::Plan plan = plan::PlanRequest(w.Context(), d->request);
   EXPECT_THAT(Messages(plan.refused), HasSubstr("different ISA"));
   EXPECT_THAT(Messages(plan.refused), HasSubstr("amd_iommu=on is not an option"));
+}
+
+// The helper knows the built-ins by name only (plan/intent_names.h, below the profiles): the
+// same names, in the same order, as the compiled-in registry.
+TEST(BuiltinProfilesTest, TheHelpersNamesAreTheRegistrys) {
+  std::vector<std::string_view> registry;
+  for (const BuiltinProfile& b : BuiltinProfiles()) registry.push_back(b.name);
+  auto names = plan::BuiltinProfileNames();
+  EXPECT_EQ(std::vector<std::string_view>(names.begin(), names.end()), registry);
 }
 
 }  // namespace
