@@ -43,7 +43,13 @@ inline constexpr const char* kActionApply = "org.rocmtune1.apply";
 inline constexpr const char* kActionSet = "org.rocmtune1.set";
 inline constexpr const char* kActionRevert = "org.rocmtune1.revert";
 inline constexpr const char* kActionForce = "org.rocmtune1.force";
-inline constexpr std::array<const char*, 4> kActions = {kActionApply, kActionSet, kActionRevert, kActionForce};
+// Commenting out an admin's lines in files rocmtune does not own (/etc/environment, profile.d,
+// modprobe.d): as strict as force, so no key- or profile-scoped rule grants it by accident.
+inline constexpr const char* kActionAdminLines = "org.rocmtune1.admin-lines";
+// A trial boot: a one-shot boot entry and the boot loader's next-boot switch.
+inline constexpr const char* kActionTrial = "org.rocmtune1.trial";
+inline constexpr std::array<const char*, 6> kActions = {kActionApply, kActionSet,        kActionRevert,
+                                                        kActionForce, kActionAdminLines, kActionTrial};
 
 // rocmtunectl's exit codes: part of the CLI contract (rocmtunectl(1) EXIT STATUS); scripts
 // depend on them, locally and over the bus alike.

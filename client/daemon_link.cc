@@ -55,9 +55,10 @@ std::optional<std::string> RootCannotReach(sd_bus* bus) {
   bus::MessagePtr reply(reply_raw);
   if (r >= 0) return std::nullopt;
   const std::string name = error.name() ? error.name() : "";
+  const std::string message = error.message() ? error.message() : std::strerror(-r);
+  if (name == bus::kErrorLimitsExceeded) return fmt::format("the bus would not queue a call for it: {}", message);
   if (NotAnswering(name, r))
-    return fmt::format("no answer to Ping in {} s: {}", kRootPingTimeoutUsec / 1000000,
-                       error.message() ? error.message() : std::strerror(-r));
+    return fmt::format("no answer to Ping in {} s: {}", kRootPingTimeoutUsec / 1000000, message);
   return std::nullopt;  // anything else (no daemon at all) is the call's to tell
 }
 

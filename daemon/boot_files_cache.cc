@@ -11,8 +11,17 @@ namespace rocmtune::daemon {
 namespace {
 
 constexpr std::string_view kWatched[] = {
-    "efi",          "boot/efi",          "boot",           "efi/loader", "boot/efi/loader", "boot/loader",
-    "boot/loader/entries", "etc/kernel", "etc/kernel/cmdline", "etc/default/grub", "usr/lib/modules",
+    "efi",
+    "boot/efi",
+    "boot",
+    "efi/loader",
+    "boot/efi/loader",
+    "boot/loader",
+    "boot/loader/entries",
+    "etc/kernel",
+    "etc/kernel/cmdline",
+    "etc/default/grub",
+    "usr/lib/modules",
 };
 
 }  // namespace

@@ -12,6 +12,7 @@ namespace rocmtune::daemon {
 namespace {
 
 Callers* g_attached = nullptr;  // the loop's thread only
+constexpr uint64_t kLookupTimeoutUsec = 120ULL * 1000 * 1000;
 
 // GetConnectionCredentials' a{sv}: UnixUserID (u) and ProcessID (u); other keys are skipped.
 Result<CallerCreds> ReadCreds(sd_bus_message* reply) {
@@ -86,10 +87,15 @@ Result<void> Callers::Resolve(const std::string& sender, Done done) {
   auto lookup = std::make_unique<Lookup>();
   lookup->owner = this;
   lookup->sender = sender;
+  sd_bus_message* call_raw = nullptr;
+  int r = sd_bus_message_new_method_call(bus_, &call_raw, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                         "org.freedesktop.DBus", "GetConnectionCredentials");
+  bus::MessagePtr call(call_raw);
+  if (r >= 0) r = sd_bus_message_append(call.get(), "s", sender.c_str());
   sd_bus_slot* slot = nullptr;
-  int r = sd_bus_call_method_async(bus_, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                   "org.freedesktop.DBus", "GetConnectionCredentials", OnReply, lookup.get(), "s",
-                                   sender.c_str());
+  // The answer queues behind whatever the bus holds for us: under a flood of large messages that
+  // is longer than sd-bus's 25 s default, and the caller (root's change) is still there.
+  if (r >= 0) r = sd_bus_call_async(bus_, &slot, call.get(), OnReply, lookup.get(), kLookupTimeoutUsec);
   if (r < 0) return Fail(ErrorCode::kIo, fmt::format("cannot ask the bus who is calling: {}", std::strerror(-r)), -r);
   lookup->call.Reset(slot);
   lookup->waiting.push_back(std::move(done));

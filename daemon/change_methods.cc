@@ -30,10 +30,12 @@
 namespace rocmtune::daemon {
 namespace {
 
+using bus::kActionAdminLines;
 using bus::kActionApply;
 using bus::kActionForce;
 using bus::kActionRevert;
 using bus::kActionSet;
+using bus::kActionTrial;
 using bus::kErrorBusy;
 using bus::kErrorInteractiveRequired;
 constexpr size_t kMaxKnobs = 256;
@@ -48,6 +50,7 @@ struct Request {
   bool force = false;
   std::vector<std::string> with;  // apply: optional items
   bool trial = false;             // --trial: the planned and the run request are one trial (trial_id)
+  bool admin_lines = false;       // Set/Unset: the admin's lines are commented out too
   std::string trial_id = {};
 };
 
@@ -90,8 +93,12 @@ int ReplyBusy(sd_bus_message* call, const std::string& why) { return ReplyError(
 // kernel, a size above the RAM), so it is its own action that no profile- or key-scoped rule
 // grants by accident; an apply with optional items sets knobs the profile leaves out, which is
 // what org.rocmtune1.set allows.
+// Editing the admin's own lines and trying a boot are actions of their own, after force: a rule
+// that lets a user set or unset one key grants neither (round-3 review).
 std::string ActionFor(const Request& request) {
   if (request.force) return kActionForce;
+  if (request.admin_lines) return kActionAdminLines;
+  if (request.trial) return kActionTrial;
   if (!request.with.empty()) return kActionSet;
   return request.action;
 }
@@ -102,6 +109,7 @@ std::map<std::string, std::string> DetailsFor(const Request& request, const Chan
   // A trial writes only a one-shot boot entry, its switch and its state now; the change itself is
   // committed by the trial boot's unit as root. Rules may treat it apart.
   details["trial"] = request.trial ? "true" : "false";
+  details["admin_lines"] = request.admin_lines ? "true" : "false";
   details["request"] = request.action;  // the action the request is without force
   std::string with, keys, steps;
   for (const std::string& w : request.with) with += (with.empty() ? "" : " ") + w;
@@ -398,6 +406,7 @@ int SetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   Request request{
       kActionSet, AdminLinesDetails(Joined(*assignments), options->admin_lines), {}, options->check, options->force,
       {}};
+  request.admin_lines = options->admin_lines;
   SetTrial(request, *options);
   request.run = [assignments = *assignments, admin_lines = options->admin_lines](
                     const sys::Root& root, const api::ChangeOptions& o, api::Writer& w) {
@@ -415,6 +424,7 @@ int UnsetMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   if (!options) return SetError(ret, options.error());
   Request request{
       kActionSet, AdminLinesDetails(Joined(*keys), options->admin_lines), {}, options->check, options->force, {}};
+  request.admin_lines = options->admin_lines;
   SetTrial(request, *options);
   request.run = [keys = *keys, admin_lines = options->admin_lines](const sys::Root& root, const api::ChangeOptions& o,
                                                                    api::Writer& w) {

@@ -100,7 +100,8 @@ int DoctorWorker::Finish(int fd) {
     auto done = std::move(it->second.done);
     owners_.erase(it);
     // Sends the reply; an exception is caught here, so the results after it are answered too.
-    if (done) (void)Guard("the doctor reply", [&] {
+    if (done)
+      (void)Guard("the doctor reply", [&] {
         done(std::move(result));
         return 0;
       });

@@ -58,9 +58,9 @@ class DoctorWorker {
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Job> queue_;                    // guarded by mutex_
+  std::deque<Job> queue_;                               // guarded by mutex_
   std::deque<std::pair<uint64_t, JobResult>> results_;  // guarded by mutex_
-  bool stopping_ = false;                    // guarded by mutex_
+  bool stopping_ = false;                               // guarded by mutex_
   // The loop's thread only:
   struct Owner {
     uid_t uid;

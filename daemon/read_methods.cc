@@ -67,11 +67,14 @@ int DoctorMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
   if (int r = sd_bus_message_read(call, "s", &log); r < 0) return r;
   // sd-bus has checked the string (UTF-8, no NUL) when it read the message; the bounds are ours.
   std::string_view text(log, std::strlen(log));
-  if (auto ok = api::CheckDoctorLogText(text); !ok) return SetError(ret, ok.error());
   const char* sender_raw = sd_bus_message_get_sender(call);
   const std::string sender = sender_raw ? sender_raw : "";
-  if (auto known = self.callers().Known(sender); known && known->uid != 0)
-    if (auto ok = api::CheckDoctorLogText(text, api::kMaxDoctorLogBytesUser); !ok) return SetError(ret, ok.error());
+  // A known user's oversized log is refused by its size alone, before anything reads its bytes.
+  if (auto known = self.callers().Known(sender); known && known->uid != 0) {
+    if (auto ok = api::CheckDoctorLogSize(text.size(), "given", api::kMaxDoctorLogBytesUser); !ok)
+      return SetError(ret, ok.error());
+  }
+  if (auto ok = api::CheckDoctorLogText(text); !ok) return SetError(ret, ok.error());
   const size_t held_bytes = self.callers().Known(sender) ? 0 : text.size();
   if (held_bytes > 0 && g_log_bytes_waiting + held_bytes > kMaxLogBytesWaiting)
     return SetError(ret, Error{ErrorCode::kBusy, 0, "too many Doctor logs wait to be looked at; ask again"});

@@ -61,7 +61,7 @@ void CloseOthers(int keep) {
   ::close_range(keep + 1, ~0U, 0);
 }
 
-[[noreturn]] void Child(int out, const SmiOptions& options) {
+[[noreturn]] void Child(int out, const SmiOptions& options, const SandboxOptions& sandbox_options) {
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0) {
     dup2(null, STDIN_FILENO);
@@ -71,7 +71,7 @@ void CloseOthers(int keep) {
   CloseOthers(out);
   std::string text;
   try {
-    auto sandbox = EnterSandbox({.shm_is_private = options.shm_is_private});
+    auto sandbox = EnterSandbox(sandbox_options);
     text = SmiProbeToJson(sandbox ? ReadRocmSmi(options.library) : Failed(sandbox.error().message)).dump();
   } catch (...) {
     _exit(3);
@@ -152,9 +152,10 @@ SmiProbe ProbeRocmSmi(const SmiOptions& options) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Failed(fmt::format("cannot ask rocm-smi-lib: pipe: {}", strerror(errno)));
   UniqueFd read_end(fds[0]), write_end(fds[1]);
+  const SandboxOptions sandbox = ProbeSandboxOptions(options.shm_is_private);
   pid_t pid = ::fork();
   if (pid < 0) return Failed(fmt::format("cannot ask rocm-smi-lib: fork: {}", strerror(errno)));
-  if (pid == 0) Child(write_end.get(), options);
+  if (pid == 0) Child(write_end.get(), options, sandbox);
   write_end.Reset();
 
   std::string text;

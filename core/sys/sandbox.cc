@@ -9,12 +9,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <pwd.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -147,6 +149,20 @@ Result<SandboxState> ReadSandboxState() {
   }
   s.no_new_privs = ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
   return s;
+}
+
+SandboxOptions ProbeSandboxOptions(bool shm_is_private) {
+  SandboxOptions options;
+  options.shm_is_private = shm_is_private;
+  passwd entry{};
+  passwd* found = nullptr;
+  std::array<char, 4096> buffer{};
+  if (::getpwnam_r(kProbeUser, &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+      found->pw_uid != 0 && found->pw_gid != 0) {
+    options.uid = found->pw_uid;
+    options.gid = found->pw_gid;
+  }
+  return options;
 }
 
 Result<SandboxState> EnterSandbox(const SandboxOptions& options) {

@@ -16,8 +16,14 @@
 
 namespace rocmtune::sys {
 
+// The system account rocm-smi-lib's child runs as when root starts it (sysusers.d/rocmtune.conf):
+// an account of its own, so no other service's processes, files or /dev/shm objects share its uid
+// (round-3 review: "nobody" is shared by every service that drops to it).
+inline constexpr const char* kProbeUser = "rocmtune-smi";
+
 struct SandboxOptions {
-  // The uid and gid root drops to ("nobody"). A caller that is not root keeps its own uid.
+  // The uid and gid root drops to (ProbeSandboxOptions: kProbeUser, else "nobody"). A caller
+  // that is not root keeps its own uid.
   uid_t uid = 65534;
   gid_t gid = 65534;
   // The caller vouches that /dev/shm is already its own: rocmtuned under its unit
@@ -35,6 +41,11 @@ struct SandboxState {
   bool no_new_privs = false;
   bool private_shm = false;  // a tmpfs of our own was mounted on /dev/shm
 };
+
+// The options for rocm-smi-lib's child: kProbeUser's uid and gid when that account exists, else
+// nobody's (65534; an install without the account, a test machine). Looked up in the parent:
+// after fork() in a threaded process (rocmtuned) NSS may not be called.
+SandboxOptions ProbeSandboxOptions(bool shm_is_private);
 
 // Reads the current process's credentials and capability sets.
 Result<SandboxState> ReadSandboxState();

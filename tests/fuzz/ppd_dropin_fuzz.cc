@@ -26,8 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (knobs::RenderPpdDropIn(*command) != content) __builtin_trap();
     for (size_t i = 1; i < command->size(); ++i) {
       const std::string& arg = (*command)[i];
-      if (!knobs::PlainOption(arg) || arg.find_first_of(" \t\n\\\"'$%;`|&<>/") != std::string::npos)
-        __builtin_trap();
+      if (!knobs::PlainOption(arg) || arg.find_first_of(" \t\n\\\"'$%;`|&<>/") != std::string::npos) __builtin_trap();
     }
     // Exactly one ExecStart= that starts something, and it blocks amdgpu_dpm.
     size_t starts = 0;

@@ -32,9 +32,13 @@ RULES = """polkit.addRule(function(action, subject) {
   if (subject.user == "rtwith" && action.id == "org.rocmtune1.set" &&
       action.lookup("keys") == "service.power-profiles-daemon.amdgpu_dpm")
     return polkit.Result.YES;
-  // Unset --admin-lines: granted only when the details name the admin's file and line.
-  if (subject.user == "rtwith" && action.id == "org.rocmtune1.set" && action.lookup("admin_lines") == "true" &&
+  // Unset --admin-lines: its own action, granted only when the details name the admin's file and line.
+  if (subject.user == "rtwith" && action.id == "org.rocmtune1.admin-lines" &&
       action.lookup("steps") == "comment out etc/environment:2")
+    return polkit.Result.YES;
+  // A key-scoped rule of the kind an admin writes: rtprofile may set or unset the override.
+  if (subject.user == "rtprofile" && action.id == "org.rocmtune1.set" &&
+      action.lookup("keys") == "env.HSA_OVERRIDE_GFX_VERSION")
     return polkit.Result.YES;
 });
 """
@@ -143,6 +147,38 @@ else:
         self.reset_world()
         self.apply(WITH_USER, "denied:apply")
         self.apply(WITH_USER, "denied:force", "with=mi-intel-iommu-on", "force")
+
+    def test_a_key_scoped_rule_grants_neither_admin_lines_nor_a_trial(self):
+        # rtprofile may set or unset env.HSA_OVERRIDE_GFX_VERSION (org.rocmtune1.set, keys). Before,
+        # the same rule let it comment out the admin's line in root's /etc/environment with
+        # admin_lines: it was asked as org.rocmtune1.set. (A trial is org.rocmtune1.trial, which a
+        # rule must name: daemon.trial.a_rule_can_allow_trials_only; this world cannot boot one.)
+        with open(os.path.join(self.w, "etc/environment"), "w") as f:
+            f.write("LANG=C.UTF-8\nHSA_OVERRIDE_GFX_VERSION=9.0.10\n")
+        before = self.world_hash(self.w)
+        code = """
+import sys, dbus
+from busclient import manager, outcome, options, NOT_AUTHORIZED
+keys = dbus.Array(["env.HSA_OVERRIDE_GFX_VERSION"], signature="s")
+for what, call, action in (
+        ("admin_lines", lambda: manager().Unset(keys, options(admin_lines=dbus.Boolean(True)), timeout=60),
+         "org.rocmtune1.admin-lines"),):
+    name, text = outcome(call)
+    assert name in NOT_AUTHORIZED, f"{what}: wanted a denial, got {name or 'success'}: {text[:400]}"
+    assert action in text, f"{what}: the denial does not name {action}: {text[:400]}"
+"""
+        r = self.run_cmd(as_user(PROFILE_USER, ["/usr/bin/python3", "-c", code]))
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        self.assertEqual(self.world_hash(self.w), before, "a denied admin_lines Unset or trial wrote to the world")
+        # The rule itself still works for what it names: unsetting rocmtune's own setting.
+        r = self.run_cmd(as_user(PROFILE_USER, ["/usr/bin/python3", "-c", """
+import dbus
+from busclient import manager, outcome, options, NOT_AUTHORIZED
+name, text = outcome(lambda: manager().Set(dbus.Dictionary({"env.HSA_OVERRIDE_GFX_VERSION": "10.3.0"},
+                                                           signature="ss"), options(), timeout=60))
+assert name not in NOT_AUTHORIZED, f"{name}: {text[:400]}"
+"""]))
+        self.assertEqual(r.returncode, 0, f"the key-scoped rule does not grant its own key: {r.stderr[-2000:]}")
 
     def test_unset_admin_lines_rule_reads_the_steps(self):
         # Unset with admin_lines: the action is Unset's own (org.rocmtune1.set), the details name

@@ -74,9 +74,10 @@ class TrialTest(TrialWorld):
 
 
 TRIAL_USER = 64331
-# A site that lets a user try boot changes but not make them: the rule reads the detail `trial`.
+# A site that lets a user try boot changes but not make them: a trial is its own action
+# (org.rocmtune1.trial; the detail `trial` says "true" too).
 TRIAL_RULES = """polkit.addRule(function(action, subject) {
-  if (subject.user == "rttrial" && action.id == "org.rocmtune1.set" && action.lookup("trial") == "true")
+  if (subject.user == "rttrial" && action.id == "org.rocmtune1.trial" && action.lookup("trial") == "true")
     return polkit.Result.YES;
 });
 """

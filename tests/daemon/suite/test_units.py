@@ -197,11 +197,13 @@ class UnitsTest(unittest.TestCase):
         root = ET.parse(os.path.join(self.src, "polkit/org.rocmtune1.policy")).getroot()
         actions = {a.get("id"): a for a in root.findall("action")}
         self.assertEqual(set(actions), {"org.rocmtune1.apply", "org.rocmtune1.set", "org.rocmtune1.revert",
-                                        "org.rocmtune1.force"})
+                                        "org.rocmtune1.force", "org.rocmtune1.admin-lines", "org.rocmtune1.trial"})
         for name, a in actions.items():
             d = {c.tag: c.text for c in a.find("defaults")}
-            # force overrides rocmtune's own refusals: an admin's password every time, never kept.
-            active = "auth_admin" if name == "org.rocmtune1.force" else "auth_admin_keep"
+            # force overrides rocmtune's own refusals and admin-lines edits the admin's own files: an
+            # admin's password every time, never kept.
+            strict = ("org.rocmtune1.force", "org.rocmtune1.admin-lines")
+            active = "auth_admin" if name in strict else "auth_admin_keep"
             self.assertEqual(d, {"allow_any": "auth_admin", "allow_inactive": "auth_admin", "allow_active": active},
                              name)
             self.assertTrue(a.findtext("description") and a.findtext("message"), f"{name}: no description or message")

@@ -3,12 +3,13 @@
 // has not admitted at most once per kUnadmittedInterval however often they ask.
 #include "daemon/boot_files_cache.h"
 
-#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include <gtest/gtest.h>
 
 namespace rocmtune::daemon {
 namespace {

@@ -8,6 +8,8 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <fstream>
 #include <functional>
 #include <string>
 
@@ -98,6 +101,32 @@ TEST(SandboxTest, RootDropsToNobodyWithNoCapabilitiesAndAShmOfItsOwn) {
   EXPECT_NE(got.find(" 65534 700"), std::string::npos) << got;
   EXPECT_EQ(got.find(want_tail), std::string::npos) << "the child saw the parent's /dev/shm: " << got;
   EXPECT_EQ(ShmDevice(), host_shm) << "the mount leaked out of the child's namespace";
+}
+
+// Root's child runs as an account of its own (sysusers.d: rocmtune-smi), not the "nobody" other
+// services share; without the account, nobody. A passwd with the account is bind-mounted over
+// /etc/passwd in the child's own mount namespace (NSS reads it there).
+TEST(SandboxTest, RootDropsToTheProbeAccountWhenItExists) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root (the path rocmtunectl takes as root)";
+  std::string got = InChild([] {
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      return std::string("skip: no mount namespace");
+    char path[] = "/tmp/rocmtune-passwd-XXXXXX";
+    int fd = ::mkstemp(path);
+    if (fd < 0) return std::string("mkstemp failed");
+    ::close(fd);
+    std::ofstream(path) << "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534::/:/usr/sbin/nologin\n"
+                        << sys::kProbeUser << ":x:64999:64998::/:/usr/sbin/nologin\n";
+    if (::mount(path, "/etc/passwd", nullptr, MS_BIND, nullptr) != 0) return std::string("skip: bind mount");
+    SandboxOptions options = ProbeSandboxOptions(false);
+    std::string out = fmt::format("options {}/{}", options.uid, options.gid);
+    auto state = EnterSandbox(options);
+    ::unlink(path);
+    if (!state) return out + " error: " + state.error().message;
+    return fmt::format("{} uid {} gid {}", out, state->euid, state->egid);
+  });
+  if (got.starts_with("skip: ")) GTEST_SKIP() << got;
+  EXPECT_EQ(got, "options 64999/64998 uid 64999 gid 64998");
 }
 
 TEST(SandboxTest, NotRootKeepsItsUidInAUserNamespace) {
