@@ -94,8 +94,9 @@ int DoctorWorker::Finish(int fd) {
     std::lock_guard lock(mutex_);
     results.swap(results_);
   }
-  for (auto& [id, result] : results) {
-    auto it = owners_.find(id);
+  for (auto& entry : results) {  // not a structured binding: a lambda below uses the result
+    JobResult& result = entry.second;
+    auto it = owners_.find(entry.first);
     if (it == owners_.end()) continue;
     auto done = std::move(it->second.done);
     owners_.erase(it);
