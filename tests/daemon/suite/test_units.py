@@ -112,7 +112,12 @@ class UnitsTest(unittest.TestCase):
         user = users[0]
         self.assertTrue(user.endswith(":/:/usr/sbin/nologin"), f"user rocmtune has a home or a login shell: {user}")
         self.assertTrue(0 < int(user.split(":")[2]) < 1000, f"user rocmtune is not a system user: {user}")
-        print(f"sysusers.d/rocmtune.conf: {user}")
+        # rocm-smi-lib's child, when root starts it, runs as an account of its own (sys/sandbox.h).
+        probe = [line for line in passwd if line.startswith("rocmtune-smi:")]
+        self.assertTrue(probe, "sysusers.d/rocmtune.conf makes no user rocmtune-smi")
+        self.assertTrue(probe[0].endswith(":/:/usr/sbin/nologin"), probe[0])
+        self.assertNotEqual(probe[0].split(":")[2], user.split(":")[2], "rocmtune-smi shares rocmtune's uid")
+        print(f"sysusers.d/rocmtune.conf: {user}; {probe[0]}")
 
     def test_boot_units_order(self):
         # Before anything reads modprobe.d, after / is writable and the journal mounted.
