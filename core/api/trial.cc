@@ -112,15 +112,15 @@ int VerdictRank(std::string_view verdict) {
 }
 
 void AddTrialCleanup(const System& system, const plan::TrialState& state, plan::TrialPhase phase,
-                     std::vector<std::string> seen, plan::Plan& plan) {
+                     const std::vector<std::string>& seen, plan::Plan& plan) {
   auto kctx = system.Context();
   if (const knobs::CmdlineSetup* setup = knobs::CmdlineSetupFor(system.inventory.system.boot.kind))
     setup->PlanTrialCleanup(kctx, plan);
-  AddTrialState(system, state, phase, std::move(seen), plan);
+  AddTrialState(system, state, phase, seen, plan);
 }
 
 void AddTrialState(const System& system, const plan::TrialState& state, plan::TrialPhase phase,
-                   std::vector<std::string> seen, plan::Plan& plan) {
+                   const std::vector<std::string>& seen, plan::Plan& plan) {
   plan::TrialState next = state;
   next.state = phase;
   next.updated = TrialNow();
@@ -386,7 +386,7 @@ Result<ChangeReport> RecoverTrial(const sys::Root& root, const ChangeOptions& op
   ChangeReport report = StepReport("fail", *state);
   report.plan.warnings = step->notes;
   for (const std::string& s : seen) report.plan.warnings.push_back({"", "trial: " + s, ""});
-  AddTrialCleanup(step->system, *state, plan::TrialPhase::kFailed, std::move(seen), report.plan);
+  AddTrialCleanup(step->system, *state, plan::TrialPhase::kFailed, seen, report.plan);
   return CarryOut(root, std::move(report), options, writer);
 }
 

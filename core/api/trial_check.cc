@@ -239,8 +239,8 @@ Result<ChangeReport> CheckTrial(const sys::Root& root, const TrialCheckInputs& i
   report.plan.intent.args.front() = passed ? "confirm" : "fail";
   state.seen.clear();
   // A confirmed trial keeps its entry: the commit removes it with the change, one transaction.
-  if (passed) AddTrialState(*system, state, plan::TrialPhase::kConfirmed, std::move(found.seen), report.plan);
-  else AddTrialCleanup(*system, state, plan::TrialPhase::kFailed, std::move(found.seen), report.plan);
+  if (passed) AddTrialState(*system, state, plan::TrialPhase::kConfirmed, found.seen, report.plan);
+  else AddTrialCleanup(*system, state, plan::TrialPhase::kFailed, found.seen, report.plan);
   if (!passed)
     for (const std::string& f : found.failures) report.plan.warnings.push_back({"", "trial check: " + f, ""});
   report.plan.warnings.insert(report.plan.warnings.begin(), notes.begin(), notes.end());

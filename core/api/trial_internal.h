@@ -28,11 +28,11 @@ bool TrialTokenOnCmdline(const sys::Root& root, const std::string& id);
 
 // The state written as `phase` with `seen` added (an op of `plan`).
 void AddTrialState(const System& system, const plan::TrialState& state, plan::TrialPhase phase,
-                   std::vector<std::string> seen, plan::Plan& plan);
+                   const std::vector<std::string>& seen, plan::Plan& plan);
 // The setup's cleanup ops (entry removed, switch cleared) and the state written as `phase`
 // with `seen` added.
 void AddTrialCleanup(const System& system, const plan::TrialState& state, plan::TrialPhase phase,
-                     std::vector<std::string> seen, plan::Plan& plan);
+                     const std::vector<std::string>& seen, plan::Plan& plan);
 
 // --trial: the planned change `report` becomes its trial (entry, switch, state) or a refusal.
 void MakeTrial(const System& system, const plan::Request& request, ChangeReport& report, const ChangeOptions& options);
