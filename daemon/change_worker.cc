@@ -1,7 +1,5 @@
 #include "daemon/change_worker.h"
 
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +9,7 @@
 
 #include "bus/contract.h"
 #include "daemon/guard.h"
+#include "daemon/wakeup.h"
 
 namespace rocmtune::daemon {
 
@@ -19,13 +18,7 @@ ChangeWorker::~ChangeWorker() {
 }
 
 Result<void> ChangeWorker::Attach(sd_event* event) {
-  eventfd_ = sys::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (eventfd_.get() < 0) return Fail(ErrorCode::kIo, fmt::format("eventfd: {}", std::strerror(errno)), errno);
-  sd_event_source* source = nullptr;
-  if (int r = sd_event_add_io(event, &source, eventfd_.get(), EPOLLIN, OnDone, this); r < 0)
-    return Fail(ErrorCode::kIo, "cannot watch the change worker", -r);
-  source_.Reset(source);
-  return {};
+  return WatchWakeup(event, OnDone, this, "change worker", eventfd_, source_);
 }
 
 bool ChangeWorker::Start(std::function<JobResult()> job, std::function<void(JobResult)> done) {
@@ -46,8 +39,7 @@ bool ChangeWorker::Start(std::function<JobResult()> job, std::function<void(JobR
       std::lock_guard lock(mutex_);
       result_ = std::move(result);
     }
-    uint64_t one = 1;
-    while (::write(eventfd_.get(), &one, sizeof(one)) < 0 && errno == EINTR) {}
+    Wake(eventfd_.get());
   });
   return true;
 }

@@ -1,7 +1,5 @@
 #include "daemon/doctor_worker.h"
 
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 
 #include "bus/contract.h"
 #include "daemon/guard.h"
+#include "daemon/wakeup.h"
 
 namespace rocmtune::daemon {
 
@@ -26,13 +25,7 @@ DoctorWorker::~DoctorWorker() {
 }
 
 Result<void> DoctorWorker::Attach(sd_event* event) {
-  eventfd_ = sys::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (eventfd_.get() < 0) return Fail(ErrorCode::kIo, fmt::format("eventfd: {}", std::strerror(errno)), errno);
-  sd_event_source* source = nullptr;
-  if (int r = sd_event_add_io(event, &source, eventfd_.get(), EPOLLIN, OnDone, this); r < 0)
-    return Fail(ErrorCode::kIo, "cannot watch the doctor worker", -r);
-  source_.Reset(source);
-  return {};
+  return WatchWakeup(event, OnDone, this, "doctor worker", eventfd_, source_);
 }
 
 Result<void> DoctorWorker::Submit(uid_t uid, std::function<JobResult()> job, std::function<void(JobResult)> done) {
@@ -77,8 +70,7 @@ void DoctorWorker::Run() {
       std::lock_guard lock(mutex_);
       results_.emplace_back(job.id, std::move(result));
     }
-    uint64_t one = 1;
-    while (::write(eventfd_.get(), &one, sizeof(one)) < 0 && errno == EINTR) {}
+    Wake(eventfd_.get());
   }
 }
 

@@ -1,7 +1,5 @@
 #include "daemon/live_facts_worker.h"
 
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 
 #include "daemon/guard.h"
 #include "daemon/log.h"
+#include "daemon/wakeup.h"
 
 namespace rocmtune::daemon {
 namespace {
@@ -36,13 +35,7 @@ LiveFactsWorker::~LiveFactsWorker() {
 }
 
 Result<void> LiveFactsWorker::Attach(sd_event* event) {
-  eventfd_ = sys::UniqueFd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  if (eventfd_.get() < 0) return Fail(ErrorCode::kIo, fmt::format("eventfd: {}", std::strerror(errno)), errno);
-  sd_event_source* source = nullptr;
-  if (int r = sd_event_add_io(event, &source, eventfd_.get(), EPOLLIN, OnDone, this); r < 0)
-    return Fail(ErrorCode::kIo, "cannot watch the live facts worker", -r);
-  source_.Reset(source);
-  return {};
+  return WatchWakeup(event, OnDone, this, "live facts worker", eventfd_, source_);
 }
 
 void LiveFactsWorker::Get(const std::vector<detect::Gpu>& gpus, Done done) {
@@ -80,8 +73,7 @@ void LiveFactsWorker::Start(const std::vector<detect::Gpu>& gpus) {
       std::lock_guard lock(mutex_);
       result_ = std::move(facts);
     }
-    uint64_t one = 1;
-    while (::write(eventfd_.get(), &one, sizeof(one)) < 0 && errno == EINTR) {}
+    Wake(eventfd_.get());
   });
 }
 
