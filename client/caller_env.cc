@@ -41,14 +41,26 @@ std::string Relative(std::string home) {
   return home.empty() ? "" : home;
 }
 
+// The ROCm variables rocmtune checks, the visible-device lists, and where a program finds its
+// runtime: its Python environment, library path and ROCm prefix (runtime::FindRuntimes).
+bool Kept(std::string_view name) {
+  for (std::string_view n : {"PATH", "HOME", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "LD_LIBRARY_PATH",
+                             "ROCM_PATH", "HIP_PATH", "PYTHONPATH", "PYTHONUSERBASE", "HIP_VISIBLE_DEVICES",
+                             "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"})
+    if (name == n) return true;
+  return name.starts_with("HSA_OVERRIDE_GFX_VERSION") || knobs::KnownEnvName(name);
+}
+
 }  // namespace
 
 std::vector<knobs::EnvSetting> CallerEnvironment(const sys::Root& root) {
   std::vector<knobs::EnvSetting> out = knobs::UserEnvSettings(root, Relative(Home(root)));
   std::vector<std::string> entries;
   for (char** e = environ; e && *e; ++e) entries.emplace_back(*e);
-  for (knobs::EnvSetting& s : knobs::ProcessEnvSettings(entries, knobs::KnownEnvName)) out.push_back(std::move(s));
+  for (knobs::EnvSetting& s : knobs::ProcessEnvSettings(entries, Kept)) out.push_back(std::move(s));
   return out;
 }
+
+std::string CallerHome(const sys::Root& root) { return Relative(Home(root)); }
 
 }  // namespace rocmtune::client

@@ -11,5 +11,7 @@
 namespace rocmtune::client {
 
 std::vector<knobs::EnvSetting> CallerEnvironment(const sys::Root& root);
+// The caller's home directory, root-relative (from the root's passwd, else NSS on the live root).
+std::string CallerHome(const sys::Root& root);
 
 }  // namespace rocmtune::client

@@ -1,10 +1,13 @@
 // `rocmtunectl status`: the rocmtune.status.v1 document (rocmtuned's Describe, or the core here)
 // as a table for people or as it is (--json).
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "api/status.h"
+#include "client/caller_env.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/knob_text.h"
@@ -40,14 +43,35 @@ std::string IommuLine(const Doc& iommu) {
 
 // check-compute's verdict for any work, from the same findings (details: rocmtunectl check-compute).
 std::string ComputeCell(const Doc& compute) {
-  const Doc& usable = Member(compute, "usable");
-  const Doc& safe = Member(compute, "safe");
-  if (usable.is_boolean() && !usable.get<bool>()) return "not usable";
-  if (!safe.is_boolean()) return "-";
-  if (!safe.get<bool>()) return "NOT SAFE";
-  if (Member(compute, "supported").is_boolean() && !Member(compute, "supported").get<bool>()) return "unsupported";
+  std::string state = Field(compute, "state", "");
+  if (state.empty()) return "-";
+  if (state != "safe") return state == "unsafe" ? "UNSAFE" : state;
   const Doc& notes = Member(compute, "notes");
   return notes.is_array() && !notes.empty() ? "safe (notes)" : "safe";
+}
+
+// "6.3.1 system (/opt/rocm-6.3.1); PyTorch 2.5.1+rocm6.2 in /home/u/venv (HIP 6.2.41133, code for ...)".
+std::string RuntimesLine(const Doc& doc, const Doc& system) {
+  const Doc& runtimes = Member(Member(doc, "program"), "runtimes");
+  if (!runtimes.is_array() || runtimes.empty())
+    return Field(system, "rocm_version", "not found (/opt/rocm/.info/version, the library path, Python environments)");
+  std::vector<std::string> parts;
+  for (const Doc& r : runtimes) {
+    std::vector<std::string> targets;
+    for (const Doc& c : Member(r, "code"))
+      for (const Doc& t : Member(c, "targets"))
+        if (t.is_string() && std::find(targets.begin(), targets.end(), t.get<std::string>()) == targets.end())
+          targets.push_back(t.get<std::string>());
+    std::string hip = Field(r, "hip_version", "");
+    std::string detail = hip.empty() ? "" : "HIP " + hip;
+    if (!targets.empty())
+      detail += fmt::format("{}code for {}", detail.empty() ? "" : ", ",
+                            targets.size() > 8 ? fmt::format("{} … {} ({} targets)", targets.front(), targets.back(),
+                                                             targets.size())
+                                               : fmt::format("{}", fmt::join(targets, " ")));
+    parts.push_back(fmt::format("{}{}", Field(r, "label"), detail.empty() ? "" : " (" + detail + ")"));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 std::string GpuTable(const Doc& gpus) {
@@ -148,7 +172,7 @@ void PrintStatus(const Doc& doc) {
   const Doc& amdgpu = Member(Member(s, "modules"), "amdgpu");
   bool loaded = Member(amdgpu, "loaded").is_boolean() && Member(amdgpu, "loaded").get<bool>();
   fmt::print("System:  {}\n", SystemLine(s));
-  fmt::print("ROCm:    {}\n", Field(s, "rocm_version", "not found (/opt/rocm/.info/version)"));
+  fmt::print("ROCm:    {}\n", RuntimesLine(doc, s));
   fmt::print("Boot:    {} (initramfs: {})\n", Field(s, "boot", "unknown"), Field(s, "initramfs", "unknown"));
   fmt::print("IOMMU:   {}\n", IommuLine(Member(s, "iommu")));
   fmt::print("amdgpu:  {}\n", loaded ? "loaded" : "not loaded");
@@ -171,7 +195,10 @@ int RunStatus(const Context& ctx, const Args&) {
       [&]() -> Result<Doc> {
         auto root = ctx.OpenRoot();
         if (!root) return tl::unexpected(root.error());
-        return api::DescribeSystem(*root);
+        // Without the daemon: as the caller, whose programs' runtime (a venv's PyTorch) is shown.
+        api::StatusOptions options;
+        options.caller_env = CallerEnvironment(*root);
+        return api::DescribeSystem(*root, detect::Detect(*root), options);
       },
       kExitFailed);
   if (!doc) return doc.error();

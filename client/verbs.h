@@ -30,6 +30,10 @@ struct Args {
   std::string purge_plan;    // reset --purge-plan DIR
   std::string workload;      // check-compute --workload W ("": any)
   std::string device;        // check-compute --device ID ("": every GPU)
+  std::string unit;          // check-compute --unit NAME: a systemd unit's environment
+  bool user_unit = false;    // check-compute --user: NAME is the caller's user unit
+  std::string conda;         // check-compute --conda ENV
+  std::string env_file;      // check-compute --env-file FILE
   bool trial = false;        // apply/set/unset --trial
   bool reboot = false;       // apply/set/unset --trial --reboot
   bool boot = false;         // trial check|commit|recover --boot

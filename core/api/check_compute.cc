@@ -74,8 +74,15 @@ json ReasonsJson(const std::vector<ComputeReason>& reasons) {
 
 }  // namespace
 
-bool ComputeReport::safe() const {
-  return !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [](const ComputeGpu& g) { return g.safe(); });
+diagnose::State ComputeReport::state() const {
+  diagnose::State worst = diagnose::State::kSafe;
+  bool seen = false;
+  for (const ComputeGpu& g : gpus) {
+    if (!g.visible) continue;
+    seen = true;
+    worst = std::max(worst, g.state);
+  }
+  return seen ? worst : diagnose::State::kUnusable;
 }
 
 Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workload, std::string_view device) {
@@ -84,14 +91,22 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workl
 
 ComputeGpu ComputeGpuOf(const diagnose::Assessment& assessment, const detect::Gpu& gpu, std::string_view workload) {
   diagnose::Verdict v = diagnose::VerdictFor(assessment, gpu, workload);
-  ComputeGpu out{gpu, v.usable, {}, {}};
+  ComputeGpu out{gpu, v.state, v.visible, v.hip_index, {}, {}};
   for (const diagnose::Finding* f : v.reasons) out.reasons.push_back({diagnose::EffectName(f->effect), *f});
   for (const diagnose::Finding* f : v.notes) out.notes.push_back({diagnose::EffectName(f->effect), *f});
   return out;
 }
 
+ComputeReport ComputeReportOf(const diagnose::Assessment& assessment, std::string_view workload) {
+  ComputeReport report{std::string(workload), "", {}, {}, assessment.program};
+  for (const detect::Gpu& g : assessment.inventory.gpus) report.gpus.push_back(ComputeGpuOf(assessment, g, workload));
+  if (assessment.inventory.gpus.empty()) report.reason = NoGpuReason(assessment.inventory);
+  return report;
+}
+
 Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inventory, std::string_view workload,
-                                   std::string_view device, bool caller, std::vector<knobs::EnvSetting> caller_env) {
+                                   std::string_view device, bool caller, std::vector<knobs::EnvSetting> caller_env,
+                                   std::optional<program::Context> program) {
   auto name = CheckWorkload(workload);
   if (!name) return tl::unexpected(name.error());
   if (!device.empty() && !Printable(device))
@@ -101,10 +116,11 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inve
   options.live_facts = false;
   options.caller = caller;
   options.caller_env = std::move(caller_env);
+  options.program = std::move(program);
   auto assessment = diagnose::Assess(root, std::move(inventory), options);
   if (!assessment) return tl::unexpected(assessment.error());
   const detect::Inventory& inv = assessment->inventory;
-  ComputeReport report{*name, std::string(device), {}, {}};
+  ComputeReport report{*name, std::string(device), {}, {}, assessment->program};
   for (const detect::Gpu& g : inv.gpus) {
     if (!device.empty() && !Names(g, device)) continue;
     report.gpus.push_back(ComputeGpuOf(*assessment, g, report.workload));
@@ -117,6 +133,40 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inve
   return report;
 }
 
+json SafeJson(diagnose::State state) {
+  if (state == diagnose::State::kUnknown) return nullptr;
+  return state == diagnose::State::kSafe;
+}
+
+json RuntimeJson(const runtime::Runtime& r) {
+  json code = json::array();
+  for (const runtime::Code& c : r.code)
+    code.push_back({{"component", c.component},
+                    {"path", c.path},
+                    {"targets", c.targets},
+                    {"unread", c.unread ? json(*c.unread) : json(nullptr)}});
+  auto opt = [](const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"kind", runtime::KindName(r.kind)},
+          {"label", r.label},
+          {"where", r.where},
+          {"version", opt(r.version)},
+          {"hip_version", opt(r.hip_version)},
+          {"package", opt(r.package)},
+          {"python", opt(r.python)},
+          {"code", code},
+          {"evidence", r.evidence}};
+}
+
+json ProgramJson(const diagnose::ProgramView& program) {
+  json runtimes = json::array();
+  for (const runtime::Runtime& r : program.runtimes) runtimes.push_back(RuntimeJson(r));
+  return {{"kind", program.kind},
+          {"name", program.name},
+          {"runtime", program.runtimes.empty() ? json(nullptr) : runtimes.front()},
+          {"runtimes", runtimes},
+          {"notes", program.notes}};
+}
+
 json CheckComputeJson(const ComputeReport& report) {
   json gpus = json::array();
   for (const ComputeGpu& g : report.gpus)
@@ -124,12 +174,22 @@ json CheckComputeJson(const ComputeReport& report) {
                     {"name", g.gpu.marketing_name},
                     {"card", g.gpu.card ? json(*g.gpu.card) : json(nullptr)},
                     {"gfx_target", g.gpu.gfx_target ? json(*g.gpu.gfx_target) : json(nullptr)},
-                    {"usable", g.usable},
-                    {"safe", g.safe()},
+                    {"state", diagnose::StateName(g.state)},
+                    {"usable", g.usable()},
+                    {"safe", SafeJson(g.state)},
+                    {"visible", g.visible},
+                    {"hip_index", g.hip_index ? json(*g.hip_index) : json(nullptr)},
                     {"reasons", ReasonsJson(g.reasons)},
                     {"notes", ReasonsJson(g.notes)}});
-  return {{"schema", "rocmtune.check_compute.v1"}, {"safe", report.safe()}, {"workload", report.workload},
-          {"device", StringOrNull(report.device)}, {"gpus", gpus},          {"reason", StringOrNull(report.reason)}};
+  diagnose::State state = report.gpus.empty() ? diagnose::State::kUnusable : report.state();
+  return {{"schema", "rocmtune.check_compute.v1"},
+          {"safe", SafeJson(state)},
+          {"state", diagnose::StateName(state)},
+          {"workload", report.workload},
+          {"device", StringOrNull(report.device)},
+          {"program", ProgramJson(report.program)},
+          {"gpus", gpus},
+          {"reason", StringOrNull(report.reason)}};
 }
 
 }  // namespace rocmtune::api

@@ -17,24 +17,27 @@
 #include "api/doctor.h"
 #include "detect/inventory.h"
 #include "diagnose/assess.h"
+#include "diagnose/verdict.h"
 #include "sys/root.h"
 #include "util/result.h"
 
 namespace rocmtune::api {
 
 struct ComputeReason {
-  std::string_view outcome;  // diagnose::EffectName: "crash", "no-gpu", "limits", "unsupported"
+  std::string_view outcome;  // diagnose::EffectName: "crash", "no-gpu", "limits", "unsupported", "unknown", "none"
   DoctorFinding finding;     // as doctor reports it
 };
 
 struct ComputeGpu {
   detect::Gpu gpu;
-  bool usable = true;                  // ROCm programs can use it at all (KFD lists it, ...)
-  std::vector<ComputeReason> reasons;  // why it is not safe; empty: safe
-  // What holds but lets programs run: issues that limit them, and the installed ROCm release not
-  // supporting (or deprecating) the GPU, which programs meet as missing code, not as a crash.
+  diagnose::State state = diagnose::State::kSafe;
+  bool visible = true;                 // the program sees it (HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES)
+  std::optional<int> hip_index;        // its device number in the program's HIP numbering
+  std::vector<ComputeReason> reasons;  // why it is not safe, worst first; empty: safe
+  // What holds but lets programs run: limits, and known issues only a crash log would show.
   std::vector<ComputeReason> notes;
-  bool safe() const { return usable && reasons.empty(); }
+  bool usable() const { return state != diagnose::State::kUnusable; }
+  bool safe() const { return state == diagnose::State::kSafe; }
 };
 
 struct ComputeReport {
@@ -42,23 +45,34 @@ struct ComputeReport {
   std::string device;    // as asked; empty: every GPU
   std::vector<ComputeGpu> gpus;
   std::string reason;  // when no GPU is there to ask about: why
-  // Every GPU asked about is safe, and there is one.
-  bool safe() const;
+  diagnose::ProgramView program;  // whose environment, and the runtime it loads
+  // The worst state among the GPUs asked about that the program sees (kUnusable when it sees none).
+  diagnose::State state() const;
+  // Every GPU asked about that the program sees is safe, and there is one.
+  bool safe() const { return state() == diagnose::State::kSafe; }
 };
 
 // `workload`: empty or "any" for every kind of work; `device`: empty for every GPU, else a GPU
 // id (PCI address, as status prints it), a card ("card1") or a render node ("renderD128").
 // Fails with kInvalidArgument for an unknown workload, kNotFound for a device that is not here.
 Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workload, std::string_view device);
-// The same with an inventory detected earlier on this root (the daemon's); `caller` as in
-// diagnose::AssessOptions.
+// The same with an inventory detected earlier on this root (the daemon's); `caller`, `caller_env`
+// and `program` as in diagnose::AssessOptions.
 Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inventory, std::string_view workload,
                                    std::string_view device, bool caller = true,
-                                   std::vector<knobs::EnvSetting> caller_env = {});
+                                   std::vector<knobs::EnvSetting> caller_env = {},
+                                   std::optional<program::Context> program = std::nullopt);
+// The report of an assessment made already (doctor's services).
+ComputeReport ComputeReportOf(const diagnose::Assessment& assessment, std::string_view workload);
 // The verdict of an assessment made already (status's per-GPU verdict uses the same).
 ComputeGpu ComputeGpuOf(const diagnose::Assessment& assessment, const detect::Gpu& gpu, std::string_view workload);
 
 // The rocmtune.check_compute.v1 document.
 nlohmann::ordered_json CheckComputeJson(const ComputeReport& report);
+// The program part of it: {"kind", "name", "runtime": the one it loads or null, "runtimes": [...]}.
+nlohmann::ordered_json ProgramJson(const diagnose::ProgramView& program);
+nlohmann::ordered_json RuntimeJson(const runtime::Runtime& runtime);
+// "safe" true/false, null when unknown (JSON's answer to "is it safe": not known either way).
+nlohmann::ordered_json SafeJson(diagnose::State state);
 
 }  // namespace rocmtune::api

@@ -112,7 +112,10 @@ Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inve
   report.assessment = std::move(*assessment);
   const diagnose::Assessment& a = report.assessment;
 
-  for (const std::string& w : ExportWorkloads()) report.safe[w] = !a.inventory.gpus.empty();
+  for (const std::string& w : ExportWorkloads()) {
+    report.safe[w] = !a.inventory.gpus.empty();
+    report.state[w] = a.inventory.gpus.empty() ? diagnose::State::kUnusable : diagnose::State::kSafe;
+  }
   for (size_t i = 0; i < a.inventory.gpus.size(); ++i) {
     const detect::Gpu& g = a.inventory.gpus[i];
     ExportGpu out;
@@ -120,11 +123,15 @@ Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inve
     for (const std::string& w : ExportWorkloads()) {
       ComputeGpu verdict = ComputeGpuOf(a, g, w);
       out.safe[w] = verdict.safe();
-      report.safe[w] = report.safe[w] && verdict.safe();
+      out.state[w] = verdict.state;
+      out.visible = verdict.visible;
+      if (verdict.visible) {
+        report.safe[w] = report.safe[w] && verdict.safe();
+        report.state[w] = std::max(report.state[w], verdict.state);
+      }
       if (w == knowledge::kWorkloadAny) {
-        out.usable = verdict.usable;
-        for (const ComputeReason& n : verdict.notes)
-          out.supported &= n.finding.effect != diagnose::Effect::kUnsupported;
+        out.usable = verdict.usable();
+        out.supported = verdict.state != diagnose::State::kUnsupported;
       }
     }
     if (a.live && i < a.live->size()) out.live = (*a.live)[i];

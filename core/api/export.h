@@ -21,6 +21,7 @@
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
 #include "diagnose/assess.h"
+#include "diagnose/verdict.h"
 #include "plan/publish.h"
 #include "plan/trial_state.h"
 #include "sys/root.h"
@@ -51,6 +52,8 @@ struct ExportGpu {
   bool usable = false;                    // ROCm programs can use it at all
   bool supported = true;                  // the installed ROCm supports it (no "unsupported" note)
   std::map<std::string, bool> safe;       // per ExportWorkloads()
+  std::map<std::string, diagnose::State> state;  // per ExportWorkloads(): diagnose/verdict.h
+  bool visible = true;
   std::optional<detect::LiveFacts> live;  // only on the live root
 };
 
@@ -60,6 +63,7 @@ struct ExportReport {
   diagnose::Assessment assessment;
   std::vector<ExportGpu> gpus;       // the inventory's order
   std::map<std::string, bool> safe;  // per workload: there is a GPU and each one is safe
+  std::map<std::string, diagnose::State> state;  // per workload: the worst GPU's state
   bool reboot_pending = false;
   // The journal and what comes from it; unknown when this user may not read it.
   bool journal_known = true;

@@ -73,6 +73,7 @@ std::string NfdText(const ExportReport& report, const NfdOptions& options, std::
     for (const ExportGpu& g : report.gpus) safe += g.safe.at(w) ? 1 : 0;
     std::string suffix = w == knowledge::kWorkloadAny ? "" : "." + w;
     l.Add("compute-safe" + suffix, report.safe.at(w));
+    l.Add("compute-state" + suffix, std::string(diagnose::StateName(report.state.at(w))));
     l.Add("gpus-safe" + suffix, safe);
   }
   if (targets.size() == 1) l.Add("gfx-target", targets.begin()->first);

@@ -140,9 +140,18 @@ std::string PrometheusText(const ExportReport& report) {
       e.Gauge("rocmtune_gpu_compute_safe",
               "Whether a workload runs on the GPU without a known crash (check-compute --device GPU --workload W)",
               {{"gpu", g.gpu.id}, {"workload", w}}, g.safe.at(w) ? 1 : 0);
+  for (const ExportGpu& g : report.gpus)
+    for (const std::string& w : ExportWorkloads())
+      e.Gauge("rocmtune_gpu_compute_state",
+              "The GPU's compute verdict for a workload, as its state label (safe, unknown, unsupported, unsafe, "
+              "unusable; check-compute --device GPU --workload W)",
+              {{"gpu", g.gpu.id}, {"workload", w}, {"state", std::string(diagnose::StateName(g.state.at(w)))}}, 1);
   for (const std::string& w : ExportWorkloads())
     e.Gauge("rocmtune_compute_safe", "Whether there is a GPU and a workload is safe on every one (check-compute)",
             {{"workload", w}}, report.safe.at(w) ? 1 : 0);
+  for (const std::string& w : ExportWorkloads())
+    e.Gauge("rocmtune_compute_state", "The machine's compute verdict for a workload: the worst GPU's state",
+            {{"workload", w}, {"state", std::string(diagnose::StateName(report.state.at(w)))}}, 1);
   for (const std::string& s : ExportSeverities())
     e.Gauge("rocmtune_findings", "Findings of status and doctor, by severity", {{"severity", s}},
             report.findings.at(s));

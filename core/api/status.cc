@@ -32,20 +32,18 @@ json FindingJson(const diagnose::Finding& f) {
   return doc;
 }
 
-// Each GPU's verdict for any work: usable, safe, and the ids of the findings that decide it.
+// Each GPU's verdict for any work: its state, usable, safe, and the ids of the findings that decide it.
 json ComputeJson(const diagnose::Assessment& a, const detect::Gpu& g) {
   ComputeGpu verdict = ComputeGpuOf(a, g, knowledge::kWorkloadAny);
   json reasons = json::array();
   for (const ComputeReason& r : verdict.reasons) reasons.push_back(r.finding.id);
   json notes = json::array();
-  bool supported = true;
-  for (const ComputeReason& r : verdict.notes) {
-    notes.push_back(r.finding.id);
-    supported &= r.finding.effect != diagnose::Effect::kUnsupported;
-  }
-  return {{"usable", verdict.usable},
-          {"safe", verdict.safe()},
-          {"supported", supported},
+  for (const ComputeReason& r : verdict.notes) notes.push_back(r.finding.id);
+  return {{"state", diagnose::StateName(verdict.state)},
+          {"usable", verdict.usable()},
+          {"safe", SafeJson(verdict.state)},
+          {"supported", verdict.state != diagnose::State::kUnsupported},
+          {"visible", verdict.visible},
           {"reasons", reasons},
           {"notes", notes}};
 }
@@ -59,6 +57,7 @@ Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, 
   assess.live_facts = options.live_facts;
   assess.known_live = options.known_live;
   assess.caller = options.caller;
+  assess.caller_env = options.caller_env;
   return diagnose::Assess(root, std::move(inventory), assess);
 }
 
@@ -75,6 +74,7 @@ nlohmann::ordered_json StatusJson(const StatusReport& report) {
   json findings = json::array();
   for (const diagnose::Finding& f : report.findings) findings.push_back(FindingJson(f));
   doc["findings"] = std::move(findings);
+  doc["program"] = ProgramJson(report.program);
   for (size_t i = 0; i < report.inventory.gpus.size() && i < doc["gpus"].size(); ++i)
     doc["gpus"][i]["compute"] = ComputeJson(report, report.inventory.gpus[i]);
   if (report.live)

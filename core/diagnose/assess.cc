@@ -161,7 +161,64 @@ std::vector<knobs::EnvSetting> WithoutEchoes(const sys::Root& root, const std::v
 }
 
 void AssessCaller(const sys::Root& root, const AssessOptions& options, Assessment& a) {
-  for (Finding& f : CallerFindings(root, a.inventory, options.caller_env)) a.findings.push_back(std::move(f));
+  // Another program's environment is checked as the caller's is: its files and lines.
+  const std::vector<knobs::EnvSetting>& env = options.program ? options.program->env : options.caller_env;
+  for (Finding& f : CallerFindings(root, a.inventory, env)) a.findings.push_back(std::move(f));
+}
+
+// The login environment a program gets from the machine's files: pam_env, environment.d, the
+// profile, rocmtune's drop-ins last (MachineWideInputs' order).
+std::vector<knobs::EnvSetting> LoginSettings(const sys::Root& root) {
+  std::vector<knobs::EnvSetting> out = knobs::ForeignEnvSettings(root);
+  for (const knobs::EnvSource& src : knobs::OwnedEnvSources())
+    for (knobs::EnvSetting& s : knobs::ReadEnvSource(root, src)) out.push_back(std::move(s));
+  return out;
+}
+
+// Whose environment the verdict is for, and the runtimes that program may load: read once, used
+// by the known issues' rules, the visible GPUs, the overrides and the code check.
+ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options) {
+  ProgramView v;
+  if (options.program) {
+    v.kind = std::string(program::ContextKindName(options.program->kind));
+    v.name = options.program->name;
+    // A system service gets the manager's environment and its unit's, no login file (systemd.exec(5)).
+    v.login_env = options.program->kind != program::ContextKind::kUnit;
+    if (v.login_env) v.settings = LoginSettings(root);
+    v.settings.insert(v.settings.end(), options.program->env.begin(), options.program->env.end());
+    v.notes = options.program->notes;
+  } else {
+    if (options.caller) {
+      v.kind = "caller";
+      v.name = "programs started from this shell";
+    }
+    v.settings = LoginSettings(root);
+    v.settings.insert(v.settings.end(), options.caller_env.begin(), options.caller_env.end());
+  }
+  for (const knobs::EnvSetting& s : v.settings) {
+    if (s.value) v.env[s.name] = *s.value;
+    else v.env.erase(s.name);  // computed: its value is unknown, an earlier literal no longer holds
+  }
+  for (std::string_view name : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+    if (auto it = v.env.find(std::string(name)); it != v.env.end() && v.python_looked.empty()) v.python_looked = it->second;
+  if (v.python_looked.empty() && v.env.contains("PATH")) v.python_looked = "the python3 on PATH";
+  v.runtimes = runtime::FindRuntimes(root, v.env);
+  return v;
+}
+
+// AMD's GPU table says whether AMD supports a target in the installed release; where the code of
+// the runtime the program loads was judged (runtime.code, runtime.no-code), that is what decides,
+// and the table's "supported" or "not supported" would be a second finding for one fact (and its
+// "no release supports it" a wrong fix). Deprecation stays: it says what the next release removes.
+void DropJudgedSupport(Assessment& a) {
+  std::set<std::string> judged;
+  for (const Finding& f : a.findings)
+    if (f.id == FindingName(FindingId::kRuntimeCode) || f.id == FindingName(FindingId::kRuntimeNoCode)) judged.insert(f.gpu);
+  std::erase_if(a.findings, [&](const Finding& f) {
+    if (f.id != FindingName(FindingId::kRocmGpuSupported) && f.id != FindingName(FindingId::kRocmGpuNotSupported))
+      return false;
+    return judged.contains(f.gpu) || judged.contains(f.subject);
+  });
 }
 
 void Append(std::vector<Finding>& to, std::vector<Finding> from, Kind kind, bool per_gpu) {
@@ -172,19 +229,42 @@ void Append(std::vector<Finding>& to, std::vector<Finding> from, Kind kind, bool
   }
 }
 
-// A risk is a known issue whose rule holds without a log: every one that is not log_only, and a
-// log_only crash (what a program risks before any log exists: check-compute's reason).
-bool IsRisk(const knowledge::KnownIssue& issue) { return !issue.when.log_only || issue.outcome == Outcome::kCrash; }
+// A risk is a known issue whose rule holds on this machine without a log, reported with high or
+// medium confidence: it decides a verdict. One only a crash log can show (log_only), or reported
+// with low confidence, never does: where its rule holds it is a note, "if a program's log shows X,
+// the likely cause is Y" (a fleet draining healthy nodes over a rumour is worse than no verdict).
+bool IsRisk(const knowledge::KnownIssue& issue) {
+  return !issue.when.log_only && issue.confidence != knowledge::Confidence::kLow;
+}
 
-void AssessKnownIssues(const sys::Root& root, const AssessOptions& options, Assessment& a) {
+// A note for an issue that is not a risk: only crashes and missing GPUs are worth one, and only
+// where the rule names something of this machine (an "explains" entry holds everywhere).
+std::optional<Finding> IfSeenNote(const IssueMatch& m) {
+  const knowledge::KnownIssue& i = *m.issue;
+  if (i.outcome != Outcome::kCrash && i.outcome != Outcome::kNoGpu) return std::nullopt;
+  Finding f = IssueFinding(m);
+  f.severity = Severity::kInfo;
+  f.effect = Effect::kNone;
+  f.workloads.clear();
+  f.what = i.symptoms.empty()
+               ? fmt::format("Reported, not established ({} confidence): {}", knowledge::ConfidenceName(i.confidence),
+                             i.title)
+               : fmt::format("If a program's log shows \"{}\", the likely cause is: {}", i.symptoms.front(), i.title);
+  return f;
+}
+
+void AssessKnownIssues(const sys::Root& root, Assessment& a) {
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
   std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
-  const IssueInputs machine = MachineWideInputs(root, a.inventory, options.caller_env);
+  const IssueInputs machine = ProgramInputs(a.inventory, a.program);
   for (const detect::Gpu& gpu : a.inventory.gpus) {
     if (gpu.id.empty()) continue;
     IssueInputs inputs = GpuInputs(root, machine, gpu);
     for (const IssueMatch& m : EvaluateKnownRisks(issues, gpu, inputs)) {
-      if (!IsRisk(*m.issue)) continue;
+      if (!IsRisk(*m.issue)) {
+        if (std::optional<Finding> note = IfSeenNote(m)) a.findings.push_back(std::move(*note));
+        continue;
+      }
       a.findings.push_back(IssueFinding(m));
       for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
     }
@@ -240,6 +320,8 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   if (root.IsLive() && options.live_facts)
     a.live = options.known_live ? *options.known_live : detect::ReadLiveFacts(a.inventory.gpus);
   AssessSettings(root, a);
+  a.program = MakeProgramView(root, options);
+  a.visibility = program::VisibleGpus(a.inventory, a.program.env);
   AssessCaller(root, options, a);
   if (a.inventory.gpus.empty()) {
     // check-compute's "no usable GPU" (exit 1) is a problem doctor names too.
@@ -253,9 +335,11 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
     a.findings.push_back(std::move(none));
   }
   Append(a.findings, MachineChecks(root, a.inventory, options.caller), Kind::kMachine, false);
+  Append(a.findings, CodeChecks(a.inventory, a.program), Kind::kRuntime, false);
   Append(a.findings, SupportChecks(a.inventory), Kind::kSupport, false);
+  DropJudgedSupport(a);
   if (a.live) Append(a.findings, LiveChecks(*a.live), Kind::kLive, false);
-  AssessKnownIssues(root, options, a);
+  AssessKnownIssues(root, a);
   if (options.log) {
     AddLogMatches(root, *options.log, options.caller_env, a);
     for (Finding& f : a.log_matches) f.kind = Kind::kLog;

@@ -17,6 +17,9 @@
 #include "diagnose/finding.h"
 #include "knobs/backend.h"
 #include "knobs/env_sources.h"
+#include "program/context.h"
+#include "program/visible.h"
+#include "runtime/runtime.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -37,6 +40,22 @@ struct AssessOptions {
   // system's files (findings of kind caller), and what its programs run with — the known
   // issues' rules see it after the system's files (the process's variables last: they win).
   std::vector<knobs::EnvSetting> caller_env;
+  // Another program's environment to judge instead of the caller's (check-compute --unit, --conda,
+  // --env-file; doctor's services): a system unit reads none of the login files, a user unit and
+  // a conda environment read them and the caller's own on top (program/context.h).
+  std::optional<program::Context> program;
+};
+
+// The program the verdict is for: whose environment, and the ROCm runtimes it may load.
+struct ProgramView {
+  std::string kind = "machine";  // program::ContextKindName, or "machine": the login environment (rocmtuned, status)
+  std::string name = "programs started from a login shell";
+  std::map<std::string, std::string> env;  // its known variables (the last assignment of each wins)
+  std::vector<knobs::EnvSetting> settings;  // the same, each where it is set, in the order they apply
+  bool login_env = true;  // it reads /etc/environment, environment.d and the profile (a system unit does not)
+  std::vector<runtime::Runtime> runtimes;  // the first is the one it loads (runtime::FindRuntimes)
+  std::string python_looked;  // the Python environment searched, for a person ("" when none)
+  std::vector<std::string> notes;  // what could not be read of its environment
 };
 
 struct Assessment {
@@ -46,6 +65,9 @@ struct Assessment {
   // rocm-smi-lib's facts, one per GPU in the inventory's order: only for the live root.
   std::optional<std::vector<detect::LiveFacts>> live;
   std::vector<Finding> findings;
+  ProgramView program;
+  // The GPUs the program sees and in which order (HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES).
+  std::optional<program::Visibility> visibility;
   bool log_given = false;
   std::vector<Finding> log_matches;   // most likely cause first
   std::vector<LogGpuRef> log_names;   // how the log names GPUs (crash_log.h)

@@ -8,6 +8,7 @@
 
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
+#include "diagnose/assess.h"
 #include "diagnose/finding.h"
 #include "sys/root.h"
 
@@ -18,6 +19,11 @@ namespace rocmtune::diagnose {
 std::vector<Finding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory, bool caller = true);
 // support_checks.cc: each GPU's gfx target against the installed ROCm release's GPU table.
 std::vector<Finding> SupportChecks(const detect::Inventory& inventory);
+
+// code_checks.cc: whether the runtime the program loads carries code for each GPU's ISA (its
+// effective one under an override): runtime.code, runtime.no-code (effect unsupported, with the
+// fix that works here), runtime.override-redundant, runtime.unknown.
+std::vector<Finding> CodeChecks(const detect::Inventory& inventory, const ProgramView& view);
 
 // live_checks.cc: uncorrectable (error) and correctable (info) ECC errors, a PCIe link below its
 // fastest level (info), many PCIe replays (warning), throttling (info), and an info finding when

@@ -19,6 +19,7 @@ std::string_view KindName(Kind kind) {
     case Kind::kLive: return "live";
     case Kind::kKnownIssue: return "known-issue";
     case Kind::kLog: return "log";
+    case Kind::kRuntime: return "runtime";
   }
   return "detection";
 }
@@ -30,6 +31,7 @@ std::string_view EffectName(Effect effect) {
     case Effect::kNoGpu: return "no-gpu";
     case Effect::kLimits: return "limits";
     case Effect::kUnsupported: return "unsupported";
+    case Effect::kUnknown: return "unknown";
   }
   return "none";
 }

@@ -42,7 +42,8 @@ enum class Kind {
   kSupport,
   kLive,
   kKnownIssue,
-  kLog
+  kLog,
+  kRuntime,  // the ROCm runtime the program loads and the GPU code it carries (diagnose/code_checks.cc)
 };
 std::string_view KindName(Kind kind);
 
@@ -52,7 +53,8 @@ enum class Effect {
   kCrash,        // the program dies or computes wrong results, for the finding's workloads
   kNoGpu,        // ROCm programs cannot use the GPU at all
   kLimits,       // programs run with less than the hardware has
-  kUnsupported,  // the installed ROCm may carry no code for the GPU: an error, not a crash
+  kUnsupported,  // the runtime the program loads carries no code for the GPU: its kernels cannot start
+  kUnknown,      // what decides could not be determined (no runtime found, its code unreadable)
 };
 std::string_view EffectName(Effect effect);
 
@@ -61,7 +63,7 @@ struct Finding {
   Severity severity = Severity::kInfo;
   Kind kind = Kind::kDetection;
   Effect effect = Effect::kNone;
-  std::vector<std::string> workloads;  // kCrash only; empty: every workload
+  std::vector<std::string> workloads;  // kCrash and kUnsupported only; empty: every workload
   // The GPU (id) it concerns; empty: every GPU of the machine (a variable every program reads).
   std::string gpu;
   std::string subject;  // a GPU id, a variable, a path

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "diagnose/assess.h"
 #include "knobs/env_sources.h"
 #include "util/text.h"
 
@@ -135,6 +136,15 @@ IssueInputs MachineWideInputs(const sys::Root& root, const detect::Inventory& in
       if (s.value) in.env[s.name] = *s.value;
   for (const knobs::EnvSetting& s : caller_env)
     if (s.value) in.env[s.name] = *s.value;
+  return in;
+}
+
+IssueInputs ProgramInputs(const detect::Inventory& inventory, const ProgramView& view) {
+  IssueInputs in;
+  in.rocm_version = inventory.system.rocm_version;
+  if (!view.runtimes.empty() && view.runtimes.front().version) in.rocm_version = view.runtimes.front().version;
+  in.kernel = inventory.system.kernel;
+  in.env = view.env;
   return in;
 }
 

@@ -47,6 +47,10 @@ std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues,
 // assessment, not per GPU: a 64-partition MI300X would read the seven environment files 64 times.
 IssueInputs MachineWideInputs(const sys::Root& root, const detect::Inventory& inventory,
                               const std::vector<knobs::EnvSetting>& caller_env = {});
+struct ProgramView;  // diagnose/assess.h
+// The inputs of the program an assessment is for: the ROCm version of the runtime it loads (the
+// system's when none was found), the kernel, its environment (ProgramView::env, read once).
+IssueInputs ProgramInputs(const detect::Inventory& inventory, const ProgramView& view);
 // `machine` (MachineWideInputs) with the facts rules may name about `gpu`.
 IssueInputs GpuInputs(const sys::Root& root, const IssueInputs& machine, const detect::Gpu& gpu);
 // Both at once, for one GPU.

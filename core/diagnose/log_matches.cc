@@ -149,7 +149,12 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
 
   std::vector<IssueMatch> matches;
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
-  const IssueInputs machine = MachineWideInputs(root, inventory, caller_env);
+  // The program's environment (the assessment's view) with the caller's on top when the
+  // assessment was made without it (a daemon's report explained for a user).
+  ProgramView view = assessment.program;
+  for (const knobs::EnvSetting& s : caller_env)
+    if (s.value) view.env[s.name] = *s.value;
+  const IssueInputs machine = ProgramInputs(inventory, view);
   for (const detect::Gpu& gpu : scope)
     for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, GpuInputs(root, machine, gpu), log))
       matches.push_back(std::move(m));

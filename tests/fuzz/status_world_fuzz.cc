@@ -52,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t i = 0; i < cc->gpus.size(); ++i) {
       const api::ComputeGpu& g = cc->gpus[i];
       const api::ComputeGpu mine = api::ComputeGpuOf(*report, report->inventory.gpus[i], workload);
-      if (g.safe() != mine.safe() || g.usable != mine.usable) std::abort();
+      if (g.safe() != mine.safe() || g.state != mine.state) std::abort();
       if (!g.safe() && !api::DoctorFoundProblems(*doctor)) std::abort();
     }
   }
