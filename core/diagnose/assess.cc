@@ -206,19 +206,29 @@ ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options)
   return v;
 }
 
-// AMD's GPU table says whether AMD supports a target in the installed release; where the code of
-// the runtime the program loads was judged (runtime.code, runtime.no-code), that is what decides,
-// and the table's "supported" or "not supported" would be a second finding for one fact (and its
-// "no release supports it" a wrong fix). Deprecation stays: it says what the next release removes.
-void DropJudgedSupport(Assessment& a) {
-  std::set<std::string> judged;
-  for (const Finding& f : a.findings)
-    if (f.id == FindingName(FindingId::kRuntimeCode) || f.id == FindingName(FindingId::kRuntimeNoCode)) judged.insert(f.gpu);
+// AMD's GPU table says whether AMD supports a target in the installed release: a fact of its
+// own, but not what decides whether a program runs — the code of the runtime it loads does
+// (runtime.code, runtime.no-code). So the table's "not supported" decides nothing and offers no
+// "no release supports it" where a fix exists: where the runtime has no code, runtime.no-code says
+// it with the fix that works here; where it has code, the table's word is an info.
+void AdjustSupport(Assessment& a) {
+  std::set<std::string> has, lacks;
+  for (const Finding& f : a.findings) {
+    if (f.id == FindingName(FindingId::kRuntimeCode)) has.insert(f.gpu);
+    if (f.id == FindingName(FindingId::kRuntimeNoCode)) lacks.insert(f.gpu);
+  }
   std::erase_if(a.findings, [&](const Finding& f) {
-    if (f.id != FindingName(FindingId::kRocmGpuSupported) && f.id != FindingName(FindingId::kRocmGpuNotSupported))
-      return false;
-    return judged.contains(f.gpu) || judged.contains(f.subject);
+    return f.id == FindingName(FindingId::kRocmGpuNotSupported) && lacks.contains(f.gpu);
   });
+  for (Finding& f : a.findings) {
+    if (f.id != FindingName(FindingId::kRocmGpuNotSupported)) continue;
+    f.effect = Effect::kNone;
+    f.fix.none.clear();
+    if (!has.contains(f.gpu)) continue;
+    f.severity = Severity::kInfo;
+    f.fix = {};
+    f.fix.text = "AMD does not support it in this release; programs run with the code the runtime carries for it";
+  }
 }
 
 void Append(std::vector<Finding>& to, std::vector<Finding> from, Kind kind, bool per_gpu) {
@@ -337,7 +347,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   Append(a.findings, MachineChecks(root, a.inventory, options.caller), Kind::kMachine, false);
   Append(a.findings, CodeChecks(a.inventory, a.program), Kind::kRuntime, false);
   Append(a.findings, SupportChecks(a.inventory), Kind::kSupport, false);
-  DropJudgedSupport(a);
+  AdjustSupport(a);
   if (a.live) Append(a.findings, LiveChecks(*a.live), Kind::kLive, false);
   AssessKnownIssues(root, a);
   if (options.log) {

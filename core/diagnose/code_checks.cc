@@ -13,6 +13,7 @@
 // where no file could be read, the build's known list (data/runtime_code.toml), then AMD's GPU
 // table of the release (data/rocm_support.toml) stand in, said so in the evidence.
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include <fmt/format.h>
@@ -74,10 +75,13 @@ std::optional<Targets> KnownTargets(const Runtime& rt, std::string_view componen
     return std::nullopt;
   }
   if (component == "torch") return std::nullopt;
-  if (const knowledge::CodeBuild* b = table.Find("rocm", *rt.version))
-    return Targets{b->targets, fmt::format("rocmtune's list for AMD's ROCm {} libraries", MajorMinor(*rt.version)),
-                   b->source};
-  // AMD's GPU table of the release: its supported targets carry code in AMD's packages.
+  // rocBLAS's Tensile targets in AMD's packages, which reach past the GPU table (gfx1010).
+  if (component == "rocblas")
+    if (const knowledge::CodeBuild* b = table.Find("rocm", *rt.version))
+      return Targets{b->targets, fmt::format("rocmtune's list for AMD's rocBLAS in ROCm {}", MajorMinor(*rt.version)),
+                     b->source};
+  // AMD's GPU table of the release: its supported targets carry code (MIOpen's kernel databases
+  // among them) in AMD's packages.
   auto v = knowledge::ParseVersion(*rt.version);
   const knowledge::RocmRelease* r = v ? knowledge::RocmSupport::Builtin().ForInstalled(*v) : nullptr;
   if (!r || rt.kind != Kind::kSystem) return std::nullopt;
@@ -129,19 +133,21 @@ std::string GfxVersionText(std::string_view gfx) {
   return fmt::format("{}.{}.{}", t->version / 10000, (t->version / 100) % 100, t->version % 100);
 }
 
-// The targets of the GPU's ISA family (the override rule's: knobs/env_backend.cc) the runtime has
-// code for in every component the work needs, nearest first (the family's own base target).
-std::vector<std::string> InFamilyWithCode(std::string_view gfx, const std::vector<Targets>& needed) {
-  const knowledge::GfxTargetTable& table = knowledge::GfxTargetTable::Builtin();
-  const knowledge::GfxTarget* own = table.ByName(gfx);
-  std::vector<std::string> out;
-  if (!own || !own->family) return out;
-  for (const knowledge::GfxTarget& t : table.targets()) {
-    if (t.name == gfx || !t.family || *t.family != *own->family || t.apu.value_or(false)) continue;
-    bool all = std::all_of(needed.begin(), needed.end(), [&](const Targets& n) { return HasCode(n, t.name); });
-    if (all) out.push_back(t.name);
-  }
-  return out;
+// The target whose code a GPU runs as with HSA_OVERRIDE_GFX_VERSION, where that is established
+// practice: RDNA2 parts as gfx1030, RDNA3 parts as gfx1100, GCN5 APUs as gfx900. ollama documents
+// these (docs/gpu.md, "Overrides on Linux": gfx1034 as 10.3.0, gfx1103 as 11.0.0), as does AMD's
+// rdna2 override advice in ROCm/ROCm#1756; generic targets (LLVM AMDGPUUsage "Generic processors":
+// gfx10-3-generic, gfx11-generic, gfx9-generic) say the same ISA underneath. Not across those
+// lines: gfx906 code uses instructions gfx900 lacks.
+std::optional<std::string> OverrideTargetFor(std::string_view gfx) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kAs = {{
+      {"gfx1031", "gfx1030"}, {"gfx1032", "gfx1030"}, {"gfx1033", "gfx1030"}, {"gfx1034", "gfx1030"},
+      {"gfx1035", "gfx1030"}, {"gfx1036", "gfx1030"}, {"gfx1101", "gfx1100"}, {"gfx1102", "gfx1100"},
+      {"gfx1103", "gfx1100"}, {"gfx902", "gfx900"},   {"gfx909", "gfx900"},   {"gfx90c", "gfx900"},
+  }};
+  for (const auto& [from, to] : kAs)
+    if (from == gfx) return std::string(to);
+  return std::nullopt;
 }
 
 struct GpuCode {
@@ -218,11 +224,11 @@ class CodeChecker {
     if (ov && ov->gfx && *ov->gfx != isa) {
       const auto* as = knowledge::GfxTargetTable::Builtin().ByName(*ov->gfx);
       const auto* own = knowledge::GfxTargetTable::Builtin().ByName(isa);
-      // Across families env.override-other-isa says it (a crash); the code is judged as the GPU's own.
-      if (as && own && as->family && own->family && *as->family == *own->family) {
-        isa = *ov->gfx;
-        in_family_override = true;
-      }
+      // Across families the program loads another ISA's code: env.override-other-isa says it (a
+      // crash), and whether the GPU's own code exists no longer matters.
+      if (!as || !own || !as->family || !own->family || *as->family != *own->family) return;
+      isa = *ov->gfx;
+      in_family_override = true;
     }
     GpuCode code = Judge(rt, isa);
     if (code.judged.empty()) {
@@ -311,13 +317,15 @@ class CodeChecker {
     std::vector<std::string> ways;
     std::vector<Targets> needed;
     for (const auto& [c, t] : code.lacks) needed.push_back(t);
-    if (!ov) {
-      std::vector<std::string> family = InFamilyWithCode(*g.gfx_target, needed);
-      if (!family.empty()) {
-        const std::string value = GfxVersionText(family.front());
+    std::optional<std::string> as = OverrideTargetFor(*g.gfx_target);
+    bool as_has_code =
+        as && std::all_of(needed.begin(), needed.end(), [&](const Targets& t) { return HasCode(t, *as); });
+    if (!ov && as_has_code) {
+      {
+        const std::string value = GfxVersionText(*as);
         ways.push_back(fmt::format("run it as {} with {}={} ({} and {} share one ISA; AMD does not support the "
                                    "override, and it applies to every GPU a program sees)",
-                                   family.front(), kOverride, value, *g.gfx_target, family.front()));
+                                   *as, kOverride, value, *g.gfx_target, *as));
         if (view_.kind == "caller" || view_.kind == "machine") {
           f.fix.set.push_back(fmt::format("env.{}={}", kOverride, value));
           if (g.family == knowledge::Family::kRdna2) f.fix.profile = "rdna2-consumer-compat";
@@ -326,6 +334,16 @@ class CodeChecker {
         }
       }
     }
+    // A release of the same runtime whose GPU table lists the target (AMD's packages).
+    if (rt.kind != Kind::kTorch && rt.kind != Kind::kTheRock && rt.version)
+      if (auto v = knowledge::ParseVersion(*rt.version))
+        if (const knowledge::RocmRelease* r = knowledge::RocmSupport::Builtin().NearestSupporting(*g.gfx_target, *v)) {
+          bool newer = *v < r->version;
+          ways.push_back(fmt::format("ROCm {}{}, whose GPU table lists {}", r->version_text,
+                                     newer ? "" : " (older than this one)", *g.gfx_target));
+          f.fix.rocm = r->version_text;
+          f.sources.push_back(r->source);
+        }
     const knowledge::CodeBuild* therock = nullptr;
     for (const knowledge::CodeBuild& b : knowledge::RuntimeCode::Builtin().builds())
       if (b.kind == "therock" && std::find(b.targets.begin(), b.targets.end(), *g.gfx_target) != b.targets.end())

@@ -45,7 +45,7 @@ Finding Supported(const detect::Gpu& g, const std::string& gfx, const std::strin
   }
   Finding f = Make(id, Severity::kInfo, g.id, what, why);
   f.kind = Kind::kSupport;
-  f.gpu = g.id;
+  f.gpu = g.physical_id.empty() ? g.id : g.physical_id;
   f.sources.push_back(r.source);
   f.evidence = {fmt::format("{}: {}", kVersionFile, installed), fmt::format("GPU {} is {}", g.id, gfx)};
   return f;
@@ -63,8 +63,7 @@ Finding NotSupported(const knowledge::RocmSupport& table, const detect::Gpu& g, 
   Finding f = Make(FindingName(FindingId::kRocmGpuNotSupported), Severity::kWarning, g.id,
                    fmt::format("{} is not a supported target of ROCm {}", gfx, installed), why);
   f.kind = Kind::kSupport;
-  f.effect = Effect::kUnsupported;
-  f.gpu = g.id;
+  f.gpu = g.physical_id.empty() ? g.id : g.physical_id;
   f.sources.push_back(r.source);
   f.evidence = {fmt::format("{}: {}", kVersionFile, installed), fmt::format("GPU {} is {}", g.id, gfx)};
   const RocmRelease* nearest = table.NearestSupporting(gfx, version);

@@ -37,11 +37,19 @@ SupportDoctor RunSupportDoctor(const WorldCopy& w, std::optional<std::string_vie
   return {r.exit_code, doc};
 }
 
-// The rocm.* findings, in order.
+// The rocm.* findings (AMD's GPU table), in order.
 std::vector<json> RocmFindings(const json& doc) {
   std::vector<json> out;
   for (const json& f : doc["findings"])
     if (f["id"].get<std::string>().starts_with("rocm.")) out.push_back(f);
+  return out;
+}
+
+// The finding of the runtime's code for each GPU (runtime.code or runtime.no-code), in order.
+std::vector<json> CodeFindings(const json& doc) {
+  std::vector<json> out;
+  for (const json& f : doc["findings"])
+    if (f["id"] == "runtime.code" || f["id"] == "runtime.no-code") out.push_back(f);
   return out;
 }
 
@@ -77,8 +85,11 @@ TEST(DoctorSupportTest, Gfx1030IsSupportedFrom5xTo7x) {
     EXPECT_EQ(f["what"], std::string("gfx1030 is a supported target of ROCm ") + rocm);
     EXPECT_EQ(f["subject"], d.doc["gpus"][0]["id"]);
     EXPECT_FALSE(f["sources"].empty());
-    // Before ROCm 7.0 the RDNA2 convolution fault is a risk doctor names (a warning): exit 1.
-    EXPECT_EQ(d.exit_code, std::string(rocm) < "7" ? kExitFailed : kExitOk) << d.doc["findings"].dump(1);
+    // The RDNA2 convolution fault before ROCm 7.0 is log-only: a note, no problem (it was exit 1).
+    EXPECT_EQ(d.exit_code, kExitOk) << d.doc["findings"].dump(1);
+    std::vector<json> code = CodeFindings(d.doc);
+    ASSERT_EQ(code.size(), 1u);
+    EXPECT_EQ(code[0]["id"], "runtime.code");
   }
 }
 
@@ -90,19 +101,27 @@ TEST(DoctorSupportTest, Gfx1151IsNotSupportedBefore702AndNamesIt) {
     SCOPED_TRACE(rocm);
     SupportDoctor d = RunSupportDoctor(w, rocm);
     ASSERT_EQ(d.doc["gpus"][0]["gfx_target"], "gfx1151");
-    json f = OnlyRocmFinding(d.doc);
-    EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
+    // The table's "not supported" and the runtime's missing code are one fact: runtime.no-code
+    // says it, with the release that has the code.
+    EXPECT_TRUE(RocmFindings(d.doc).empty()) << d.doc["findings"].dump(1);
+    std::vector<json> code = CodeFindings(d.doc);
+    ASSERT_EQ(code.size(), 1u);
+    json f = code[0];
+    EXPECT_EQ(f["id"], "runtime.no-code");
     EXPECT_EQ(f["severity"], "warning");
-    EXPECT_EQ(f["what"], std::string("gfx1151 is not a supported target of ROCm ") + rocm);
+    EXPECT_EQ(f["what"], std::string("system ROCm ") + rocm +
+                             " carries no code for gfx1151: programs cannot start their gemm/conv kernels on 0000:c1:00.0");
     EXPECT_EQ(f["fix"]["rocm"], "7.0.2");
-    EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("nearest ROCm release that supports gfx1151 is 7.0.2"));
+    EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("ROCm 7.0.2, whose GPU table lists gfx1151"));
     EXPECT_THAT(f["sources"], Contains(HasSubstr("ROCm/ROCm#5108")));
+    EXPECT_TRUE(f["fix"]["none"].is_null());
     EXPECT_EQ(d.exit_code, kExitFailed);
   }
   SupportDoctor d = RunSupportDoctor(w, "7.0.2");
   json f = OnlyRocmFinding(d.doc);
   EXPECT_EQ(f["id"], "rocm.gpu-supported");
   EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("Radeon and Ryzen"));
+  EXPECT_EQ(CodeFindings(d.doc).at(0)["id"], "runtime.code");
 }
 
 TEST(DoctorSupportTest, Rdna1IsTheKnownIssueOnlyNotAlsoTheGenericWarning) {
@@ -118,27 +137,41 @@ TEST(DoctorSupportTest, Rdna1IsTheKnownIssueOnlyNotAlsoTheGenericWarning) {
   }
 }
 
-TEST(DoctorSupportTest, ATargetNoReleaseSupportsSaysNone) {
+// gfx1032 is in no release's GPU table, yet a fix exists here: its ISA family's gfx1030 code, which
+// the runtime carries. Doctor said "fix: none: no ROCm release supports this GPU".
+TEST(DoctorSupportTest, ATargetNoReleaseListsGetsItsFamilysOverrideNotNone) {
   WorldCopy w("rx6600");
   testing::GiveKfd(
       w);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx1032 (Navi 23), on ROCm 6.3.1 as captured
   SupportDoctor d = RunSupportDoctor(w);
-  json f = OnlyRocmFinding(d.doc);
-  EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
-  EXPECT_EQ(f["what"], "gfx1032 is not a supported target of ROCm 6.3.1");
-  EXPECT_TRUE(f["fix"]["rocm"].is_null());
-  EXPECT_THAT(f["fix"]["none"].get<std::string>(), HasSubstr("no ROCm release supports this GPU"));
-  EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("No ROCm release from 5.0 to 7.2 supports gfx1032"));
+  EXPECT_TRUE(RocmFindings(d.doc).empty()) << d.doc["findings"].dump(1);
+  std::vector<json> code = CodeFindings(d.doc);
+  ASSERT_EQ(code.size(), 1u);
+  json f = code[0];
+  EXPECT_EQ(f["id"], "runtime.no-code");
+  EXPECT_TRUE(f["fix"]["none"].is_null());
+  EXPECT_THAT(f["fix"]["set"], Contains("env.HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+  EXPECT_EQ(f["fix"]["profile"], "rdna2-consumer-compat");
+  EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("run it as gfx1030 with HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+  // Once the profile is applied the override is in effect: the GPU runs gfx1030 code and the
+  // override is not offered again.
+  w.Write("etc/environment.d/90-rocmtune.conf", "HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+  SupportDoctor fixed = RunSupportDoctor(w);
+  code = CodeFindings(fixed.doc);
+  ASSERT_EQ(code.size(), 1u);
+  EXPECT_EQ(code[0]["id"], "runtime.code");
+  EXPECT_THAT(code[0]["what"].get<std::string>(), HasSubstr("runs it as HSA_OVERRIDE_GFX_VERSION=10.3.0"));
 }
 
 TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPointsBack) {
   WorldCopy vega("vega56");
   testing::GiveKfd(vega);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx900 on ROCm 5.7.1: the
                            // MI25 row says unsupported
-  json f = OnlyRocmFinding(RunSupportDoctor(vega).doc);
-  EXPECT_EQ(f["id"], "rocm.gpu-not-supported");
-  EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("lists gfx900 as unsupported"));
-  EXPECT_TRUE(f["fix"]["rocm"].is_null());
+  json f = CodeFindings(RunSupportDoctor(vega).doc).at(0);
+  EXPECT_EQ(f["id"], "runtime.no-code");
+  EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("AMD's GPU table for ROCm 5.7"));
+  EXPECT_TRUE(f["fix"]["rocm"].is_null());  // every release from 5.0 lists gfx900 as unsupported
+  EXPECT_FALSE(f["fix"]["text"].get<std::string>().empty());
   // MI50 (gfx906): supported in 6.0.0, deprecated 6.0.2 to 6.2, unsupported in 6.4.2 and 7.0. The
   // mi210x8 machine with KFD's gfx_target_version made 90006 stands in for one.
   WorldCopy mi50("mi210x8");
@@ -154,13 +187,13 @@ TEST(DoctorSupportTest, EndOfLifeRowsAreCalledUnsupportedAndADroppedTargetPoints
   }
   SupportDoctor d = RunSupportDoctor(mi50, "7.0.1");
   ASSERT_EQ(d.doc["gpus"][0]["gfx_target"], "gfx906");
-  std::vector<json> found = RocmFindings(d.doc);
+  // One code finding per physical GPU (the KFD nodes of the 8 MI210s stand in for 8 MI50s).
+  std::vector<json> found = CodeFindings(d.doc);
   ASSERT_EQ(found.size(), d.doc["gpus"].size());
   for (const json& g : found) {
-    EXPECT_EQ(g["id"], "rocm.gpu-not-supported");
-    EXPECT_THAT(g["why"].get<std::string>(), HasSubstr("lists gfx906 as unsupported"));
+    EXPECT_EQ(g["id"], "runtime.no-code");
     EXPECT_EQ(g["fix"]["rocm"], "6.2");  // no newer release: the last that supported it
-    EXPECT_THAT(g["fix"]["text"].get<std::string>(), HasSubstr("older than the one installed"));
+    EXPECT_THAT(g["fix"]["text"].get<std::string>(), HasSubstr("older than this one"));
   }
   found = RocmFindings(RunSupportDoctor(mi50, "6.1.2").doc);
   ASSERT_EQ(found.size(), d.doc["gpus"].size());
@@ -209,6 +242,9 @@ TEST(DoctorSupportTest, EveryWorldGetsOneVerdictPerPhysicalGpu) {
       EXPECT_EQ(found.size(), 1u);
       continue;
     }
+    // Where the runtime's code was judged, the code finding is the verdict; the table's word is
+    // kept only where it adds to it (supported, deprecated, "not supported but has code").
+    if (!CodeFindings(d.doc).empty()) found = CodeFindings(d.doc);
     std::set<std::string> subjects;
     for (const json& f : found) {
       EXPECT_TRUE(gpus_with_gfx.count(f["subject"].get<std::string>())) << f.dump();

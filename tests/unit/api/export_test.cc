@@ -39,11 +39,17 @@ ExportReport Hostile() {
   g.gfx_target = "gfx1100";
   r.assessment.inventory.gpus.push_back(g);
   r.assessment.active_profile = "rdna3-safe";
-  for (const std::string& w : ExportWorkloads()) r.safe[w] = false;
+  for (const std::string& w : ExportWorkloads()) {
+    r.safe[w] = false;
+    r.state[w] = diagnose::State::kUnsafe;
+  }
   ExportGpu eg;
   eg.gpu = g;
   eg.usable = true;
-  for (const std::string& w : ExportWorkloads()) eg.safe[w] = w != "conv";
+  for (const std::string& w : ExportWorkloads()) {
+    eg.safe[w] = w != "conv";
+    eg.state[w] = w != "conv" ? diagnose::State::kSafe : diagnose::State::kUnsafe;
+  }
   r.gpus.push_back(eg);
   for (const std::string& s : ExportSeverities()) r.findings[s] = 0;
   r.journal_known = false;
@@ -81,6 +87,12 @@ TEST(ExportPrometheusTest, EscapesLabelValuesAndGroupsFamilies) {
   EXPECT_NE(text.find("rocmtune_finding{id=\"env.override-other-isa\",severity=\"error\",gpu=\"0000:03:00.0\"} 2"),
             std::string::npos);
   EXPECT_NE(text.find("rocmtune_gpu_compute_safe{gpu=\"0000:03:00.0\",workload=\"conv\"} 0"), std::string::npos);
+  // The state as a label: one series per GPU and workload, the state it is in.
+  EXPECT_NE(text.find("rocmtune_gpu_compute_state{gpu=\"0000:03:00.0\",workload=\"conv\",state=\"unsafe\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("rocmtune_gpu_compute_state{gpu=\"0000:03:00.0\",workload=\"gemm\",state=\"safe\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("rocmtune_compute_state{workload=\"conv\",state=\"unsafe\"} 1"), std::string::npos);
   EXPECT_NE(text.find("rocmtune_journal_readable 0"), std::string::npos);
   EXPECT_EQ(text.find("rocmtune_in_effect"), std::string::npos) << "a journal not read has no verdict";
 }
@@ -108,6 +120,7 @@ TEST(ExportNfdTest, ExpiryFirstAndEveryLabelValid) {
     EXPECT_TRUE(names.insert(name).second) << line << " twice";
   }
   EXPECT_TRUE(names.count("compute-safe.conv"));
+  EXPECT_NE(text.find("rocmtune.org/compute-state.conv=unsafe"), std::string::npos);
   EXPECT_NE(text.find("rocmtune.org/compute-safe.gemm=false"), std::string::npos) << "no GPU verdict: not safe";
   EXPECT_NE(text.find("rocmtune.org/gpus-safe.gemm=1"), std::string::npos);
   EXPECT_NE(text.find("rocmtune.org/profile=rdna3-safe"), std::string::npos);
