@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sys/root.h"
+#include "util/result.h"
 
 namespace rocmtune::runtime {
 
@@ -41,8 +42,8 @@ struct Code {
 
 struct Runtime {
   Kind kind = Kind::kSystem;
-  std::string where;   // its prefix, absolute: "/opt/rocm-6.3.1", "/home/u/venv/lib/python3.11/site-packages/torch"
-  std::string label;   // for a person: "system ROCm 6.3.1 (/opt/rocm -> /opt/rocm-6.3.1)"
+  std::string where;  // its prefix, absolute: "/opt/rocm-6.3.1", "/home/u/venv/lib/python3.11/site-packages/torch"
+  std::string label;  // for a person: "system ROCm 6.3.1 (/opt/rocm -> /opt/rocm-6.3.1)"
   std::optional<std::string> version;      // the ROCm release it is or was built from: "6.3.1", "6.2" (torch +rocm6.2)
   std::optional<std::string> hip_version;  // "6.2.41133-dd7f95766" (torch.version.hip, libamdhip64.so.6.2.41133)
   std::optional<std::string> package;      // "torch 2.5.1+rocm6.2", "librocblas0 5.3.3-4", "rocm 7.10.0 (rocm-sdk)"
