@@ -12,6 +12,8 @@
 namespace rocmtune::runtime {
 namespace {
 
+constexpr size_t kMaxPathEntries = 256;  // a hostile PATH costs no more than this many lookups
+
 struct PythonEnv {
   std::string label;                   // "venv /home/u/venv (VIRTUAL_ENV)"
   std::vector<std::string> site_dirs;  // root-relative, in import order
@@ -30,7 +32,8 @@ std::string BaseOf(std::string_view rel) {
 bool IsPythonVersionDir(std::string_view name) {
   if (!name.starts_with("python3.")) return false;
   std::string_view minor = name.substr(8);
-  return !minor.empty() && minor.size() <= 3 && std::all_of(minor.begin(), minor.end(), ::isdigit);
+  return !minor.empty() && minor.size() <= 3 &&
+         std::all_of(minor.begin(), minor.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // <prefix>/<lib>/python3.N/<leaf> for each python3.N there (only `version` when it is known),
@@ -93,7 +96,9 @@ std::optional<PythonEnv> FindPythonEnv(const sys::Root& root, const Env& env) {
   }
   auto path = env.find("PATH");
   if (path == env.end()) return std::nullopt;
-  for (const std::string& dir : SplitColons(path->second)) {
+  std::vector<std::string> dirs = SplitColons(path->second);
+  if (dirs.size() > kMaxPathEntries) dirs.resize(kMaxPathEntries);
+  for (const std::string& dir : dirs) {
     if (dir.empty() || !dir.starts_with('/')) continue;
     std::string bin = RootRelative(dir);
     std::string python3 = sys::JoinPath(bin, "python3");

@@ -1,5 +1,7 @@
 // Steps 3 to 5 of FindRuntimes: LD_LIBRARY_PATH, ROCM_PATH or /opt/rocm, the distribution's
 // libraries.
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "runtime/finders.h"
