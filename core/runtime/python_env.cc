@@ -2,6 +2,7 @@
 // directories in the order Python imports from them, and the ROCm that PyTorch and TheRock's
 // wheels bring there.
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 

@@ -180,7 +180,7 @@ TEST(RuntimeBundle, StopsAfterMaxBundles) {
   EXPECT_EQ(*targets, (Targets{"gfx900", "gfx906"}));
 }
 
-void ExpectFails(const std::string& section, std::string_view says, ErrorCode code = ErrorCode::kInvalidData) {
+void ExpectBundleFails(const std::string& section, std::string_view says, ErrorCode code = ErrorCode::kInvalidData) {
   auto targets = BundleTargets(section);
   ASSERT_FALSE(targets) << "accepted: " << ::testing::PrintToString(*targets);
   EXPECT_EQ(targets.error().code, code) << targets.error().message;
@@ -188,23 +188,23 @@ void ExpectFails(const std::string& section, std::string_view says, ErrorCode co
 }
 
 TEST(RuntimeBundle, HostileUncompressed) {
-  ExpectFails("", "empty");
-  ExpectFails("ELF\x7f not a bundle at all", "no offload bundle at the start");
-  ExpectFails("__CLANG_OFFLOAD_BUNDLE__\x03", "truncated");
+  ExpectBundleFails("", "empty");
+  ExpectBundleFails("ELF\x7f not a bundle at all", "no offload bundle at the start");
+  ExpectBundleFails("__CLANG_OFFLOAD_BUNDLE__\x03", "truncated");
   std::string whole = HipBundle({"gfx1030"});
-  ExpectFails(whole.substr(0, 60), "truncated");  // cut within the header
-  ExpectFails(whole.substr(0, 4150), "past");     // cut within gfx1030's code
-  ExpectFails(MakeBundle({{0, 1, "hipv4-amdgcn-amd-amdhsa--gfx900"}}, 0xffffffffffff),
-              "claims 281474976710655 entries");
-  ExpectFails(MakeBundle({}, 0), "claims 0 entries");
-  ExpectFails(MakeBundle({{4096, ~uint64_t{0} - 10, "hipv4-amdgcn-amd-amdhsa--gfx900"}}), "past 2^64");
-  ExpectFails(MakeBundle({{4096, uint64_t{1} << 40, "hipv4-amdgcn-amd-amdhsa--gfx900"}}), "past");
+  ExpectBundleFails(whole.substr(0, 60), "truncated");  // cut within the header
+  ExpectBundleFails(whole.substr(0, 4150), "past");     // cut within gfx1030's code
+  ExpectBundleFails(MakeBundle({{0, 1, "hipv4-amdgcn-amd-amdhsa--gfx900"}}, 0xffffffffffff),
+                    "claims 281474976710655 entries");
+  ExpectBundleFails(MakeBundle({}, 0), "claims 0 entries");
+  ExpectBundleFails(MakeBundle({{4096, ~uint64_t{0} - 10, "hipv4-amdgcn-amd-amdhsa--gfx900"}}), "past 2^64");
+  ExpectBundleFails(MakeBundle({{4096, uint64_t{1} << 40, "hipv4-amdgcn-amd-amdhsa--gfx900"}}), "past");
   std::string huge_id = "__CLANG_OFFLOAD_BUNDLE__";
   PutLe(huge_id, 1, 8);
   PutLe(huge_id, 0, 8);
   PutLe(huge_id, 0, 8);
   PutLe(huge_id, uint64_t{1} << 62, 8);
-  ExpectFails(huge_id + "x", "id of 4611686018427387904 bytes");
+  ExpectBundleFails(huge_id + "x", "id of 4611686018427387904 bytes");
 }
 
 TEST(RuntimeBundle, HeaderOverTheBoundIsRefused) {
@@ -219,19 +219,20 @@ TEST(RuntimeBundle, HeaderOverTheBoundIsRefused) {
 TEST(RuntimeBundle, HostileCompressed) {
   std::string raw = HipBundle({"gfx1100"});
   std::string zstd = Zstd(raw);
-  ExpectFails("CCOB\x01", "truncated");
-  ExpectFails(Ccob(4, 1, zstd, raw.size()), "version 4 is unknown", ErrorCode::kUnsupported);
-  ExpectFails(Ccob(2, 7, zstd, raw.size()), "method 7 is unknown", ErrorCode::kUnsupported);
+  ExpectBundleFails("CCOB\x01", "truncated");
+  ExpectBundleFails(Ccob(4, 1, zstd, raw.size()), "version 4 is unknown", ErrorCode::kUnsupported);
+  ExpectBundleFails(Ccob(2, 7, zstd, raw.size()), "method 7 is unknown", ErrorCode::kUnsupported);
   std::string cut = Ccob(2, 1, zstd, raw.size());
-  ExpectFails(cut.substr(0, cut.size() - 5), "truncated");  // total size past the section's end
+  ExpectBundleFails(cut.substr(0, cut.size() - 5), "truncated");  // total size past the section's end
   std::string garbage = Ccob(3, 1, std::string(200, 'x'), raw.size());
-  ExpectFails(garbage, "zstd");
-  ExpectFails(Ccob(3, 0, std::string(200, 'x'), raw.size()), "zlib");
-  ExpectFails(Ccob(3, 1, Zstd("not a bundle, but longer than the magic"), 40), "does not inflate to an offload bundle");
-  ExpectFails(Ccob(3, 1, Zstd(raw.substr(0, 40)), 40), "less than its own header");
-  ExpectFails(Ccob(3, 1, zstd, 8), "holds no bundle");
+  ExpectBundleFails(garbage, "zstd");
+  ExpectBundleFails(Ccob(3, 0, std::string(200, 'x'), raw.size()), "zlib");
+  ExpectBundleFails(Ccob(3, 1, Zstd("not a bundle, but longer than the magic"), 40),
+                    "does not inflate to an offload bundle");
+  ExpectBundleFails(Ccob(3, 1, Zstd(raw.substr(0, 40)), 40), "less than its own header");
+  ExpectBundleFails(Ccob(3, 1, zstd, 8), "holds no bundle");
   // A bomb: the header's entries claim more than the uncompressed size says.
-  ExpectFails(Ccob(3, 1, zstd, 200), "uncompressed size of 200");
+  ExpectBundleFails(Ccob(3, 1, zstd, 200), "uncompressed size of 200");
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST(RuntimeFatBinary, HipccSharedLibraries) {
   }
 }
 
-void ExpectFails(const testing::TestTree& tree, std::string_view rel, ErrorCode code, std::string_view says) {
+void ExpectElfFails(const testing::TestTree& tree, std::string_view rel, ErrorCode code, std::string_view says) {
   auto targets = TargetsOf(tree, rel);
   ASSERT_FALSE(targets) << rel << " accepted";
   EXPECT_EQ(targets.error().code, code) << targets.error().message;
@@ -59,12 +59,12 @@ void ExpectFails(const testing::TestTree& tree, std::string_view rel, ErrorCode 
 TEST(RuntimeFatBinary, BrokenFiles) {
   testing::TestTree tree;
   tree.Write("not-elf.so", "#!/bin/sh\necho this is a script\n");
-  ExpectFails(tree, "not-elf.so", ErrorCode::kInvalidData, "is not an ELF file");
+  ExpectElfFails(tree, "not-elf.so", ErrorCode::kInvalidData, "is not an ELF file");
   tree.Write("empty.so", "");
-  ExpectFails(tree, "empty.so", ErrorCode::kInvalidData, "is not an ELF file");
-  ExpectFails(tree, "missing.so", ErrorCode::kNotFound, "missing.so");
+  ExpectElfFails(tree, "empty.so", ErrorCode::kInvalidData, "is not an ELF file");
+  ExpectElfFails(tree, "missing.so", ErrorCode::kNotFound, "missing.so");
   tree.Mkdir("dir.so");
-  ExpectFails(tree, "dir.so", ErrorCode::kInvalidData, "dir.so");
+  ExpectElfFails(tree, "dir.so", ErrorCode::kInvalidData, "dir.so");
 
   // A real shared library without device code: this test binary's libgtest, or any host .so.
   std::string host = FixtureBytes("libtorch_hip.so");
@@ -74,26 +74,26 @@ TEST(RuntimeFatBinary, BrokenFiles) {
   ASSERT_NE(name, std::string::npos);
   renamed[name + 10] = 'x';
   tree.Write("no-section.so", renamed);
-  ExpectFails(tree, "no-section.so", ErrorCode::kNotFound, "no .hip_fatbin section");
+  ExpectElfFails(tree, "no-section.so", ErrorCode::kNotFound, "no .hip_fatbin section");
 
   // Cut anywhere: within the section headers (at the end of the file), within the fat binary.
   tree.Write("cut-headers.so", host.substr(0, host.size() - 100));
-  ExpectFails(tree, "cut-headers.so", ErrorCode::kInvalidData, "truncated");
+  ExpectElfFails(tree, "cut-headers.so", ErrorCode::kInvalidData, "truncated");
   size_t bundle = host.find("__CLANG_OFFLOAD_BUNDLE__");
   ASSERT_NE(bundle, std::string::npos);
   std::string bogus = host;
   bogus[bundle + 24] = '\x7f';  // the entry count's low byte: 127 entries claimed, 4 there
   bogus[bundle + 30] = '\x01';  // and a high byte: 2^48 + 127
   tree.Write("bogus-count.so", bogus);
-  ExpectFails(tree, "bogus-count.so", ErrorCode::kInvalidData, "entries");
+  ExpectElfFails(tree, "bogus-count.so", ErrorCode::kInvalidData, "entries");
   std::string huge = host;
   huge[bundle + 32 + 8 + 7] = '\x40';  // the host entry's size: 2^62 bytes
   tree.Write("huge-entry.so", huge);
-  ExpectFails(tree, "huge-entry.so", ErrorCode::kInvalidData, "past");
+  ExpectElfFails(tree, "huge-entry.so", ErrorCode::kInvalidData, "past");
   std::string not_bundle = host;
   not_bundle[bundle] = 'X';
   tree.Write("not-bundle.so", not_bundle);
-  ExpectFails(tree, "not-bundle.so", ErrorCode::kInvalidData, "no offload bundle");
+  ExpectElfFails(tree, "not-bundle.so", ErrorCode::kInvalidData, "no offload bundle");
 }
 
 // hipcc run for real: the targets it was asked for are the targets read back.
