@@ -10,14 +10,17 @@ set -eu
 
 BUILD="build-essential cmake ninja-build ccache pkg-config libdrm-dev libkmod-dev \
 libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
-libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev libinih-dev scdoc"
+libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev libinih-dev scdoc \
+libelf-dev libzstd-dev zlib1g-dev"
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
 # the shell completions and man finds and renders the pages (tests/docs); debhelper and lintian
 # build and check the Debian package (`make package`, tests/package); ansible-core runs the
 # Ansible role (tests/ansible); rpm's rpmbuild builds the RPM smoke package (`make rpm`, tests/rpm);
 # strace shows which commands start a child (rocm_smi_live: check-compute must not ask rocm-smi-lib);
 # python3-gi runs the polkit agent of daemon.authorization (a GLib main loop for dbus-python).
-TEST="rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus python3-gi polkitd systemd-container \
+# hipcc (Debian's 5.2.3) builds HIP fat binaries for the runtime tests, zstd the compressed
+# offload bundle fixture (tests/fixtures/fatbin/make.sh).
+TEST="hipcc zstd rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus python3-gi polkitd systemd-container \
 zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0 python3-prometheus-client"
 # daemon.writers runs Debian 12's real power-profiles-daemon (0.12) on a private bus, unpacked from
 # its .deb kept here (with libgudev-1.0-0 above, its one library polkitd does not bring):

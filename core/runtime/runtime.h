@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sys/root.h"
+#include "util/result.h"
 
 namespace rocmtune::runtime {
 
@@ -31,8 +32,10 @@ std::string_view KindName(Kind kind);  // "system", "distro", "path", "pytorch",
 
 // The GPU code one library of a runtime carries.
 struct Code {
-  std::string component;  // "rocblas", "hipblaslt", "miopen", "torch" (PyTorch's own kernels), "hip-fatbin"
-  std::string path;       // where it was read, absolute as on the machine
+  // "rocblas", "hipblaslt", "miopen" (file names in their directories), "kpack" (TheRock's kernel
+  // packs, .kpack/blas_lib_gfx1100.kpack), "torch" (PyTorch's own kernels: libtorch_hip.so's .hip_fatbin)
+  std::string component;
+  std::string path;  // where it was read, absolute as on the machine
   // The gfx targets its files name, sorted, unique, target features stripped ("gfx90a:xnack-" is
   // "gfx90a"); generic targets as LLVM spells them ("gfx10-3-generic").
   std::vector<std::string> targets;
@@ -41,8 +44,8 @@ struct Code {
 
 struct Runtime {
   Kind kind = Kind::kSystem;
-  std::string where;   // its prefix, absolute: "/opt/rocm-6.3.1", "/home/u/venv/lib/python3.11/site-packages/torch"
-  std::string label;   // for a person: "system ROCm 6.3.1 (/opt/rocm -> /opt/rocm-6.3.1)"
+  std::string where;  // its prefix, absolute: "/opt/rocm-6.3.1", "/home/u/venv/lib/python3.11/site-packages/torch"
+  std::string label;  // for a person: "system ROCm 6.3.1 (/opt/rocm -> /opt/rocm-6.3.1)"
   std::optional<std::string> version;      // the ROCm release it is or was built from: "6.3.1", "6.2" (torch +rocm6.2)
   std::optional<std::string> hip_version;  // "6.2.41133-dd7f95766" (torch.version.hip, libamdhip64.so.6.2.41133)
   std::optional<std::string> package;      // "torch 2.5.1+rocm6.2", "librocblas0 5.3.3-4", "rocm 7.10.0 (rocm-sdk)"
@@ -68,12 +71,15 @@ std::vector<Runtime> FindRuntimes(const sys::Root& root, const Env& env);
 
 // Whether code built for `target` runs on a GPU whose ISA is `isa` ("gfx1031"): the same
 // processor (features ignored), or a generic target that covers it (LLVM AMDGPUUsage,
-// "Generic processors": gfx10-3-generic covers gfx1030..gfx1036, ...).
+// "Generic processors": gfx10-3-generic covers gfx1030..gfx1036, ...). A generic code object's
+// version (which decides whether processors added to the table later, gfx1152/gfx1153, run it)
+// is in its ELF header, not in the names read here: those count as covered.
 bool Runs(std::string_view target, std::string_view isa);
 
 // The targets listed in a directory's file names: rocBLAS/hipBLASLt library directories
 // ("TensileLibrary_lazy_gfx1030.dat", "Kernels.so-000-gfx90a-xnack-.hsaco"), MIOpen's databases
-// ("gfx1030_36.kdb", "gfx90a68.HIP.fdb.txt"). Exposed for tests.
+// ("gfx1030_36.kdb", "gfx90a68.HIP.fdb.txt"), TheRock's kernel packs ("blas_lib_gfx1100.kpack").
+// Exposed for tests.
 std::vector<std::string> TargetsInNames(const std::vector<std::string>& names);
 
 // The offload targets of the HIP fat binary in an ELF file's .hip_fatbin section
