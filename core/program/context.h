@@ -38,6 +38,9 @@ struct Context {
   // `file` root-relative where it was set, empty for the process; `value` nullopt when computed.
   std::vector<knobs::EnvSetting> env;
   std::vector<std::string> notes;  // what could not be read, and why (an EnvironmentFile= missing, a computed value)
+  // false: systemd will not start the unit (masked, or an EnvironmentFile= without "-" that is
+  // missing or refused), so its environment reaches no program.
+  bool starts = true;
 };
 
 // The last value of each name (a computed one hides an earlier literal: the value is unknown).
