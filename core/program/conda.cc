@@ -96,7 +96,8 @@ Result<Context> CondaContext(const sys::Root& root, std::string_view env, std::s
   if (env.find('/') != std::string_view::npos) {
     prefix = env.starts_with("~/") && !home.empty() ? sys::JoinPath(home, env.substr(2)) : Rel(env);
     if (!IsEnv(root, prefix))
-      return Fail(ErrorCode::kNotFound, fmt::format("{} is no conda environment (no conda-meta/)", root.Display(prefix)));
+      return Fail(ErrorCode::kNotFound,
+                  fmt::format("{} is no conda environment (no conda-meta/)", root.Display(prefix)));
   } else {
     prefix = FindByName(root, env, home);
     if (prefix.empty()) return Fail(ErrorCode::kNotFound, fmt::format("no conda environment named {}", env));
@@ -118,7 +119,8 @@ Result<Context> CondaContext(const sys::Root& root, std::string_view env, std::s
   const std::string pkg_dir = sys::JoinPath(prefix, "etc/conda/env_vars.d");
   if (auto files = root.ListDir(pkg_dir))
     for (const std::string& f : *files)
-      if (auto doc = ReadJson(root, sys::JoinPath(pkg_dir, f), ctx)) AddJsonVars(ctx, root, sys::JoinPath(pkg_dir, f), *doc);
+      if (auto doc = ReadJson(root, sys::JoinPath(pkg_dir, f), ctx))
+        AddJsonVars(ctx, root, sys::JoinPath(pkg_dir, f), *doc);
   const std::string state = sys::JoinPath(prefix, "conda-meta/state");
   if (auto doc = ReadJson(root, state, ctx); doc && doc->is_object() && doc->contains("env_vars"))
     AddJsonVars(ctx, root, state, (*doc)["env_vars"]);
@@ -140,7 +142,8 @@ Result<Context> CondaContext(const sys::Root& root, std::string_view env, std::s
       }
       for (knobs::EnvSetting& s : knobs::ParseEnvSource(*content, true)) {
         s.file = file;
-        if (!s.value) ctx.notes.push_back(fmt::format("{}:{}: {} is computed by the script", root.Display(file), s.line, s.name));
+        if (!s.value)
+          ctx.notes.push_back(fmt::format("{}:{}: {} is computed by the script", root.Display(file), s.line, s.name));
         ctx.env.push_back(std::move(s));
       }
     }

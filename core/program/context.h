@@ -54,7 +54,9 @@ std::map<std::string, std::string> KnownValues(const Context& context);
 // (NAME.d/*.conf in every search directory, and the type's top-level service.d/, ordered by file
 // name, /etc's hiding a same-named one below), Environment= (systemd's quoting, specifiers %h,
 // %u, %n left unknown when they cannot be resolved) and EnvironmentFile= ("-" optional). kNotFound
-// for a unit that is not there; a name that is not a unit name is kInvalidArgument.
+// for a unit that is not there; a name that is not a unit name is kInvalidArgument ("ollama"
+// without a type is read as "ollama.service", as systemctl does). A masked unit gives a Context
+// with `starts` false and no environment.
 Result<Context> UnitContext(const sys::Root& root, std::string_view unit, bool user, std::string_view home);
 // A conda environment by name (envs/NAME under the conda roots: ~/miniconda3, ~/anaconda3,
 // ~/miniforge3, ~/.conda, /opt/conda, and those ~/.conda/environments.txt lists) or by prefix:

@@ -54,11 +54,13 @@ std::vector<Context> ServiceContexts(const sys::Root& root) {
   names.insert("ollama.service");
   for (const std::string& name : names) {
     auto ctx = UnitContext(root, name, false, "");
-    if (!ctx) continue;  // a link left behind by a removed package
+    if (!ctx) continue;                              // a link left behind by a removed package
     if (!ctx->starts && ctx->env.empty()) continue;  // masked
-    bool rocm = std::any_of(ctx->env.begin(), ctx->env.end(), [](const knobs::EnvSetting& s) { return RocmName(s.name); });
+    bool rocm =
+        std::any_of(ctx->env.begin(), ctx->env.end(), [](const knobs::EnvSetting& s) { return RocmName(s.name); });
     if (name == "ollama.service" || rocm) {
-      if (name == "ollama.service" && !enabled_ollama) ctx->notes.push_back("ollama.service is installed but not enabled");
+      if (name == "ollama.service" && !enabled_ollama)
+        ctx->notes.push_back("ollama.service is installed but not enabled");
       out.push_back(std::move(*ctx));
     }
   }

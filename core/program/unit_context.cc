@@ -35,10 +35,10 @@ constexpr size_t kMaxEnvFiles = 32;           // EnvironmentFile= files read for
 
 std::vector<std::string> UnitDirs(bool user, std::string_view home) {
   if (!user)
-    return {"etc/systemd/system.control", "run/systemd/system.control", "run/systemd/transient",
-            "run/systemd/generator.early", "etc/systemd/system", "etc/systemd/system.attached",
-            "run/systemd/system", "run/systemd/system.attached", "run/systemd/generator",
-            "usr/local/lib/systemd/system", "usr/lib/systemd/system", "lib/systemd/system",
+    return {"etc/systemd/system.control",   "run/systemd/system.control",  "run/systemd/transient",
+            "run/systemd/generator.early",  "etc/systemd/system",          "etc/systemd/system.attached",
+            "run/systemd/system",           "run/systemd/system.attached", "run/systemd/generator",
+            "usr/local/lib/systemd/system", "usr/lib/systemd/system",      "lib/systemd/system",
             "run/systemd/generator.late"};
   std::vector<std::string> dirs;
   if (!home.empty()) {
@@ -85,16 +85,17 @@ std::optional<std::string> ReadNoted(const sys::Root& root, const std::string& p
 
 // The assignments of one Environment=/DefaultEnvironment= value, appended to `list`.
 void AddEnvironmentWords(const UnitAssignment& a, const std::string& file, const UnitNames& names,
-                         std::vector<knobs::EnvSetting>& list, std::vector<std::string>& notes,
-                         const sys::Root& root) {
+                         std::vector<knobs::EnvSetting>& list, std::vector<std::string>& notes, const sys::Root& root) {
   const std::string place = root.Display(fmt::format("{}:{}", file, a.line));
   if (a.value.empty()) {  // "Empty assignment resets the list"
-    if (!list.empty()) notes.push_back(fmt::format("{}: an empty {}= drops the {} before it", place, a.key, list.size()));
+    if (!list.empty())
+      notes.push_back(fmt::format("{}: an empty {}= drops the {} before it", place, a.key, list.size()));
     list.clear();
     return;
   }
   EnvironmentWords split = SplitEnvironmentValue(a.value);
-  if (!split.complete) notes.push_back(fmt::format("{}: unbalanced quote or bad escape: systemd ignores the rest", place));
+  if (!split.complete)
+    notes.push_back(fmt::format("{}: unbalanced quote or bad escape: systemd ignores the rest", place));
   for (const std::string& word : split.words) {
     size_t eq = word.find('=');
     if (eq == std::string::npos || !shell::IsName(word.substr(0, eq))) {
@@ -133,14 +134,16 @@ void AddEnvironmentD(const sys::Root& root, std::string_view home, std::vector<k
                      std::vector<std::string>& notes) {
   std::vector<std::string> dirs;
   if (!home.empty()) dirs.push_back(sys::JoinPath(home, ".config/environment.d"));
-  for (const char* d : {"etc/environment.d", "run/environment.d", "usr/local/lib/environment.d", "usr/lib/environment.d"})
+  for (const char* d :
+       {"etc/environment.d", "run/environment.d", "usr/local/lib/environment.d", "usr/lib/environment.d"})
     dirs.emplace_back(d);
   for (const std::string& file : ConfFiles(root, dirs, notes)) {
     auto content = ReadNoted(root, file, notes);
     if (!content) continue;
     auto parsed = ParseEnvFile(*content);
     if (!parsed) {
-      notes.push_back(fmt::format("{}: {}; the user manager ignores the file", root.Display(file), parsed.error().message));
+      notes.push_back(
+          fmt::format("{}: {}; the user manager ignores the file", root.Display(file), parsed.error().message));
       continue;
     }
     for (knobs::EnvSetting& s : *parsed) {
@@ -152,9 +155,9 @@ void AddEnvironmentD(const sys::Root& root, std::string_view home, std::vector<k
 }
 
 struct UnitFile {
-  std::string path;       // root-relative
+  std::string path;  // root-relative
   bool masked = false;
-  std::string alias;      // the name a symlinked unit file points to, when another
+  std::string alias;  // the name a symlinked unit file points to, when another
 };
 
 std::optional<UnitFile> FindUnitFile(const sys::Root& root, const std::vector<std::string>& dirs,
@@ -253,10 +256,13 @@ Result<Context> UnitContext(const sys::Root& root, std::string_view unit_arg, bo
   if (!IsUnitName(unit)) return Fail(ErrorCode::kInvalidArgument, fmt::format("\"{}\" is not a unit name", unit_arg));
   std::vector<std::string> names = {unit};
   size_t at = unit.find('@');
-  if (at != std::string::npos && unit[at + 1] != '.') names.push_back(unit.substr(0, at + 1) + unit.substr(unit.rfind('.')));
+  if (at != std::string::npos && unit[at + 1] != '.')
+    names.push_back(unit.substr(0, at + 1) + unit.substr(unit.rfind('.')));
   const std::vector<std::string> dirs = UnitDirs(user, home);
   std::optional<UnitFile> file = FindUnitFile(root, dirs, names);
-  if (!file) return Fail(ErrorCode::kNotFound, fmt::format("{}: no unit file in {}'s search path", unit, user ? "the user manager" : "systemd"));
+  if (!file)
+    return Fail(ErrorCode::kNotFound,
+                fmt::format("{}: no unit file in {}'s search path", unit, user ? "the user manager" : "systemd"));
 
   Context ctx;
   ctx.kind = user ? ContextKind::kUserUnit : ContextKind::kUnit;
@@ -270,7 +276,8 @@ Result<Context> UnitContext(const sys::Root& root, std::string_view unit_arg, bo
   if (!content) return Fail(content.error().code, content.error().message, content.error().errno_value);
   if (content->empty()) {
     ctx.starts = false;
-    ctx.notes.push_back(fmt::format("{} is masked (an empty {}): systemd will not start it", unit, root.Display(file->path)));
+    ctx.notes.push_back(
+        fmt::format("{} is masked (an empty {}): systemd will not start it", unit, root.Display(file->path)));
     return ctx;
   }
 
@@ -307,7 +314,8 @@ Result<Context> UnitContext(const sys::Root& root, std::string_view unit_arg, bo
     }
   for (knobs::EnvSetting& s : environment) ctx.env.push_back(std::move(s));
   if (env_files.size() > kMaxEnvFiles) {
-    ctx.notes.push_back(fmt::format("only the first {} of {} EnvironmentFile= are read", kMaxEnvFiles, env_files.size()));
+    ctx.notes.push_back(
+        fmt::format("only the first {} of {} EnvironmentFile= are read", kMaxEnvFiles, env_files.size()));
     env_files.resize(kMaxEnvFiles);
   }
   for (const auto& [spec, where] : env_files) AddEnvironmentFile(root, unit, spec, where, ctx);

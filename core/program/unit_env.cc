@@ -9,9 +9,9 @@
 namespace rocmtune::program {
 namespace {
 
-constexpr std::string_view kWhitespace = " \t\n\r";  // systemd's WHITESPACE
-constexpr std::string_view kNewline = "\n\r";        // NEWLINE
-constexpr std::string_view kComments = "#;";         // COMMENTS
+constexpr std::string_view kWhitespace = " \t\n\r";      // systemd's WHITESPACE
+constexpr std::string_view kNewline = "\n\r";            // NEWLINE
+constexpr std::string_view kComments = "#;";             // COMMENTS
 constexpr std::string_view kShellNeedEscape = "\"\\`$";  // SHELL_NEED_ESCAPE
 
 bool In(std::string_view set, char c) { return set.find(c) != std::string_view::npos; }
@@ -60,7 +60,9 @@ size_t CUnescapeOne(std::string_view p, std::string& out) {
     case 't': out += '\t'; return 1;
     case 'v': out += '\v'; return 1;
     case 's': out += ' '; return 1;
-    case '\\': case '"': case '\'': out += p[0]; return 1;
+    case '\\':
+    case '"':
+    case '\'': out += p[0]; return 1;
     case 'x': {
       if (p.size() < 3 || hex(p[1]) < 0 || hex(p[2]) < 0) return 0;
       int v = hex(p[1]) * 16 + hex(p[2]);
@@ -68,15 +70,21 @@ size_t CUnescapeOne(std::string_view p, std::string& out) {
       out += static_cast<char>(v);
       return 3;
     }
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7': {
       if (p.size() < 3 || p[1] < '0' || p[1] > '7' || p[2] < '0' || p[2] > '7') return 0;
       int v = (p[0] - '0') * 64 + (p[1] - '0') * 8 + (p[2] - '0');
       if (v == 0 || v > 255) return 0;
       out += static_cast<char>(v);
       return 3;
     }
-    default:
-      return 0;  // \u and \U (code points) are not modelled: treated as invalid, the line ends
+    default: return 0;  // \u and \U (code points) are not modelled: treated as invalid, the line ends
   }
 }
 
@@ -85,7 +93,18 @@ size_t CUnescapeOne(std::string_view p, std::string& out) {
 Result<std::vector<knobs::EnvSetting>> ParseEnvFile(std::string_view content) {
   // The parser walks a C string: nothing after a NUL byte exists for it.
   if (size_t nul = content.find('\0'); nul != std::string_view::npos) content = content.substr(0, nul);
-  enum State { kPreKey, kKey, kPreValue, kValue, kValueEscape, kSingle, kDouble, kDoubleEscape, kComment, kCommentEscape };
+  enum State {
+    kPreKey,
+    kKey,
+    kPreValue,
+    kValue,
+    kValueEscape,
+    kSingle,
+    kDouble,
+    kDoubleEscape,
+    kComment,
+    kCommentEscape
+  };
   State state = kPreKey;
   std::vector<knobs::EnvSetting> out;
   std::string key, value;
@@ -287,7 +306,7 @@ std::optional<std::string> ResolveSpecifiers(std::string_view word, const UnitNa
   size_t dot = unit.rfind('.');
   std::string_view stem = dot == std::string_view::npos ? unit : unit.substr(0, dot);  // %N
   size_t at = stem.find('@');
-  std::string_view prefix = at == std::string_view::npos ? stem : stem.substr(0, at);  // %p
+  std::string_view prefix = at == std::string_view::npos ? stem : stem.substr(0, at);   // %p
   std::string_view instance = at == std::string_view::npos ? "" : stem.substr(at + 1);  // %i
   size_t dash = prefix.find('-');
   std::string_view first = dash == std::string_view::npos ? prefix : prefix.substr(0, dash);  // %j
@@ -318,17 +337,16 @@ std::optional<std::string> ResolveSpecifiers(std::string_view word, const UnitNa
         if (names.user) return std::nullopt;
         out += "0";
         break;
-      default:
-        return std::nullopt;
+      default: return std::nullopt;
     }
   }
   return out;
 }
 
 bool IsUnitName(std::string_view name) {
-  static constexpr std::array<std::string_view, 11> kTypes = {
-      ".service", ".socket", ".target", ".device", ".mount", ".automount",
-      ".swap",    ".timer",  ".path",   ".slice",  ".scope"};
+  static constexpr std::array<std::string_view, 11> kTypes = {".service", ".socket",    ".target", ".device",
+                                                              ".mount",   ".automount", ".swap",   ".timer",
+                                                              ".path",    ".slice",     ".scope"};
   if (name.empty() || name.size() > 255) return false;
   size_t dot = name.rfind('.');
   if (dot == std::string_view::npos || dot == 0) return false;
@@ -337,8 +355,7 @@ bool IsUnitName(std::string_view name) {
   if (!typed) return false;
   std::string_view stem = name.substr(0, dot);
   for (char c : stem)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || In(":-_.\\@", c)))
-      return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || In(":-_.\\@", c))) return false;
   size_t at = stem.find('@');
   return at == std::string_view::npos || (at > 0 && stem.find('@', at + 1) == std::string_view::npos);
 }

@@ -47,8 +47,8 @@ std::vector<UnitAssignment> ParseUnitFile(std::string_view content);
 // "root", "0": the manager's user) or %h for a user manager whose home is known. Anything else
 // (%H %m %b %t ...): nullopt, the value is known only on the machine when the unit starts.
 struct UnitNames {
-  std::string unit;      // "foo@bar.service"
-  std::string home;      // "/home/u" for a user unit, empty when unknown or for the system
+  std::string unit;  // "foo@bar.service"
+  std::string home;  // "/home/u" for a user unit, empty when unknown or for the system
   bool user = false;
 };
 std::optional<std::string> ResolveSpecifiers(std::string_view word, const UnitNames& names);

@@ -27,6 +27,8 @@
 //                     The per-node variable: ROCT-Thunk-Interface cf49353 (2024-07-04, "Allow
 //                     overriding gfx version per-node"), in no rocm-6.2.x tag; first released
 //                     with ROCm 6.3 (libhsakmt moved into ROCR-Runtime as 84567b6).
+#include "program/visible.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -35,8 +37,6 @@
 
 #include <fmt/format.h>
 
-#include "program/visible.h"
-
 namespace rocmtune::program {
 namespace {
 
@@ -44,7 +44,8 @@ std::vector<const detect::Gpu*> KfdOrder(const detect::Inventory& inventory) {
   std::vector<const detect::Gpu*> gpus;
   for (const detect::Gpu& g : inventory.gpus)
     if (g.kfd_node) gpus.push_back(&g);
-  std::stable_sort(gpus.begin(), gpus.end(), [](const detect::Gpu* a, const detect::Gpu* b) { return *a->kfd_node < *b->kfd_node; });
+  std::stable_sort(gpus.begin(), gpus.end(),
+                   [](const detect::Gpu* a, const detect::Gpu* b) { return *a->kfd_node < *b->kfd_node; });
   return gpus;
 }
 
@@ -149,10 +150,10 @@ void ApplyHip(const std::string& variable, const std::string& value, const std::
         }
     int index = std::atoi(id.c_str());
     if (index < 0 || static_cast<size_t>(index) >= agents.size() || id != std::to_string(index)) {
-      v.problems.push_back(fmt::format("{} is not one of ROCr's {} GPU{} (0..{}, or a GPU- UUID as rocminfo prints "
-                                       "it): HIP ignores it and every entry after it",
-                                       shown, agents.size(), agents.size() == 1 ? "" : "s",
-                                       agents.empty() ? 0 : agents.size() - 1));
+      v.problems.push_back(
+          fmt::format("{} is not one of ROCr's {} GPU{} (0..{}, or a GPU- UUID as rocminfo prints "
+                      "it): HIP ignores it and every entry after it",
+                      shown, agents.size(), agents.size() == 1 ? "" : "s", agents.empty() ? 0 : agents.size() - 1));
       return;
     }
     if (chosen.insert(index).second) {
