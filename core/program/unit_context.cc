@@ -1,10 +1,9 @@
 // UnitContext and EnvFileContext: the environment systemd gives a unit's processes, read from the
 // files as the manager reads them. Sources, by step:
 //   unit lookup      systemd.unit(5) "Unit File Load Path" (src/basic/path-lookup.c)
-//   drop-ins         systemd.unit(5) "Description" (src/shared/dropin.c unit_file_find_dropin_paths:
-//                    every search directory's NAME.d/, the dash-truncated prefixes' NAME-.TYPE.d/
-//                    and the top-level TYPE.d/; *.conf files ordered by file name, a same-named file
-//                    in an earlier search directory hiding the later ones: conf_files_list_strv)
+//   drop-ins         systemd.unit(5) "Description" (src/shared/dropin.c unit_file_find_dropin_paths,
+//                    see DropInDirs); *.conf files ordered by file name, a same-named file in an
+//                    earlier directory of that list hiding the later ones (conf_files_list_strv)
 //   masked           a unit file that is a symlink to /dev/null or empty (systemctl(1) "mask")
 //   Environment=     src/core/load-fragment.c config_parse_environ: an empty value resets the list
 //   EnvironmentFile= the same file's config_parse_unit_env_file: "-" makes a missing file fine, an
@@ -186,21 +185,43 @@ std::optional<UnitFile> FindUnitFile(const sys::Root& root, const std::vector<st
   return std::nullopt;
 }
 
-// NAME.d, the dash-truncated prefixes' PREFIX-.TYPE.d and TYPE.d, for each name, per directory.
+// unit_file_expand_dropin_names: the name, its template's names, then the dash-truncated
+// prefixes, most specific first ("foo-bar-baz.service", "foo-bar-.service", "foo-.service";
+// "a-b@1.service": "a-b@.service", "a-.service", "a-@1.service", "a-@.service").
+void ExpandDropInNames(const std::string& name, std::vector<std::string>& out) {
+  out.push_back(name);
+  const size_t dot = name.rfind('.');
+  const std::string type = name.substr(dot);
+  const std::string stem = name.substr(0, dot);
+  const size_t at = stem.find('@');
+  const bool instance = at != std::string::npos && at + 1 < stem.size();
+  if (instance) ExpandDropInNames(stem.substr(0, at + 1) + type, out);
+  std::string prefix = stem.substr(0, at);
+  size_t dash = prefix.rfind('-');
+  if (dash != std::string::npos && dash > 0 && dash + 1 == prefix.size()) {  // a trailing dash: chopped once
+    prefix.pop_back();
+    dash = prefix.rfind('-');
+  }
+  if (dash == std::string::npos || dash == 0) return;
+  ExpandDropInNames(prefix.substr(0, dash + 1) + (instance ? "@" + stem.substr(at + 1) : "") + type, out);
+}
+
+std::vector<std::string> DropInNames(const std::string& name) {
+  std::vector<std::string> out;
+  ExpandDropInNames(name, out);
+  return out;
+}
+
+// unit_file_find_dropin_paths: for the unit's name and then each alias, every search directory's
+// candidates in DropInNames order; the top-level TYPE.d/ of every directory last ("the most
+// generic"), so /usr/lib's NAME.d/x.conf hides /etc's service.d/x.conf.
 std::vector<std::string> DropInDirs(const std::vector<std::string>& dirs, const std::vector<std::string>& names) {
   std::vector<std::string> out;
-  for (const std::string& dir : dirs) {
-    std::string type;
-    for (const std::string& name : names) {
-      size_t dot = name.rfind('.');
-      type = name.substr(dot);
-      out.push_back(sys::JoinPath(dir, name + ".d"));
-      std::string stem = name.substr(0, dot);
-      for (size_t dash = stem.rfind('-'); dash != std::string::npos && dash > 0; dash = stem.rfind('-', dash - 1))
-        out.push_back(sys::JoinPath(dir, stem.substr(0, dash + 1) + type + ".d"));
-    }
-    if (!type.empty()) out.push_back(sys::JoinPath(dir, type.substr(1) + ".d"));
-  }
+  for (const std::string& name : names)
+    for (const std::string& dir : dirs)
+      for (const std::string& candidate : DropInNames(name)) out.push_back(sys::JoinPath(dir, candidate + ".d"));
+  const std::string type = names.front().substr(names.front().rfind('.') + 1);
+  for (const std::string& dir : dirs) out.push_back(sys::JoinPath(dir, type + ".d"));
   return out;
 }
 
@@ -254,12 +275,12 @@ Result<Context> UnitContext(const sys::Root& root, std::string_view unit_arg, bo
   std::string unit(unit_arg);
   if (unit.find('.') == std::string::npos) unit += ".service";  // as systemctl does
   if (!IsUnitName(unit)) return Fail(ErrorCode::kInvalidArgument, fmt::format("\"{}\" is not a unit name", unit_arg));
-  std::vector<std::string> names = {unit};
+  std::vector<std::string> candidates = {unit};  // the unit file, else its template's
   size_t at = unit.find('@');
   if (at != std::string::npos && unit[at + 1] != '.')
-    names.push_back(unit.substr(0, at + 1) + unit.substr(unit.rfind('.')));
+    candidates.push_back(unit.substr(0, at + 1) + unit.substr(unit.rfind('.')));
   const std::vector<std::string> dirs = UnitDirs(user, home);
-  std::optional<UnitFile> file = FindUnitFile(root, dirs, names);
+  std::optional<UnitFile> file = FindUnitFile(root, dirs, candidates);
   if (!file)
     return Fail(ErrorCode::kNotFound,
                 fmt::format("{}: no unit file in {}'s search path", unit, user ? "the user manager" : "systemd"));
@@ -285,6 +306,7 @@ Result<Context> UnitContext(const sys::Root& root, std::string_view unit_arg, bo
   ctx.env = ManagerDefaults(root, user, ctx.notes);
   if (user) AddEnvironmentD(root, home, ctx.env, ctx.notes);
 
+  std::vector<std::string> names = {unit};
   if (!file->alias.empty()) names.push_back(file->alias);
   std::vector<std::pair<std::string, std::string>> sources = {{file->path, std::move(*content)}};
   for (const std::string& dropin : ConfFiles(root, DropInDirs(dirs, names), ctx.notes))

@@ -107,6 +107,22 @@ TEST(UnitEnvironmentWordsTest, AgreesWithSystemdAnalyzeVerify) {
   }
 }
 
+TEST(UnitFileTest, DashPrefixDropIns) {
+  testing::TestTree t;
+  t.Write("usr/lib/systemd/system/rocm-llm@.service", "[Service]\nEnvironment=A=unit\n");
+  t.Write("etc/systemd/system/rocm-.service.d/10-all.conf", "[Service]\nEnvironment=A=prefix B=prefix\n");
+  t.Write("etc/systemd/system/rocm-llm@.service.d/10-all.conf", "[Service]\nEnvironment=A=template\n");
+  t.Write("etc/systemd/system/rocm-llm@0.service.d/20-one.conf", "[Service]\nEnvironment=C=instance\n");
+  t.Write("usr/lib/systemd/system/rocm-@0.service.d/30-prefix.conf", "[Service]\nEnvironment=D=prefix-instance\n");
+  t.Write("usr/lib/systemd/system/rocm-@1.service.d/30-prefix.conf", "[Service]\nEnvironment=D=other\n");
+  auto root = sys::Root::Open(t.path());
+  ASSERT_TRUE(root);
+  auto ctx = UnitContext(*root, "rocm-llm@0.service", false, "");
+  ASSERT_TRUE(ctx) << ctx.error().message;
+  // 10-all.conf: the template's directory is more specific than the prefix's and hides it.
+  EXPECT_EQ(Names(*ctx), (std::vector<std::string>{"A=unit", "A=template", "C=instance", "D=prefix-instance"}));
+}
+
 TEST(UnitFileTest, SectionsCommentsAndContinuations) {
   auto lines = ParseUnitFile(
       "[Service]\n"
@@ -143,6 +159,9 @@ TEST(UnitContextTest, DropInsInNameOrderEtcHidesUsrLib) {
   t.Write("usr/lib/systemd/system/service.d/05-top.conf", "[Service]\nEnvironment=A=top T=top\n");
   t.Write("etc/systemd/system/ollama.service.d/30-other.conf", "[Unit]\nEnvironment=NOT=service\n");
   t.Write("etc/systemd/system/ollama.service.d/README", "[Service]\nEnvironment=NOT=conf\n");
+  // The top-level service.d/ comes after every NAME.d/ in any directory: /usr/lib's 40-x.conf wins.
+  t.Write("usr/lib/systemd/system/ollama.service.d/40-x.conf", "[Service]\nEnvironment=X=specific\n");
+  t.Write("etc/systemd/system/service.d/40-x.conf", "[Service]\nEnvironment=X=top\n");
   sys::Root root = OpenTree(t);
   auto ctx = UnitContext(root, "ollama", false, "");
   ASSERT_TRUE(ctx) << ctx.error().message;
@@ -150,9 +169,9 @@ TEST(UnitContextTest, DropInsInNameOrderEtcHidesUsrLib) {
   EXPECT_EQ(ctx->name, "ollama.service");
   EXPECT_TRUE(ctx->starts);
   EXPECT_EQ(Names(*ctx), (std::vector<std::string>{"A=unit", "A=top", "T=top", "B=admin", "C=run",
-                                                   "HSA_OVERRIDE_GFX_VERSION=10.3.0"}));
-  EXPECT_EQ(ctx->env.back().file, "etc/systemd/system/ollama.service.d/20-override.conf");
-  EXPECT_EQ(ctx->env.back().line, 2);
+                                                   "HSA_OVERRIDE_GFX_VERSION=10.3.0", "X=specific"}));
+  EXPECT_EQ(ctx->env[5].file, "etc/systemd/system/ollama.service.d/20-override.conf");
+  EXPECT_EQ(ctx->env[5].line, 2);
   EXPECT_EQ(KnownValues(*ctx).at("A"), "top");
 }
 
