@@ -57,6 +57,7 @@ Gpu FromParts(const DrmCard* card, const KfdNode* node, const knowledge::AmdgpuI
   }
   if (node) {
     gpu.kfd_node = node->node;
+    gpu.kfd_unique_id = node->unique_id;
     if (!address) address = node->address;
     if (!vendor) vendor = node->vendor_id;
     if (!raw.device_id) raw.device_id = node->device_id;

@@ -31,6 +31,9 @@ struct Gpu {
   std::optional<uint64_t> vram_bytes;
   std::optional<uint64_t> visible_vram_bytes;  // not in the JSON contract; feeds vm_update_mode
   std::optional<int> kfd_node;
+  // KFD's unique_id (0: none): ROCr's agent UUID "GPU-%016x" that ROCR_VISIBLE_DEVICES and
+  // HIP_VISIBLE_DEVICES match (program/visible.h). Not in the JSON contract.
+  std::optional<uint64_t> kfd_unique_id;
   std::string physical_id;
   std::string identified_by;              // "kfd", "ip_discovery", "pci_table", "none"
   std::optional<std::string> device_dir;  // root-relative sysfs device dir, when there is a DRM card

@@ -38,6 +38,9 @@ struct Context {
   // `file` root-relative where it was set, empty for the process; `value` nullopt when computed.
   std::vector<knobs::EnvSetting> env;
   std::vector<std::string> notes;  // what could not be read, and why (an EnvironmentFile= missing, a computed value)
+  // false: systemd will not start the unit (masked, or an EnvironmentFile= without "-" that is
+  // missing or refused), so its environment reaches no program.
+  bool starts = true;
 };
 
 // The last value of each name (a computed one hides an earlier literal: the value is unknown).
@@ -51,7 +54,9 @@ std::map<std::string, std::string> KnownValues(const Context& context);
 // (NAME.d/*.conf in every search directory, and the type's top-level service.d/, ordered by file
 // name, /etc's hiding a same-named one below), Environment= (systemd's quoting, specifiers %h,
 // %u, %n left unknown when they cannot be resolved) and EnvironmentFile= ("-" optional). kNotFound
-// for a unit that is not there; a name that is not a unit name is kInvalidArgument.
+// for a unit that is not there; a name that is not a unit name is kInvalidArgument ("ollama"
+// without a type is read as "ollama.service", as systemctl does). A masked unit gives a Context
+// with `starts` false and no environment.
 Result<Context> UnitContext(const sys::Root& root, std::string_view unit, bool user, std::string_view home);
 // A conda environment by name (envs/NAME under the conda roots: ~/miniconda3, ~/anaconda3,
 // ~/miniforge3, ~/.conda, /opt/conda, and those ~/.conda/environments.txt lists) or by prefix:

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "detect/inventory.h"
@@ -30,12 +31,15 @@ struct Visibility {
 Visibility VisibleGpus(const detect::Inventory& inventory, const std::map<std::string, std::string>& env);
 
 struct Override {
-  std::string variable;  // "HSA_OVERRIDE_GFX_VERSION" or "HSA_OVERRIDE_GFX_VERSION_1"
-  std::string value;     // "10.3.0"
+  std::string variable;            // "HSA_OVERRIDE_GFX_VERSION" or "HSA_OVERRIDE_GFX_VERSION_1"
+  std::string value;               // "10.3.0"
   std::optional<std::string> gfx;  // what it makes the GPU report ("gfx1030"); nullopt: a value libhsakmt rejects
 };
 // The override that applies to `gpu` in `env` (the per-node variable before the global one,
-// with the node numbering libhsakmt uses), or nullopt when none does.
+// with the node numbering libhsakmt uses: the thunk's node id, CPU nodes counted, so the first
+// dGPU is usually _1 — KFD's node number while every render node can be opened; ROCm 6.3 and
+// later read the per-node name), or nullopt when none does. A value libhsakmt rejects fails its
+// whole topology: that program's ROCm finds no GPU at all, not only this one.
 std::optional<Override> OverrideFor(const detect::Inventory& inventory, const detect::Gpu& gpu,
                                     const std::map<std::string, std::string>& env);
 
