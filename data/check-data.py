@@ -229,6 +229,59 @@ for i, issue in enumerate(issues):
         if not sym.strip():
             err(f"{where}: an empty symptom matches every log")
 
+# ------------------------------------------------------------------ runtime_code.toml
+# What RuntimeCode::Parse (core/knowledge/runtime_code.cc) checks too, so a data edit fails here
+# first: every target is in gfx_targets.toml, versions are release lines ascending within a kind,
+# pytorch builds name their ROCm, sources are present and public.
+runtime = load("runtime_code.toml")
+BUILD_KEYS = {"kind", "version", "rocm", "targets", "source", "note"}
+LINE_RE = re.compile(r"^\d+\.\d+$")
+
+
+def line_key(text):
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+builds = runtime.get("build", [])
+last_by_kind = {}
+for i, b in enumerate(builds):
+    where = f"runtime_code.toml build[{i}] ({b.get('kind', '?')} {b.get('version', '?')})"
+    extra = set(b) - BUILD_KEYS
+    if extra:
+        err(f"{where}: unknown keys {sorted(extra)}")
+    if b.get("kind") not in ("pytorch", "rocm", "therock"):
+        err(f"{where}: kind must be pytorch, rocm or therock")
+    version = b.get("version", "")
+    if not LINE_RE.match(version):
+        err(f"{where}: version {version!r} is not a release line N.N")
+        continue
+    rocm = b.get("rocm")
+    if (b.get("kind") == "pytorch") != (rocm is not None):
+        err(f"{where}: rocm is required for pytorch builds and refused for others")
+    if rocm is not None and not LINE_RE.match(rocm):
+        err(f"{where}: rocm {rocm!r} is not a release line N.N")
+        continue
+    key = (line_key(version), line_key(rocm) if rocm else (0, 0))
+    prev = last_by_kind.get(b.get("kind"))
+    if prev is not None and not prev < key:
+        err(f"{where}: does not come after the previous {b.get('kind')} build")
+    last_by_kind[b.get("kind")] = key
+    gfx = b.get("targets", [])
+    if not gfx:
+        err(f"{where}: no targets")
+    if len(set(gfx)) != len(gfx):
+        err(f"{where}: a target appears twice")
+    for name in gfx:
+        if name not in known_gfx:
+            err(f"{where}: target {name!r} is not in gfx_targets.toml")
+    source = b.get("source", "")
+    if not source.strip():
+        err(f"{where}: no source")
+    for note in ("shared/", "research/", "seeds/", "seed-fact-check"):
+        if note in source or note in b.get("note", ""):
+            err(f"{where}: cites development notes ({note})")
+
 # ------------------------------------------------------------------ summary
 print(f"gfx_targets.toml: {len(targets)} targets")
 print(f"gpus.toml: {len(gpus)} entries, {len(pci_owner)} PCI ids "
@@ -237,6 +290,7 @@ print(f"amdgpu.ids: {len(ids_devs)} device ids, table version {version_line}")
 print(f"env_vars.toml: {len(env.get('var', []))} variables, {len(env.get('not_read', []))} not read, "
       f"{len(env.get('debug', []))} debugging switches")
 print(f"known_issues.toml: {len(issues)} issues")
+print(f"runtime_code.toml: {len(builds)} builds")
 print(f"note: gpus.toml PCI ids without an amdgpu.ids name: {' '.join(not_named) or 'none'}")
 if errors:
     print(f"{len(errors)} problem(s)")

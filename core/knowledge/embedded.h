@@ -13,4 +13,5 @@ extern const std::string_view kKernelOptionsToml;
 extern const std::string_view kEnvVarsToml;
 extern const std::string_view kKnownIssuesToml;
 extern const std::string_view kRocmSupportToml;
+extern const std::string_view kRuntimeCodeToml;
 }  // namespace rocmtune::embedded

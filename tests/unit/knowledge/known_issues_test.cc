@@ -161,20 +161,26 @@ TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
   EXPECT_THAT(Broken("text = \"do\"", "text = \"do\"\nnone = \"unsupported\""), HasSubstr("needs outcome \"no-gpu\""));
 }
 
-// The RDNA1 entry replaces doctor's generic "not a supported target" finding for its GPUs, so
-// the user reads one explanation with a fix, not two.
-TEST(KnownIssuesTest, Rdna1NotSupportedSupersedesTheGenericSupportFinding) {
+// RDNA1 is judged by the code objects of the runtime a program loads (AMD's rocBLAS carries
+// gfx1010, TheRock ships native gfx101x wheels), so the RDNA1 entry only explains a log's
+// missing-code-object error: it supersedes no generic finding, and it has a fix, not `none`.
+TEST(KnownIssuesTest, Rdna1EntryExplainsAMissingCodeObjectAndNamesANativeRuntime) {
   const KnownIssue* i = KnownIssues::Builtin().Find("rdna1-not-supported");
   ASSERT_NE(i, nullptr);
-  EXPECT_EQ(i->supersedes, std::vector<std::string>{"rocm.gpu-not-supported"});
+  EXPECT_TRUE(i->supersedes.empty());
+  EXPECT_TRUE(i->when.log_only);
+  EXPECT_EQ(i->outcome, Outcome::kExplains);
+  EXPECT_TRUE(i->fix.none.empty());
+  EXPECT_THAT(i->fix.text, HasSubstr("rocm[libraries,device-gfx1010]"));
+  EXPECT_THAT(i->symptoms, ::testing::Contains("hipErrorNoBinaryForGpu"));
   auto parsed =
       KnownIssues::Parse(std::string(kValid).replace(kValid.find("sources"), 0, "supersedes = [\"a.b\"]\n"), "t.toml");
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->issues().at(0).supersedes, std::vector<std::string>{"a.b"});
 }
 
-// The shipped outcomes check-compute answers with (data/known_issues.toml's sources): RDNA1 has
-// no fix (no GPU); the override on it crashes any kind of work (ROCm#2527: convolutions and
+// The shipped outcomes check-compute answers with (data/known_issues.toml's sources): RDNA1's
+// missing code objects are an explanation of a log; the override on it crashes any kind of work (ROCm#2527: convolutions and
 // llama.cpp's hipBLAS); RDNA2's MIOpen faults are convolutions only (MIOpen#3540).
 TEST(KnownIssuesTest, ShippedOutcomesAndWorkloads) {
   const KnownIssues& base = KnownIssues::Builtin();
@@ -183,7 +189,7 @@ TEST(KnownIssuesTest, ShippedOutcomesAndWorkloads) {
     EXPECT_NE(i, nullptr) << id;
     return i ? std::string(OutcomeName(i->outcome)) : "";
   };
-  EXPECT_EQ(outcome("rdna1-not-supported"), "no-gpu");
+  EXPECT_EQ(outcome("rdna1-not-supported"), "explains");
   EXPECT_EQ(outcome("kfd-skipped-gpu"), "no-gpu");
   EXPECT_EQ(outcome("rdna1-override-gfx1030"), "crash");
   EXPECT_EQ(outcome("rdna2-miopen-conv-fault"), "crash");

@@ -84,6 +84,13 @@ TEST(RocmSupportTest, InstalledReleasesAreJudgedByTheirOwnLineOnly) {
   EXPECT_EQ(table.ForInstalled(*ParseVersion("4.5.2")), nullptr);
   EXPECT_EQ(table.ForInstalled(*ParseVersion("7.9.0")), nullptr);  // a preview line not in the table
   EXPECT_EQ(table.ForInstalled(*ParseVersion("8")), nullptr);
+  // TheRock Core SDK lines (10.x) and nightlies: a pre-release tail is dropped ("7.10.0a20251021"
+  // reads as 7.10), so they land in their own line, which the table does not hold yet.
+  EXPECT_EQ(*ParseVersion("7.10.0a20251021"), *ParseVersion("7.10"));
+  EXPECT_EQ(*ParseVersion("10.1.0a20260910"), *ParseVersion("10.1"));
+  for (const char* v : {"7.10.0a20251021", "7.14.0", "10.0.0", "10.1.0"})
+    EXPECT_EQ(table.ForInstalled(*ParseVersion(v)), nullptr) << v;
+  EXPECT_EQ(table.ForInstalled(*ParseVersion("7.2.0a20260101"))->version_text, "7.2");
 }
 
 TEST(RocmSupportTest, NearestSupportingPrefersTheNextNewerRelease) {
