@@ -66,9 +66,9 @@ std::string RuntimesLine(const Doc& doc, const Doc& system) {
     std::string detail = hip.empty() ? "" : "HIP " + hip;
     if (!targets.empty())
       detail += fmt::format("{}code for {}", detail.empty() ? "" : ", ",
-                            targets.size() > 8 ? fmt::format("{} … {} ({} targets)", targets.front(), targets.back(),
-                                                             targets.size())
-                                               : fmt::format("{}", fmt::join(targets, " ")));
+                            targets.size() > 8
+                                ? fmt::format("{} … {} ({} targets)", targets.front(), targets.back(), targets.size())
+                                : fmt::format("{}", fmt::join(targets, " ")));
     parts.push_back(fmt::format("{}{}", Field(r, "label"), detail.empty() ? "" : " (" + detail + ")"));
   }
   return fmt::format("{}", fmt::join(parts, "; "));

@@ -44,7 +44,7 @@ struct ComputeReport {
   std::string workload;  // knowledge::kWorkloads or kWorkloadAny
   std::string device;    // as asked; empty: every GPU
   std::vector<ComputeGpu> gpus;
-  std::string reason;  // when no GPU is there to ask about: why
+  std::string reason;             // when no GPU is there to ask about: why
   diagnose::ProgramView program;  // whose environment, and the runtime it loads
   // The worst state among the GPUs asked about that the program sees (kUnusable when it sees none).
   diagnose::State state() const;

@@ -49,9 +49,9 @@ struct ExportOptions {
 
 struct ExportGpu {
   detect::Gpu gpu;
-  bool usable = false;                    // ROCm programs can use it at all
-  bool supported = true;                  // the installed ROCm supports it (no "unsupported" note)
-  std::map<std::string, bool> safe;       // per ExportWorkloads()
+  bool usable = false;                           // ROCm programs can use it at all
+  bool supported = true;                         // the installed ROCm supports it (no "unsupported" note)
+  std::map<std::string, bool> safe;              // per ExportWorkloads()
   std::map<std::string, diagnose::State> state;  // per ExportWorkloads(): diagnose/verdict.h
   bool visible = true;
   std::optional<detect::LiveFacts> live;  // only on the live root
@@ -61,8 +61,8 @@ struct ExportReport {
   std::string version;
   std::string time;  // RFC 3339 UTC, when the report was made
   diagnose::Assessment assessment;
-  std::vector<ExportGpu> gpus;       // the inventory's order
-  std::map<std::string, bool> safe;  // per workload: there is a GPU and each one is safe
+  std::vector<ExportGpu> gpus;                   // the inventory's order
+  std::map<std::string, bool> safe;              // per workload: there is a GPU and each one is safe
   std::map<std::string, diagnose::State> state;  // per workload: the worst GPU's state
   bool reboot_pending = false;
   // The journal and what comes from it; unknown when this user may not read it.

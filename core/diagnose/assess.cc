@@ -200,7 +200,8 @@ ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options)
     else v.env.erase(s.name);  // computed: its value is unknown, an earlier literal no longer holds
   }
   for (std::string_view name : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-    if (auto it = v.env.find(std::string(name)); it != v.env.end() && v.python_looked.empty()) v.python_looked = it->second;
+    if (auto it = v.env.find(std::string(name)); it != v.env.end() && v.python_looked.empty())
+      v.python_looked = it->second;
   if (v.python_looked.empty() && v.env.contains("PATH")) v.python_looked = "the python3 on PATH";
   v.runtimes = runtime::FindRuntimes(root, v.env);
   return v;

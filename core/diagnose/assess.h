@@ -50,12 +50,12 @@ struct AssessOptions {
 struct ProgramView {
   std::string kind = "machine";  // program::ContextKindName, or "machine": the login environment (rocmtuned, status)
   std::string name = "programs started from a login shell";
-  std::map<std::string, std::string> env;  // its known variables (the last assignment of each wins)
+  std::map<std::string, std::string> env;   // its known variables (the last assignment of each wins)
   std::vector<knobs::EnvSetting> settings;  // the same, each where it is set, in the order they apply
   bool login_env = true;  // it reads /etc/environment, environment.d and the profile (a system unit does not)
   std::vector<runtime::Runtime> runtimes;  // the first is the one it loads (runtime::FindRuntimes)
-  std::string python_looked;  // the Python environment searched, for a person ("" when none)
-  std::vector<std::string> notes;  // what could not be read of its environment
+  std::string python_looked;               // the Python environment searched, for a person ("" when none)
+  std::vector<std::string> notes;          // what could not be read of its environment
 };
 
 struct Assessment {

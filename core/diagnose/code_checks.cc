@@ -40,7 +40,7 @@ constexpr std::string_view kTheRockSource =
 // A component's targets, and where they come from.
 struct Targets {
   std::vector<std::string> names;
-  std::string from;  // "/opt/rocm-6.3.1/lib/rocblas/library", "rocmtune's list for torch 2.5 + ROCm 6.2"
+  std::string from;    // "/opt/rocm-6.3.1/lib/rocblas/library", "rocmtune's list for torch 2.5 + ROCm 6.2"
   std::string source;  // a citation when the list is rocmtune's knowledge, not the files
 };
 
@@ -141,9 +141,18 @@ std::string GfxVersionText(std::string_view gfx) {
 // lines: gfx906 code uses instructions gfx900 lacks.
 std::optional<std::string> OverrideTargetFor(std::string_view gfx) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 12> kAs = {{
-      {"gfx1031", "gfx1030"}, {"gfx1032", "gfx1030"}, {"gfx1033", "gfx1030"}, {"gfx1034", "gfx1030"},
-      {"gfx1035", "gfx1030"}, {"gfx1036", "gfx1030"}, {"gfx1101", "gfx1100"}, {"gfx1102", "gfx1100"},
-      {"gfx1103", "gfx1100"}, {"gfx902", "gfx900"},   {"gfx909", "gfx900"},   {"gfx90c", "gfx900"},
+      {"gfx1031", "gfx1030"},
+      {"gfx1032", "gfx1030"},
+      {"gfx1033", "gfx1030"},
+      {"gfx1034", "gfx1030"},
+      {"gfx1035", "gfx1030"},
+      {"gfx1036", "gfx1030"},
+      {"gfx1101", "gfx1100"},
+      {"gfx1102", "gfx1100"},
+      {"gfx1103", "gfx1100"},
+      {"gfx902", "gfx900"},
+      {"gfx909", "gfx900"},
+      {"gfx90c", "gfx900"},
   }};
   for (const auto& [from, to] : kAs)
     if (from == gfx) return std::string(to);
@@ -151,9 +160,9 @@ std::optional<std::string> OverrideTargetFor(std::string_view gfx) {
 }
 
 struct GpuCode {
-  std::vector<std::string> has;          // components with code, "rocblas (/opt/rocm/lib/rocblas/library)"
+  std::vector<std::string> has;  // components with code, "rocblas (/opt/rocm/lib/rocblas/library)"
   std::vector<std::pair<Component, Targets>> lacks;
-  std::vector<Targets> judged;           // every component's targets that were judged
+  std::vector<Targets> judged;  // every component's targets that were judged
   std::vector<std::string> unread;
 };
 
@@ -201,7 +210,8 @@ class CodeChecker {
     if (inv_.gpus.empty()) return;
     std::vector<std::string> looked = {"/opt/rocm/.info/version (AMD's packages)",
                                        "the distribution's libamdhip64 and librocblas in the library path"};
-    if (auto p = view_.env.find("ROCM_PATH"); p != view_.env.end()) looked.insert(looked.begin(), "ROCM_PATH=" + p->second);
+    if (auto p = view_.env.find("ROCM_PATH"); p != view_.env.end())
+      looked.insert(looked.begin(), "ROCM_PATH=" + p->second);
     looked.push_back(view_.python_looked.empty() ? "no Python environment (VIRTUAL_ENV, CONDA_PREFIX, python3 on PATH)"
                                                  : "PyTorch and TheRock's rocm wheels in " + view_.python_looked);
     Finding f = MakeFinding(FindingName(FindingId::kRuntimeUnknown), Severity::kWarning, view_.name,
@@ -255,12 +265,12 @@ class CodeChecker {
 
   void Has(const detect::Gpu& g, const Runtime& rt, const std::string& isa, const GpuCode& code,
            const std::optional<program::Override>& ov, bool in_family_override) {
-    Finding f = Make(FindingId::kRuntimeCode, g,
-                     fmt::format("{} carries code for {}{}", rt.label, isa,
-                                 in_family_override ? fmt::format(" ({} runs it as {}={})", *g.gfx_target, ov->variable,
-                                                                  ov->value)
-                                                    : ""),
-                     fmt::format("GPU code found in: {}", fmt::join(code.has, "; ")));
+    Finding f = Make(
+        FindingId::kRuntimeCode, g,
+        fmt::format(
+            "{} carries code for {}{}", rt.label, isa,
+            in_family_override ? fmt::format(" ({} runs it as {}={})", *g.gfx_target, ov->variable, ov->value) : ""),
+        fmt::format("GPU code found in: {}", fmt::join(code.has, "; ")));
     f.evidence = rt.evidence;
     for (const Targets& t : code.judged)
       if (!t.source.empty()) f.sources.push_back(t.source);
@@ -291,15 +301,14 @@ class CodeChecker {
       for (const std::string& w : c.workloads)
         if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) workloads.push_back(w);
     }
-    Finding f = Make(FindingId::kRuntimeNoCode, g,
-                     fmt::format("{} carries no code for {}{}: programs cannot start their {} kernels on {}", rt.label,
-                                 isa,
-                                 in_family_override ? fmt::format(" (the {}={} in effect)", ov->variable, ov->value)
-                                                    : "",
-                                 all_work ? "GPU" : fmt::format("{}", fmt::join(workloads, "/")), g.id),
-                     fmt::format("{}. Expect rocBLAS's \"Cannot read TensileLibrary.dat ... for GPU arch : {}\" or "
-                                 "hipErrorNoBinaryForGpu",
-                                 fmt::join(missing, "; "), isa));
+    Finding f =
+        Make(FindingId::kRuntimeNoCode, g,
+             fmt::format("{} carries no code for {}{}: programs cannot start their {} kernels on {}", rt.label, isa,
+                         in_family_override ? fmt::format(" (the {}={} in effect)", ov->variable, ov->value) : "",
+                         all_work ? "GPU" : fmt::format("{}", fmt::join(workloads, "/")), g.id),
+             fmt::format("{}. Expect rocBLAS's \"Cannot read TensileLibrary.dat ... for GPU arch : {}\" or "
+                         "hipErrorNoBinaryForGpu",
+                         fmt::join(missing, "; "), isa));
     f.effect = Effect::kUnsupported;
     if (!all_work) f.workloads = workloads;
     f.evidence = rt.evidence;
@@ -323,9 +332,10 @@ class CodeChecker {
     if (!ov && as_has_code) {
       {
         const std::string value = GfxVersionText(*as);
-        ways.push_back(fmt::format("run it as {} with {}={} ({} and {} share one ISA; AMD does not support the "
-                                   "override, and it applies to every GPU a program sees)",
-                                   *as, kOverride, value, *g.gfx_target, *as));
+        ways.push_back(
+            fmt::format("run it as {} with {}={} ({} and {} share one ISA; AMD does not support the "
+                        "override, and it applies to every GPU a program sees)",
+                        *as, kOverride, value, *g.gfx_target, *as));
         if (view_.kind == "caller" || view_.kind == "machine") {
           f.fix.set.push_back(fmt::format("env.{}={}", kOverride, value));
           if (g.family == knowledge::Family::kRdna2) f.fix.profile = "rdna2-consumer-compat";
@@ -349,10 +359,11 @@ class CodeChecker {
       if (b.kind == "therock" && std::find(b.targets.begin(), b.targets.end(), *g.gfx_target) != b.targets.end())
         therock = &b;
     if (therock) {
-      ways.push_back(fmt::format("use a ROCm build with native {} code: TheRock {} (Python wheels "
-                                 "rocm[libraries,device-{}]{})",
-                                 *g.gfx_target, therock->version, *g.gfx_target,
-                                 rt.kind == Kind::kTorch ? ", with a PyTorch built on them" : ""));
+      ways.push_back(
+          fmt::format("use a ROCm build with native {} code: TheRock {} (Python wheels "
+                      "rocm[libraries,device-{}]{})",
+                      *g.gfx_target, therock->version, *g.gfx_target,
+                      rt.kind == Kind::kTorch ? ", with a PyTorch built on them" : ""));
       f.sources.push_back(therock->source);
     }
     if (ways.empty()) {

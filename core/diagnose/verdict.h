@@ -30,8 +30,8 @@ std::string_view StateName(State state);  // "safe", "unknown", "unsupported", "
 struct Verdict {
   const detect::Gpu* gpu = nullptr;
   State state = State::kSafe;
-  bool visible = true;              // the program sees it (program::Visibility)
-  std::optional<int> hip_index;     // its device number in the program's HIP numbering, when seen
+  bool visible = true;                  // the program sees it (program::Visibility)
+  std::optional<int> hip_index;         // its device number in the program's HIP numbering, when seen
   std::vector<const Finding*> reasons;  // every finding that makes it not safe, worst first
   std::vector<const Finding*> notes;    // what holds but lets programs run: limits, "if you see X"
   bool usable() const { return state != State::kUnusable; }

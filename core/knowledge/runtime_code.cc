@@ -16,10 +16,11 @@ namespace rocmtune::knowledge {
 
 namespace {
 
-constexpr TomlKey kRuntimeCodeTopKeys[] = {{"schema_version", TomlType::kInteger, true}, {"build", TomlType::kTableArray}};
+constexpr TomlKey kRuntimeCodeTopKeys[] = {{"schema_version", TomlType::kInteger, true},
+                                           {"build", TomlType::kTableArray}};
 constexpr TomlKey kCodeBuildKeys[] = {
-    {"kind", TomlType::kString, true},  {"version", TomlType::kString, true}, {"rocm", TomlType::kString},
-    {"targets", TomlType::kStringArray}, {"source", TomlType::kString},       {"note", TomlType::kString},
+    {"kind", TomlType::kString, true},   {"version", TomlType::kString, true}, {"rocm", TomlType::kString},
+    {"targets", TomlType::kStringArray}, {"source", TomlType::kString},        {"note", TomlType::kString},
 };
 constexpr int64_t kRuntimeCodeSchemaVersion = 1;
 constexpr std::array<std::string_view, 3> kCodeKinds = {"pytorch", "rocm", "therock"};
@@ -80,7 +81,9 @@ Result<CodeBuild> ParseBuild(const toml::table& t, std::string_view where, const
 
 // Within a kind, builds ascend by version (and, for one torch minor, by ROCm).
 bool ComesAfter(const CodeBuild& later, const CodeBuild& earlier) {
-  auto key = [](const CodeBuild& b) { return std::pair{*ReleaseLineOf(b.version), ReleaseLineOf(b.rocm.value_or("0"))}; };
+  auto key = [](const CodeBuild& b) {
+    return std::pair{*ReleaseLineOf(b.version), ReleaseLineOf(b.rocm.value_or("0"))};
+  };
   return key(earlier) < key(later);
 }
 
@@ -99,23 +102,23 @@ Result<RuntimeCode> RuntimeCode::Parse(std::string_view toml, std::string_view o
   if (!parsed) return tl::unexpected(parsed.error());
   if (auto ok = CheckTomlTable(*parsed, kRuntimeCodeTopKeys, origin); !ok) return tl::unexpected(ok.error());
   if (TomlInt(*parsed, "schema_version") != kRuntimeCodeSchemaVersion)
-    return Fail(ErrorCode::kInvalidData, fmt::format("{}: schema_version must be {}", origin, kRuntimeCodeSchemaVersion));
+    return Fail(ErrorCode::kInvalidData,
+                fmt::format("{}: schema_version must be {}", origin, kRuntimeCodeSchemaVersion));
   const std::vector<const toml::table*> entries = TomlTables(*parsed, "build");
   if (entries.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no [[build]] entries", origin));
   RuntimeCode out;
   for (size_t i = 0; i < entries.size(); ++i) {
     const toml::table& t = *entries[i];
-    std::string label = fmt::format("{} {}{}", TomlString(t, "kind").value_or("?"),
-                                    TomlString(t, "version").value_or("?"),
-                                    TomlString(t, "rocm") ? "+rocm" + *TomlString(t, "rocm") : "");
+    std::string label =
+        fmt::format("{} {}{}", TomlString(t, "kind").value_or("?"), TomlString(t, "version").value_or("?"),
+                    TomlString(t, "rocm") ? "+rocm" + *TomlString(t, "rocm") : "");
     std::string where = TomlEntryName(origin, "build", i, label);
     auto build = ParseBuild(t, where, targets);
     if (!build) return tl::unexpected(build.error());
     for (const CodeBuild& before : out.builds_)
       if (before.kind == build->kind && !ComesAfter(*build, before))
-        return Fail(ErrorCode::kInvalidData,
-                    fmt::format("{}: does not come after {} {}{}", where, before.kind, before.version,
-                                before.rocm ? "+rocm" + *before.rocm : ""));
+        return Fail(ErrorCode::kInvalidData, fmt::format("{}: does not come after {} {}{}", where, before.kind,
+                                                         before.version, before.rocm ? "+rocm" + *before.rocm : ""));
     out.builds_.push_back(std::move(*build));
   }
   return out;

@@ -14,8 +14,8 @@
 namespace rocmtune::knowledge {
 
 struct CodeBuild {
-  std::string kind;     // "pytorch", "rocm", "therock"
-  std::string version;  // pytorch: the torch minor ("2.4"); rocm/therock: the release line ("6.2")
+  std::string kind;                 // "pytorch", "rocm", "therock"
+  std::string version;              // pytorch: the torch minor ("2.4"); rocm/therock: the release line ("6.2")
   std::optional<std::string> rocm;  // pytorch only: the ROCm the wheel is built with ("6.1")
   std::vector<std::string> targets;
   std::string source;
