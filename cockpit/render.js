@@ -41,9 +41,18 @@ window.RocmtuneRender = (function () {
         dl.append(el("dt", {}, term), el("dd", {}, value));
     }
 
+    // check-compute's state (safe, unknown, unsupported, unsafe, unusable); a document without one
+    // (an older daemon) falls back to its boolean.
     function verdictText(doc) {
         if (!doc) return el("span", { class: "muted" }, "unknown");
-        return el("span", { class: "verdict " + (doc.safe ? "safe" : "unsafe") }, doc.safe ? "safe" : "not safe");
+        const state = doc.state || (doc.safe === true ? "safe" : doc.safe === false ? "not safe" : "unknown");
+        return el("span", { class: "verdict " + (state === "safe" ? "safe" : "unsafe") }, state);
+    }
+
+    function runtimeText(status) {
+        const runtimes = (status.program && status.program.runtimes) || [];
+        if (runtimes.length === 0) return (status.system || {}).rocm_version || "not found";
+        return runtimes.map(r => r.label).join("; ");
     }
 
     function renderOverview(status, checks) {
@@ -53,7 +62,7 @@ window.RocmtuneRender = (function () {
         for (const [w, label] of WORKLOADS)
             fact(dl, "Compute, " + label, verdictText(checks[w]));
         const sys = status.system || {};
-        fact(dl, "ROCm", sys.rocm_version || "not found");
+        fact(dl, "ROCm", runtimeText(status));
         fact(dl, "Kernel", sys.kernel || "unknown");
         fact(dl, "Boot setup", sys.boot || "unknown");
     }

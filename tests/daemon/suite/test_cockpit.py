@@ -106,7 +106,7 @@ class CockpitTest(DaemonTest):
             for w, label in (("any", "any workload"), ("conv", "convolutions"), ("gemm", "GEMM")):
                 mine = next(x for x in docs[w]["gpus"] if x["id"] == g["id"])
                 line = next(ln for ln in text.splitlines() if ln.startswith(f"Compute, {label}"))
-                self.assertTrue(line.endswith(": safe" if mine["safe"] else ": not safe"), f"{line!r} vs {mine['safe']}")
+                self.assertTrue(line.endswith(": " + mine["state"]), f"{line!r} vs {mine['state']}")
                 for reason in mine["reasons"]:
                     self.assertIn(reason["title"], text)
         # Every finding, in the daemon's order, with its fix and sources.

@@ -180,8 +180,8 @@ TEST(KnownIssuesTest, Rdna1EntryExplainsAMissingCodeObjectAndNamesANativeRuntime
 }
 
 // The shipped outcomes check-compute answers with (data/known_issues.toml's sources): RDNA1's
-// missing code objects are an explanation of a log; the override on it crashes any kind of work (ROCm#2527: convolutions and
-// llama.cpp's hipBLAS); RDNA2's MIOpen faults are convolutions only (MIOpen#3540).
+// missing code objects are an explanation of a log; the override on it crashes any kind of work (ROCm#2527:
+// convolutions and llama.cpp's hipBLAS); RDNA2's MIOpen faults are convolutions only (MIOpen#3540).
 TEST(KnownIssuesTest, ShippedOutcomesAndWorkloads) {
   const KnownIssues& base = KnownIssues::Builtin();
   auto outcome = [&](std::string_view id) {

@@ -45,7 +45,7 @@ TEST(RuntimeCodeTest, FindMatchesByMajorMinor) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(b->version, "7.14");
   EXPECT_EQ(table.Find("pytorch", "2.4.1", "6.2"), nullptr);  // no such wheel
-  EXPECT_EQ(table.Find("rocm", "6.20"), nullptr);               // 6.20 is not 6.2
+  EXPECT_EQ(table.Find("rocm", "6.20"), nullptr);             // 6.20 is not 6.2
   EXPECT_EQ(table.Find("rocm", "5.6.1"), nullptr);
   EXPECT_EQ(table.Find("rocm", "not-a-version"), nullptr);
   EXPECT_EQ(table.Find("cuda", "6.2"), nullptr);
@@ -74,7 +74,8 @@ TEST(RuntimeCodeTest, KnownFactsHold) {
   // TheRock 7.14 ships device packages for every RDNA1 and RDNA2 target.
   const CodeBuild* rock = table.Find("therock", "7.14");
   ASSERT_NE(rock, nullptr);
-  for (const char* gfx : {"gfx1010", "gfx1011", "gfx1012", "gfx1031", "gfx1036"}) EXPECT_TRUE(rock->Carries(gfx)) << gfx;
+  for (const char* gfx : {"gfx1010", "gfx1011", "gfx1012", "gfx1031", "gfx1036"})
+    EXPECT_TRUE(rock->Carries(gfx)) << gfx;
 }
 
 constexpr std::string_view kValid = R"(schema_version = 1
