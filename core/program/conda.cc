@@ -60,7 +60,9 @@ void Set(Context& ctx, std::string file, std::string name, std::optional<std::st
 // One JSON object of name -> value (a state file's env_vars, an env_vars.d file).
 void AddJsonVars(Context& ctx, const sys::Root& root, const std::string& file, const nlohmann::json& vars) {
   if (!vars.is_object()) return;
-  for (const auto& [name, value] : vars.items()) {
+  for (const auto& item : vars.items()) {
+    const std::string name = item.key();
+    const nlohmann::json& value = item.value();
     if (!value.is_string()) continue;
     const std::string v = value.get<std::string>();
     if (v == kUnsetValue) {
