@@ -42,7 +42,7 @@ void RankLogMatches(std::vector<IssueMatch>& matches) {
 bool IsSupportFinding(const Finding& f) {
   const auto id = detect::ParseFindingId(f.id);
   if (id == FindingId::kRocmGpuSupported || id == FindingId::kRocmGpuDeprecated ||
-      id == FindingId::kRocmGpuNotSupported)
+      id == FindingId::kRocmGpuNotSupported || id == FindingId::kRuntimeNoCode || id == FindingId::kRuntimeCode)
     return true;
   if (!f.id.starts_with("issue.")) return false;
   const knowledge::KnownIssue* issue = knowledge::KnownIssues::Builtin().Find(f.id.substr(6));

@@ -324,8 +324,18 @@ Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& cla
 
 Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<const ExtraFile> extra) {
   Writer w(root, out, extra);
-  for (std::string_view f : kSystemFiles)
+  // /opt/rocm is a link to the release's directory (AMD's packages): the link is kept, so the
+  // runtime the snapshot shows is named as on the machine (runtime::FindRuntimes reports both).
+  const bool rocm_link = root.TypeOf("opt/rocm") == sys::EntryType::kSymlink;
+  if (rocm_link) {
+    auto real = w.CopyLinkChain("opt/rocm");
+    if (!real) return tl::unexpected(real.error());
+    if (auto r = w.CopyFile(*real + "/.info/version"); !r) return tl::unexpected(r.error());
+  }
+  for (std::string_view f : kSystemFiles) {
+    if (rocm_link && f.starts_with("opt/rocm/")) continue;
     if (auto r = w.CopyFile(f); !r) return tl::unexpected(r.error());
+  }
   // The journal may be large: its transactions hold the files they changed.
   for (std::string_view dir : kRocmtuneDirs)
     if (auto r = CopyTree(root, w, std::string(dir), 0, false, 32 << 20); !r) return tl::unexpected(r.error());

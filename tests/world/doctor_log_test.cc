@@ -119,7 +119,8 @@ TEST(DoctorLogTest, ALogThatNamesNoGpuIsMatchedAgainstEveryGpuAsBefore) {
   EXPECT_TRUE(Match(log, "log.unexplained-crash")["subject"].is_null());
 }
 
-// The seed: an RX 9070 XT (gfx1201) under ROCm 6.2.4, which does not list it.
+// The seed: an RX 9070 XT (gfx1201) under ROCm 6.2.4, which has no code for it. The match links
+// the runtime's code finding (it linked AMD's table's before the runtime's code was judged).
 TEST(DoctorLogTest, NoBinaryForGpuIsLinkedToTheGpusSupportFinding) {
   WorldCopy w("rx9070xt");
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
@@ -134,28 +135,30 @@ TEST(DoctorLogTest, NoBinaryForGpuIsLinkedToTheGpusSupportFinding) {
     json doc = r.Json();
     json support;
     for (const json& f : doc["findings"])
-      if (f["id"] == "rocm.gpu-not-supported") support = f;
+      if (f["id"] == "runtime.no-code") support = f;
     ASSERT_TRUE(support.is_object()) << doc["findings"].dump();
     const json& log = doc["log"];
     EXPECT_EQ(log["likely_cause"], "log.missing-code-object");
     const json& m = Match(log, "log.missing-code-object");
     EXPECT_EQ(m["subject"], "0000:0f:00.0");
-    EXPECT_THAT(m["evidence"], Contains(HasSubstr("rocm.gpu-not-supported")));
-    EXPECT_THAT(m["why"].get<std::string>(), HasSubstr("gfx1201 is not a supported target of ROCm 6.2.4"));
+    EXPECT_THAT(m["evidence"], Contains(HasSubstr("runtime.no-code")));
+    EXPECT_THAT(m["why"].get<std::string>(), HasSubstr("carries no code for gfx1201"));
     EXPECT_EQ(m["fix"], support["fix"]);
     EXPECT_FALSE(m["fix"]["rocm"].is_null());
   }
 }
 
-TEST(DoctorLogTest, NoBinaryOnRdna1IsLinkedToTheIssueThatSupersedesTheSupportFinding) {
+// RDNA1's missing code is the runtime's (it was the rdna1-not-supported issue, with "no fix"): the
+// match carries the fix that exists, TheRock's native gfx1010 builds.
+TEST(DoctorLogTest, NoBinaryOnRdna1IsLinkedToTheRuntimesMissingCode) {
   WorldCopy w("rx5700xt");
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "6.2.0\n");
   json log = LogSection(w, "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\n");
   const json& m = Match(log, "log.missing-code-object");
-  EXPECT_THAT(m["evidence"], Contains(HasSubstr("issue.rdna1-not-supported")));
-  EXPECT_EQ(m["fix"]["profile"], "rdna1-safe");
-  EXPECT_FALSE(m["fix"]["none"].is_null());
+  EXPECT_THAT(m["evidence"], Contains(HasSubstr("runtime.no-code")));
+  EXPECT_TRUE(m["fix"]["none"].is_null());
+  EXPECT_THAT(m["fix"]["text"].get<std::string>(), HasSubstr("device-gfx1010"));
 }
 
 TEST(DoctorLogTest, NoBinaryOnASupportedGpuNamesTheBuildNotTheGpu) {
@@ -164,7 +167,7 @@ TEST(DoctorLogTest, NoBinaryOnASupportedGpuNamesTheBuildNotTheGpu) {
   w.Write("opt/rocm/.info/version", "6.2.0\n");
   json log = LogSection(w, "RuntimeError: HIP error: no kernel image is available for execution on the device\n");
   const json& m = Match(log, "log.missing-code-object");
-  EXPECT_THAT(m["evidence"], Contains(HasSubstr("rocm.gpu-supported")));
+  EXPECT_THAT(m["evidence"], Contains(HasSubstr("runtime.code")));
   EXPECT_THAT(m["fix"]["text"].get<std::string>(), HasSubstr("--offload-arch=gfx1100"));
 }
 

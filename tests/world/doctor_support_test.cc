@@ -109,8 +109,13 @@ TEST(DoctorSupportTest, Gfx1151IsNotSupportedBefore702AndNamesIt) {
     json f = code[0];
     EXPECT_EQ(f["id"], "runtime.no-code");
     EXPECT_EQ(f["severity"], "warning");
-    EXPECT_EQ(f["what"], std::string("system ROCm ") + rocm +
-                             " carries no code for gfx1151: programs cannot start their gemm/conv kernels on 0000:c1:00.0");
+    // AMD's rocBLAS carries gfx1151 Tensile code from ROCm 6.3 (data/runtime_code.toml), so only
+    // MIOpen (AMD's GPU table standing in for its databases) lacks it: conv, not gemm. Before this
+    // said "gemm/conv", and the runtime's label had no "(/opt/rocm)".
+    EXPECT_EQ(f["what"],
+              std::string("system ROCm ") + rocm +
+                  " (/opt/rocm) carries no code for gfx1151: programs cannot start their conv kernels on 0000:c1:00.0");
+    EXPECT_EQ(f["effect"], "unsupported");
     EXPECT_EQ(f["fix"]["rocm"], "7.0.2");
     EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("ROCm 7.0.2, whose GPU table lists gfx1151"));
     EXPECT_THAT(f["sources"], Contains(HasSubstr("ROCm/ROCm#5108")));
@@ -124,16 +129,32 @@ TEST(DoctorSupportTest, Gfx1151IsNotSupportedBefore702AndNamesIt) {
   EXPECT_EQ(CodeFindings(d.doc).at(0)["id"], "runtime.code");
 }
 
-TEST(DoctorSupportTest, Rdna1IsTheKnownIssueOnlyNotAlsoTheGenericWarning) {
+// Before: "Rdna1IsTheKnownIssueOnlyNotAlsoTheGenericWarning": issue.rdna1-not-supported (no-gpu)
+// superseded rocm.gpu-not-supported. Changed: that issue is log_only (it explains a log) and
+// supersedes nothing; the runtime's code decides. AMD's rocBLAS has no gfx1010 code in 5.2 and has
+// it from 6.2, MIOpen (AMD's GPU table) never: runtime.no-code for gemm/conv, then conv only. It
+// replaces AMD's table entry for the GPU, so the generic warning is still not said twice.
+TEST(DoctorSupportTest, Rdna1IsTheRuntimesMissingCodeOnlyNotAlsoTheGenericWarning) {
   WorldCopy w("rx5700xt");
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
-  for (const char* rocm : {"5.2.0", "6.2.4", "7.2.0"}) {
+  for (auto [rocm, kernels] :
+       {std::pair{"5.2.0", "gemm/conv"}, std::pair{"6.2.4", "conv"}, std::pair{"7.2.0", "conv"}}) {
     SCOPED_TRACE(rocm);
     SupportDoctor d = RunSupportDoctor(w, rocm);
     std::set<std::string> ids = SupportFindingIds(d.doc);
-    EXPECT_THAT(ids, Contains("issue.rdna1-not-supported"));
+    EXPECT_THAT(ids, Not(Contains("issue.rdna1-not-supported")));
     EXPECT_THAT(ids, Not(Contains("rocm.gpu-not-supported")));
     EXPECT_TRUE(RocmFindings(d.doc).empty()) << d.doc["findings"].dump(1);
+    std::vector<json> code = CodeFindings(d.doc);
+    ASSERT_EQ(code.size(), 1u) << d.doc["findings"].dump(1);
+    EXPECT_EQ(code[0]["id"], "runtime.no-code");
+    EXPECT_EQ(code[0]["severity"], "warning");
+    EXPECT_THAT(code[0]["what"].get<std::string>(),
+                HasSubstr(std::string("no code for gfx1010: programs cannot start their ") + kernels + " kernels"));
+    // A fix that gives it code, not "none".
+    EXPECT_THAT(code[0]["fix"]["text"].get<std::string>(), HasSubstr("rocm[libraries,device-gfx1010]"));
+    EXPECT_TRUE(code[0]["fix"]["none"].is_null());
+    EXPECT_EQ(d.exit_code, kExitFailed);
   }
 }
 

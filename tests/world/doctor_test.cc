@@ -110,7 +110,11 @@ void Rdna1Seed(const WorldCopy& w, std::string_view rocm, bool with_override = t
   w.Write("etc/default/grub", grub);
 }
 
-TEST(DoctorTest, Rdna1OnRocm6WithTheOverrideNamesTheOverrideAndUnsupportedHardware) {
+// Before: "Rdna1OnRocm6WithTheOverrideNamesTheOverrideAndUnsupportedHardware", which also
+// expected issue.rdna1-not-supported (no-gpu, "use the CPU or another GPU"). Changed: that issue
+// is log_only (it explains a log; the code the runtime carries decides support), and under a
+// cross-ISA override the code check says nothing: the override's crash is the answer.
+TEST(DoctorTest, Rdna1OnRocm6WithTheOverrideNamesTheOverrideAsTheCrash) {
   WorldCopy w("rx5700xt");
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   Rdna1Seed(w, "6.2.0");
@@ -118,9 +122,12 @@ TEST(DoctorTest, Rdna1OnRocm6WithTheOverrideNamesTheOverrideAndUnsupportedHardwa
   EXPECT_EQ(d.exit_code, kExitFailed);
   EXPECT_EQ(d.doc["problems"], true);
   std::set<std::string> ids = Ids(d.doc["findings"]);
-  for (const char* id : {"issue.rdna1-override-gfx1030", "issue.rdna1-not-supported", "env.override-other-isa",
-                         "env.not-read", "module.no-effect", "cmdline.invalid-value"})
+  for (const char* id : {"issue.rdna1-override-gfx1030", "env.override-other-isa", "env.not-read", "module.no-effect",
+                         "cmdline.invalid-value"})
     EXPECT_THAT(ids, Contains(id));
+  for (const char* id : {"issue.rdna1-not-supported", "runtime.no-code", "runtime.code"})
+    EXPECT_THAT(ids, Not(Contains(id)));
+  EXPECT_EQ(FindingById(d.doc["findings"], "env.override-other-isa")["effect"], "crash");
   const json& override_issue = FindingById(d.doc["findings"], "issue.rdna1-override-gfx1030");
   // The override is the admin's line, which `unset` alone would not remove: the
   // fix names the line and rocmtune's opt-in way to comment it out instead.
@@ -137,8 +144,10 @@ TEST(DoctorTest, Rdna1OnRocm6WithTheOverrideNamesTheOverrideAndUnsupportedHardwa
               HasSubstr("is set by /etc/modprobe.d/amdgpu-mtype.conf:1, a file rocmtune does not manage"));
   EXPECT_THAT(mtype["fix"]["text"].get<std::string>(),
               HasSubstr("sudo rocmtunectl unset amdgpu.mtype_local --admin-lines"));
-  const json& unsupported = FindingById(d.doc["findings"], "issue.rdna1-not-supported");
-  EXPECT_THAT(unsupported["fix"]["none"].get<std::string>(), HasSubstr("use the CPU or another GPU"));
+  // AMD's table still says gfx1010 is not a target of ROCm 6.2, a fact that decides nothing.
+  const json& table = FindingById(d.doc["findings"], "rocm.gpu-not-supported");
+  EXPECT_EQ(table["effect"], "none");
+  EXPECT_TRUE(table["fix"]["none"].is_null()) << table.dump();
   ExpectNoSeedFolklore(w, d.doc);
 }
 
@@ -155,7 +164,12 @@ TEST(DoctorTest, Rdna1CrashLogIsBlamedOnTheOverride) {
   ExpectNoSeedFolklore(w, d.doc);
 }
 
-TEST(DoctorTest, Rdna1OnRocm52OrWithoutTheOverrideIsOnlyUnsupported) {
+// Before: "Rdna1OnRocm52OrWithoutTheOverrideIsOnlyUnsupported": both cases expected
+// issue.rdna1-not-supported (no-gpu). Changed: that issue is log_only; support is judged from the
+// code the runtime carries. On ROCm 6.2 without the override AMD's rocBLAS has gfx1010 code and
+// MIOpen has none, so the one problem about the GPU is runtime.no-code for convolutions (a
+// warning: doctor exits 1), and AMD's table entry it covers is dropped.
+TEST(DoctorTest, Rdna1OnRocm52HasNoOverrideIssueAndWithoutTheOverrideLacksOnlyConvCode) {
   // ROCm 5.2 is the release the override still worked with (ROCm#2527).
   for (auto [rocm, with_override] : {std::pair{"5.2.0", true}, std::pair{"6.2.0", false}}) {
     SCOPED_TRACE(rocm);
@@ -165,7 +179,21 @@ TEST(DoctorTest, Rdna1OnRocm52OrWithoutTheOverrideIsOnlyUnsupported) {
     Doctor d = RunDoctor(w);
     std::set<std::string> ids = Ids(d.doc["findings"]);
     EXPECT_THAT(ids, Not(Contains("issue.rdna1-override-gfx1030")));
-    EXPECT_THAT(ids, Contains("issue.rdna1-not-supported"));
+    EXPECT_THAT(ids, Not(Contains("issue.rdna1-not-supported")));
+    EXPECT_EQ(d.exit_code, kExitFailed);
+    if (with_override) {
+      EXPECT_THAT(ids, Contains("env.override-other-isa"));  // still another ISA's code
+    } else {
+      EXPECT_THAT(ids, Not(Contains("env.override-other-isa")));
+      EXPECT_THAT(ids, Not(Contains("rocm.gpu-not-supported")));  // runtime.no-code says it for this GPU
+      const json& code = FindingById(d.doc["findings"], "runtime.no-code");
+      EXPECT_EQ(code["severity"], "warning");
+      EXPECT_EQ(code["effect"], "unsupported");
+      EXPECT_THAT(code["what"].get<std::string>(), HasSubstr("no code for gfx1010"));
+      EXPECT_THAT(code["what"].get<std::string>(), HasSubstr("their conv kernels"));
+      EXPECT_THAT(code["why"].get<std::string>(), HasSubstr("miopen has code for"));
+      EXPECT_THAT(code["why"].get<std::string>(), Not(HasSubstr("rocblas has code for")));
+    }
     ExpectNoSeedFolklore(w, d.doc);
   }
 }
@@ -174,13 +202,18 @@ TEST(DoctorTest, Rdna2MiopenFaultBeforeRocm7NamesTheUpgradeAndTheWinogradFilter)
   WorldCopy w("rx6900xt");
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
   w.Write("opt/rocm/.info/version", "6.4.1\n");
-  // Without a log it is the risk check-compute counts (convolutions only): one verdict, so doctor
-  // lists it too, as the warning it is.
+  // Without a log it is a note, "if a program's log shows X, the likely cause is ...": the issue
+  // is log_only (reported, not reproduced by AMD), so it decides no verdict and doctor, whose
+  // verdict is check-compute's, finds nothing wrong. Before, it was a warning with effect crash
+  // and doctor exited 1.
   Doctor quiet = RunDoctor(w);
-  const json& risk = FindingById(quiet.doc["findings"], "issue.rdna2-miopen-conv-fault");
-  EXPECT_EQ(risk["severity"], "warning");
-  EXPECT_EQ(risk["effect"], "crash");
-  EXPECT_EQ(quiet.exit_code, kExitFailed) << quiet.doc.dump();
+  const json& note = FindingById(quiet.doc["findings"], "issue.rdna2-miopen-conv-fault");
+  EXPECT_EQ(note["severity"], "info");
+  EXPECT_EQ(note["effect"], "none");
+  EXPECT_THAT(note["what"].get<std::string>(), HasSubstr("If a program's log shows"));
+  EXPECT_EQ(note["fix"]["rocm"], ">= 7.0");
+  EXPECT_EQ(quiet.doc["problems"], false) << quiet.doc.dump();
+  EXPECT_EQ(quiet.exit_code, kExitOk) << quiet.doc.dump();
   w.Write("opt/rocm/.info/version", "7.0.2\n");
   EXPECT_THAT(Ids(RunDoctor(w).doc["findings"]), Not(Contains("issue.rdna2-miopen-conv-fault")));
   w.Write("opt/rocm/.info/version", "6.4.1\n");
@@ -228,9 +261,13 @@ void RevertedMesFirmware(const WorldCopy& w) {
   w.Write("sys/devices/pci0000:00/0000:c1:00.0/fw_version/mes_fw_version", "0x00000080\n");
 }
 
+// The capture has no ROCm: without a runtime whether it has code for the GPU is unknown
+// (runtime.unknown, a warning), so these worlds get ROCm 7.0.2, whose GPU table lists gfx1150 and
+// gfx1151 (added when the verdict learnt the runtime's code; before, "quiet" needed no ROCm).
 TEST(DoctorTest, StrixHaloWithARaisedLimitAndStrixPointStayQuiet) {
   WorldCopy raised("strixpoint");
   testing::GiveKfd(raised);  // the capture has no KFD: give the GPU the node ROCm needs
+  raised.Write("opt/rocm/.info/version", "7.0.2\n");
   RevertedMesFirmware(raised);
   StrixHalo(raised, 17000000);  // GTT ~ 94% of RAM
   EXPECT_THAT(Ids(RunDoctor(raised).doc["findings"]), Not(Contains("issue.strix-halo-gtt-limit")));
@@ -239,9 +276,19 @@ TEST(DoctorTest, StrixHaloWithARaisedLimitAndStrixPointStayQuiet) {
       point);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx1150: not the Strix Halo issue
   RevertedMesFirmware(point);
   point.Write("proc/meminfo", "MemTotal:       32110204 kB\n");
+  point.Write("opt/rocm/.info/version", "7.0.2\n");
   Doctor d = RunDoctor(point);
   EXPECT_THAT(Ids(d.doc["findings"]), Not(Contains("issue.strix-halo-gtt-limit")));
+  EXPECT_THAT(Ids(d.doc["findings"]), Contains("runtime.code"));
   EXPECT_EQ(d.exit_code, kExitOk) << d.doc.dump();
+  // Without ROCm it is not quiet: what the program would load is unknown.
+  WorldCopy bare("strixpoint");
+  testing::GiveKfd(bare);  // the capture has no KFD: give the GPU the node ROCm needs
+  RevertedMesFirmware(bare);
+  bare.Write("proc/meminfo", "MemTotal:       32110204 kB\n");
+  Doctor unknown = RunDoctor(bare);
+  EXPECT_THAT(Ids(unknown.doc["findings"]), Contains("runtime.unknown"));
+  EXPECT_EQ(unknown.exit_code, kExitFailed) << unknown.doc.dump();
 }
 
 TEST(DoctorTest, ADgpuKfdSkippedIsBlamedOnPcieAtomics) {

@@ -27,7 +27,7 @@ using State = diagnose::State;
 
 // AMD's rocBLAS Tensile targets in ROCm 6.2 (data/runtime_code.toml, rocBLAS rocm-6.2.0) and the
 // MIOpen kernel databases AMD ships for its supported targets.
-const std::vector<std::string> kRocblas62 = {"gfx900",  "gfx906",  "gfx908",  "gfx90a",  "gfx942",  "gfx1010",
+const std::vector<std::string> kRocblas62 = {"gfx900",  "gfx906",  "gfx908",  "gfx90a",  "gfx942", "gfx1010",
                                              "gfx1012", "gfx1030", "gfx1100", "gfx1101", "gfx1102"};
 // PyTorch 2.5's wheels: PYTORCH_ROCM_ARCH without gfx101x or gfx1031..1036.
 const std::vector<std::string> kTorch25 = {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100"};
@@ -40,8 +40,8 @@ ComputeReport Check(const WorldCopy& w, std::string_view workload, std::vector<k
   EXPECT_TRUE(root);
   detect::DetectOptions options;
   options.use_libdrm = false;
-  auto report = CheckCompute(*root, detect::Detect(*root, options), workload, "", true, std::move(env),
-                             std::move(program));
+  auto report =
+      CheckCompute(*root, detect::Detect(*root, options), workload, "", true, std::move(env), std::move(program));
   EXPECT_TRUE(report) << report.error().message;
   return report ? *report : ComputeReport{};
 }
@@ -79,8 +79,8 @@ void RaphaelPlusRx6800(const WorldCopy& w, bool igpu_first) {
   const std::string apu = testing::WorldPath("phoenix") + "/" + nodes + "/1";
   testing::CopyTree(apu, w.Path(nodes + "/2"));
   SetKfd(w, 2, "gfx_target_version", "100306");
-  SetKfd(w, 2, "device_id", "5710");         // 0x164e, Raphael
-  SetKfd(w, 2, "location_id", "4608");       // 0000:12:00.0
+  SetKfd(w, 2, "device_id", "5710");    // 0x164e, Raphael
+  SetKfd(w, 2, "location_id", "4608");  // 0000:12:00.0
   SetKfd(w, 2, "drm_render_minor", "129");
   if (igpu_first) {
     std::filesystem::rename(w.Path(nodes + "/1"), w.Path(nodes + "/9"));

@@ -61,29 +61,51 @@ TEST(CheckComputeTest, Rdna2BeforeRocm7IsSafeWithTheMiopenFaultAsANote) {
   EXPECT_THAT(Check(w, "conv").gpus[0].notes, IsEmpty());
 }
 
-TEST(CheckComputeTest, Rdna1IsUnsafeForEveryWorkloadAndTheOverrideIsACrashOnTop) {
+// Before: "Rdna1IsUnsafeForEveryWorkloadAndTheOverrideIsACrashOnTop": every workload was not
+// usable (issue.rdna1-not-supported, no-gpu, "use the CPU"). Changed: rdna1-not-supported is
+// log_only; the code the runtime carries decides. AMD's rocBLAS has gfx1010 Tensile code from ROCm
+// 6.2, MIOpen (AMD's GPU table standing in for its databases) has none: gemm is safe, conv and any
+// are unsupported (runtime.no-code), and the GPU stays usable.
+TEST(CheckComputeTest, Rdna1GemmIsSafeConvIsUnsupportedAndTheOverrideIsACrash) {
   WorldCopy w("rx5700xt");
   testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs  // gfx1010
   w.Write("opt/rocm/.info/version", "6.2.0\n");
-  for (std::string_view workload : {"conv", "gemm", "any"}) {
+  for (std::string_view workload : {"conv", "any"}) {
     ComputeReport r = Check(w, workload);
     EXPECT_FALSE(r.safe()) << workload;
-    EXPECT_EQ(ReasonIds(r), std::set<std::string>{"issue.rdna1-not-supported"}) << workload;
-    EXPECT_EQ(r.gpus.at(0).reasons.at(0).outcome, "no-gpu");
-    EXPECT_THAT(r.gpus.at(0).reasons.at(0).finding.fix.none, HasSubstr("use the CPU"));
+    EXPECT_EQ(r.state(), diagnose::State::kUnsupported) << workload;
+    ASSERT_EQ(r.gpus.size(), 1u);
+    EXPECT_TRUE(r.gpus[0].usable()) << workload;
+    EXPECT_EQ(ReasonIds(r), std::set<std::string>{"runtime.no-code"}) << workload;
+    EXPECT_EQ(r.gpus.at(0).reasons.at(0).outcome, "unsupported");
+    EXPECT_THAT(r.gpus.at(0).reasons.at(0).finding.fix.text, HasSubstr("rocm[libraries,device-gfx1010]"));
+    EXPECT_TRUE(r.gpus.at(0).reasons.at(0).finding.fix.none.empty());
   }
+  ComputeReport safe_gemm = Check(w, "gemm");
+  EXPECT_TRUE(safe_gemm.safe());
+  EXPECT_EQ(safe_gemm.gpus.at(0).state, diagnose::State::kSafe);
+  EXPECT_THAT(ReasonIds(safe_gemm), IsEmpty());
+  // ROCm 5.2's rocBLAS has no gfx1010 Tensile code: gemm is unsupported there too.
+  w.Write("opt/rocm/.info/version", "5.2.0\n");
+  ComputeReport old_gemm = Check(w, "gemm");
+  EXPECT_EQ(old_gemm.state(), diagnose::State::kUnsupported);
+  EXPECT_EQ(ReasonIds(old_gemm), std::set<std::string>{"runtime.no-code"});
+  w.Write("opt/rocm/.info/version", "6.2.0\n");
   // The seeds' override: a crash for every kind of work (ROCm#2527: convolutions and hipBLAS).
   w.Write("etc/environment", "HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
   ComputeReport gemm = Check(w, "gemm");
-  EXPECT_THAT(ReasonIds(gemm), Contains("issue.rdna1-override-gfx1030"));
-  // The known issue says more than the support table's note, which it supersedes (as in doctor).
+  EXPECT_EQ(gemm.state(), diagnose::State::kUnsafe);
+  // The override runs another ISA's code: the code check says nothing (before, the
+  // rdna1-not-supported issue was a reason as well).
+  EXPECT_EQ(ReasonIds(gemm), (std::set<std::string>{"env.override-other-isa", "issue.rdna1-override-gfx1030"}));
   EXPECT_THAT(gemm.gpus.at(0).notes, IsEmpty());
   // ROCm 5.2, the last release the override is reported to work with: the known issue does not
   // hold, but the override still runs another ISA family's code (RDNA2 on RDNA1), which the
   // environment check says for any release (one verdict: status and doctor say it too).
   w.Write("opt/rocm/.info/version", "5.2.0\n");
-  EXPECT_EQ(ReasonIds(Check(w, "conv")),
-            (std::set<std::string>{"env.override-other-isa", "issue.rdna1-not-supported"}));
+  ComputeReport conv = Check(w, "conv");
+  EXPECT_EQ(conv.state(), diagnose::State::kUnsafe);
+  EXPECT_EQ(ReasonIds(conv), std::set<std::string>{"env.override-other-isa"});
 }
 
 TEST(CheckComputeTest, AHealthyGpuIsSafeForEveryWorkload) {
@@ -111,7 +133,7 @@ TEST(CheckComputeTest, StrixHaloAtTheTtmDefaultIsSafeWithALimitNoted) {
   // The captured MES firmware 0x83 is a known crash of its own (issue.strix-mes-firmware-0x83).
   w.Write("sys/devices/pci0000:00/0000:c1:00.0/fw_version/mes_fw_version", "0x00000080\n");
   w.Write("proc/meminfo", "MemTotal:       32110204 kB\n");  // the captured GTT is half of it
-  w.Write("opt/rocm/.info/version", "7.2.1\n");  // a release whose GPU table lists gfx1151
+  w.Write("opt/rocm/.info/version", "7.2.1\n");              // a release whose GPU table lists gfx1151
   ComputeReport r = Check(w, "any");
   ASSERT_EQ(r.gpus.size(), 1u);
   EXPECT_TRUE(r.safe());
