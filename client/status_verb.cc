@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "api/status.h"
-#include "client/caller_env.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/knob_text.h"
@@ -195,10 +194,7 @@ int RunStatus(const Context& ctx, const Args&) {
       [&]() -> Result<Doc> {
         auto root = ctx.OpenRoot();
         if (!root) return tl::unexpected(root.error());
-        // Without the daemon: as the caller, whose programs' runtime (a venv's PyTorch) is shown.
-        api::StatusOptions options;
-        options.caller_env = CallerEnvironment(*root);
-        return api::DescribeSystem(*root, detect::Detect(*root), options);
+        return api::DescribeSystem(*root);
       },
       kExitFailed);
   if (!doc) return doc.error();

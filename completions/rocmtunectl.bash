@@ -100,7 +100,7 @@ _rocmtunectl() {
         set | unset) verb_opts="$verb_opts --admin-lines --trial --reboot" ;;
         apply) verb_opts="$verb_opts --trial --reboot" ;;
         trial) verb_opts="$verb_opts --boot --kernel-log" ;;
-        check-compute) verb_opts="$verb_opts --workload --device" ;;
+        check-compute) verb_opts="$verb_opts --workload --device --unit --user --conda --env-file" ;;
         export) verb_opts="$verb_opts --format --no-live --write" ;;
     esac
     if [[ $verb == export && $prev == --format ]]; then

@@ -74,6 +74,13 @@ complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l worklo
     -d 'The kind of work the program runs'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l device -x -a '(__rocmtunectl_cards)' \
     -d 'Only this GPU: id, card or render node'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l unit -x \
+    -d 'Judge the programs of this systemd unit'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l user -d 'With --unit: a user unit'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l conda -x \
+    -d 'Judge programs run in this conda environment'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l env-file -r -F \
+    -d 'Judge programs run with this environment file'
 complete -c rocmtunectl -n $no_verb -a profiles -d 'List profiles and whether each fits this machine'
 complete -c rocmtunectl -n $no_verb -a show -d 'Show a profile and what each item would do here'
 complete -c rocmtunectl -n $no_verb -a apply -d 'Apply a profile (replacing the active one)'

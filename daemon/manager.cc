@@ -149,8 +149,8 @@ int GetActiveProfile(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
 
 int GetPendingReboot(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
   // The knobs only: reading a property must not start rocm-smi-lib's child on a live root.
-  auto report = api::Status(self.root(), self.Inventory(),
-                            {.live_facts = false, .known_live = nullptr, .caller = false, .caller_env = {}});
+  auto report =
+      api::Status(self.root(), self.Inventory(), {.live_facts = false, .known_live = nullptr, .caller = false});
   if (!report) return SetError(ret, report.error());
   int pending = 0;
   for (const knobs::KnobState& k : report->knobs) pending |= k.pending_reboot ? 1 : 0;

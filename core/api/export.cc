@@ -112,23 +112,21 @@ Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inve
   report.assessment = std::move(*assessment);
   const diagnose::Assessment& a = report.assessment;
 
+  // The machine's answer is check-compute's (ComputeReport::state: the GPUs programs see), per GPU its verdict.
+  std::map<std::string, ComputeReport> by_workload;
   for (const std::string& w : ExportWorkloads()) {
-    report.safe[w] = !a.inventory.gpus.empty();
-    report.state[w] = a.inventory.gpus.empty() ? diagnose::State::kUnusable : diagnose::State::kSafe;
+    ComputeReport& cr = by_workload[w] = ComputeReportOf(a, w);
+    report.safe[w] = cr.safe();
+    report.state[w] = cr.state();
   }
   for (size_t i = 0; i < a.inventory.gpus.size(); ++i) {
-    const detect::Gpu& g = a.inventory.gpus[i];
     ExportGpu out;
-    out.gpu = g;
+    out.gpu = a.inventory.gpus[i];
     for (const std::string& w : ExportWorkloads()) {
-      ComputeGpu verdict = ComputeGpuOf(a, g, w);
+      const ComputeGpu& verdict = by_workload[w].gpus[i];
       out.safe[w] = verdict.safe();
       out.state[w] = verdict.state;
       out.visible = verdict.visible;
-      if (verdict.visible) {
-        report.safe[w] = report.safe[w] && verdict.safe();
-        report.state[w] = std::max(report.state[w], verdict.state);
-      }
       if (w == knowledge::kWorkloadAny) {
         out.usable = verdict.usable();
         out.supported = verdict.state != diagnose::State::kUnsupported;

@@ -57,7 +57,6 @@ Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, 
   assess.live_facts = options.live_facts;
   assess.known_live = options.known_live;
   assess.caller = options.caller;
-  assess.caller_env = options.caller_env;
   return diagnose::Assess(root, std::move(inventory), assess);
 }
 

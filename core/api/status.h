@@ -27,8 +27,6 @@ struct StatusOptions {
   const std::vector<detect::LiveFacts>* known_live = nullptr;
   // A person runs this (diagnose::AssessOptions::caller); rocmtuned answers for no one user.
   bool caller = true;
-  // Where the caller's programs find their runtime and what they run with (AssessOptions::caller_env).
-  std::vector<knobs::EnvSetting> caller_env;
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree

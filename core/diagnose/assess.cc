@@ -188,7 +188,9 @@ ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options)
     v.settings.insert(v.settings.end(), options.program->env.begin(), options.program->env.end());
     v.notes = options.program->notes;
   } else {
-    if (options.caller) {
+    // The caller's programs when its environment was given (doctor, check-compute); status and
+    // rocmtuned, which answer for no one user, judge what a login shell starts.
+    if (options.caller && !options.caller_env.empty()) {
       v.kind = "caller";
       v.name = "programs started from this shell";
     }

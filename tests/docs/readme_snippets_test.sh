@@ -2,9 +2,9 @@
 # README.md's "Compute safety" snippets, run as they are printed so the documentation cannot rot:
 # the Python one with /usr/bin/python3, the shell one with /bin/sh, each taken from between its
 # `<!-- check-compute:LANG -->` markers. `rocmtunectl` on PATH is this build's, run on a world
-# (a wrapper adds --root WORLD). On a world whose GPU is unsafe for convolutions (rx6900xt: gfx1030,
-# ROCm 6.2.4) the snippets must pick the CPU, on a healthy one (phoenix) the GPU, and with no GPU
-# (no-amd) the CPU. The shell snippet's `python3 train.py` is a real script here that prints its
+# (a wrapper adds --root WORLD). On a world whose GPU ROCm cannot use (rx6900xt: no KFD) or whose
+# ROCm has no code for the GPU (phoenix: gfx1103 on ROCm 6.3.0) the snippets must pick the CPU, on
+# a healthy one (mi210x8: gfx90a on ROCm 6.2.0) the GPU, and with no GPU (no-amd) the CPU. The shell snippet's `python3 train.py` is a real script here that prints its
 # arguments.
 #   readme_snippets_test.sh SOURCE_DIR ROCMTUNECTL
 # Exit 0 pass, 1 fail, 77 skip (no /usr/bin/python3 or /bin/sh), with the reason printed.
@@ -55,7 +55,8 @@ print(device)" 2>"$work/py.err") || fail "$world: the Python snippet failed: $(c
     echo "$world: both snippets chose $want"
 }
 run_world rx6900xt cpu
-run_world phoenix cuda
+run_world phoenix cpu
+run_world mi210x8 cuda
 run_world no-amd cpu
 
 [ "$failures" = 0 ] || { echo "$failures failures"; exit 1; }

@@ -47,8 +47,10 @@ def check(rocmtunectl, root, tmp):
     for w in ("any", "conv", "gemm"):
         cc = json.loads(ctl(rocmtunectl, root, "check-compute", "--json", "--workload", w, ok=(0, 1)))
         suffix = "" if w == "any" else "." + w
-        expect["compute-safe" + suffix] = str(cc["safe"]).lower()
-        expect["gpus-safe" + suffix] = str(sum(g["safe"] for g in cc["gpus"]))
+        # safe is true, false or null (unknown): a label says true only for true.
+        expect["compute-safe" + suffix] = "true" if cc["safe"] is True else "false"
+        expect["gpus-safe" + suffix] = str(sum(g["safe"] is True for g in cc["gpus"]))
+        expect["compute-state" + suffix] = cc["state"]
     severities = collections.Counter(f["severity"] for f in status["findings"])
     for sev in ("error", "warning", "info"):
         expect["findings." + sev] = str(severities[sev])

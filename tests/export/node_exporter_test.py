@@ -167,13 +167,17 @@ class Checker:
             expect.append(("rocmtune_gpu_info", {"gpu": g["id"], "gfx_target": g["gfx_target"] or "",
                                                  "family": g["family"] or "", "card": g["card"] or ""}, 1))
             expect.append(("rocmtune_gpu_usable", {"gpu": g["id"]}, int(g["compute"]["usable"])))
-            expect.append(("rocmtune_gpu_compute_safe", {"gpu": g["id"], "workload": "any"}, int(g["compute"]["safe"])))
+            expect.append(("rocmtune_gpu_compute_safe", {"gpu": g["id"], "workload": "any"},
+                           int(g["compute"]["safe"] is True)))
             expect.append(("rocmtune_gpu_rocm_supported", {"gpu": g["id"]}, int(g["compute"]["supported"])))
         for w in WORKLOADS:
             cc = json.loads(ctl(self.ctl, root, "check-compute", "--json", "--workload", w, ok=(0, 1)))
-            expect.append(("rocmtune_compute_safe", {"workload": w}, int(cc["safe"])))
+            # safe is true, false or null (unknown); the state is a label of its own series.
+            expect.append(("rocmtune_compute_safe", {"workload": w}, int(cc["safe"] is True)))
+            expect.append(("rocmtune_compute_state", {"workload": w, "state": cc["state"]}, 1))
             for g in cc["gpus"]:
-                expect.append(("rocmtune_gpu_compute_safe", {"gpu": g["id"], "workload": w}, int(g["safe"])))
+                expect.append(("rocmtune_gpu_compute_safe", {"gpu": g["id"], "workload": w}, int(g["safe"] is True)))
+                expect.append(("rocmtune_gpu_compute_state", {"gpu": g["id"], "workload": w, "state": g["state"]}, 1))
         severities = collections.Counter(f["severity"] for f in status["findings"])
         for sev in ("error", "warning", "info"):
             expect.append(("rocmtune_findings", {"severity": sev}, severities[sev]))
