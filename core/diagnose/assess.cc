@@ -167,7 +167,7 @@ void AssessCaller(const sys::Root& root, const AssessOptions& options, Assessmen
 }
 
 // The login environment a program gets from the machine's files: pam_env, environment.d, the
-// profile, rocmtune's drop-ins last (MachineWideInputs' order).
+// profile, rocmtune's drop-ins last (the order a login reads them: the last assignment wins).
 std::vector<knobs::EnvSetting> LoginSettings(const sys::Root& root) {
   std::vector<knobs::EnvSetting> out = knobs::ForeignEnvSettings(root);
   for (const knobs::EnvSource& src : knobs::OwnedEnvSources())

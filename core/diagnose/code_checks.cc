@@ -375,7 +375,6 @@ class CodeChecker {
       return;
     }
     f.fix.text = fmt::format("To give {} code: {}.", g.id, fmt::join(ways, "; or "));
-    (void)rt;
   }
 
   const detect::Inventory& inv_;

@@ -123,22 +123,6 @@ std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues,
   return out;
 }
 
-IssueInputs MachineWideInputs(const sys::Root& root, const detect::Inventory& inventory,
-                              const std::vector<knobs::EnvSetting>& caller_env) {
-  IssueInputs in;
-  in.rocm_version = inventory.system.rocm_version;
-  in.kernel = inventory.system.kernel;
-  // The files a login reads, in order, so the last assignment wins; rocmtune's drop-ins last.
-  for (const knobs::EnvSetting& s : knobs::ForeignEnvSettings(root))
-    if (s.value) in.env[s.name] = *s.value;
-  for (const knobs::EnvSource& src : knobs::OwnedEnvSources())
-    for (const knobs::EnvSetting& s : knobs::ReadEnvSource(root, src))
-      if (s.value) in.env[s.name] = *s.value;
-  for (const knobs::EnvSetting& s : caller_env)
-    if (s.value) in.env[s.name] = *s.value;
-  return in;
-}
-
 IssueInputs ProgramInputs(const detect::Inventory& inventory, const ProgramView& view) {
   IssueInputs in;
   in.rocm_version = inventory.system.rocm_version;
@@ -152,11 +136,6 @@ IssueInputs GpuInputs(const sys::Root& root, const IssueInputs& machine, const d
   IssueInputs in = machine;
   AddFacts(root, gpu, in);
   return in;
-}
-
-IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu,
-                          const std::vector<knobs::EnvSetting>& caller_env) {
-  return GpuInputs(root, MachineWideInputs(root, inventory, caller_env), gpu);
 }
 
 }  // namespace rocmtune::diagnose

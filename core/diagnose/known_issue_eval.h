@@ -41,21 +41,12 @@ std::vector<IssueMatch> EvaluateKnownIssues(const knowledge::KnownIssues& issues
 std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues, const detect::Gpu& gpu,
                                            const IssueInputs& inputs);
 
-// This machine's inputs for every GPU: ROCm and kernel versions and the environment files
-// (rocmtune's drop-ins and the others, as a login shell would end up with). `caller_env`: the
-// asking process's own environment (diagnose::AssessOptions), applied last. Read once per
-// assessment, not per GPU: a 64-partition MI300X would read the seven environment files 64 times.
-IssueInputs MachineWideInputs(const sys::Root& root, const detect::Inventory& inventory,
-                              const std::vector<knobs::EnvSetting>& caller_env = {});
 struct ProgramView;  // diagnose/assess.h
 // The inputs of the program an assessment is for: the ROCm version of the runtime it loads (the
 // system's when none was found), the kernel, its environment (ProgramView::env, read once).
 IssueInputs ProgramInputs(const detect::Inventory& inventory, const ProgramView& view);
-// `machine` (MachineWideInputs) with the facts rules may name about `gpu`.
+// `machine` (ProgramInputs) with the facts rules may name about `gpu`.
 IssueInputs GpuInputs(const sys::Root& root, const IssueInputs& machine, const detect::Gpu& gpu);
-// Both at once, for one GPU.
-IssueInputs MachineInputs(const sys::Root& root, const detect::Inventory& inventory, const detect::Gpu& gpu,
-                          const std::vector<knobs::EnvSetting>& caller_env = {});
 
 // A known issue that holds for a GPU as a finding (id "issue.<id>", kind known-issue, its
 // outcome as the effect) — assess.cc.

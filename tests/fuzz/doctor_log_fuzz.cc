@@ -74,7 +74,8 @@ struct World {
     worst.log_given = true;
     const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
     for (const detect::Gpu& g : gpus) {
-      const diagnose::IssueInputs inputs = diagnose::MachineInputs(root, status->inventory, g);
+      const diagnose::IssueInputs inputs =
+          diagnose::GpuInputs(root, diagnose::ProgramInputs(status->inventory, status->program), g);
       for (diagnose::IssueMatch& m : diagnose::EvaluateKnownRisks(issues, g, inputs)) {
         candidates.push_back({"issue." + m.issue->id, g.id, m.issue->symptoms});
         m.symptoms = m.issue->symptoms;

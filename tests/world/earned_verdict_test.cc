@@ -2,6 +2,7 @@
 // runtime layouts of tests/support/runtime_layouts.h and the environment the program runs with):
 // the state says what a program meets — the runtime it loads has code for the GPU or not, a known
 // crash of high or medium confidence holds or not — never a rumour, never "safe" without code.
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -44,6 +45,15 @@ ComputeReport Check(const WorldCopy& w, std::string_view workload, std::vector<k
       CheckCompute(*root, detect::Detect(*root, options), workload, "", true, std::move(env), std::move(program));
   EXPECT_TRUE(report) << report.error().message;
   return report ? *report : ComputeReport{};
+}
+
+// ROCMTUNE_KEEP_WORLDS=DIR keeps a copy of a machine's world in DIR/NAME, to run rocmtunectl on
+// it by hand (the session notes' transcripts).
+void Keep(const WorldCopy& w, std::string_view name) {
+  const char* dir = std::getenv("ROCMTUNE_KEEP_WORLDS");
+  if (!dir || !*dir) return;
+  std::filesystem::remove_all(std::filesystem::path(dir) / name);
+  testing::CopyTree(w.root(), (std::filesystem::path(dir) / name).string());
 }
 
 const ComputeGpu& Gpu(const ComputeReport& r, std::string_view gfx) {
@@ -95,6 +105,7 @@ TEST(EarnedVerdictTest, RaphaelBesideAnRx6800HidesTheIgpuAndKeepsTheCardInBothOr
     SCOPED_TRACE(igpu_first ? "iGPU is KFD node 1" : "iGPU is KFD node 2");
     WorldCopy w("rx6900xt");
     RaphaelPlusRx6800(w, igpu_first);
+    Keep(w, igpu_first ? "raphael-rx6800-igpu-first" : "raphael-rx6800");
     ComputeReport r = Check(w, "any");
     ASSERT_EQ(r.gpus.size(), 2u);
     const ComputeGpu& card = Gpu(r, "gfx1030");
@@ -142,6 +153,7 @@ TEST(EarnedVerdictTest, Rx6700XtWithPytorchInAVenvIsUnsupportedUntilTheOverride)
   SetKfd(w, 1, "gfx_target_version", "100301");
   testing::InstallSystemRocm(w, "7.0.2", {"gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200"});
   testing::InstallTorchVenv(w.root(), "home/u/venv", "2.5.1+rocm6.2", "6.2.41133-dd7f95766", kTorch25);
+  Keep(w, "rx6700xt-torch-venv");
   const std::vector<knobs::EnvSetting> venv = {Var("VIRTUAL_ENV", "/home/u/venv"),
                                                Var("PATH", "/home/u/venv/bin:/usr/bin")};
   ComputeReport r = Check(w, "conv", venv);
@@ -193,6 +205,7 @@ TEST(EarnedVerdictTest, Rx5700XtWithTheRocksGfx1010WheelsIsSafeAndTheOverrideIsN
           "Environment=\"PATH=/usr/local/bin:/usr/bin\"\n");
   w.Write("etc/systemd/system/ollama.service.d/override.conf",
           "[Service]\nEnvironment=\"HSA_OVERRIDE_GFX_VERSION=10.3.0\"\n");
+  Keep(w, "rx5700xt-therock");
   auto root = sys::Root::Open(w.root());
   auto unit = program::UnitContext(*root, "ollama.service", false, "");
   ASSERT_TRUE(unit) << unit.error().message;

@@ -261,7 +261,7 @@ TEST(CheckComputeTest, TheDocumentCarriesTheContractsFields) {
   EXPECT_EQ(doc["schema"], "rocmtune.check_compute.v1");
   EXPECT_EQ(doc["safe"], false);
   EXPECT_EQ(doc["state"], "unsafe");
-  EXPECT_EQ(doc["program"]["kind"], "caller");
+  EXPECT_EQ(doc["program"]["kind"], "machine");  // no caller environment given: a login shell's programs
   EXPECT_EQ(doc["program"]["runtime"]["kind"], "system");
   EXPECT_EQ(doc["workload"], "conv");
   EXPECT_EQ(doc["device"], "card0");
