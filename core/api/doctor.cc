@@ -58,6 +58,7 @@ Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options) {
   assess.log = std::move(options.log);
   assess.caller = options.caller;
   assess.caller_env = std::move(options.caller_env);
+  assess.services = true;
   auto assessment = diagnose::Assess(root, detect::Detect(root), assess);
   if (!assessment) return tl::unexpected(assessment.error());
   return DoctorOf(std::move(*assessment));

@@ -103,6 +103,7 @@ Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inve
   assess.live_facts = options.live_facts;
   assess.known_live = options.known_live;
   assess.caller = false;  // the machine's export, as rocmtuned's Describe: no one user's session
+  assess.services = true;
   auto assessment = diagnose::Assess(root, inventory, assess);
   if (!assessment) return tl::unexpected(assessment.error());
 

@@ -58,6 +58,7 @@ enum class FindingId {
   kAccessUnknown,
   kRebootPending,
   kComputeHideGpus,
+  kComputeService,
   kRocmGpuSupported,
   kRocmGpuDeprecated,
   kRocmGpuNotSupported,

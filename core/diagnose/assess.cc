@@ -353,6 +353,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   AdjustSupport(a);
   if (a.live) Append(a.findings, LiveChecks(*a.live), Kind::kLive, false);
   AssessKnownIssues(root, a);
+  if (options.services) Append(a.findings, ServiceChecks(root, a.inventory), Kind::kMachine, false);
   if (options.log) {
     AddLogMatches(root, *options.log, options.caller_env, a);
     for (Finding& f : a.log_matches) f.kind = Kind::kLog;

@@ -44,6 +44,9 @@ struct AssessOptions {
   // --env-file; doctor's services): a system unit reads none of the login files, a user unit and
   // a conda environment read them and the caller's own on top (program/context.h).
   std::optional<program::Context> program;
+  // Also judge the machine's ROCm services (program::ServiceContexts: ollama, enabled units that
+  // set HSA_*/HIP_*/ROCR_*), each with its own environment: compute.service findings (doctor, export).
+  bool services = false;
 };
 
 // The program the verdict is for: whose environment, and the ROCm runtimes it may load.

@@ -25,6 +25,9 @@ std::vector<Finding> SupportChecks(const detect::Inventory& inventory);
 // fix that works here), runtime.override-redundant, runtime.unknown.
 std::vector<Finding> CodeChecks(const detect::Inventory& inventory, const ProgramView& view);
 
+// services.cc: the machine's ROCm services, each judged with its own environment (compute.service).
+std::vector<Finding> ServiceChecks(const sys::Root& root, const detect::Inventory& inventory);
+
 // live_checks.cc: uncorrectable (error) and correctable (info) ECC errors, a PCIe link below its
 // fastest level (info), many PCIe replays (warning), throttling (info), and an info finding when
 // the facts are unknown altogether.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/check_compute.h"
+#include "api/doctor.h"
 #include "cli_runner.h"
 #include "runtime_layouts.h"
 #include "test_tree.h"
@@ -216,6 +217,30 @@ TEST(EarnedVerdictTest, Rx5700XtWithTheRocksGfx1010WheelsIsSafeAndTheOverrideIsN
   for (const ComputeReason& reason : ollama.gpus[0].reasons)
     from_drop_in |= reason.finding.file == "etc/systemd/system/ollama.service.d/override.conf";
   EXPECT_TRUE(from_drop_in);
+  // doctor (and the export, and rocmtuned) judge ollama as its own program: one compute.service
+  // finding at the drop-in's line, with the service's fix, not rocmtune's login-shell knobs.
+  auto doctor = Doctor(*root);
+  ASSERT_TRUE(doctor) << doctor.error().message;
+  std::vector<DoctorFinding> service;
+  for (const DoctorFinding& f : doctor->findings)
+    if (f.id == "compute.service") service.push_back(f);
+  ASSERT_EQ(service.size(), 1u);
+  EXPECT_EQ(service[0].subject, "ollama.service");
+  EXPECT_EQ(service[0].severity, detect::Severity::kWarning);
+  EXPECT_THAT(service[0].what, HasSubstr("is unsafe for its programs"));
+  EXPECT_EQ(service[0].file, "etc/systemd/system/ollama.service.d/override.conf");
+  EXPECT_THAT(service[0].fix.text, HasSubstr("systemctl edit ollama.service"));
+  EXPECT_TRUE(service[0].fix.profile.empty());
+  // Without the override ollama loads the system's ROCm 6.2.4, which has rocBLAS's gfx1010 code and
+  // no MIOpen code for it: unsupported (any work includes convolutions), said the same way.
+  w.Write("etc/systemd/system/ollama.service.d/override.conf", "[Service]\nEnvironment=OLLAMA_HOST=0.0.0.0\n");
+  doctor = Doctor(*root);
+  ASSERT_TRUE(doctor);
+  service.clear();
+  for (const DoctorFinding& f : doctor->findings)
+    if (f.id == "compute.service") service.push_back(f);
+  ASSERT_EQ(service.size(), 1u);
+  EXPECT_THAT(service[0].what, HasSubstr("is unsupported for its programs"));
   // The shell without the override is not ollama: the system ROCm 6.2.4 of the capture has
   // rocBLAS's gfx1010 code (gemm runs), MIOpen has none (conv does not).
   ComputeReport shell_conv = Check(w, "conv");
