@@ -1,17 +1,20 @@
 // `rocmtunectl status`: the rocmtune.status.v1 document (rocmtuned's Describe, or the core here)
 // as a table for people or as it is (--json).
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "api/status.h"
+#include "client/caller_env.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/knob_text.h"
 #include "client/table.h"
 #include "client/verbs.h"
+#include "runtime/runtime.h"
 
 namespace rocmtune::client {
 namespace {
@@ -166,12 +169,29 @@ void PrintFindings(const Doc& findings) {
   }
 }
 
-void PrintStatus(const Doc& doc) {
+// The Python runtimes this shell's programs would load (a venv's PyTorch, TheRock's wheels), which
+// status — the machine's, the same over the bus and locally — does not judge: said on a line of
+// their own, for check-compute and doctor to judge.
+std::string ShellRuntimes(const Context& ctx) {
+  auto root = ctx.OpenRoot();
+  if (!root) return "";
+  std::map<std::string, std::string> env;
+  for (const knobs::EnvSetting& s : CallerEnvironment(*root))
+    if (s.value) env[s.name] = *s.value;
+  std::vector<std::string> labels;
+  for (const runtime::Runtime& r : runtime::FindRuntimes(*root, env))
+    if (r.kind == runtime::Kind::kTorch || r.kind == runtime::Kind::kTheRock) labels.push_back(r.label);
+  return labels.empty() ? "" : fmt::format("{}", fmt::join(labels, "; "));
+}
+
+void PrintStatus(const Doc& doc, const std::string& shell_runtimes) {
   const Doc& s = Member(doc, "system");
   const Doc& amdgpu = Member(Member(s, "modules"), "amdgpu");
   bool loaded = Member(amdgpu, "loaded").is_boolean() && Member(amdgpu, "loaded").get<bool>();
   fmt::print("System:  {}\n", SystemLine(s));
   fmt::print("ROCm:    {}\n", RuntimesLine(doc, s));
+  if (!shell_runtimes.empty())
+    fmt::print("         this shell's Python: {} (rocmtunectl check-compute judges it)\n", shell_runtimes);
   fmt::print("Boot:    {} (initramfs: {})\n", Field(s, "boot", "unknown"), Field(s, "initramfs", "unknown"));
   fmt::print("IOMMU:   {}\n", IommuLine(Member(s, "iommu")));
   fmt::print("amdgpu:  {}\n", loaded ? "loaded" : "not loaded");
@@ -199,7 +219,7 @@ int RunStatus(const Context& ctx, const Args&) {
       kExitFailed);
   if (!doc) return doc.error();
   if (ctx.json) PrintJson(*doc);
-  else PrintStatus(*doc);
+  else PrintStatus(*doc, ShellRuntimes(ctx));
   return kExitOk;
 }
 

@@ -97,7 +97,8 @@ constexpr std::array kTable = {
     FindingRow{kComputeHideGpus, "compute.hide-gpus", Severity::kInfo, Severity::kInfo,
                "ROCm programs can run on some GPUs here but not on others: hide those."},
     FindingRow{kComputeService, "compute.service", Severity::kInfo, Severity::kWarning,
-               "A ROCm service's programs (ollama, a unit that sets HSA_*/HIP_*/ROCR_*) cannot run safely on a GPU."},
+               "A ROCm service's programs (ollama, a unit that sets HSA_, HIP_ or ROCR_ variables) cannot run safely "
+               "on a GPU."},
     FindingRow{kRocmGpuSupported, "rocm.gpu-supported", Severity::kInfo, Severity::kInfo,
                "The installed ROCm release supports the GPU's gfx target."},
     FindingRow{kRocmGpuDeprecated, "rocm.gpu-deprecated", Severity::kInfo, Severity::kInfo,

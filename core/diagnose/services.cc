@@ -27,12 +27,11 @@ std::vector<Finding> ServiceChecks(const sys::Root& root, const detect::Inventor
       // A GPU no program can use (no KFD) is the machine's finding already, not the service's.
       if (v.safe() || v.state == State::kUnusable || !v.visible || v.reasons.empty()) continue;
       const Finding& why = *v.reasons.front();
-      Finding f = MakeFinding(
-          FindingName(FindingId::kComputeService),
-          v.state == State::kUnknown ? Severity::kInfo : Severity::kWarning, name,
-          fmt::format("{}: {} ({}) is {} for its programs: {}", name, g.id, g.gfx_target.value_or("gfx unknown"),
-                      StateName(v.state), why.what),
-          why.why);
+      Finding f = MakeFinding(FindingName(FindingId::kComputeService),
+                              v.state == State::kUnknown ? Severity::kInfo : Severity::kWarning, name,
+                              fmt::format("{}: {} ({}) is {} for its programs: {}", name, g.id,
+                                          g.gfx_target.value_or("gfx unknown"), StateName(v.state), why.what),
+                              why.why);
       f.gpu = g.physical_id.empty() ? g.id : g.physical_id;
       // The fix is the service's: rocmtune's own knobs and profiles set a login shell's
       // environment, which the service does not read.

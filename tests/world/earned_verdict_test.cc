@@ -168,6 +168,19 @@ TEST(EarnedVerdictTest, Rx6700XtWithPytorchInAVenvIsUnsupportedUntilTheOverride)
   EXPECT_THAT(why.finding.fix.set, Contains("env.HSA_OVERRIDE_GFX_VERSION=10.3.0"));
   EXPECT_EQ(why.finding.fix.profile, "rdna2-consumer-compat");
   EXPECT_TRUE(why.finding.fix.none.empty());
+  // Through the CLI, with VIRTUAL_ENV in rocmtunectl's own environment (as `source venv/bin/activate`
+  // leaves it): check-compute judges the venv's PyTorch; status, the machine's, names it on a line.
+  ::setenv("VIRTUAL_ENV", "/home/u/venv", 1);
+  testing::CliResult cli = w.Ctl({"check-compute", "--workload", "conv", "--json"});
+  testing::CliResult status = w.Ctl({"status"});
+  ::unsetenv("VIRTUAL_ENV");
+  EXPECT_EQ(cli.exit_code, 1);
+  nlohmann::ordered_json doc = cli.Json();
+  EXPECT_EQ(doc["state"], "unsupported");
+  EXPECT_EQ(doc["program"]["runtime"]["kind"], "pytorch");
+  EXPECT_EQ(doc["program"]["runtime"]["package"], "torch 2.5.1+rocm6.2");
+  EXPECT_THAT(status.out, HasSubstr("this shell's Python: PyTorch 2.5.1+rocm6.2"));
+  EXPECT_THAT(w.Ctl({"status"}).out, Not(HasSubstr("this shell's Python")));
   // Without the venv, the system's ROCm 7.0.2 decides: no gfx1031 code either.
   EXPECT_EQ(Check(w, "conv").gpus[0].state, State::kUnsupported);
   // The override in the caller's environment: gfx1030 code, safe, and not offered again.
