@@ -80,9 +80,7 @@ TEST(TrialCliTest, TheBootVerbsCheckAndCommitASeededTrial) {
   EXPECT_EQ(none.Json()["state"], "none") << none.out;
   EXPECT_EQ(w.Ctl({"trial", "check"}).exit_code, 2) << "the units' verbs need --boot";
   ExecutorWriter writer(w.root());
-  plan::TrialState seeded = Prepared();
-  seeded.verdict_before = Verdict(w);
-  Seed(w, writer, seeded);
+  plan::TrialState seeded = SeedPrepared(w, writer);
   BootTrial(w);
   w.Write("kmsg.txt", "[    2.0] [drm] Initialized amdgpu 3.57.0\n");
   auto check = w.Ctl({"trial", "check", "--boot", "--kernel-log", w.Path("kmsg.txt")});

@@ -29,9 +29,7 @@ TEST(ApiTrialTest, ATrialBootThatComesUpHealthyIsConfirmedThenCommitted) {
   testing::WorldCopy w(kWorld);
   testing::GiveKfd(w);
   ExecutorWriter writer(w.root());
-  plan::TrialState seeded = Prepared();
-  seeded.verdict_before = Verdict(w);
-  Seed(w, writer, seeded);
+  plan::TrialState seeded = SeedPrepared(w, writer);
   BootTrial(w);
   std::vector<api::Event> events;
   api::ChangeOptions options;
@@ -254,9 +252,7 @@ TEST(ApiTrialTest, ACheckThatSeesAGpuResetFailsTheTrialAndNothingIsCommitted) {
   testing::WorldCopy w(kWorld);
   testing::GiveKfd(w);
   ExecutorWriter writer(w.root());
-  plan::TrialState seeded = Prepared();
-  seeded.verdict_before = Verdict(w);
-  Seed(w, writer, seeded);
+  plan::TrialState seeded = SeedPrepared(w, writer);
   BootTrial(w, "-1");  // and the option did not take
   std::vector<api::Event> events;
   api::ChangeOptions options;
@@ -418,9 +414,7 @@ TEST(ApiTrialTest, AnUntrustedAdminCheckFailsTheTrialAndIsNotRun) {
   testing::WorldCopy w(kWorld);
   testing::GiveKfd(w);
   ExecutorWriter writer(w.root());
-  plan::TrialState seeded = Prepared();
-  seeded.verdict_before = Verdict(w);
-  Seed(w, writer, seeded);
+  plan::TrialState seeded = SeedPrepared(w, writer);
   BootTrial(w);
   w.Write("etc/rocmtune/trial.toml", "check = [\"/bin/true\"]\n");
   ASSERT_EQ(::chmod(w.Path("etc/rocmtune/trial.toml").c_str(), 0666), 0);
@@ -457,9 +451,7 @@ TEST(ApiTrialTest, TheAdminCheckRunsOnlyForAPendingTrialInItsBoot) {
   EXPECT_EQ(none->status, ChangeStatus::kRefused);
   EXPECT_FALSE(w.Exists("admin-check-ran")) << "no trial: the admin's command ran";
 
-  plan::TrialState seeded = Prepared();
-  seeded.verdict_before = Verdict(w);
-  Seed(w, writer, seeded);
+  plan::TrialState seeded = SeedPrepared(w, writer);
   auto not_ours = api::CheckTrial(OpenTrialWorld(w), inputs, {}, writer);
   ASSERT_TRUE(not_ours) << not_ours.error().message;
   EXPECT_FALSE(w.Exists("admin-check-ran")) << "a boot without the trial's token: the admin's command ran";

@@ -78,6 +78,14 @@ inline std::string Verdict(const testing::WorldCopy& w) {
   return api::ComputeVerdict(root, detect::Detect(root));
 }
 
+// A prepared trial (Prepared) with the compute verdict of this boot as its "before", seeded.
+inline plan::TrialState SeedPrepared(const testing::WorldCopy& w, ExecutorWriter& writer) {
+  plan::TrialState seeded = Prepared();
+  seeded.verdict_before = Verdict(w);
+  Seed(w, writer, seeded);
+  return seeded;
+}
+
 // What a grub-debian machine has that a captured world lacks: grub-editenv (not run on a tree:
 // the switch stays pending), the package's /etc/grub.d/42_rocmtune, and /boot/grub on ext4.
 inline void MakeGrubTrialReady(const testing::WorldCopy& w) {
