@@ -42,10 +42,10 @@ Verdict VerdictFor(const Assessment& assessment, const detect::Gpu& gpu, std::st
     if (std::optional<State> s = StateOf(f, workload)) {
       reasons.emplace_back(*s, &f);
       v.state = std::max(v.state, *s);
-    } else if (f.effect == Effect::kLimits && f.Problem()) {
+    } else if ((f.effect == Effect::kLimits && f.Problem()) ||
+               // a log-only or low-confidence issue: "if you see X, it is likely Y"
+               (f.kind == Kind::kKnownIssue && f.effect == Effect::kNone && !f.gpu.empty())) {
       v.notes.push_back(&f);
-    } else if (f.kind == Kind::kKnownIssue && f.effect == Effect::kNone && !f.gpu.empty()) {
-      v.notes.push_back(&f);  // a log-only or low-confidence issue: "if you see X, it is likely Y"
     }
   }
   std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.first > b.first; });

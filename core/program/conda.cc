@@ -61,7 +61,7 @@ void Set(Context& ctx, std::string file, std::string name, std::optional<std::st
 void AddJsonVars(Context& ctx, const sys::Root& root, const std::string& file, const nlohmann::json& vars) {
   if (!vars.is_object()) return;
   for (const auto& item : vars.items()) {
-    const std::string name = item.key();
+    const std::string& name = item.key();
     const nlohmann::json& value = item.value();
     if (!value.is_string()) continue;
     const std::string v = value.get<std::string>();

@@ -231,7 +231,8 @@ Result<std::vector<knobs::EnvSetting>> ParseEnvFile(std::string_view content) {
   return out;
 }
 
-EnvironmentWords SplitEnvironmentValue(std::string_view p) {
+EnvironmentWords SplitEnvironmentValue(std::string_view rvalue) {
+  const std::string_view p = rvalue;
   EnvironmentWords out;
   size_t i = 0;
   while (true) {

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <set>
 
@@ -148,7 +149,8 @@ void ApplyHip(const std::string& variable, const std::string& value, const std::
           id = std::to_string(i);
           break;
         }
-    int index = std::atoi(id.c_str());
+    int index = -1;
+    if (std::from_chars(id.data(), id.data() + id.size(), index).ec != std::errc{}) index = -1;
     if (index < 0 || static_cast<size_t>(index) >= agents.size() || id != std::to_string(index)) {
       v.problems.push_back(
           fmt::format("{} is not one of ROCr's {} GPU{} (0..{}, or a GPU- UUID as rocminfo prints "

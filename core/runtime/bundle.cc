@@ -143,7 +143,7 @@ class ZstdDecompressor final : public Decompressor {
 
 class ZlibDecompressor final : public Decompressor {
  public:
-  ZlibDecompressor() { ready_ = inflateInit(&stream_) == Z_OK; }
+  ZlibDecompressor() : ready_(inflateInit(&stream_) == Z_OK) {}
   ~ZlibDecompressor() override {
     if (ready_) inflateEnd(&stream_);
   }
