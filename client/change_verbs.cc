@@ -97,7 +97,8 @@ std::optional<int> ChangeThroughDaemon(const Context& ctx, const Args& args, con
   bool interactive = !ctx.no_ask_password && !args.check;
   std::optional<PolkitAgent> agent;
   if (interactive) agent.emplace();
-  std::optional<BusReply> reply = AskDaemon(ctx, method, append, {.change = true, .interactive = interactive});
+  std::optional<BusReply> reply =
+      AskDaemon(ctx, method, append, {.change = true, .interactive = interactive, .check = args.check});
   agent.reset();
   if (!reply) return std::nullopt;
   return ShowDaemonResult(ctx, args, *reply, method);

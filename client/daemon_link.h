@@ -25,6 +25,9 @@ using Append = std::function<int(sd_bus_message*)>;
 struct CallOptions {
   bool change = false;       // a change may run an initramfs regeneration: a long timeout
   bool interactive = false;  // polkit may ask for a password (not with --no-ask-password)
+  // A --check: it writes nothing, so root may plan it through the local helper when rocmtuned,
+  // which answered the Ping, does not answer the call itself in time (a queue a flood refills).
+  bool check = false;
 };
 
 // Asks rocmtuned: METHOD on /org/rocmtune1, `append` adding the arguments. nullopt when the
