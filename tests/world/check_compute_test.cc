@@ -43,7 +43,7 @@ TEST(CheckComputeCliTest, Rdna2ConvolutionsBeforeRocm7AreSafeWithTheMiopenFaultA
                                   "cause is: MIOpen convolution"));
   EXPECT_THAT(conv.out, HasSubstr("[issue.rdna2-miopen-conv-fault]"));
   EXPECT_THAT(conv.out, HasSubstr("    why: Memory access faults in MIOpen convolution solvers"));
-  EXPECT_THAT(conv.out, HasSubstr("    fix: Upgrade to ROCm >= 7.0"));
+  EXPECT_THAT(conv.out, HasSubstr("    fix: Upgrade to ROCm >= 7.0 with matching PyTorch wheels (no report there"));
   EXPECT_THAT(conv.out, Not(HasSubstr("crash:")));
   EXPECT_EQ(conv.err, "");
   json doc = Check(w, {"--workload", "conv", "--json"}).Json();

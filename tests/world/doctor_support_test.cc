@@ -238,7 +238,7 @@ TEST(DoctorSupportTest, NoRocmOrAReleaseOutsideTheTableIsAnInfoOnlyWithAnAmdGpu)
   testing::GiveKfd(mi25);  // the capture has no KFD: give the GPU the node ROCm needs  // ROCm 3.5.1 as captured
   f = OnlyRocmFinding(RunSupportDoctor(mi25).doc);
   EXPECT_EQ(f["id"], "rocm.support-unknown");
-  EXPECT_EQ(f["what"], "ROCm 3.5.1 is not in rocmtune's GPU support table (5.0 to 7.2)");
+  EXPECT_EQ(f["what"], "ROCm 3.5.1 is not in rocmtune's GPU support table (5.0 to 10.1)");
 }
 
 // Every seed world: one verdict per physical GPU with a gfx target (compute partitions share
