@@ -187,6 +187,7 @@ ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options)
     if (v.login_env) v.settings = LoginSettings(root);
     v.settings.insert(v.settings.end(), options.program->env.begin(), options.program->env.end());
     v.notes = options.program->notes;
+    v.exec = options.program->exec;
   } else {
     // The caller's programs when its environment was given (doctor, check-compute); status and
     // rocmtuned, which answer for no one user, judge what a login shell starts.
@@ -205,7 +206,7 @@ ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options)
     if (auto it = v.env.find(std::string(name)); it != v.env.end() && v.python_looked.empty())
       v.python_looked = it->second;
   if (v.python_looked.empty() && v.env.contains("PATH")) v.python_looked = "the python3 on PATH";
-  v.runtimes = runtime::FindRuntimes(root, v.env);
+  v.runtimes = runtime::FindRuntimes(root, v.env, v.exec);
   return v;
 }
 

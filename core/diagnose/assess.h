@@ -58,6 +58,7 @@ struct ProgramView {
   bool login_env = true;  // it reads /etc/environment, environment.d and the profile (a system unit does not)
   std::vector<runtime::Runtime> runtimes;  // the first is the one it loads (runtime::FindRuntimes)
   std::string python_looked;               // the Python environment searched, for a person ("" when none)
+  std::string exec;                        // the program it starts, when known (a unit's ExecStart=)
   std::vector<std::string> notes;          // what could not be read of its environment
 };
 

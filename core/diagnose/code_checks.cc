@@ -68,7 +68,8 @@ std::optional<Targets> KnownTargets(const Runtime& rt, std::string_view componen
       return Targets{b->targets, fmt::format("rocmtune's list for PyTorch {} wheels", *rt.package), b->source};
     return std::nullopt;
   }
-  if (!rt.version) return std::nullopt;
+  // A program's own bundle is whatever its builders put there: only its files say.
+  if (!rt.version || rt.kind == Kind::kBundled) return std::nullopt;
   if (rt.kind == Kind::kTheRock) {
     if (const knowledge::CodeBuild* b = table.Find("therock", *rt.version))
       return Targets{b->targets, fmt::format("rocmtune's list for TheRock {}", *rt.version), b->source};
@@ -345,7 +346,13 @@ class CodeChecker {
       }
     }
     // A release of the same runtime whose GPU table lists the target (AMD's packages).
-    if (rt.kind != Kind::kTorch && rt.kind != Kind::kTheRock && rt.version)
+    // A program that bundles its ROCm loads that one whatever else is installed: only the override
+    // or another build of the program changes its code.
+    const bool bundled = rt.kind == Kind::kBundled;
+    if (bundled)
+      ways.push_back(fmt::format("a build of {} whose bundled ROCm carries {} code (its own is {})", view_.exec,
+                                 *g.gfx_target, rt.where));
+    if (!bundled && rt.kind != Kind::kTorch && rt.kind != Kind::kTheRock && rt.version)
       if (auto v = knowledge::ParseVersion(*rt.version))
         if (const knowledge::RocmRelease* r = knowledge::RocmSupport::Builtin().NearestSupporting(*g.gfx_target, *v)) {
           bool newer = *v < r->version;
@@ -358,7 +365,7 @@ class CodeChecker {
     for (const knowledge::CodeBuild& b : knowledge::RuntimeCode::Builtin().builds())
       if (b.kind == "therock" && std::find(b.targets.begin(), b.targets.end(), *g.gfx_target) != b.targets.end())
         therock = &b;
-    if (therock) {
+    if (therock && !bundled) {
       ways.push_back(
           fmt::format("use a ROCm build with native {} code: TheRock {} (Python wheels "
                       "rocm[libraries,device-{}]{})",

@@ -38,6 +38,10 @@ struct Context {
   // `file` root-relative where it was set, empty for the process; `value` nullopt when computed.
   std::vector<knobs::EnvSetting> env;
   std::vector<std::string> notes;  // what could not be read, and why (an EnvironmentFile= missing, a computed value)
+  // The program a unit's ExecStart= starts, absolute as on the machine ("/usr/local/bin/ollama");
+  // empty when unknown (no ExecStart=, a specifier, not a unit). Programs that bundle their own
+  // ROCm (ollama's lib/ollama/rocm) load it, not the system's (runtime::FindRuntimes).
+  std::string exec;
   // false: systemd will not start the unit (masked, or an EnvironmentFile= without "-" that is
   // missing or refused), so its environment reaches no program.
   bool starts = true;

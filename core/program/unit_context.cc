@@ -12,6 +12,10 @@
 //   order            src/core/exec-invoke.c build_environment/strv_env_merge: the manager's
 //                    environment, then Environment=, then EnvironmentFile= (files win), then
 //                    UnsetEnvironment= removes (systemd.exec(5) "Environment")
+//   ExecStart=       systemd.service(5) "ExecStart=": an empty value resets the list; the first
+//                    word after the prefixes "@-:+!" is the program; a name without "/" is looked
+//                    up in the fixed path /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
+//                    (systemd.service(5) "Command lines", since v239)
 //   manager          a system service sees only the manager's DefaultEnvironment=
 //                    (systemd-system.conf(5): system.conf and system.conf.d/*.conf), not
 //                    /etc/environment nor login shells; a user manager reads user.conf, then
@@ -269,6 +273,22 @@ void AddEnvironmentFile(const sys::Root& root, const std::string& unit, std::str
   }
 }
 
+// The program of one ExecStart= value: "-/usr/bin/ollama serve" -> "/usr/bin/ollama". Empty for a
+// specifier or a name not found in systemd's fixed path.
+std::string ExecProgram(const sys::Root& root, std::string_view value) {
+  while (!value.empty() && std::string_view("@-:+!").find(value.front()) != std::string_view::npos)
+    value.remove_prefix(1);
+  auto words = SplitEnvironmentValue(value).words;
+  if (words.empty()) return {};
+  const std::string& program = words.front();
+  if (program.find('%') != std::string::npos) return {};
+  if (program.starts_with('/')) return program;
+  if (program.find('/') != std::string::npos) return {};
+  for (const char* dir : {"usr/local/sbin", "usr/local/bin", "usr/sbin", "usr/bin"})
+    if (root.Exists(sys::JoinPath(dir, program))) return "/" + sys::JoinPath(dir, program);
+  return {};
+}
+
 }  // namespace
 
 Result<Context> UnitContext(const sys::Root& root, std::string_view unit_arg, bool user, std::string_view home) {
@@ -329,6 +349,9 @@ Result<Context> UnitContext(const sys::Root& root, std::string_view unit_arg, bo
         else
           ctx.notes.push_back(fmt::format("{}:{}: EnvironmentFile={} names a file known only when the unit runs",
                                           root.Display(path), a.line, a.value));
+      } else if (a.key == "ExecStart") {
+        if (a.value.empty()) ctx.exec.clear();
+        else if (ctx.exec.empty()) ctx.exec = ExecProgram(root, a.value);
       } else if (a.key == "UnsetEnvironment") {
         if (a.value.empty()) unset.clear();
         for (std::string& w : SplitEnvironmentValue(a.value).words) unset.push_back(std::move(w));

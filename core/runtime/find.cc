@@ -13,12 +13,15 @@ std::string_view KindName(Kind kind) {
     case Kind::kPath: return "path";
     case Kind::kTorch: return "pytorch";
     case Kind::kTheRock: return "therock";
+    case Kind::kBundled: return "bundled";
   }
   return "unknown";
 }
 
-std::vector<Runtime> FindRuntimes(const sys::Root& root, const Env& env) {
-  std::vector<Runtime> found = PythonRuntimes(root, env);
+std::vector<Runtime> FindRuntimes(const sys::Root& root, const Env& env, std::string_view program) {
+  std::vector<Runtime> found;
+  if (auto bundled = BundledRuntime(root, program)) found.push_back(std::move(*bundled));
+  for (Runtime& runtime : PythonRuntimes(root, env)) found.push_back(std::move(runtime));
   for (Runtime& runtime : LibraryPathRuntimes(root, env)) found.push_back(std::move(runtime));
   if (auto system = SystemRocm(root, env)) found.push_back(std::move(*system));
   if (auto distro = DistroRuntime(root)) found.push_back(std::move(*distro));

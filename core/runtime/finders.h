@@ -31,6 +31,9 @@ std::string RootRelative(std::string_view absolute);
 // Names in `dir` that start with `prefix`, sorted; empty when it cannot be listed.
 std::vector<std::string> NamesStartingWith(const sys::Root& root, std::string_view dir, std::string_view prefix);
 
+// bundled.cc: step 0, the ROCm `program` (absolute) ships beside itself (ollama's lib/ollama/rocm).
+std::optional<Runtime> BundledRuntime(const sys::Root& root, std::string_view program);
+
 // python_env.cc: steps 1 and 2, PyTorch and TheRock's wheels in the program's Python environment.
 std::vector<Runtime> PythonRuntimes(const sys::Root& root, const Env& env);
 

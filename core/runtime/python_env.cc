@@ -82,11 +82,44 @@ void AddPrefixSiteDirs(const sys::Root& root, std::string_view prefix, const std
   AddVersionedSiteDirs(root, prefix, "lib", "site-packages", version, out);
 }
 
+// A virtual environment's import path (PEP 405; CPython Lib/site.py main(): venv(), then
+// addusersitepackages, then addsitepackages). Its own site-packages only, unless pyvenv.cfg says
+// `include-system-site-packages = true`: then the user site comes first, its own site-packages,
+// then those of the base interpreter's prefix (the parent of pyvenv.cfg's `home`, the bin/ it was
+// made from), for its `version`'s python3.N.
+void AddVenvSiteDirs(const sys::Root& root, const Env& env, const std::string& prefix, std::vector<std::string>& out) {
+  bool system_site = false;
+  std::string home;
+  std::optional<std::string> version;
+  if (auto cfg = root.ReadFile(sys::JoinPath(prefix, "pyvenv.cfg"), 64 * 1024)) {
+    for (std::string_view line : text::SplitLines(*cfg)) {
+      size_t eq = line.find('=');
+      if (eq == std::string_view::npos) continue;
+      std::string key = text::ToLower(text::Trim(line.substr(0, eq)));
+      std::string_view value = text::Trim(line.substr(eq + 1));
+      if (key == "include-system-site-packages") system_site = text::ToLower(value) == "true";
+      if (key == "home") home = std::string(value);
+      if (key == "version" || key == "version_info") {
+        size_t dot = value.find('.');
+        size_t dot2 = dot == std::string_view::npos ? dot : value.find('.', dot + 1);
+        if (dot != std::string_view::npos && !version)
+          version = "python" + std::string(value.substr(0, dot2 == std::string_view::npos ? value.size() : dot2));
+      }
+    }
+  }
+  if (system_site) AddUserSite(root, env, version, out);
+  AddVersionedSiteDirs(root, prefix, "lib", "site-packages", std::nullopt, out);
+  if (system_site && home.starts_with('/')) {
+    std::string base = ParentOf(RootRelative(home));
+    if (!base.empty()) AddPrefixSiteDirs(root, base, version, out);
+  }
+}
+
 std::optional<PythonEnv> FindPythonEnv(const sys::Root& root, const Env& env) {
   PythonEnv python;
   if (auto venv = env.find("VIRTUAL_ENV"); venv != env.end() && !venv->second.empty()) {
     python.label = fmt::format("venv {} (VIRTUAL_ENV)", venv->second);
-    AddVersionedSiteDirs(root, RootRelative(venv->second), "lib", "site-packages", std::nullopt, python.site_dirs);
+    AddVenvSiteDirs(root, env, RootRelative(venv->second), python.site_dirs);
     return python;
   }
   if (auto conda = env.find("CONDA_PREFIX"); conda != env.end() && !conda->second.empty()) {
@@ -109,7 +142,7 @@ std::optional<PythonEnv> FindPythonEnv(const sys::Root& root, const Env& env) {
     // makes it one (PEP 405), and its own site-packages are all it sees.
     if (root.TypeOf(sys::JoinPath(prefix, "pyvenv.cfg")) == sys::EntryType::kFile) {
       python.label = fmt::format("venv {} (python3 on PATH)", Absolute(prefix));
-      AddVersionedSiteDirs(root, prefix, "lib", "site-packages", std::nullopt, python.site_dirs);
+      AddVenvSiteDirs(root, env, prefix, python.site_dirs);
       return python;
     }
     // python3 -> python3.11: the version whose directories it reads.

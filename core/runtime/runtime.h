@@ -27,8 +27,9 @@ enum class Kind {
   kPath,     // a prefix found through LD_LIBRARY_PATH that is none of the above
   kTorch,    // PyTorch's ROCm wheel, with the runtime it bundles in torch/lib
   kTheRock,  // TheRock's Python wheels (rocm-sdk: _rocm_sdk_core, _rocm_sdk_libraries_*)
+  kBundled,  // the ROCm a program ships beside itself (ollama: <exe>/../lib/ollama/rocm)
 };
-std::string_view KindName(Kind kind);  // "system", "distro", "path", "pytorch", "therock"
+std::string_view KindName(Kind kind);  // "system", "distro", "path", "pytorch", "therock", "bundled"
 
 // The GPU code one library of a runtime carries.
 struct Code {
@@ -57,6 +58,8 @@ struct Runtime {
 using Env = std::map<std::string, std::string>;
 
 // Every ROCm runtime a program started with `env` may load, the one it loads first:
+//   0. the ROCm `program` (its absolute path, when known: a unit's ExecStart=) ships beside itself,
+//      which it favours over all others (ollama's <exe>/../lib/ollama/rocm);
 //   1. PyTorch (ROCm build) in the program's Python environment: VIRTUAL_ENV, CONDA_PREFIX, else the
 //      python3 on PATH (its venv when it has pyvenv.cfg, else its prefix's site/dist-packages), and
 //      the user site (HOME/.local/lib/python3.*/site-packages); its bundled runtime in torch/lib, or,
@@ -67,7 +70,7 @@ using Env = std::map<std::string, std::string>;
 //   5. the distribution's libraries in the system library path (with their package's version from
 //      the dpkg status file when there is one).
 // A path that does not exist is skipped; one that cannot be read gives a runtime whose code says why.
-std::vector<Runtime> FindRuntimes(const sys::Root& root, const Env& env);
+std::vector<Runtime> FindRuntimes(const sys::Root& root, const Env& env, std::string_view program = {});
 
 // Whether code built for `target` runs on a GPU whose ISA is `isa` ("gfx1031"): the same
 // processor (features ignored), or a generic target that covers it (LLVM AMDGPUUsage,

@@ -112,6 +112,15 @@ void InstallSystemRocm(const std::string& root_dir, std::string_view version, co
   Link(root_dir, "opt/rocm", options.link_target.empty() ? "/" + real : options.link_target);
 }
 
+void InstallOllama(const std::string& root_dir, std::string_view prefix, std::string_view hip_version,
+                   const std::vector<std::string>& targets) {
+  Put(root_dir, Join(prefix, "bin/ollama"), "placeholder");
+  std::string rocm = Join(prefix, "lib/ollama/rocm");
+  WriteHipLibrary(root_dir, rocm, std::string(hip_version));
+  Put(root_dir, Join(rocm, "librocblas.so.4.3"), "placeholder");
+  WriteRocblasLibrary(root_dir, Join(rocm, "rocblas/library"), targets);
+}
+
 std::string InstallTorchVenv(const std::string& root_dir, std::string_view venv, std::string_view torch_version,
                              const std::optional<std::string>& hip, const std::vector<std::string>& rocblas_targets,
                              const TorchOptions& options) {

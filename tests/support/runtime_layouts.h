@@ -68,6 +68,13 @@ void InstallDistroRocblas(const std::string& root_dir, std::string_view rocblas_
                           std::string_view hip_package_version, const std::vector<std::string>& targets,
                           bool fedora = false);
 
+// ollama's Linux install (install.sh unpacks the tarball into /usr/local): <prefix>/bin/ollama and
+// its bundled ROCm <prefix>/lib/ollama/rocm with libamdhip64.so.<hip_version> and rocBLAS's
+// rocblas/library for `targets` (ollama discover/amd_common.go reads TensileLibrary_lazy_gfx*.dat
+// there).
+void InstallOllama(const std::string& root_dir, std::string_view prefix, std::string_view hip_version,
+                   const std::vector<std::string>& targets);
+
 inline void InstallSystemRocm(const WorldCopy& w, std::string_view version, const std::vector<std::string>& targets,
                               const SystemRocmOptions& options = {}) {
   InstallSystemRocm(w.root(), version, targets, options);

@@ -191,6 +191,73 @@ TEST(EarnedVerdictTest, Rx6700XtWithPytorchInAVenvIsUnsupportedUntilTheOverride)
   EXPECT_THAT(Ids(fixed.gpus[0].notes), Contains("issue.rdna2-miopen-conv-fault"));  // ROCm 6.2 < 7.0: a note
 }
 
+// ollama loads the ROCm it bundles in /usr/local/lib/ollama/rocm, whatever /opt/rocm holds: on an
+// RX 6700 XT (gfx1031) with a system ROCm that has gfx1031 code, ollama.service is still
+// unsupported when its bundle lacks gfx1031, and its own documented override makes it safe.
+TEST(EarnedVerdictTest, OllamaIsJudgedByTheRocmItBundles) {
+  WorldCopy w("rx6900xt");
+  testing::GiveKfd(w);
+  SetKfd(w, 1, "gfx_target_version", "100301");
+  // A system ROCm that (for the test's sake) carries gfx1031 code: the shell's programs are fine.
+  testing::InstallSystemRocm(w, "6.3.3", {"gfx1030", "gfx1031", "gfx1100"});
+  testing::InstallOllama(w.root(), "usr/local", "6.3.42134", {"gfx900", "gfx906", "gfx1030", "gfx1100", "gfx1101"});
+  w.Write("usr/bin/.keep", "");
+  std::filesystem::create_symlink("/usr/local/bin/ollama", w.Path("usr/bin/ollama"));
+  // ollama's install.sh unit, started through the /usr/bin link; the drop-in resets ExecStart=.
+  w.Write("etc/systemd/system/ollama.service",
+          "[Unit]\nDescription=Ollama Service\n[Service]\nExecStart=/usr/local/bin/ollama serve\nUser=ollama\n");
+  w.Write("etc/systemd/system/ollama.service.d/override.conf",
+          "[Service]\nExecStart=\nExecStart=-/usr/bin/ollama serve\nEnvironment=OLLAMA_HOST=0.0.0.0\n");
+  w.Write("etc/systemd/system/multi-user.target.wants/.keep", "");
+  Keep(w, "rx6700xt-ollama");
+  auto root = sys::Root::Open(w.root());
+  auto unit = program::UnitContext(*root, "ollama.service", false, "");
+  ASSERT_TRUE(unit) << unit.error().message;
+  EXPECT_EQ(unit->exec, "/usr/bin/ollama");
+  ComputeReport shell = Check(w, "gemm");
+  EXPECT_EQ(shell.gpus[0].state, State::kSafe);
+  ComputeReport ollama = Check(w, "gemm", {}, *unit);
+  ASSERT_FALSE(ollama.program.runtimes.empty());
+  const runtime::Runtime& loaded = ollama.program.runtimes.front();
+  EXPECT_EQ(loaded.kind, runtime::Kind::kBundled);
+  EXPECT_EQ(loaded.where, "/usr/local/lib/ollama/rocm");
+  EXPECT_EQ(loaded.version, "6.3");
+  EXPECT_EQ(ollama.gpus[0].state, State::kUnsupported);
+  const ComputeReason& why = ollama.gpus[0].reasons.at(0);
+  EXPECT_EQ(why.finding.id, "runtime.no-code");
+  EXPECT_THAT(why.finding.what, HasSubstr("ollama's bundled ROCm 6.3"));
+  EXPECT_THAT(why.finding.fix.text, HasSubstr("HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+  EXPECT_THAT(why.finding.fix.text, HasSubstr("in ollama.service's environment"));
+  EXPECT_THAT(why.finding.fix.text, Not(HasSubstr("TheRock")));  // a wheel does not reach ollama
+  EXPECT_THAT(why.finding.fix.text, Not(HasSubstr("ROCm 10.1")));
+  EXPECT_TRUE(why.finding.fix.set.empty());  // rocmtune's login-shell knob does not reach a service
+  // doctor judges ollama.service by its bundle too.
+  auto doctor = Doctor(*root);
+  ASSERT_TRUE(doctor) << doctor.error().message;
+  int service = 0;
+  for (const DoctorFinding& f : doctor->findings)
+    if (f.id == "compute.service" && f.subject == "ollama.service") {
+      ++service;
+      EXPECT_THAT(f.what, HasSubstr("is unsupported for its programs"));
+    }
+  EXPECT_EQ(service, 1);
+  // ollama's documented override in its drop-in: the bundle's gfx1030 code, safe.
+  w.Write("etc/systemd/system/ollama.service.d/override.conf",
+          "[Service]\nExecStart=\nExecStart=-ollama serve\nEnvironment=HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+  unit = program::UnitContext(*root, "ollama.service", false, "");
+  ASSERT_TRUE(unit);
+  ComputeReport fixed = Check(w, "gemm", {}, *unit);
+  EXPECT_EQ(fixed.gpus[0].state, State::kSafe)
+      << (fixed.gpus[0].reasons.empty() ? "" : fixed.gpus[0].reasons[0].finding.what);
+  // A unit whose program bundles nothing loads the system's ROCm, as before.
+  std::filesystem::remove_all(w.Path("usr/local/lib/ollama"));
+  unit = program::UnitContext(*root, "ollama.service", false, "");
+  ASSERT_TRUE(unit);
+  ComputeReport system = Check(w, "gemm", {}, *unit);
+  ASSERT_FALSE(system.program.runtimes.empty());
+  EXPECT_EQ(system.program.runtimes.front().kind, runtime::Kind::kSystem);
+}
+
 // An RX 5700 XT (gfx1010) with TheRock's multi-arch wheels and their gfx1010 device package: native
 // code, safe without any override; the folklore 10.3.0 override there is a crash (another ISA),
 // and the same override in ollama's service drop-in makes ollama unsafe while the shell is not.

@@ -239,6 +239,33 @@ TEST(UnitContextTest, MaskedMissingAndInvalid) {
   EXPECT_EQ(UnitContext(root, "a b.service", false, "").error().code, ErrorCode::kInvalidArgument);
 }
 
+// ExecStart= names the program (its bundled ROCm is what it loads): prefixes stripped, a reset in
+// a drop-in replaces the unit's, a bare name found in systemd's fixed path (usr/local first),
+// a specifier or an unknown bare name left unknown.
+TEST(UnitContextTest, ExecStartNamesTheProgram) {
+  testing::TestTree t;
+  t.Write("usr/lib/systemd/system/ollama.service", "[Service]\nExecStart=/usr/bin/ollama serve\n");
+  t.Write("usr/local/bin/ollama", "");
+  t.Write("usr/bin/ollama", "");
+  sys::Root root = OpenTree(t);
+  auto plain = UnitContext(root, "ollama.service", false, "");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->exec, "/usr/bin/ollama");
+  t.Write("etc/systemd/system/ollama.service.d/10-exec.conf",
+          "[Service]\nExecStart=\nExecStart=@-ollama ollama serve\n");
+  auto reset = UnitContext(root, "ollama.service", false, "");
+  ASSERT_TRUE(reset);
+  EXPECT_EQ(reset->exec, "/usr/local/bin/ollama");
+  t.Write("etc/systemd/system/ollama.service.d/10-exec.conf",
+          "[Service]\nExecStart=\nExecStart=\"%h/bin/ollama\" serve\n");
+  EXPECT_EQ(UnitContext(root, "ollama.service", false, "")->exec, "");
+  t.Write("etc/systemd/system/ollama.service.d/10-exec.conf", "[Service]\nExecStart=\nExecStart=nothere serve\n");
+  EXPECT_EQ(UnitContext(root, "ollama.service", false, "")->exec, "");
+  // Only the service section counts; [Install] or a socket's keys do not.
+  t.Write("etc/systemd/system/ollama.service.d/10-exec.conf", "[Install]\nExecStart=/usr/local/bin/ollama\n");
+  EXPECT_EQ(UnitContext(root, "ollama.service", false, "")->exec, "/usr/bin/ollama");
+}
+
 TEST(UnitContextTest, UserUnitGetsEnvironmentD) {
   testing::TestTree t;
   t.Write("home/u/.config/systemd/user/llama.service", "[Service]\nEnvironment=MODELS=%h/models\n");

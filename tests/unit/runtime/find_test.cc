@@ -80,6 +80,32 @@ TEST(RuntimeFind, SystemRocmThroughItsAbsoluteLink) {
   EXPECT_EQ(CodeOf(rocm, "rocblas")->path, "/opt/rocm-6.3.1/lib/rocblas/library");
 }
 
+// A program that ships its own ROCm (ollama's <exe>/../lib/ollama/rocm) loads it first, found from
+// the program's real path; without the program's path, or for a program without one, nothing.
+TEST(RuntimeFind, ProgramBundledRocmComesFirst) {
+  testing::TestTree tree;
+  testing::InstallSystemRocm(tree.path(), "6.3.1", {"gfx1030"});
+  testing::InstallOllama(tree.path(), "usr/local", "6.3.42134", {"gfx1030", "gfx1100"});
+  tree.Symlink("usr/bin/ollama", "/usr/local/bin/ollama");
+  auto root = sys::Root::Open(tree.path());
+  ASSERT_TRUE(root);
+  auto runtimes = FindRuntimes(*root, {}, "/usr/bin/ollama");
+  ASSERT_EQ(KindsOf(runtimes), (std::vector<Kind>{Kind::kBundled, Kind::kSystem}));
+  const Runtime& ollama = runtimes[0];
+  EXPECT_EQ(ollama.where, "/usr/local/lib/ollama/rocm");
+  EXPECT_EQ(ollama.version, "6.3");
+  EXPECT_EQ(ollama.hip_version, "6.3.42134");
+  EXPECT_EQ(ollama.label, "ollama's bundled ROCm 6.3 (/usr/local/lib/ollama/rocm)");
+  EXPECT_TRUE(Mentions(ollama.evidence, "/usr/bin/ollama -> /usr/local/bin/ollama"));
+  ASSERT_NE(CodeOf(ollama, "rocblas"), nullptr);
+  EXPECT_EQ(CodeOf(ollama, "rocblas")->targets, (Targets{"gfx1030", "gfx1100"}));
+  EXPECT_EQ(KindName(ollama.kind), "bundled");
+  EXPECT_EQ(KindsOf(FindRuntimes(*root, {})), (std::vector<Kind>{Kind::kSystem}));
+  EXPECT_EQ(KindsOf(FindRuntimes(*root, {}, "/opt/rocm/bin/rocminfo")), (std::vector<Kind>{Kind::kSystem}));
+  EXPECT_EQ(KindsOf(FindRuntimes(*root, {}, "relative/ollama")), (std::vector<Kind>{Kind::kSystem}));
+  EXPECT_EQ(KindsOf(FindRuntimes(*root, {}, "/gone/ollama")), (std::vector<Kind>{Kind::kSystem}));
+}
+
 TEST(RuntimeFind, RelativeLinkAndRocmPath) {
   testing::TestTree tree;
   testing::InstallSystemRocm(tree.path(), "6.3.1", {"gfx1100"}, LinkedTo("rocm-6.3.1"));
@@ -164,6 +190,31 @@ TEST(RuntimeFind, VirtualEnvironmentFoundThroughPath) {
   EXPECT_EQ(runtimes[0].python, "venv /srv/app/.venv (python3 on PATH)");
   EXPECT_EQ(runtimes[0].version, "6.1");
   EXPECT_EQ(CodeOf(runtimes[0], "torch")->targets, (Targets{"gfx1010", "gfx1031"}));
+}
+
+// `python -m venv --system-site-packages`: pyvenv.cfg's include-system-site-packages = true lets
+// the venv import the base interpreter's packages (after its own, the user site first); false or
+// missing keeps them out.
+TEST(RuntimeFind, VenvWithSystemSitePackagesSeesTheSystemsTorch) {
+  testing::TestTree tree;
+  tree.Write("usr/bin/python3.11", "");
+  testing::InstallTorchVenv(tree.path(), "usr/local", "2.5.1+rocm6.2", "6.2.41133-dd7f95766", {"gfx1030"},
+                            Torch("python3.11", true, "libtorch_hip.so", false));
+  tree.Write("home/u/venv/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n");
+  tree.Mkdir("home/u/venv/lib/python3.11/site-packages");
+  const Env env = {{"VIRTUAL_ENV", "/home/u/venv"}, {"HOME", "/home/u"}};
+  EXPECT_TRUE(Find(tree.path(), env).empty());
+  tree.Write("home/u/venv/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = True\nversion = 3.11.2\n");
+  auto runtimes = Find(tree.path(), env);
+  ASSERT_EQ(runtimes.size(), 1u);
+  EXPECT_EQ(runtimes[0].package, "torch 2.5.1+rocm6.2");
+  EXPECT_EQ(runtimes[0].where, "/usr/local/lib/python3.11/site-packages/torch");
+  // The venv's own torch shadows the system's.
+  testing::InstallTorchVenv(tree.path(), "home/u/venv", "2.4.1+rocm6.1", "6.1.40091-a8dbc0c19", {"gfx1100"},
+                            Torch("python3.11", true, "libtorch_hip.so", false));
+  runtimes = Find(tree.path(), env);
+  ASSERT_EQ(runtimes.size(), 1u);
+  EXPECT_EQ(runtimes[0].package, "torch 2.4.1+rocm6.1");
 }
 
 TEST(RuntimeFind, TorchWithoutRocmIsNoRuntime) {
