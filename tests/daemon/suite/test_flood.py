@@ -17,7 +17,7 @@ import os
 import signal
 import time
 
-from fixture import CONFIG, DaemonTest
+from fixture import CONFIG, DaemonTest, is_root
 
 TIMEOUT = 240
 FLOODERS = 12
@@ -174,3 +174,51 @@ class FloodTest(DaemonTest):
         self.assertNotIn("asking rocmtuned", r.stderr, r.stderr)
         print(f"root's check with a stopped daemon: exit {r.returncode} after {took:.1f} s")
         self.assertLess(took, 45, "root's client waited for the stopped daemon")
+
+
+# A name owner that answers Ping (libdbus answers org.freedesktop.DBus.Peer itself) and takes
+# every Manager call without ever replying: what root's client meets when rocmtuned is alive but
+# stuck behind a queue. Root's --check must not wait out the call's 30-minute change timeout.
+STUB = """
+import sys, dbus, dbus.mainloop.glib
+from gi.repository import GLib
+from dbus.lowlevel import HANDLER_RESULT_HANDLED, HANDLER_RESULT_NOT_YET_HANDLED, MethodCallMessage
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+bus = dbus.SystemBus()
+if bus.request_name("org.rocmtune1", dbus.bus.NAME_FLAG_DO_NOT_QUEUE) != dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER:
+    sys.exit("the name is taken")
+held = []
+def take(connection, message):
+    if isinstance(message, MethodCallMessage) and message.get_interface() == "org.rocmtune1.Manager":
+        held.append(message)  # never answered
+        with open(sys.argv[1], "a") as f:
+            f.write(message.get_member() + "\\n")
+        return HANDLER_RESULT_HANDLED
+    return HANDLER_RESULT_NOT_YET_HANDLED
+bus.add_message_filter(take)
+open(sys.argv[2], "w").write("ready\\n")
+GLib.MainLoop().run()
+"""
+
+
+class PingOnlyDaemonTest(DaemonTest):
+    def setUp(self):
+        super().setUp()
+        if not is_root():
+            self.skipTest("root's fallback to the local helper: the suite runs as a user")
+        self.start_bus()
+
+    def test_root_check_goes_on_when_the_daemon_answers_ping_but_not_the_call(self):
+        calls, ready = self.path("stub.calls"), self.path("stub.ready")
+        self.spawn("stub", ["/usr/bin/python3", "-c", STUB, calls, ready])
+        self.wait_until(lambda: os.path.exists(ready), "the stub to own the name")
+        start = time.monotonic()
+        r = self.run_cmd([CONFIG["rocmtunectl"], "set", "amdgpu.noretry=0", "--check"], timeout=90)
+        took = time.monotonic() - start
+        print(f"root's check against a daemon that answers only Ping: exit {r.returncode} after {took:.1f} s")
+        self.assertTrue(os.path.exists(calls), f"the client never called Set: {r.stderr}")
+        self.assertIn("going on without it", r.stderr, r.stderr)
+        self.assertEqual(r.returncode, 0, r.stderr[-1500:])
+        self.assertIn("amdgpu.noretry", r.stdout)
+        # The call's wait is 15 s; anything near the change timeout means it waited for the stub.
+        self.assertLess(took, 45, "root's check waited for the daemon's answer")
