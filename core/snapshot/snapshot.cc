@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "detect/other_writers.h"
+#include "runtime/runtime.h"
 #include "snapshot/archive_out.h"
 #include "snapshot/out_dir.h"
 #include "snapshot/redact.h"
@@ -322,6 +324,30 @@ Result<void> CopyDevice(const sys::Root& root, Writer& w, const std::string& cla
   return {};
 }
 
+// The GPU code a ROCm install carries is read from its library directories' file names
+// (runtime/library_code.cc AddPrefixCode) and HIP's version from libamdhip64's: one empty file per
+// target and directory, and the library's name, keep the snapshot's verdict the machine's without
+// copying a library. Bounded by the directories' size, not the libraries'.
+Result<void> CopyCodeNames(const sys::Root& root, Writer& w, const std::string& prefix) {
+  for (std::string_view dir : {"lib/rocblas/library", "lib/hipblaslt/library", "share/miopen/db", ".kpack"}) {
+    const std::string path = sys::JoinPath(prefix, dir);
+    auto names = root.ListDir(path);
+    if (!names) continue;
+    std::sort(names->begin(), names->end());
+    std::set<std::string> seen;
+    for (const std::string& name : *names) {
+      std::vector<std::string> targets = runtime::TargetsInNames({name});
+      if (targets.empty() || !seen.insert(targets.front()).second) continue;
+      if (auto r = w.WriteFile(sys::JoinPath(path, name), "", 0, 0644); !r) return r;
+    }
+  }
+  if (auto names = root.ListDir(sys::JoinPath(prefix, "lib")))
+    for (const std::string& name : *names)
+      if (name.starts_with("libamdhip64.so.") && std::count(name.begin(), name.end(), '.') >= 4)
+        if (auto r = w.WriteFile(sys::JoinPath(prefix, "lib/" + name), "", 0, 0644); !r) return r;
+  return {};
+}
+
 Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<const ExtraFile> extra) {
   Writer w(root, out, extra);
   // /opt/rocm is a link to the release's directory (AMD's packages): the link is kept, so the
@@ -331,6 +357,9 @@ Result<SnapshotStats> WriteWorld(const sys::Root& root, Sink& out, std::span<con
     auto real = w.CopyLinkChain("opt/rocm");
     if (!real) return tl::unexpected(real.error());
     if (auto r = w.CopyFile(*real + "/.info/version"); !r) return tl::unexpected(r.error());
+    if (auto r = CopyCodeNames(root, w, *real); !r) return tl::unexpected(r.error());
+  } else if (root.IsDirectory("opt/rocm")) {
+    if (auto r = CopyCodeNames(root, w, "opt/rocm"); !r) return tl::unexpected(r.error());
   }
   for (std::string_view f : kSystemFiles) {
     if (rocm_link && f.starts_with("opt/rocm/")) continue;

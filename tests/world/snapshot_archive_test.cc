@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
+#include "runtime_layouts.h"
 #include "client/exit_codes.h"
 
 namespace fs = std::filesystem;
@@ -58,6 +59,9 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
   if (status != 0) GTEST_SKIP() << "tar is not installed";
   WorldCopy w(kSnapshotArchiveWorld);
   AddPrivateFacts(w);
+  // The runtime's code is read from its library names: the snapshot keeps them (empty files), so
+  // its verdict is the machine's.
+  testing::InstallSystemRocm(w, "6.2.4", {"gfx900", "gfx906", "gfx1030", "gfx1100"});
   auto set = w.Ctl({"set", "cmdline.iommu=pt"});  // a journal and an owned file to carry
   ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
   ASSERT_GT(w.JournalFiles(), 0u);
@@ -103,10 +107,17 @@ TEST(SnapshotArchiveCliTest, ExtractedArchiveIsTheSourceWorldWithoutPrivateFacts
         {"root=UUID=439868dc-c5d4-4754-8106-ac392fe377cd", "root=UUID=redacted"},
         {"secrethost", "redacted"},
         {"/home/alice", "/home/redacted"},
+        // An absolute link is kept relative, so it stays inside the extracted tree.
+        {"/opt/rocm -> /opt/rocm-6.2.4", "/opt/rocm -> rocm-6.2.4"},
         {w.root(), top}})
     expected = Replace(expected, from, to);
   EXPECT_EQ(extracted.out, expected);
   EXPECT_NE(extracted.out.find("iommu"), std::string::npos);
+  EXPECT_NE(extracted.out.find("\"/opt/rocm-6.2.4/lib/rocblas/library\""), std::string::npos);
+  // One empty file per target and directory, no library itself.
+  EXPECT_TRUE(fs::exists(top + "/opt/rocm-6.2.4/lib/rocblas/library/Kernels.so-000-gfx1030.hsaco"));
+  EXPECT_EQ(fs::file_size(top + "/opt/rocm-6.2.4/lib/rocblas/library/Kernels.so-000-gfx1030.hsaco"), 0u);
+  EXPECT_FALSE(fs::exists(top + "/opt/rocm-6.2.4/lib/librocblas.so.4.3"));
 }
 
 TEST(SnapshotArchiveCliTest, TakesExactlyOneOfDirAndOutputAndNeverReplacesAFile) {
