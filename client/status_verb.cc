@@ -52,7 +52,22 @@ std::string ComputeCell(const Doc& compute) {
   return notes.is_array() && !notes.empty() ? "safe (notes)" : "safe";
 }
 
-// "6.3.1 system (/opt/rocm-6.3.1); PyTorch 2.5.1+rocm6.2 in /home/u/venv (HIP 6.2.41133, code for ...)".
+// "system ROCm 6.3.1 (/opt/rocm -> /opt/rocm-6.3.1) (HIP 6.3.60301, code for gfx900 … gfx1102 (11
+// targets))": a runtime, its HIP and the GPU targets its libraries carry, in gfx order.
+std::string RuntimeText(const std::string& label, const std::string& hip, std::vector<std::string> targets) {
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  std::stable_sort(targets.begin(), targets.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+  std::string detail = hip.empty() ? "" : "HIP " + hip;
+  if (!targets.empty())
+    detail += fmt::format("{}code for {}", detail.empty() ? "" : ", ",
+                          targets.size() > 8
+                              ? fmt::format("{} … {} ({} targets)", targets.front(), targets.back(), targets.size())
+                              : fmt::format("{}", fmt::join(targets, " ")));
+  return fmt::format("{}{}", label, detail.empty() ? "" : " (" + detail + ")");
+}
+
 std::string RuntimesLine(const Doc& doc, const Doc& system) {
   const Doc& runtimes = Member(Member(doc, "program"), "runtimes");
   if (!runtimes.is_array() || runtimes.empty())
@@ -62,16 +77,8 @@ std::string RuntimesLine(const Doc& doc, const Doc& system) {
     std::vector<std::string> targets;
     for (const Doc& c : Member(r, "code"))
       for (const Doc& t : Member(c, "targets"))
-        if (t.is_string() && std::find(targets.begin(), targets.end(), t.get<std::string>()) == targets.end())
-          targets.push_back(t.get<std::string>());
-    std::string hip = Field(r, "hip_version", "");
-    std::string detail = hip.empty() ? "" : "HIP " + hip;
-    if (!targets.empty())
-      detail += fmt::format("{}code for {}", detail.empty() ? "" : ", ",
-                            targets.size() > 8
-                                ? fmt::format("{} … {} ({} targets)", targets.front(), targets.back(), targets.size())
-                                : fmt::format("{}", fmt::join(targets, " ")));
-    parts.push_back(fmt::format("{}{}", Field(r, "label"), detail.empty() ? "" : " (" + detail + ")"));
+        if (t.is_string()) targets.push_back(t.get<std::string>());
+    parts.push_back(RuntimeText(Field(r, "label"), Field(r, "hip_version", ""), std::move(targets)));
   }
   return fmt::format("{}", fmt::join(parts, "; "));
 }
@@ -180,7 +187,11 @@ std::string ShellRuntimes(const Context& ctx) {
     if (s.value) env[s.name] = *s.value;
   std::vector<std::string> labels;
   for (const runtime::Runtime& r : runtime::FindRuntimes(*root, env))
-    if (r.kind == runtime::Kind::kTorch || r.kind == runtime::Kind::kTheRock) labels.push_back(r.label);
+    if (r.kind == runtime::Kind::kTorch || r.kind == runtime::Kind::kTheRock) {
+      std::vector<std::string> targets;
+      for (const runtime::Code& c : r.code) targets.insert(targets.end(), c.targets.begin(), c.targets.end());
+      labels.push_back(RuntimeText(r.label, r.hip_version.value_or(""), std::move(targets)));
+    }
   return labels.empty() ? "" : fmt::format("{}", fmt::join(labels, "; "));
 }
 

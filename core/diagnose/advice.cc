@@ -92,15 +92,29 @@ void MixedMachine(Assessment& a) {
     if (g.kfd_node) by_node.push_back(&g);
   std::sort(by_node.begin(), by_node.end(),
             [](const detect::Gpu* x, const detect::Gpu* y) { return *x->kfd_node < *y->kfd_node; });
-  std::vector<std::string> good, bad;
+  std::vector<std::string> good, bad, good_ids;
   for (size_t i = 0; i < by_node.size(); ++i) {
     Verdict v = VerdictFor(a, *by_node[i], knowledge::kWorkloadAny);
-    if (v.safe()) good.push_back(std::to_string(i));
-    else bad.push_back(by_node[i]->id);
+    if (v.safe()) {
+      good.push_back(std::to_string(i));
+      good_ids.push_back(by_node[i]->id);
+    } else {
+      bad.push_back(by_node[i]->id);
+    }
   }
   for (const detect::Gpu& g : a.inventory.gpus)
     if (!g.kfd_node) bad.push_back(g.id);
   if (good.empty() || bad.empty()) return;
+  // On a mixed machine the first fix for a GPU without code or with a crash is to keep programs
+  // off it, on the GPUs that work (AMD's answer for an iGPU beside a supported card,
+  // ROCm/ROCm#3401); changing its code or its ROCm comes after.
+  for (Finding& f : a.findings) {
+    if (std::find(bad.begin(), bad.end(), f.gpu) == bad.end()) continue;
+    if ((f.effect != Effect::kUnsupported && f.effect != Effect::kCrash) || f.severity == Severity::kInfo) continue;
+    f.fix.text = fmt::format("Keep programs on {} and off {}: start them with ROCR_VISIBLE_DEVICES={}.{}{}",
+                             fmt::join(good_ids, ", "), f.gpu, fmt::join(good, ","),
+                             f.fix.text.empty() ? "" : " Or: ", f.fix.text);
+  }
   Finding f = MakeFinding(
       FindingName(FindingId::kComputeHideGpus), Severity::kInfo, "ROCR_VISIBLE_DEVICES",
       fmt::format("ROCm programs can run on some GPUs here but not safely on {}", fmt::join(bad, ", ")),

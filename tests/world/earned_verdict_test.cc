@@ -82,6 +82,21 @@ void SetKfd(const WorldCopy& w, int node, std::string_view key, std::string_view
   w.Write(rel, props);
 }
 
+// The rx6900xt capture as an RX 6700 XT (Navi 22, 1002:73DF rev c1, gfx1031): the same card
+// slot, the PCI id and revision amdgpu.ids names "AMD Radeon RX 6700 XT", KFD's gfx1031.
+void AsRx6700Xt(const WorldCopy& w) {
+  const std::string dev = "sys/devices/pci0000:00/0000:0c:00.0/";
+  w.Write(dev + "device", "0x73df\n");
+  w.Write(dev + "revision", "0xc1\n");
+  std::string uevent = w.Read(dev + "uevent");
+  for (std::string_view from : {"73BF", "73bf"})
+    for (size_t at = uevent.find(from); at != std::string::npos; at = uevent.find(from, at))
+      uevent.replace(at, 4, "73DF");
+  w.Write(dev + "uevent", uevent);
+  testing::GiveKfd(w);
+  SetKfd(w, 1, "gfx_target_version", "100301");
+}
+
 // A Ryzen 7000 desktop: the Raphael iGPU (gfx1036, KFD only, from the phoenix APU's captured
 // node) beside an RX 6800-class Navi21 card (the rx6900xt capture, gfx1030), in either KFD order.
 void RaphaelPlusRx6800(const WorldCopy& w, bool igpu_first) {
@@ -125,14 +140,24 @@ TEST(EarnedVerdictTest, RaphaelBesideAnRx6800HidesTheIgpuAndKeepsTheCardInBothOr
     ASSERT_TRUE(a);
     const std::string keep = igpu_first ? "1" : "0";
     bool advised = false;
-    for (const diagnose::Finding& f : a->findings)
+    bool first = false;
+    for (const diagnose::Finding& f : a->findings) {
       if (f.id == "compute.hide-gpus") {
         advised = true;
         EXPECT_THAT(f.fix.text, HasSubstr("ROCR_VISIBLE_DEVICES=" + keep + " "));
         EXPECT_THAT(f.what, HasSubstr(igpu.gpu.id));
         EXPECT_THAT(f.what, Not(HasSubstr(card.gpu.id)));
       }
+      // The iGPU's own fix starts with hiding it; the override comes after.
+      if (f.id == "runtime.no-code" && f.gpu == igpu.gpu.id) {
+        first = f.fix.text.starts_with("Keep programs on " + card.gpu.id + " and off " + igpu.gpu.id +
+                                       ": start them with ROCR_VISIBLE_DEVICES=" + keep + ".");
+        EXPECT_TRUE(first) << f.fix.text;
+        EXPECT_THAT(f.fix.text, HasSubstr("HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+      }
+    }
     EXPECT_TRUE(advised);
+    EXPECT_TRUE(first);
     // Following it: the iGPU is hidden and the answer is the card's.
     ComputeReport hidden = Check(w, "any", {Var("ROCR_VISIBLE_DEVICES", keep)});
     EXPECT_TRUE(hidden.safe());
@@ -150,8 +175,7 @@ TEST(EarnedVerdictTest, RaphaelBesideAnRx6800HidesTheIgpuAndKeepsTheCardInBothOr
 // offered until it is in effect; the RDNA2 MIOpen rumour is a note, not a verdict.
 TEST(EarnedVerdictTest, Rx6700XtWithPytorchInAVenvIsUnsupportedUntilTheOverride) {
   WorldCopy w("rx6900xt");
-  testing::GiveKfd(w);
-  SetKfd(w, 1, "gfx_target_version", "100301");
+  AsRx6700Xt(w);
   testing::InstallSystemRocm(w, "7.0.2", {"gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200"});
   testing::InstallTorchVenv(w.root(), "home/u/venv", "2.5.1+rocm6.2", "6.2.41133-dd7f95766", kTorch25);
   Keep(w, "rx6700xt-torch-venv");
@@ -180,6 +204,10 @@ TEST(EarnedVerdictTest, Rx6700XtWithPytorchInAVenvIsUnsupportedUntilTheOverride)
   EXPECT_EQ(doc["program"]["runtime"]["kind"], "pytorch");
   EXPECT_EQ(doc["program"]["runtime"]["package"], "torch 2.5.1+rocm6.2");
   EXPECT_THAT(status.out, HasSubstr("this shell's Python: PyTorch 2.5.1+rocm6.2"));
+  // Its HIP and code, in gfx order, as the system ROCm's line has them.
+  EXPECT_THAT(status.out, HasSubstr("(HIP 6.2.41133-dd7f95766, code for gfx900 gfx906 gfx908 gfx90a gfx942 gfx1030 "
+                                    "gfx1100)"));
+  EXPECT_THAT(status.out, HasSubstr("code for gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1101 gfx1200)"));
   EXPECT_THAT(w.Ctl({"status"}).out, Not(HasSubstr("this shell's Python")));
   // Without the venv, the system's ROCm 7.0.2 decides: no gfx1031 code either.
   EXPECT_EQ(Check(w, "conv").gpus[0].state, State::kUnsupported);
@@ -196,8 +224,7 @@ TEST(EarnedVerdictTest, Rx6700XtWithPytorchInAVenvIsUnsupportedUntilTheOverride)
 // unsupported when its bundle lacks gfx1031, and its own documented override makes it safe.
 TEST(EarnedVerdictTest, OllamaIsJudgedByTheRocmItBundles) {
   WorldCopy w("rx6900xt");
-  testing::GiveKfd(w);
-  SetKfd(w, 1, "gfx_target_version", "100301");
+  AsRx6700Xt(w);
   // A system ROCm that (for the test's sake) carries gfx1031 code: the shell's programs are fine.
   testing::InstallSystemRocm(w, "6.3.3", {"gfx1030", "gfx1031", "gfx1100"});
   testing::InstallOllama(w.root(), "usr/local", "6.3.42134", {"gfx900", "gfx906", "gfx1030", "gfx1100", "gfx1101"});
