@@ -15,6 +15,7 @@
 #include "client/table.h"
 #include "client/verbs.h"
 #include "runtime/runtime.h"
+#include "util/byte_size.h"
 
 namespace rocmtune::client {
 namespace {
@@ -163,6 +164,37 @@ void PrintLive(const Doc& gpus) {
   }
 }
 
+// An APU's GPU memory is system memory: the line says how much ROCm programs can allocate, in
+// KFD's numbers, and what caps it (a dGPU's is its VRAM column).
+void PrintRocmMemory(const Doc& gpus) {
+  bool first = true;
+  for (const Doc& g : gpus) {
+    const Doc& apu = Member(g, "apu");
+    if (!apu.is_boolean() || !apu.get<bool>()) continue;
+    const Doc& m = Member(g, "rocm_memory");
+    const Doc& total = Member(m, "allocatable_bytes");
+    if (first) fmt::print("\n");
+    first = false;
+    if (!total.is_number_unsigned()) {
+      fmt::print("{}: memory ROCm programs can allocate: unknown ({})\n", Field(g, "id"), Field(m, "unknown", "?"));
+      continue;
+    }
+    std::string limit = Field(m, "limited_by", "");
+    if (limit == "gtt") limit = "amdgpu's GTT";
+    else if (limit == "ram") limit = "KFD's system memory limit";
+    const Doc& gtt = Member(m, "gtt_bytes");
+    const Doc& vram = Member(m, "vram_bytes");
+    const Doc& sys = Member(m, "gtt_allocatable_bytes");
+    fmt::print("{}: memory ROCm programs can allocate: {} ({} VRAM + {} system memory, limited by {}{})\n",
+               Field(g, "id"), util::FormatBytes(total.get<uint64_t>()),
+               vram.is_number_unsigned() ? util::FormatBytes(vram.get<uint64_t>()) : "0",
+               sys.is_number_unsigned() ? util::FormatBytes(sys.get<uint64_t>()) : "?", limit,
+               gtt.is_number_unsigned() && limit != "amdgpu's GTT"
+                   ? fmt::format("; amdgpu's GTT is {}", util::FormatBytes(gtt.get<uint64_t>()))
+                   : "");
+  }
+}
+
 void PrintFindings(const Doc& findings) {
   if (!findings.is_array() || findings.empty()) return;
   fmt::print("\nFindings:\n");
@@ -211,6 +243,7 @@ void PrintStatus(const Doc& doc, const std::string& shell_runtimes) {
   const Doc& gpus = Member(doc, "gpus");
   if (!gpus.is_array() || gpus.empty()) fmt::print("No AMD GPU driven by amdgpu was found.\n");
   else fmt::print("{}", GpuTable(gpus));
+  if (gpus.is_array()) PrintRocmMemory(gpus);
   if (gpus.is_array()) PrintLive(gpus);
   const Doc& knobs = Member(doc, "knobs");
   if (knobs.is_array() && !knobs.empty()) fmt::print("\n{}", KnobTable(knobs));

@@ -75,6 +75,15 @@ window.RocmtuneRender = (function () {
         return li;
     }
 
+    // Bytes as the CLI prints them (util/byte_size.h): binary units, one decimal rounded down.
+    function gib(bytes) {
+        const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+        let u = 0, v = bytes;
+        while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+        if (u === 0) return bytes + " bytes";
+        return (Number.isInteger(v) ? String(v) : (Math.floor(v * 10) / 10).toFixed(1)) + " " + units[u];
+    }
+
     function renderGpus(status, checks) {
         const box = clear($("gpu-list"));
         if (!status.gpus.length) {
@@ -91,6 +100,12 @@ window.RocmtuneRender = (function () {
             fact(dl, "KFD", g.kfd_node !== null && g.kfd_node !== undefined ? "node " + g.kfd_node + (c.usable ? ", usable" : ", not usable")
                 : "not seen by KFD: ROCm cannot use this GPU");
             fact(dl, "ROCm support", c.supported ? "a target ROCm builds for" : "not a target ROCm builds for");
+            const m = g.rocm_memory || {};
+            if (typeof m.allocatable_bytes === "number")
+                fact(dl, "Memory ROCm can allocate", gib(m.allocatable_bytes) +
+                    (g.apu && m.limited_by ? " (system memory limited by " + m.limited_by + ")" : ""));
+            else if (m.unknown)
+                fact(dl, "Memory ROCm can allocate", "unknown: " + m.unknown);
             card.append(dl);
             for (const [w, label] of WORKLOADS) {
                 const doc = checks[w];

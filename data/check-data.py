@@ -225,9 +225,11 @@ for i, issue in enumerate(issues):
                 err(f"{where}: source cites development notes ({note}): {src!r}")
         if re.search(r"(^|\s)#\d+", src.split(" (")[0]):
             err(f"{where}: cite a tracker issue by its https address, not #N: {src!r}")
-    for sym in issue.get("symptoms", []):
+    for sym in issue.get("symptoms", []) + issue.get("requires_symptom", []):
         if not sym.strip():
             err(f"{where}: an empty symptom matches every log")
+    if issue.get("requires_symptom") and not issue.get("symptoms"):
+        err(f"{where}: requires_symptom without symptoms")
 
 # ------------------------------------------------------------------ runtime_code.toml
 # What RuntimeCode::Parse (core/knowledge/runtime_code.cc) checks too, so a data edit fails here

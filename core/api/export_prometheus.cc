@@ -146,6 +146,12 @@ std::string PrometheusText(const ExportReport& report) {
               "The GPU's compute verdict for a workload, as its state label (safe, unknown, unsupported, unsafe, "
               "unusable; check-compute --device GPU --workload W)",
               {{"gpu", g.gpu.id}, {"workload", w}, {"state", std::string(diagnose::StateName(g.state.at(w)))}}, 1);
+  for (size_t i = 0; i < a.inventory.gpus.size() && i < a.memory.size(); ++i)
+    if (const auto& bytes = a.memory[i].allocatable_bytes)
+      e.Gauge("rocmtune_gpu_rocm_allocatable_bytes",
+              "Memory ROCm programs can allocate on the GPU as KFD counts it: VRAM, and for an APU the least of "
+              "GTT, TTM's pages_limit and KFD's system memory limit",
+              {{"gpu", a.inventory.gpus[i].id}}, *bytes);
   for (const std::string& w : ExportWorkloads())
     e.Gauge("rocmtune_compute_safe", "Whether there is a GPU and a workload is safe on every one (check-compute)",
             {{"workload", w}}, report.safe.at(w) ? 1 : 0);

@@ -48,6 +48,21 @@ json ComputeJson(const diagnose::Assessment& a, const detect::Gpu& g) {
           {"notes", notes}};
 }
 
+json Bytes(const std::optional<uint64_t>& b) { return b ? json(*b) : json(nullptr); }
+
+// The memory ROCm programs can allocate (diagnose/rocm_memory.h), every input beside the result.
+json RocmMemoryJson(const diagnose::RocmMemory& m) {
+  return {{"allocatable_bytes", Bytes(m.allocatable_bytes)},
+          {"gtt_allocatable_bytes", Bytes(m.gtt_allocatable_bytes)},
+          {"limited_by", OrNull(m.limited_by)},
+          {"vram_bytes", Bytes(m.vram_bytes)},
+          {"gtt_bytes", Bytes(m.gtt_bytes)},
+          {"ttm_module", OrNull(m.ttm_module)},
+          {"ttm_limit_bytes", Bytes(m.ttm_limit_bytes)},
+          {"kfd_system_limit_bytes", Bytes(m.system_limit_bytes)},
+          {"unknown", OrNull(m.unknown)}};
+}
+
 }  // namespace
 
 Result<StatusReport> Status(const sys::Root& root) { return Status(root, detect::Detect(root), {}); }
@@ -76,6 +91,8 @@ nlohmann::ordered_json StatusJson(const StatusReport& report) {
   doc["program"] = ProgramJson(report.program);
   for (size_t i = 0; i < report.inventory.gpus.size() && i < doc["gpus"].size(); ++i)
     doc["gpus"][i]["compute"] = ComputeJson(report, report.inventory.gpus[i]);
+  for (size_t i = 0; i < report.memory.size() && i < doc["gpus"].size(); ++i)
+    doc["gpus"][i]["rocm_memory"] = RocmMemoryJson(report.memory[i]);
   if (report.live)
     for (size_t i = 0; i < report.live->size() && i < doc["gpus"].size(); ++i)
       doc["gpus"][i]["live"] = LiveJson((*report.live)[i]);

@@ -41,8 +41,9 @@ constexpr std::array kTable = {
                "The option is written for a module that is not the one loaded (ttm under amdgpu-dkms)."},
     FindingRow{kModuleNoEffect, "module.no-effect", Severity::kWarning, Severity::kWarning,
                "The parameter does nothing on the GPUs here."},
-    FindingRow{kModuleDeprecated, "module.deprecated", Severity::kWarning, Severity::kWarning,
-               "The parameter is deprecated and has a successor."},
+    FindingRow{kModuleDeprecated, "module.deprecated", Severity::kInfo, Severity::kWarning,
+               "The parameter is deprecated and has a successor (info on a kernel before the one that deprecates "
+               "it)."},
     FindingRow{kModuleSizeAboveRam, "module.size-above-ram", Severity::kWarning, Severity::kWarning,
                "A memory size parameter is above the machine's RAM."},
     FindingRow{kModuleSizeBelowDefault, "module.size-below-default", Severity::kWarning, Severity::kWarning,

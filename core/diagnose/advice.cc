@@ -81,7 +81,8 @@ void AdminModprobeLine(const sys::Root& root, Finding& f) {
   else
     text = fmt::format("{} is set by {}, a file rocmtune does not manage: edit that line by hand ({})", f.subject, at,
                        sole ? fmt::format("it sets {}", *sole) : sole.error().message);
-  f.fix.text = f.fix.text.empty() ? text : fmt::format("{} {}", f.fix.text, text);
+  f.fix.text =
+      f.fix.text.empty() ? text : fmt::format("{}{} {}", f.fix.text, f.fix.text.ends_with('.') ? "" : ".", text);
 }
 
 // Where some GPUs can run ROCm work and others cannot, programs can be kept to the ones that can:

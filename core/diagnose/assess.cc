@@ -260,10 +260,12 @@ std::optional<Finding> IfSeenNote(const IssueMatch& m) {
   f.severity = Severity::kInfo;
   f.effect = Effect::kNone;
   f.workloads.clear();
-  f.what = i.symptoms.empty()
-               ? fmt::format("Reported, not established ({} confidence): {}", knowledge::ConfidenceName(i.confidence),
-                             i.title)
-               : fmt::format("If a program's log shows \"{}\", the likely cause is: {}", i.symptoms.front(), i.title);
+  f.what = i.symptoms.empty() ? fmt::format("Reported, not established ({} confidence): {}",
+                                            knowledge::ConfidenceName(i.confidence), i.title)
+           : i.requires_symptom.empty()
+               ? fmt::format("If a program's log shows \"{}\", the likely cause is: {}", i.symptoms.front(), i.title)
+               : fmt::format("If a program's log shows \"{}\" with \"{}\", the likely cause is: {}", i.symptoms.front(),
+                             i.requires_symptom.front(), i.title);
   return f;
 }
 
@@ -323,6 +325,16 @@ Finding IssueFinding(const IssueMatch& m) {
   d.confidence = std::string(knowledge::ConfidenceName(i.confidence));
   d.evidence = m.evidence;
   d.symptoms = m.symptoms;
+  if (!m.env_unseen.empty()) {
+    const std::string vars = fmt::format("{}", fmt::join(m.env_unseen, ", "));
+    d.evidence.push_back(
+        fmt::format("{}: not set in the environment rocmtune judged; the program may set it itself", vars));
+    d.fix.text = fmt::format(
+        "Look for {} in the crashed program's own environment: a venv's bin/activate, a conda env's "
+        "etc/conda/activate.d, a service's drop-in or a launcher script (rocmtunectl check-compute --unit NAME, "
+        "--conda ENV or --env-file FILE judges one). Then: {}",
+        vars, d.fix.text);
+  }
   return d;
 }
 
@@ -335,6 +347,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
     a.live = options.known_live ? *options.known_live : detect::ReadLiveFacts(a.inventory.gpus);
   AssessSettings(root, a);
   a.program = MakeProgramView(root, options);
+  for (const detect::Gpu& g : a.inventory.gpus) a.memory.push_back(RocmMemoryOf(root, g));
   a.visibility = program::VisibleGpus(a.inventory, a.program.env);
   AssessCaller(root, options, a);
   if (a.inventory.gpus.empty()) {

@@ -15,6 +15,7 @@
 #include "detect/live_facts.h"
 #include "diagnose/crash_log.h"
 #include "diagnose/finding.h"
+#include "diagnose/rocm_memory.h"
 #include "knobs/backend.h"
 #include "knobs/env_sources.h"
 #include "program/context.h"
@@ -70,6 +71,8 @@ struct Assessment {
   std::optional<std::vector<detect::LiveFacts>> live;
   std::vector<Finding> findings;
   ProgramView program;
+  // The memory ROCm programs can allocate, one per GPU in the inventory's order (rocm_memory.h).
+  std::vector<RocmMemory> memory;
   // The GPUs the program sees and in which order (HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES).
   std::optional<program::Visibility> visibility;
   bool log_given = false;

@@ -62,6 +62,9 @@ inline constexpr size_t kMaxRefs = 16;
 // message PyTorch prints for it ("no kernel image is available for execution on the device").
 // hipErrorNoBinaryForGpu is the enumerator (hip_runtime_api.h); ROCm's PyTorch troubleshooting
 // page spells the printed line "hipErrorNoBinaryForGPU", so the needle stops before the case.
+// rocBLAS, finding no Tensile library for the GPU's target, aborts with "rocBLAS error: Cannot
+// read .../TensileLibrary.dat: No such file or directory for GPU arch : gfx906" (newer builds:
+// "Illegal seek"), listing the TensileLibrary_lazy_gfx*.dat files it has (ROCm/ROCm#4625).
 struct MissingCodeError {
   std::string_view needle;
   std::string_view name;
@@ -71,6 +74,7 @@ inline constexpr MissingCodeError kMissingCode[] = {
     {"Unable to find code object", "Unable to find code object"},
     {"invalid device function", "invalid device function"},
     {"no kernel image is available", "no kernel image is available"},
+    {"for GPU arch : ", "rocBLAS's \"Cannot read TensileLibrary.dat ... for GPU arch\""},
 };
 
 const std::vector<CrashSign>& CrashSigns();

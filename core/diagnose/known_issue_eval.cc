@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "diagnose/assess.h"
+#include "diagnose/rocm_memory.h"
 #include "knobs/env_sources.h"
+#include "util/byte_size.h"
 #include "util/text.h"
 
 namespace rocmtune::diagnose {
@@ -33,9 +35,11 @@ bool InRange(const std::optional<std::string>& have, const std::optional<knowled
   return true;
 }
 
-// The rule without its log_only flag; fills `evidence` with what held.
+// The rule without its log_only flag; fills `evidence` with what held. `unseen` (for a log): a
+// variable the judged environment does not set is unknown for the program that crashed, not
+// false; it is listed there. A variable set to another value still rules the issue out.
 bool RuleHolds(const knowledge::IssueRule& r, const detect::Gpu& gpu, const IssueInputs& in,
-               std::vector<std::string>& evidence) {
+               std::vector<std::string>& evidence, std::vector<std::string>* unseen = nullptr) {
   if (!r.gfx.empty()) {
     if (!gpu.gfx_target || std::find(r.gfx.begin(), r.gfx.end(), *gpu.gfx_target) == r.gfx.end()) return false;
     evidence.push_back(fmt::format("GPU {} is {}", gpu.id, *gpu.gfx_target));
@@ -45,6 +49,10 @@ bool RuleHolds(const knowledge::IssueRule& r, const detect::Gpu& gpu, const Issu
   if (!InRange(in.kernel, r.kernel_min, r.kernel_below, "kernel", evidence)) return false;
   for (const auto& [name, pattern] : r.env) {
     auto it = in.env.find(name);
+    if (it == in.env.end() && unseen) {
+      unseen->push_back(fmt::format("{}={}", name, pattern));
+      continue;
+    }
     if (it == in.env.end() || !ValueMatches(pattern, it->second)) return false;
     evidence.push_back(fmt::format("{}={} in the environment", name, it->second));
   }
@@ -54,12 +62,6 @@ bool RuleHolds(const knowledge::IssueRule& r, const detect::Gpu& gpu, const Issu
     evidence.push_back(it->second);
   }
   return true;
-}
-
-std::optional<uint64_t> ReadNumber(const sys::Root& root, std::string_view rel) {
-  auto text = root.ReadFile(rel);
-  if (!text) return std::nullopt;
-  return ParseU64(Trim(*text));
 }
 
 std::optional<uint64_t> MemTotalBytes(const sys::Root& root) {
@@ -84,13 +86,16 @@ void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
     if (auto mes = root.ReadFile(*gpu.device_dir + "/fw_version/mes_fw_version"); mes && text::ParseHex(*mes) == 0x83)
       in.facts[std::string(knowledge::kFactMesFirmware0x83)] =
           fmt::format("{} runs MES firmware {}", gpu.id, Trim(*mes));
-    auto gtt = ReadNumber(root, *gpu.device_dir + "/mem_info_gtt_total");
+    // What KFD lets ROCm allocate in system memory, not amdgpu's GTT alone: amdgpu.gttsize can
+    // make GTT 124 GiB while TTM's default pages_limit still stops ROCm at half the RAM.
+    const RocmMemory memory = RocmMemoryOf(root, gpu);
     auto ram = MemTotalBytes(root);
     // The TTM default is RAM/2 (ttm_device.c); a little slack for the kernel's rounding.
-    if (gtt && ram && *gtt * 100 <= *ram * 55)
+    if (memory.gtt_allocatable_bytes && ram && *memory.gtt_allocatable_bytes * 100 <= *ram * 55)
       in.facts[std::string(knowledge::kFactGttAtMostHalfRam)] =
-          fmt::format("GTT is {:.1f} GiB of {:.1f} GiB RAM", static_cast<double>(*gtt) / 1073741824.0,
-                      static_cast<double>(*ram) / 1073741824.0);
+          fmt::format("ROCm can allocate {} of {} RAM (limited by {}; amdgpu's GTT is {})",
+                      util::FormatBytes(*memory.gtt_allocatable_bytes), util::FormatBytes(*ram), memory.limited_by,
+                      memory.gtt_bytes ? util::FormatBytes(*memory.gtt_bytes) : "unknown");
   }
 }
 
@@ -101,12 +106,18 @@ std::vector<IssueMatch> EvaluateKnownIssues(const knowledge::KnownIssues& issues
   std::vector<IssueMatch> out;
   for (const knowledge::KnownIssue& issue : issues.issues()) {
     if (issue.when.log_only && !log) continue;
-    IssueMatch m{&issue, gpu.id, {}, {}};
-    if (!RuleHolds(issue.when, gpu, inputs, m.evidence)) continue;
+    IssueMatch m{&issue, gpu.id, {}, {}, {}};
+    if (!RuleHolds(issue.when, gpu, inputs, m.evidence, log ? &m.env_unseen : nullptr)) continue;
     if (log) {
       for (const std::string& s : issue.symptoms)
         if (log->find(s) != std::string_view::npos) m.symptoms.push_back(s);
       if (m.symptoms.empty()) continue;
+      if (!issue.requires_symptom.empty()) {
+        auto shown = std::find_if(issue.requires_symptom.begin(), issue.requires_symptom.end(),
+                                  [&](const std::string& s) { return log->find(s) != std::string_view::npos; });
+        if (shown == issue.requires_symptom.end()) continue;
+        if (std::find(m.symptoms.begin(), m.symptoms.end(), *shown) == m.symptoms.end()) m.symptoms.push_back(*shown);
+      }
     }
     out.push_back(std::move(m));
   }
@@ -117,7 +128,7 @@ std::vector<IssueMatch> EvaluateKnownRisks(const knowledge::KnownIssues& issues,
                                            const IssueInputs& inputs) {
   std::vector<IssueMatch> out;
   for (const knowledge::KnownIssue& issue : issues.issues()) {
-    IssueMatch m{&issue, gpu.id, {}, {}};
+    IssueMatch m{&issue, gpu.id, {}, {}, {}};
     if (RuleHolds(issue.when, gpu, inputs, m.evidence)) out.push_back(std::move(m));
   }
   return out;

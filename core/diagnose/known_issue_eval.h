@@ -29,6 +29,10 @@ struct IssueMatch {
   std::string gpu;                    // the GPU id it concerns
   std::vector<std::string> evidence;  // what made the rule hold, for a person
   std::vector<std::string> symptoms;  // the issue's symptoms found in the log
+  // For a log: the rule's variables the judged environment does not set. The program that crashed
+  // may have set them itself (a venv's activate script, a conda env, a service's drop-in), so
+  // they do not rule the issue out; the fix first says where to look.
+  std::vector<std::string> env_unseen;
 };
 
 // The issues whose rule holds for `gpu`. Without a log, issues only a log can show are left out;

@@ -38,9 +38,11 @@ std::vector<Finding> ServiceChecks(const sys::Root& root, const detect::Inventor
       f.fix.text = why.fix.text;
       f.fix.rocm = why.fix.rocm;
       f.fix.none = why.fix.none;
-      if (!why.file.empty())
-        f.fix.text += fmt::format("{}Edit {}'s setting in /{} (systemctl edit {}), then restart it",
-                                  f.fix.text.empty() ? "" : " ", name, why.file, name);
+      if (!why.file.empty()) {
+        const bool ends = f.fix.text.empty() || f.fix.text.ends_with('.');
+        f.fix.text += fmt::format("{}Edit {}'s setting in /{} (systemctl edit {}), then restart it.",
+                                  f.fix.text.empty() ? "" : (ends ? " " : ". "), name, why.file, name);
+      }
       f.file = why.file;
       f.line = why.line;
       f.sources = why.sources;

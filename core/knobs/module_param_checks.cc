@@ -162,8 +162,9 @@ std::vector<SettingIssue> CheckModuleParam(const KnobContext& ctx, const KnobKey
   const auto deprecated_from = param->deprecated_since ? KernelVersion(*param->deprecated_since) : std::nullopt;
   const auto running = KernelVersion(ctx.inventory.system.kernel);
   const bool not_yet = deprecated_from && running && *running < *deprecated_from;
+  // Before that kernel it is a note (the running kernel still reads it without complaint).
   if (param->deprecated_by)
-    out.push_back({"deprecated", IssueLevel::kWarn,
+    out.push_back({"deprecated", not_yet ? IssueLevel::kNote : IssueLevel::kWarn,
                    not_yet ? fmt::format("{} is deprecated from kernel {} on (this kernel: {}); use {}", text,
                                          *param->deprecated_since, kernel, *param->deprecated_by)
                            : fmt::format("{} is deprecated; use {}", text, *param->deprecated_by),
@@ -185,10 +186,14 @@ void AddToPlan(std::string key_text, SettingIssue issue, plan::Plan& plan) {
 
 std::optional<detect::Finding> ModuleIssueFinding(SettingIssue issue, const KnobKey& key, std::string_view file,
                                                   int line) {
-  if (issue.level == IssueLevel::kCannotCheck || issue.level == IssueLevel::kNote || issue.id == "taints-kernel")
+  // A deprecation the running kernel does not have yet stays an info: the setting works today.
+  const bool later = issue.id == "deprecated" && issue.level == IssueLevel::kNote;
+  if (!later &&
+      (issue.level == IssueLevel::kCannotCheck || issue.level == IssueLevel::kNote || issue.id == "taints-kernel"))
     return std::nullopt;
   // The message says what is wrong; where it is written travels as file and line.
-  detect::Finding f{"module." + issue.id, detect::Severity::kWarning, std::move(issue.message), key.Text()};
+  detect::Finding f{"module." + issue.id, later ? detect::Severity::kInfo : detect::Severity::kWarning,
+                    std::move(issue.message), key.Text()};
   f.file = std::string(file);
   f.line = line;
   f.hint = issue.hint.empty() ? fmt::format("remove it from /{}", file) : std::move(issue.hint);

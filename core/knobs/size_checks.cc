@@ -83,6 +83,18 @@ std::vector<SettingIssue> CheckSize(const KnobContext& ctx, std::string_view key
                    param.source});
     return out;
   }
+  // A limit under 1 GiB (pages_limit=1: one page) leaves the GPU no memory to work with: a unit
+  // mistake as surely as a size above the RAM, refused the same way.
+  if (const DefaultRule* rule = HalfOfRamRule(param); rule && size->bytes < (1ULL << 30) && ram / 2 >= (1ULL << 30)) {
+    out.push_back({"size-below-default", IssueLevel::kRefuseUnlessForced,
+                   fmt::format("{} limits {} to {}, under 1 GiB: the GPU could hardly allocate anything. The unit is "
+                               "{}: {}. --force sets it anyway",
+                               typed, rule->limits, in_bytes, knowledge::UnitPhrase(unit), EightGib(unit)),
+                   fmt::format("leave it unset for the default ({}), or use a size in {} ({})",
+                               util::FormatBytes(ram / 2), knowledge::UnitPhrase(unit), EightGib(unit)),
+                   std::string(rule->source)});
+    return out;
+  }
   if (const DefaultRule* rule = HalfOfRamRule(param); rule && size->bytes < ram / 2) {
     out.push_back({"size-below-default", IssueLevel::kWarn,
                    fmt::format("{} limits {} to {}, below the kernel's default of half the RAM: {} of {}", typed,

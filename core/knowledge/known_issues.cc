@@ -36,6 +36,7 @@ constexpr TomlKey kIssueKeys[] = {
     {"outcome", TomlType::kString},
     {"workloads", TomlType::kStringArray},
     {"symptoms", TomlType::kStringArray},
+    {"requires_symptom", TomlType::kStringArray},
     {"when", TomlType::kTable, true},
     {"fix", TomlType::kTable, true},
     {"sources", TomlType::kStringArray},
@@ -115,6 +116,12 @@ Result<KnownIssue> ParseIssue(const toml::table& t, std::string_view origin) {
   const std::string severity = TomlString(t, "severity").value_or("");
   const std::string confidence = TomlString(t, "confidence").value_or("");
   i.symptoms = TomlStrings(t, "symptoms");
+  i.requires_symptom = TomlStrings(t, "requires_symptom");
+  if (!i.requires_symptom.empty() && i.symptoms.empty())
+    return Fail(ErrorCode::kInvalidData, fmt::format("{}: requires_symptom without symptoms", where));
+  for (const std::string& s : i.requires_symptom)
+    if (s.find_first_not_of(" \t") == std::string::npos)
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: an empty requires_symptom matches every log", where));
   i.sources = TomlStrings(t, "sources");
   if (i.id.empty() || i.title.empty() || i.why.empty())
     return Fail(ErrorCode::kInvalidData, fmt::format("{}: id, title and why are required", where));

@@ -83,6 +83,9 @@ struct KnownIssue {
   Outcome outcome = Outcome::kExplains;
   std::vector<std::string> workloads;  // of kWorkloads; empty: every workload
   std::vector<std::string> symptoms;   // exact substrings of crash logs
+  // A log matches only when it also shows one of these (empty: any symptom is enough): a
+  // generic line ("Memory access fault by GPU node-") alone does not make it this issue.
+  std::vector<std::string> requires_symptom;
   IssueRule when;
   IssueFix fix;
   std::vector<std::string> sources;

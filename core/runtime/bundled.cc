@@ -38,8 +38,8 @@ std::optional<Runtime> BundledRuntime(const sys::Root& root, std::string_view pr
     runtime.evidence.push_back(fmt::format("{}/libamdhip64.so.{}", runtime.where, *runtime.hip_version));
   }
   AddNamedCode(root, "rocblas", library, runtime.code);
-  runtime.label = fmt::format("{}'s bundled ROCm{} ({})", name, runtime.version ? " " + *runtime.version : "",
-                              runtime.where);
+  runtime.label =
+      fmt::format("{}'s bundled ROCm{} ({})", name, runtime.version ? " " + *runtime.version : "", runtime.where);
   return runtime;
 }
 

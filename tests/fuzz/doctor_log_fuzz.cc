@@ -53,6 +53,7 @@ struct Candidate {
   std::string id;
   std::string gpu;
   std::vector<std::string> symptoms;
+  std::vector<std::string> requires_symptom;  // one of these must be in the log too (none: no such need)
 };
 
 // A world and what its doctor report is without a log, computed once per process.
@@ -76,10 +77,18 @@ struct World {
     for (const detect::Gpu& g : gpus) {
       const diagnose::IssueInputs inputs =
           diagnose::GpuInputs(root, diagnose::ProgramInputs(status->inventory, status->program), g);
-      for (diagnose::IssueMatch& m : diagnose::EvaluateKnownRisks(issues, g, inputs)) {
-        candidates.push_back({"issue." + m.issue->id, g.id, m.issue->symptoms});
-        m.symptoms = m.issue->symptoms;
-        worst.log_matches.push_back(diagnose::IssueFinding(m));
+      // The issues whose rule holds for a log: the machine's, and those whose only unmet
+      // condition is a variable the judged environment does not set (the crashed program may set
+      // it itself), found with a log that shows every symptom.
+      for (const knowledge::KnownIssue& issue : issues.issues()) {
+        std::string all;
+        for (const std::string& s : issue.symptoms) all += s + "\n";
+        for (const std::string& s : issue.requires_symptom) all += s + "\n";
+        for (diagnose::IssueMatch& m : diagnose::EvaluateKnownIssues(issues, g, inputs, all)) {
+          if (m.issue != &issue) continue;
+          candidates.push_back({"issue." + issue.id, g.id, issue.symptoms, issue.requires_symptom});
+          worst.log_matches.push_back(diagnose::IssueFinding(m));
+        }
       }
     }
     // Beyond the issues: per GPU a missing-code and an unexplained-crash finding (and one
@@ -126,7 +135,14 @@ std::map<std::pair<std::string, std::string>, std::vector<std::string>> Expected
     std::vector<std::string> shown;
     for (const std::string& s : c.symptoms)
       if (Contains(log, s)) shown.push_back(s);
-    if (!shown.empty()) out[{c.id, c.gpu}] = shown;
+    if (shown.empty()) continue;
+    if (!c.requires_symptom.empty()) {
+      auto need = std::find_if(c.requires_symptom.begin(), c.requires_symptom.end(),
+                               [&](const std::string& s) { return Contains(log, s); });
+      if (need == c.requires_symptom.end()) continue;
+      if (std::find(shown.begin(), shown.end(), *need) == shown.end()) shown.push_back(*need);
+    }
+    out[{c.id, c.gpu}] = shown;
   }
   return out;
 }

@@ -39,8 +39,8 @@ TEST(CheckComputeCliTest, Rdna2ConvolutionsBeforeRocm7AreSafeWithTheMiopenFaultA
   EXPECT_EQ(conv.exit_code, kExitOk) << conv.out << conv.err;
   EXPECT_THAT(conv.out, HasSubstr("0000:0c:00.0 card0 AMD Radeon RX 6900 XT"));
   EXPECT_THAT(conv.out, HasSubstr("(gfx1030): safe for conv work (HIP device 0) (see the notes)\n"
-                                  "  note: If a program's log shows \"Memory access fault by GPU node-\", the likely "
-                                  "cause is: MIOpen convolution"));
+                                  "  note: If a program's log shows \"Memory access fault by GPU node-\" with "
+                                  "\"Conv_Winograd\", the likely cause is: MIOpen convolution"));
   EXPECT_THAT(conv.out, HasSubstr("[issue.rdna2-miopen-conv-fault]"));
   EXPECT_THAT(conv.out, HasSubstr("    why: Memory access faults in MIOpen convolution solvers"));
   EXPECT_THAT(conv.out, HasSubstr("    fix: Upgrade to ROCm >= 7.0 with matching PyTorch wheels (no report there"));

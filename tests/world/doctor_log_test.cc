@@ -3,6 +3,7 @@
 // address), missing-code errors are linked to the GPU's support finding, the RDNA3/RDNA4 and
 // Strix known issues show on their worlds' logs, and a crash no known issue explains is a
 // warning (exit 1), never "Nothing wrong found".
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
@@ -249,6 +250,100 @@ TEST(DoctorLogTest, Rdna2ConvFaultOnAnRx6600IsTheMiopenIssue) {
   json log = LogSection(w, "MIOpen(HIP): Info [Conv_Winograd_v30_3_1]\n" + FaultLog(1) + DmesgFault("0000:12:00.0"));
   EXPECT_EQ(log["likely_cause"], "issue.rdna2-miopen-conv-fault");
   EXPECT_THAT(Subjects(log), ElementsAre("0000:12:00.0"));
+}
+
+// rocBLAS's abort when its Tensile library has no code for the GPU (the lines of ROCm/ROCm#4625,
+// gfx906 on ROCm 6.4.0, as an RX 6700 XT's gfx1031 prints them): the GPU without code and the fix
+// that works here (the in-family override), never "report it upstream".
+TEST(DoctorLogTest, RocblasTensileLibraryAbortNamesTheGpuWithoutCodeAndTheOverride) {
+  WorldCopy w("rx6900xt");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
+  const std::string node = "sys/class/kfd/kfd/topology/nodes/1/properties";
+  std::string props = w.Read(node);
+  props.replace(props.find("gfx_target_version 100300"), 25, "gfx_target_version 100301");
+  w.Write(node, props);
+  w.Write("opt/rocm/.info/version", "6.4.0\n");
+  const std::string log =
+      "rocBLAS error: Cannot read /opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary.dat: No such file or "
+      "directory for GPU arch : gfx1031\n List of available TensileLibrary Files : \n"
+      "\"/opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary_lazy_gfx1030.dat\"\n"
+      "\"/opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary_lazy_gfx1100.dat\"\nAborted (core dumped)\n";
+  json log_doc = LogSection(w, log);
+  EXPECT_EQ(log_doc["likely_cause"], "log.missing-code-object");
+  EXPECT_THAT(LogFindingIds(log_doc), Not(Contains("log.unexplained-crash")));
+  const json& m = Match(log_doc, "log.missing-code-object");
+  EXPECT_EQ(m["subject"], "0000:0c:00.0");
+  EXPECT_THAT(m["what"].get<std::string>(), HasSubstr("gfx1031"));
+  EXPECT_THAT(m["fix"]["text"].get<std::string>(), HasSubstr("HSA_OVERRIDE_GFX_VERSION=10.3.0"));
+  EXPECT_THAT(m["fix"]["text"].get<std::string>(), Not(HasSubstr("github.com/ROCm/ROCm/issues")));
+  // "Illegal seek", the newer rocBLAS's errno text, is the same abort.
+  json seek = LogSection(w, "rocBLAS error: Cannot read /x/TensileLibrary.dat: Illegal seek for GPU arch : gfx1031\n");
+  EXPECT_EQ(seek["likely_cause"], "log.missing-code-object");
+}
+
+// The MES hang lines (kernel mes_v11_0.c, kfd_device_queue_manager.c; as in ROCm/ROCm#5724's
+// journals) on a Strix GPU running MES 0x83 are that firmware; with 0x80 they are not.
+TEST(DoctorLogTest, MesHangLinesOnStrixWithMes0x83AreTheFirmware) {
+  WorldCopy w("strixpoint");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
+  ASSERT_EQ(w.Read(kStrixMes), "0x00000083\n");
+  const std::string log =
+      "kernel: amdgpu 0000:c1:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE\n"
+      "kernel: amdgpu 0000:c1:00.0: amdgpu: failed to remove hardware queue from MES, doorbell=0x1806\n"
+      "kernel: amdgpu 0000:c1:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset\n"
+      "kernel: amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!\n";
+  json log_doc = LogSection(w, log);
+  EXPECT_EQ(log_doc["gpus"], json::array({"0000:c1:00.0"}));
+  EXPECT_EQ(log_doc["likely_cause"], "issue.strix-mes-firmware-0x83");
+  EXPECT_THAT(Match(log_doc, "issue.strix-mes-firmware-0x83")["symptoms"], Contains("MES failed to respond"));
+  w.Write(kStrixMes, "0x00000080\n");
+  EXPECT_THAT(LogFindingIds(LogSection(w, log)), Not(Contains("issue.strix-mes-firmware-0x83")));
+}
+
+// A generic fault line (llama.cpp, ollama: no MIOpen solver named) on RDNA2 under ROCm 6.4 is not
+// the MIOpen convolution issue; the same line with a Winograd solver is (the test above).
+TEST(DoctorLogTest, AGenericFaultOnRdna2IsNotBlamedOnMiopen) {
+  WorldCopy w("rx6600");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
+  w.Write("opt/rocm/.info/version", "6.4.1\n");
+  json log_doc = LogSection(w, "llama_model_load: loaded meta data\n" + FaultLog(1) + DmesgFault("0000:12:00.0"));
+  EXPECT_THAT(LogFindingIds(log_doc), Not(Contains("issue.rdna2-miopen-conv-fault")));
+  EXPECT_THAT(LogFindingIds(log_doc), Contains("log.unexplained-crash"));
+  // The machine's note says which line makes it this issue.
+  json doc = w.Ctl({"doctor", "--json"}).Json();
+  bool note = false;
+  for (const json& f : doc["findings"])
+    if (f["id"] == "issue.rdna2-miopen-conv-fault") {
+      note = true;
+      EXPECT_THAT(f["what"].get<std::string>(), HasSubstr("with \"Conv_Winograd\""));
+    }
+  EXPECT_TRUE(note);
+}
+
+// An aperture violation on RDNA1 is the 10.3.0 override in the crashed program's environment, even
+// when the environment rocmtune judged does not set it: the match says where to look. An override
+// of another value there rules it out.
+TEST(DoctorLogTest, ApertureViolationOnRdna1SaysToLookForTheOverride) {
+  WorldCopy w("rx5700xt");
+  testing::GiveKfd(w);  // the capture has no KFD: give the GPU the node ROCm needs
+  w.Write("opt/rocm/.info/version", "6.2.0\n");
+  const std::string log = std::string(kAperture) + "Aborted (core dumped)\n";
+  json log_doc = LogSection(w, log);
+  EXPECT_EQ(log_doc["likely_cause"], "issue.rdna1-override-gfx1030");
+  const json& m = Match(log_doc, "issue.rdna1-override-gfx1030");
+  EXPECT_THAT(m["fix"]["text"].get<std::string>(),
+              HasSubstr("Look for HSA_OVERRIDE_GFX_VERSION=10.3.* in the crashed program's own environment"));
+  EXPECT_THAT(m["evidence"], Contains(HasSubstr("not set in the environment rocmtune judged")));
+  // Set in the shell that runs doctor: the match is plain, no "look for".
+  ::setenv("HSA_OVERRIDE_GFX_VERSION", "10.3.0", 1);
+  json seen = LogSection(w, log);
+  ::setenv("HSA_OVERRIDE_GFX_VERSION", "11.0.0", 1);
+  json other = LogSection(w, log);
+  ::unsetenv("HSA_OVERRIDE_GFX_VERSION");
+  EXPECT_EQ(seen["likely_cause"], "issue.rdna1-override-gfx1030");
+  EXPECT_THAT(Match(seen, "issue.rdna1-override-gfx1030")["fix"]["text"].get<std::string>(),
+              Not(HasSubstr("Look for")));
+  EXPECT_THAT(LogFindingIds(other), Not(Contains("issue.rdna1-override-gfx1030")));
 }
 
 // A crash no known issue explains: a warning with what was seen and what to collect, exit 1.

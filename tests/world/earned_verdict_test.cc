@@ -336,7 +336,9 @@ TEST(EarnedVerdictTest, Rx5700XtWithTheRocksGfx1010WheelsIsSafeAndTheOverrideIsN
   EXPECT_EQ(service[0].severity, detect::Severity::kWarning);
   EXPECT_THAT(service[0].what, HasSubstr("is unsafe for its programs"));
   EXPECT_EQ(service[0].file, "etc/systemd/system/ollama.service.d/override.conf");
-  EXPECT_THAT(service[0].fix.text, HasSubstr("systemctl edit ollama.service"));
+  EXPECT_THAT(service[0].fix.text, HasSubstr("generations. Edit ollama.service's setting in "
+                                             "/etc/systemd/system/ollama.service.d/override.conf (systemctl edit "
+                                             "ollama.service), then restart it."));
   EXPECT_TRUE(service[0].fix.profile.empty());
   // Without the override ollama loads the system's ROCm 6.2.4, which has rocBLAS's gfx1010 code and
   // no MIOpen code for it: unsupported (any work includes convolutions), said the same way.

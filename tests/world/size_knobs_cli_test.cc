@@ -55,19 +55,29 @@ TEST(SizeKnobsCliTest, AHugePageCountIsRefusedUnlessForced) {
   EXPECT_EQ(testing::ChangedPaths(before, w.Snapshot(), true), std::vector<std::string>{}) << "--check wrote";
 }
 
-TEST(SizeKnobsCliTest, OnePageWarnsBelowTheKernelsDefaultAndCitesIt) {
+// One page (or anything under 1 GiB) is a unit mistake: refused like a size above the RAM, with
+// the unit said, and --force writes it anyway; 1 GiB and more below half the RAM is a warning.
+TEST(SizeKnobsCliTest, OnePageIsRefusedUnlessForcedAndASmallSizeWarns) {
   WorldCopy w(kSizeKnobsCliWorld);
   w.Write("proc/meminfo", kMeminfo);
   auto r = w.Ctl({"set", "--check", "ttm.pages_limit=1"});
-  EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("warning: ttm.pages_limit=1 limits what TTM lets GPUs take from system memory (amdgpu's "
-                               "GTT follows pages_limit since 6.5) to 4 KiB (1 page of 4 KiB), below the kernel's "
-                               "default of half the RAM: 15.3 GiB of 30.6 GiB"))
+  EXPECT_EQ(r.exit_code, kExitRefused) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("refused: ttm.pages_limit=1 limits what TTM lets GPUs take from system memory "
+                               "(amdgpu's GTT follows pages_limit since 6.5) to 4 KiB (1 page of 4 KiB), under 1 GiB"))
       << r.out;
   EXPECT_THAT(r.out, HasSubstr("source: drivers/gpu/drm/ttm/ttm_device.c ttm_global_init()")) << r.out;
+  auto forced = w.Ctl({"set", "--check", "--force", "--json", "ttm.pages_limit=1"});
+  EXPECT_EQ(forced.exit_code, kExitOk) << forced.out << forced.err;
+  EXPECT_THAT(Messages(forced.Json(), "warnings"), HasSubstr("under 1 GiB")) << forced.out;
+  auto small = w.Ctl({"set", "--check", "ttm.pages_limit=262144"});
+  EXPECT_EQ(small.exit_code, kExitOk) << small.out << small.err;
+  EXPECT_THAT(small.out, HasSubstr("warning: ttm.pages_limit=262144 limits what TTM lets GPUs take from system memory "
+                                   "(amdgpu's GTT follows pages_limit since 6.5) to 1 GiB (262144 pages of 4 KiB), "
+                                   "below the kernel's default of half the RAM: 15.3 GiB of 30.6 GiB"))
+      << small.out;
   auto doc = w.Ctl({"set", "--check", "--json", "amdgpu.gttsize=0"}).Json();
-  EXPECT_THAT(Messages(doc, "warnings"), HasSubstr("amdgpu.gttsize=0 limits amdgpu's GTT (the system memory a GPU "
-                                                   "can map) to 0 bytes (0 MiB)"))
+  EXPECT_THAT(Messages(doc, "refused"), HasSubstr("amdgpu.gttsize=0 limits amdgpu's GTT (the system memory a GPU "
+                                                  "can map) to 0 bytes (0 MiB)"))
       << doc.dump();
 }
 

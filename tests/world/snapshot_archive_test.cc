@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
-#include "runtime_layouts.h"
 #include "client/exit_codes.h"
+#include "runtime_layouts.h"
 
 namespace fs = std::filesystem;
 

@@ -88,11 +88,20 @@ TEST(SizeChecksTest, TheIssuesNumbersOnA32GibMachine) {
   ASSERT_EQ(Ids(huge), "size-above-ram");
   EXPECT_THAT(huge[0].message, HasSubstr("is 363.7 PiB (99999999999999 pages of 4 KiB)"));
 
+  // One page is a unit mistake like the size above: refused unless forced, with the unit said.
   auto one = m.Check("ttm.pages_limit", "1");
   ASSERT_EQ(Ids(one), "size-below-default");
-  EXPECT_EQ(one[0].level, IssueLevel::kWarn);
-  EXPECT_THAT(one[0].message, HasSubstr("to 4 KiB (1 page of 4 KiB), below the kernel's default of half the RAM: "
-                                        "16 GiB of 32 GiB (MemTotal in "));
+  EXPECT_EQ(one[0].level, IssueLevel::kRefuseUnlessForced);
+  EXPECT_THAT(one[0].message, HasSubstr("to 4 KiB (1 page of 4 KiB), under 1 GiB"));
+  EXPECT_THAT(one[0].message, HasSubstr("8 GiB is 2097152"));
+  EXPECT_THAT(one[0].hint, HasSubstr("the default (16 GiB)"));
+  // 1 GiB and more, below half the RAM: a warning, as before.
+  auto small = m.Check("ttm.pages_limit", "262144");
+  ASSERT_EQ(Ids(small), "size-below-default");
+  EXPECT_EQ(small[0].level, IssueLevel::kWarn);
+  EXPECT_THAT(small[0].message, HasSubstr("to 1 GiB (262144 pages of 4 KiB), below the kernel's default of half the "
+                                          "RAM: 16 GiB of 32 GiB (MemTotal in "));
+  EXPECT_EQ(m.Check("ttm.pages_limit", "262143")[0].level, IssueLevel::kRefuseUnlessForced);
   EXPECT_THAT(one[0].source, HasSubstr("ttm_device.c ttm_global_init()"));
   EXPECT_EQ(Ids(m.Check("ttm.page_pool_size", "1")), "size-below-default");
   auto gtt = m.Check("amdgpu.gttsize", "1");

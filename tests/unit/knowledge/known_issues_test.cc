@@ -159,6 +159,11 @@ TEST(KnownIssuesTest, RefusesWhatItCannotHonour) {
   EXPECT_THAT(Broken("\"crash\"", "\"no-gpu\""), HasSubstr("workloads is for outcome \"crash\" only"));
   EXPECT_THAT(Broken("\"crash\"", "\"limits\""), HasSubstr("workloads is for outcome \"crash\" only"));
   EXPECT_THAT(Broken("text = \"do\"", "text = \"do\"\nnone = \"unsupported\""), HasSubstr("needs outcome \"no-gpu\""));
+  // A required symptom narrows the symptoms; it never stands alone, and an empty one would match all.
+  EXPECT_THAT(Broken("symptoms = [\"boom\"]", "requires_symptom = [\"solver\"]"),
+              HasSubstr("requires_symptom without symptoms"));
+  EXPECT_THAT(Broken("symptoms = [\"boom\"]", "symptoms = [\"boom\"]\nrequires_symptom = [\" \"]"),
+              HasSubstr("empty requires_symptom"));
 }
 
 // RDNA1 is judged by the code objects of the runtime a program loads (AMD's rocBLAS carries
