@@ -130,7 +130,9 @@ void PrintLive(const Doc& gpus) {
   for (const Doc& g : gpus) {
     const Doc& live = Member(g, "live");
     if (!live.is_object()) continue;
-    if (!any) fmt::print("\nLive (rocm-smi-lib {}):\n", Field(live, "library_version", "version unknown"));
+    if (!any)
+      fmt::print("\nLive ({} {}):\n", Field(live, "source", "no SMI library"),
+                 Field(live, "library_version", "version unknown"));
     any = true;
     const Doc& pcie = Member(live, "pcie");
     const Doc& fw = Member(live, "firmware");

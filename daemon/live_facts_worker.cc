@@ -64,10 +64,10 @@ void LiveFactsWorker::Start(const std::vector<detect::Gpu>& gpus) {
       facts = probe(gpus);
     } catch (const std::exception& e) {
       LogCaught("the live facts probe", nullptr, e.what());
-      facts = detect::MatchLiveFacts(gpus, {fmt::format("internal error: {}", e.what()), "", {}});
+      facts = detect::MatchLiveFacts(gpus, {fmt::format("internal error: {}", e.what()), "", "", "", {}});
     } catch (...) {
       LogCaught("the live facts probe", nullptr, "an unknown exception");
-      facts = detect::MatchLiveFacts(gpus, {"internal error", "", {}});
+      facts = detect::MatchLiveFacts(gpus, {"internal error", "", "", "", {}});
     }
     {
       std::lock_guard lock(mutex_);

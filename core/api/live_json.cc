@@ -56,7 +56,7 @@ json LiveJson(const detect::LiveFacts& facts) {
 
   json throttle = unknown.Put("throttle_status", d.throttle_status, [](uint32_t s) { return json(s); });
   return json{
-      {"source", "rocm-smi-lib"},
+      {"source", facts.source.empty() ? json(nullptr) : json(facts.source)},
       {"library_version", facts.library_version.empty() ? json(nullptr) : json(facts.library_version)},
       {"firmware", std::move(firmware)},
       {"ecc", std::move(ecc)},

@@ -130,6 +130,8 @@ constexpr std::array kTable = {
                "The GPU's power management firmware reports throttling."},
     FindingRow{kLiveUnknown, "live.unknown", Severity::kInfo, Severity::kInfo,
                "rocm-smi-lib could not be asked, and why."},
+    FindingRow{kLiveStaleSmiMutex, "live.stale-smi-mutex", Severity::kWarning, Severity::kWarning,
+               "A world-writable rocm-smi-lib mutex file in /dev/shm that no running program holds."},
     FindingRow{kLogMissingCodeObject, "log.missing-code-object", Severity::kWarning, Severity::kWarning,
                "The crash log shows HIP found no code object for the GPU."},
     FindingRow{kLogOtherGpu, "log.other-gpu", Severity::kInfo, Severity::kInfo,

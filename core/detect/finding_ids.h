@@ -74,6 +74,7 @@ enum class FindingId {
   kLivePcieReplays,
   kLiveThrottling,
   kLiveUnknown,
+  kLiveStaleSmiMutex,
   kLogMissingCodeObject,
   kLogOtherGpu,
   kLogUnexplainedCrash,

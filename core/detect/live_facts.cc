@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace rocmtune::detect {
 
 PciAddress FromBdfId(uint64_t bdfid) {
@@ -23,10 +25,11 @@ sys::SmiDevice UnknownDevice(const std::string& reason) {
 std::vector<LiveFacts> MatchLiveFacts(const std::vector<Gpu>& gpus, const sys::SmiProbe& probe) {
   std::vector<LiveFacts> out;
   for (const Gpu& g : gpus) {
-    LiveFacts f{g.id, probe.version, probe.error, {}};
+    LiveFacts f{g.id, probe.source, probe.version, probe.error, {}};
     auto same = [&](const sys::SmiDevice& d) { return FromBdfId(d.bdfid).ToString() == g.id; };
     auto it = std::find_if(probe.devices.begin(), probe.devices.end(), same);
-    if (f.unavailable.empty() && it == probe.devices.end()) f.unavailable = "rocm-smi-lib does not list this GPU";
+    if (f.unavailable.empty() && it == probe.devices.end())
+      f.unavailable = fmt::format("{} does not list this GPU", probe.source);
     f.smi = f.unavailable.empty() ? *it : UnknownDevice(f.unavailable);
     out.push_back(std::move(f));
   }

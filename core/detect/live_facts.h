@@ -1,4 +1,4 @@
-// Live facts: what rocm-smi-lib says about each GPU of the inventory (firmware versions, ECC
+// Live facts: what amd-smi or rocm-smi-lib says about each GPU of the inventory (firmware versions, ECC
 // counts, the PCIe link and replays, throttling), matched by PCI address. Only for the live root;
 // every value is known or says why not.
 #pragma once
@@ -15,7 +15,8 @@ namespace rocmtune::detect {
 
 struct LiveFacts {
   std::string gpu_id;
-  std::string library_version;  // rocm-smi-lib's, empty when unknown
+  std::string source;           // "amd-smi" or "rocm-smi-lib"; empty when no library loaded
+  std::string library_version;  // that library's, empty when unknown
   std::string unavailable;      // why nothing at all is known about this GPU; empty otherwise
   sys::SmiDevice smi;           // every value unknown (with the reason) when none was read
 };

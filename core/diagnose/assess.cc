@@ -366,6 +366,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   Append(a.findings, SupportChecks(a.inventory), Kind::kSupport, false);
   AdjustSupport(a);
   if (a.live) Append(a.findings, LiveChecks(*a.live), Kind::kLive, false);
+  Append(a.findings, ShmChecks(root), Kind::kMachine, false);
   AssessKnownIssues(root, a);
   if (options.services) Append(a.findings, ServiceChecks(root, a.inventory), Kind::kMachine, false);
   if (options.log) {

@@ -34,4 +34,7 @@ std::vector<Finding> ServiceChecks(const sys::Root& root, const detect::Inventor
 inline constexpr uint64_t kReplayWarning = 100;
 std::vector<Finding> LiveChecks(const std::vector<detect::LiveFacts>& live);
 
+// shm_checks.cc: every world-writable /dev/shm/rocm_smi_* file no running process holds (warning).
+std::vector<Finding> ShmChecks(const sys::Root& root);
+
 }  // namespace rocmtune::diagnose

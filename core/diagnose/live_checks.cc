@@ -111,7 +111,7 @@ std::vector<Finding> LiveChecks(const std::vector<detect::LiveFacts>& live) {
     CheckThrottle(f, out);
   }
   for (const std::string& why : unavailable) {
-    bool missing = why.starts_with("rocm-smi-lib is not installed");
+    bool missing = why.starts_with("rocm-smi-lib is not installed") || why.starts_with("neither amd-smi nor");
     out.push_back(
         MakeFinding(FindingName(FindingId::kLiveUnknown), Severity::kInfo, "rocm-smi-lib",
                     fmt::format("Firmware versions, ECC counts, the PCIe link and throttling are unknown: {}", why),

@@ -84,7 +84,7 @@ std::string ResolveAll(void* lib, Api& api) {
 // rsmi_init's reference count: rsmi_shut_down once for every successful init.
 class Session {
  public:
-  explicit Session(const Api& api) : api_(api), status_(api.init(0)) {}
+  Session(const Api& api, uint64_t flags) : api_(api), status_(api.init(flags)) {}
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   ~Session() {
@@ -195,7 +195,7 @@ std::vector<std::string> SmiBlockNames(uint64_t mask) {
   return names;
 }
 
-SmiProbe ReadRocmSmi(const std::string& library) {
+SmiProbe ReadRocmSmi(const std::string& library, const SmiLoaded& loaded) {
   SmiProbe probe;
   Library lib(dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL));
   if (!lib) {
@@ -208,11 +208,16 @@ SmiProbe ReadRocmSmi(const std::string& library) {
     probe.error = fmt::format("{} has no {}", library, missing);
     return probe;
   }
+  probe.source = SmiKindName(SmiKind::kRocmSmi);
+  probe.library = library;
+  if (loaded) loaded(SmiKind::kRocmSmi);
   rsmi_version_t v{};
   bool same_layout = false;
+  uint64_t flags = 0;
   if (api.version_get(&v) == RSMI_STATUS_SUCCESS) {
     probe.version = fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
     same_layout = v.major == rocm_smi_VERSION_MAJOR && v.minor == rocm_smi_VERSION_MINOR;
+    flags = RsmiInitFlags(v.major, v.minor);
   }
   // Structures whose size changed across releases (RSMI_MAX_NUM_FREQUENCIES, gpu_metrics) are read
   // only from the release rocmtune was built against.
@@ -220,7 +225,7 @@ SmiProbe ReadRocmSmi(const std::string& library) {
       "rocm-smi-lib {} is not the release rocmtune was built with ({}.{}); its "
       "structure layout is not known",
       probe.version.empty() ? "(unknown version)" : probe.version, rocm_smi_VERSION_MAJOR, rocm_smi_VERSION_MINOR);
-  Session session(api);
+  Session session(api, flags);
   Reader reader(api);
   if (session.status() != RSMI_STATUS_SUCCESS) {
     probe.error = fmt::format("rsmi_init failed ({})", reader.Why(session.status()));

@@ -61,6 +61,18 @@ void CloseOthers(int keep) {
   ::close_range(keep + 1, ~0U, 0);
 }
 
+bool WriteAll(int fd, const std::string& text) {
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The child's answer: one line naming the library once it is loaded (so that a library that
+// aborts or hangs is named), then the probe as JSON.
 [[noreturn]] void Child(int out, const SmiOptions& options, const SandboxOptions& sandbox_options) {
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0) {
@@ -70,18 +82,16 @@ void CloseOthers(int keep) {
   }
   CloseOthers(out);
   std::string text;
+  bool named = false;
   try {
     auto sandbox = EnterSandbox(sandbox_options);
-    text = SmiProbeToJson(sandbox ? ReadRocmSmi(options.library) : Failed(sandbox.error().message)).dump();
+    auto loaded = [&](SmiKind kind) { named = WriteAll(out, fmt::format("{}\n", SmiKindName(kind))); };
+    SmiProbe probe = sandbox ? ReadSmi(options.libraries, loaded) : Failed(sandbox.error().message);
+    text = (named ? "" : "\n") + SmiProbeToJson(probe).dump();
   } catch (...) {
     _exit(3);
   }
-  for (size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(out, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(2);
-    done += static_cast<size_t>(n);
-  }
+  if (!WriteAll(out, text)) _exit(2);
   _exit(0);  // never exit(): the parent's stdio buffers and atexit handlers are not the child's
 }
 
@@ -115,12 +125,18 @@ json SmiProbeToJson(const SmiProbe& probe) {
     PutFact(dev, "throttle_status", d.throttle_status, d.throttle_status.value.value_or(0));
     devices.push_back(std::move(dev));
   }
-  return {{"error", probe.error}, {"version", probe.version}, {"devices", std::move(devices)}};
+  return {{"error", probe.error},
+          {"source", probe.source},
+          {"library", probe.library},
+          {"version", probe.version},
+          {"devices", std::move(devices)}};
 }
 
 SmiProbe SmiProbeFromJson(const json& doc) {
   SmiProbe probe;
   probe.error = doc.at("error").get<std::string>();
+  probe.source = doc.value("source", std::string());
+  probe.library = doc.value("library", std::string());
   probe.version = doc.at("version").get<std::string>();
   auto u64 = [](const json& v) { return Unsigned<uint64_t>(v); };
   for (const json& d : doc.at("devices")) {
@@ -150,11 +166,11 @@ SmiProbe SmiProbeFromJson(const json& doc) {
 
 SmiProbe ProbeRocmSmi(const SmiOptions& options) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Failed(fmt::format("cannot ask rocm-smi-lib: pipe: {}", strerror(errno)));
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Failed(fmt::format("cannot ask the SMI library: pipe: {}", strerror(errno)));
   UniqueFd read_end(fds[0]), write_end(fds[1]);
   const SandboxOptions sandbox = ProbeSandboxOptions(options.shm_is_private);
   pid_t pid = ::fork();
-  if (pid < 0) return Failed(fmt::format("cannot ask rocm-smi-lib: fork: {}", strerror(errno)));
+  if (pid < 0) return Failed(fmt::format("cannot ask the SMI library: fork: {}", strerror(errno)));
   if (pid == 0) Child(write_end.get(), options, sandbox);
   write_end.Reset();
 
@@ -187,16 +203,21 @@ SmiProbe ProbeRocmSmi(const SmiOptions& options) {
   if (timed_out || too_long) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  if (timed_out) return Failed(fmt::format("rocm-smi-lib did not answer within {} ms", options.timeout.count()));
-  if (too_long) return Failed("rocm-smi-lib's answer was longer than expected");
+  // The first line names the library the child loaded; before it did, the parent cannot say which.
+  size_t eol = text.find('\n');
+  std::string who = eol == std::string::npos ? std::string() : text.substr(0, eol);
+  if (who != SmiKindName(SmiKind::kAmdSmi) && who != SmiKindName(SmiKind::kRocmSmi)) who = "the SMI library";
+  if (timed_out) return Failed(fmt::format("{} did not answer within {} ms", who, options.timeout.count()));
+  if (too_long) return Failed(fmt::format("{}'s answer was longer than expected", who));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Failed(fmt::format("rocm-smi-lib failed: the process asking it {}", DescribeExit(status)));
-  auto doc = ParseBoundedJson(text, "rocm-smi-lib's answer");
+    return Failed(fmt::format("{} failed: the process asking it {}", who, DescribeExit(status)));
+  if (eol == std::string::npos) return Failed("the SMI library's answer is not understood: no first line");
+  auto doc = ParseBoundedJson(std::string_view(text).substr(eol + 1), fmt::format("{}'s answer", who));
   if (!doc) return Failed(doc.error().message);
   try {
     return SmiProbeFromJson(*doc);
   } catch (const json::exception& e) {
-    return Failed(fmt::format("rocm-smi-lib's answer is not understood: {}", e.what()));
+    return Failed(fmt::format("{}'s answer is not understood: {}", who, e.what()));
   }
 }
 

@@ -28,6 +28,7 @@ TEST(LiveFactsTest, DecodesBdfIdAsRocmSmiHeaderSays) {
 
 TEST(LiveFactsTest, MatchesDevicesByPciAddressInInventoryOrder) {
   sys::SmiProbe probe;
+  probe.source = "rocm-smi-lib";
   probe.version = "1.0.0";
   probe.devices = {DeviceAt(0xc100, 0x43), DeviceAt(0x0300, 0x99)};  // rsmi's order differs
   auto live = MatchLiveFacts({GpuAt("0000:03:00.0"), GpuAt("0000:c1:00.0"), GpuAt("0000:0c:00.0")}, probe);
@@ -35,6 +36,7 @@ TEST(LiveFactsTest, MatchesDevicesByPciAddressInInventoryOrder) {
   EXPECT_EQ(live[0].gpu_id, "0000:03:00.0");
   EXPECT_EQ(live[0].smi.firmware[0].version.value, 0x99u);
   EXPECT_EQ(live[0].library_version, "1.0.0");
+  EXPECT_EQ(live[0].source, "rocm-smi-lib");
   EXPECT_TRUE(live[0].unavailable.empty());
   EXPECT_EQ(live[1].smi.firmware[0].version.value, 0x43u);
   // Not listed by rocm-smi-lib: every value unknown, with the reason.
@@ -58,9 +60,11 @@ TEST(LiveFactsTest, AFailedProbeLeavesEveryGpuUnknownWithItsReason) {
 
 TEST(LiveFactsTest, NoGpuNoProbe) {
   // A library that cannot exist: asked, it would give an error; not asked, nothing at all.
-  EXPECT_TRUE(ReadLiveFacts({}, {"/nonexistent/librocm_smi64.so.1", std::chrono::milliseconds(1000)}).empty());
-  auto one =
-      ReadLiveFacts({GpuAt("0000:03:00.0")}, {"/nonexistent/librocm_smi64.so.1", std::chrono::milliseconds(5000)});
+  EXPECT_TRUE(ReadLiveFacts(
+                  {}, {{{sys::SmiKind::kRocmSmi, "/nonexistent/librocm_smi64.so.1"}}, std::chrono::milliseconds(1000)})
+                  .empty());
+  auto one = ReadLiveFacts({GpuAt("0000:03:00.0")}, {{{sys::SmiKind::kRocmSmi, "/nonexistent/librocm_smi64.so.1"}},
+                                                     std::chrono::milliseconds(5000)});
   ASSERT_EQ(one.size(), 1u);
   EXPECT_NE(one[0].unavailable.find("rocm-smi-lib is not installed"), std::string::npos) << one[0].unavailable;
 }

@@ -13,7 +13,7 @@ using api::LiveJson;
 
 // A healthy GPU: every value known, nothing to report.
 detect::LiveFacts Healthy(std::string id = "0000:03:00.0") {
-  detect::LiveFacts f{std::move(id), "1.0.0", {}, detect::UnknownDevice("unused")};
+  detect::LiveFacts f{std::move(id), "rocm-smi-lib", "1.0.0", {}, detect::UnknownDevice("unused")};
   for (size_t i = 0; i < f.smi.firmware.size(); ++i) f.smi.firmware[i].version = {0x43 + i, {}};
   f.smi.ecc_enabled = {0x1, {}};
   for (auto& e : f.smi.ecc) e.count = {sys::SmiEccCount{0, 0}, {}};
@@ -91,15 +91,19 @@ TEST(DoctorLiveTest, UnknownValuesMakeNoFindingButAMissingLibraryIsSaidOnce) {
   f.smi = detect::UnknownDevice("rocm-smi-lib: RSMI_STATUS_NOT_SUPPORTED");
   EXPECT_TRUE(LiveChecks({f}).empty());
   std::string why = "rocm-smi-lib is not installed (librocm_smi64.so.1: cannot open shared object file)";
-  detect::LiveFacts a{"0000:03:00.0", "", why, detect::UnknownDevice(why)};
-  detect::LiveFacts b{"0000:0c:00.0", "", why, detect::UnknownDevice(why)};
+  detect::LiveFacts a{"0000:03:00.0", "", "", why, detect::UnknownDevice(why)};
+  detect::LiveFacts b{"0000:0c:00.0", "", "", why, detect::UnknownDevice(why)};
   auto found = LiveChecks({a, b});
   ASSERT_EQ(Ids(found), (std::vector<std::string>{"live.unknown"}));
   EXPECT_NE(found[0].what.find(why), std::string::npos);
   EXPECT_EQ(found[0].severity, detect::Severity::kInfo);
   EXPECT_EQ(found[0].fix.text, "Install it: apt install librocm-smi64-1");
+  // Neither library under any of its names: the same hint.
+  std::string neither = "neither amd-smi nor rocm-smi-lib is installed (tried libamd_smi.so.27, librocm_smi64.so.1)";
+  detect::LiveFacts n{"0000:03:00.0", "", "", neither, detect::UnknownDevice(neither)};
+  EXPECT_EQ(LiveChecks({n}).at(0).fix.text, "Install it: apt install librocm-smi64-1");
   // Another reason, per GPU: said once per reason, and no install hint.
-  detect::LiveFacts c{"0000:0c:00.0", "1.0.0", "rocm-smi-lib does not list this GPU",
+  detect::LiveFacts c{"0000:0c:00.0", "rocm-smi-lib", "1.0.0", "rocm-smi-lib does not list this GPU",
                       detect::UnknownDevice("rocm-smi-lib does not list this GPU")};
   found = LiveChecks({a, c, Healthy()});
   ASSERT_EQ(Ids(found), (std::vector<std::string>{"live.unknown", "live.unknown"}));
@@ -132,7 +136,7 @@ TEST(LiveJsonTest, ValuesAndWhyTheOthersAreUnknown) {
 
 TEST(LiveJsonTest, EverythingUnknownHasAReasonPerValue) {
   std::string why = "rsmi_init failed (rocm-smi-lib: RSMI_STATUS_INIT_ERROR)";
-  auto doc = LiveJson({"0000:03:00.0", "", why, detect::UnknownDevice(why)});
+  auto doc = LiveJson({"0000:03:00.0", "rocm-smi-lib", "", why, detect::UnknownDevice(why)});
   EXPECT_TRUE(doc["library_version"].is_null());
   EXPECT_TRUE(doc["pcie"]["width"].is_null());
   EXPECT_EQ(doc["unknown"]["pcie.link"], why);

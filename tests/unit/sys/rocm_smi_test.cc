@@ -95,7 +95,8 @@ TEST(RocmSmiTest, BlockNamesFollowTheHeadersBits) {
 }
 
 TEST(RocmSmiTest, AMissingLibraryIsAnErrorNotACrash) {
-  SmiProbe probe = ProbeRocmSmi({"/nonexistent/librocm_smi64.so.1", std::chrono::milliseconds(5000)});
+  SmiProbe probe =
+      ProbeRocmSmi({{{sys::SmiKind::kRocmSmi, "/nonexistent/librocm_smi64.so.1"}}, std::chrono::milliseconds(5000)});
   EXPECT_NE(probe.error.find("rocm-smi-lib is not installed (/nonexistent/librocm_smi64.so.1"), std::string::npos)
       << probe.error;
   EXPECT_TRUE(probe.devices.empty());
@@ -103,7 +104,7 @@ TEST(RocmSmiTest, AMissingLibraryIsAnErrorNotACrash) {
 
 TEST(RocmSmiTest, ALibraryWithoutTheFunctionsIsAnError) {
   // libm is loadable and has no rsmi_init.
-  SmiProbe probe = ProbeRocmSmi({"libm.so.6", std::chrono::milliseconds(5000)});
+  SmiProbe probe = ProbeRocmSmi({{{sys::SmiKind::kRocmSmi, "libm.so.6"}}, std::chrono::milliseconds(5000)});
   EXPECT_EQ(probe.error, "libm.so.6 has no rsmi_init");
 }
 

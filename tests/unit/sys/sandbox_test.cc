@@ -149,7 +149,8 @@ TEST(SandboxTest, WithoutUnshareThereIsNoSandboxAndNoLibrary) {
   std::string got = InChild([] {
     if (!RefuseUnshare()) return std::string("no seccomp");
     // The library's path does not matter: it must not be looked at.
-    SmiProbe probe = ProbeRocmSmi({.library = "/nonexistent/librocm_smi64.so.1", .timeout = std::chrono::seconds(5)});
+    SmiProbe probe = ProbeRocmSmi(
+        {.libraries = {{SmiKind::kRocmSmi, "/nonexistent/librocm_smi64.so.1"}}, .timeout = std::chrono::seconds(5)});
     return probe.error;
   });
   if (got == "no seccomp") GTEST_SKIP() << "cannot install a seccomp filter here";
