@@ -47,6 +47,17 @@ bool RuleHolds(const knowledge::IssueRule& r, const detect::Gpu& gpu, const Issu
   if (r.apu && (!gpu.apu || *gpu.apu != *r.apu)) return false;
   if (!InRange(in.rocm_version, r.rocm_min, r.rocm_below, "ROCm", evidence)) return false;
   if (!InRange(in.kernel, r.kernel_min, r.kernel_below, "kernel", evidence)) return false;
+  if (!r.rocm_lines.empty()) {
+    std::optional<knowledge::Version> v = in.rocm_version ? knowledge::ParseVersion(*in.rocm_version) : std::nullopt;
+    if (!v || v->parts.empty()) return false;
+    // Versions drop trailing zeros ("7.0" is {7}): a missing minor is 0.
+    auto minor_of = [](const knowledge::Version& x) { return x.parts.size() > 1 ? x.parts[1] : 0; };
+    if (std::none_of(r.rocm_lines.begin(), r.rocm_lines.end(), [&](const knowledge::Version& line) {
+          return line.parts[0] == v->parts[0] && minor_of(line) == minor_of(*v);
+        }))
+      return false;
+    evidence.push_back(fmt::format("ROCm {}", *in.rocm_version));
+  }
   for (const auto& [name, pattern] : r.env) {
     auto it = in.env.find(name);
     if (it == in.env.end() && unseen) {
@@ -83,6 +94,21 @@ void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
   if (gpu.device_dir) {
     // The MES firmware the driver loaded, as amdgpu_ucode.c's fw_version/mes_fw_version (0444)
     // prints it: "0x%08x" of mes.sched_version & AMDGPU_MES_VERSION_MASK.
+    // AMD's KFD fixes for Strix Halo export cwsr_size in the node's properties (rdna3-5.rst's
+    // required kernels; drm/amdkfd "Export the cwsr_size and ctl_stack_size to userspace").
+    if (gpu.kfd_node)
+      if (auto props = root.ReadFile(fmt::format("sys/class/kfd/kfd/topology/nodes/{}/properties", *gpu.kfd_node))) {
+        bool has = false;
+        for (std::string_view line : SplitLines(*props)) has = has || line.starts_with("cwsr_size ");
+        const std::string node = fmt::format("KFD node {}", *gpu.kfd_node);
+        if (!has) {
+          in.facts[std::string(knowledge::kFactKfdWithoutCwsrSize)] =
+              fmt::format("{} ({}) has no cwsr_size property: the kernel lacks AMD's KFD fixes", node, gpu.id);
+        } else if (auto cwsr = root.ReadFile("sys/module/amdgpu/parameters/cwsr_enable"); cwsr && Trim(*cwsr) == "0") {
+          in.facts[std::string(knowledge::kFactCwsrDisabledWithKfdFix)] =
+              fmt::format("amdgpu.cwsr_enable is 0 while {} has cwsr_size (the kernel has AMD's KFD fixes)", node);
+        }
+      }
     if (auto mes = root.ReadFile(*gpu.device_dir + "/fw_version/mes_fw_version"); mes && text::ParseHex(*mes) == 0x83)
       in.facts[std::string(knowledge::kFactMesFirmware0x83)] =
           fmt::format("{} runs MES firmware {}", gpu.id, Trim(*mes));

@@ -10,8 +10,8 @@
 namespace rocmtune::diagnose {
 namespace {
 
-constexpr uint64_t kPage = 4096;                 // PAGE_SHIFT 12 (x86-64, arm64 4K)
-constexpr uint64_t kReserve = 3ULL << 29;        // AMDGPU_RESERVE_MEM_LIMIT, 1.5 GiB
+constexpr uint64_t kPage = 4096;           // PAGE_SHIFT 12 (x86-64, arm64 4K)
+constexpr uint64_t kReserve = 3ULL << 29;  // AMDGPU_RESERVE_MEM_LIMIT, 1.5 GiB
 
 std::optional<uint64_t> ReadNumber(const sys::Root& root, const std::string& rel) {
   auto text = root.ReadFile(rel, 4096);
@@ -53,8 +53,8 @@ RocmMemory RocmMemoryOf(const sys::Root& root, const detect::Gpu& gpu) {
     if (auto pages = ReadNumber(root, fmt::format("sys/module/{}/parameters/pages_limit", module))) {
       m.ttm_module = module;
       m.ttm_limit_bytes = *pages * kPage;
-      m.evidence.push_back(fmt::format("{}.pages_limit is {} pages ({})", module, *pages,
-                                       util::FormatBytes(*m.ttm_limit_bytes)));
+      m.evidence.push_back(
+          fmt::format("{}.pages_limit is {} pages ({})", module, *pages, util::FormatBytes(*m.ttm_limit_bytes)));
       break;
     }
   }

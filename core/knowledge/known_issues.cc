@@ -18,9 +18,10 @@ namespace {
 
 constexpr TomlKey kKnownIssuesTopKeys[] = {{"schema_version", TomlType::kInteger}, {"issue", TomlType::kTableArray}};
 constexpr TomlKey kWhenKeys[] = {
-    {"gfx", TomlType::kStringArray},   {"apu", TomlType::kBoolean},       {"rocm_min", TomlType::kString},
-    {"rocm_below", TomlType::kString}, {"kernel_min", TomlType::kString}, {"kernel_below", TomlType::kString},
-    {"env", TomlType::kStringTable},   {"facts", TomlType::kStringArray}, {"log_only", TomlType::kBoolean},
+    {"gfx", TomlType::kStringArray},        {"apu", TomlType::kBoolean},       {"rocm_min", TomlType::kString},
+    {"rocm_below", TomlType::kString},      {"kernel_min", TomlType::kString}, {"kernel_below", TomlType::kString},
+    {"env", TomlType::kStringTable},        {"facts", TomlType::kStringArray}, {"log_only", TomlType::kBoolean},
+    {"rocm_lines", TomlType::kStringArray},
 };
 constexpr TomlKey kFixKeys[] = {
     {"text", TomlType::kString},       {"profile", TomlType::kString}, {"set", TomlType::kStringArray},
@@ -51,7 +52,8 @@ constexpr EnumNames<IssueSeverity, 3> kSeverities = {
 constexpr EnumNames<Confidence, 3> kConfidences = {
     {{Confidence::kHigh, "high"}, {Confidence::kMedium, "medium"}, {Confidence::kLow, "low"}}};
 static_assert(Distinct(kOutcomes) && Distinct(kSeverities) && Distinct(kConfidences));
-const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd, kFactMesFirmware0x83};
+const std::set<std::string_view> kFacts = {kFactGttAtMostHalfRam, kFactGpuNotInKfd, kFactMesFirmware0x83,
+                                           kFactKfdWithoutCwsrSize, kFactCwsrDisabledWithKfdFix};
 
 Result<std::optional<Version>> VersionField(const toml::table& t, std::string_view key, std::string_view where) {
   auto text = TomlString(t, key);
@@ -72,6 +74,13 @@ Result<IssueRule> ParseRule(const toml::table& when, std::string_view where) {
     auto v = VersionField(when, key, where);
     if (!v) return tl::unexpected(v.error());
     *slot = *v;
+  }
+  for (const std::string& line : TomlStrings(when, "rocm_lines")) {
+    auto v = ParseVersion(line);
+    if (!v || v->parts.empty() || v->parts.size() > 2)
+      return Fail(ErrorCode::kInvalidData,
+                  fmt::format("{}: rocm_lines '{}' is not a release line (major.minor)", where, line));
+    r.rocm_lines.push_back(*v);
   }
   if (const toml::table* env = when["env"].as_table())
     for (const auto& [k, v] : *env) r.env[std::string(k.str())] = *v.value<std::string>();

@@ -52,11 +52,18 @@ inline constexpr std::string_view kFactGttAtMostHalfRam = "gtt-at-most-half-ram"
 inline constexpr std::string_view kFactGpuNotInKfd = "gpu-not-in-kfd";
 // The GPU runs MES firmware 0x83 (linux-firmware 20251125), reverted for Strix (ROCm#5724).
 inline constexpr std::string_view kFactMesFirmware0x83 = "mes-firmware-0x83";
+// The GPU's KFD node properties have no cwsr_size: the kernel lacks AMD's KFD fixes for Strix Halo
+// (drm/amdkfd "Export the cwsr_size and ctl_stack_size to userspace", in 6.18.4 and the Ubuntu
+// HWE/OEM kernels AMD lists). Unknown (no match) when the properties cannot be read.
+inline constexpr std::string_view kFactKfdWithoutCwsrSize = "kfd-without-cwsr-size";
+// amdgpu.cwsr_enable is 0 while the KFD node has cwsr_size (the fixed kernel).
+inline constexpr std::string_view kFactCwsrDisabledWithKfdFix = "cwsr-disabled-with-kfd-fix";
 
 struct IssueRule {
   std::vector<std::string> gfx;  // any of; empty: every GPU
   std::optional<bool> apu;
   std::optional<Version> rocm_min, rocm_below;  // the installed ROCm (/opt/rocm/.info/version)
+  std::vector<Version> rocm_lines;              // its major.minor is one of these ("7.1": 7.1.x); empty: any
   std::optional<Version> kernel_min, kernel_below;
   // Variable -> value in the environment; a trailing '*' matches any rest ("10.3.*").
   std::map<std::string, std::string> env;

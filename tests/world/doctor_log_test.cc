@@ -200,11 +200,13 @@ TEST(DoctorLogTest, Rdna3AndRdna4FaultsOnKernel618AreTheKernelRegression) {
   }
 }
 
+constexpr std::string_view kStrixNode = "sys/devices/virtual/kfd/kfd/topology/nodes/1/properties";
+
+// A Strix Halo on a kernel with AMD's KFD fixes (the node exports cwsr_size and ctl_stack_size).
 void StrixHalo(const WorldCopy& w) {
-  std::string node = "sys/devices/virtual/kfd/kfd/topology/nodes/1/properties";
-  std::string props = w.Read(node);
+  std::string props = w.Read(kStrixNode);
   props.replace(props.find("gfx_target_version 110500"), 25, "gfx_target_version 110501");
-  w.Write(node, props);
+  w.Write(kStrixNode, props + "cwsr_size 4263936\nctl_stack_size 20480\n");
 }
 
 // The captured Strix Point (LACT's snapshot) runs MES 0x00000083, the firmware ROCm#5724 had rolled back.
@@ -235,6 +237,12 @@ TEST(DoctorLogTest, StrixFaultsPointAtTheMesFirmware) {
     json fixed = LogSection(w, crash);
     EXPECT_THAT(LogFindingIds(fixed), Not(Contains("issue.strix-mes-firmware-0x83")));
     EXPECT_THAT(LogFindingIds(fixed), Contains("log.unexplained-crash"));
+    if (!halo) continue;
+    // A Strix Halo kernel without AMD's KFD fixes (no cwsr_size): that is the likely cause.
+    std::string props = w.Read(kStrixNode);
+    w.Write(kStrixNode, props.substr(0, props.find("cwsr_size")));
+    json old_kernel = LogSection(w, crash);
+    EXPECT_EQ(old_kernel["likely_cause"], "issue.strix-halo-kernel-without-kfd-fixes");
   }
   // An RDNA3 dGPU's fault is not the Strix firmware.
   WorldCopy other("rx7900xtx");

@@ -129,7 +129,9 @@ TEST(CheckComputeTest, StrixHaloAtTheTtmDefaultIsSafeWithALimitNoted) {
   std::string node = "sys/devices/virtual/kfd/kfd/topology/nodes/1/properties";
   std::string props = w.Read(node);
   props.replace(props.find("gfx_target_version 110500"), 25, "gfx_target_version 110501");
-  w.Write(node, props);
+  // A kernel with AMD's KFD fixes (cwsr_size): without them every ROCm is unstable on gfx1151
+  // (issue.strix-halo-kernel-without-kfd-fixes).
+  w.Write(node, props + "cwsr_size 4263936\nctl_stack_size 20480\n");
   // The captured MES firmware 0x83 is a known crash of its own (issue.strix-mes-firmware-0x83).
   w.Write("sys/devices/pci0000:00/0000:c1:00.0/fw_version/mes_fw_version", "0x00000080\n");
   w.Write("proc/meminfo", "MemTotal:       32110204 kB\n");  // the captured GTT is half of it

@@ -43,7 +43,10 @@ TEST(KnownIssuesTest, EveryShippedEntryHasSourcesAFixAndKnobsAndProfilesThatExis
   for (const KnownIssue& i : base.issues()) {
     SCOPED_TRACE(i.id);
     EXPECT_FALSE(i.sources.empty());
-    EXPECT_FALSE(i.symptoms.empty());
+    // A crash or a missing GPU shows in a log; a performance limit a machine fact shows may not.
+    if (i.outcome != Outcome::kLimits) {
+      EXPECT_FALSE(i.symptoms.empty());
+    }
     EXPECT_FALSE(i.fix.text.empty());
     EXPECT_TRUE(i.fix.profile.empty() || profiles.count(i.fix.profile)) << i.fix.profile;
     for (const std::string& s : i.fix.set) {
