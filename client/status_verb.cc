@@ -100,7 +100,7 @@ std::string GpuTable(const Doc& gpus) {
         Field(g, "gc_ip"),
         Field(g, "family"),
         apu.is_boolean() ? (apu.get<bool>() ? "APU" : "dGPU") : "-",
-        vram.is_number_unsigned() ? HumanBytes(vram.get<unsigned long long>()) : "-",
+        vram.is_number_unsigned() ? util::FormatBytes(vram.get<uint64_t>()) : "-",
         Field(g, "card"),
         Field(g, "kfd_node"),
         ComputeCell(Member(g, "compute")),

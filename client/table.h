@@ -18,7 +18,4 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// 8573157376 -> "8.0 GiB"
-std::string HumanBytes(unsigned long long bytes);
-
 }  // namespace rocmtune::client

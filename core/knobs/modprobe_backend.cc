@@ -209,6 +209,11 @@ KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) cons
     state.notes.push_back(
         fmt::format("{} is not a parameter of the {} module: the kernel ignores it", key.Text(), key.module));
   }
+  // amdgpu-dkms's amdgpu counts its own amdttm's limits; the in-kernel ttm's do not reach it.
+  if (key.module == "ttm" && ctx.root.IsDirectory("sys/module/amdttm")) {
+    state.ineffective = true;
+    state.notes.push_back(fmt::format("amdgpu-dkms is loaded: its amdgpu counts amdttm.{}, not this", key.name));
+  }
   // Parameters are read when the module loads: a configured value the running kernel does
   // not show yet needs a reboot (or module reload).
   if (state.configured && state.running && *state.configured != *state.running) state.pending_reboot = true;

@@ -39,6 +39,8 @@ std::vector<KnobState> ReportKnobs(const KnobContext& ctx) {
   auto add = [&](const KnobKey& k) {
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
   };
+  // Under amdgpu-dkms the limit that counts is amdttm's: its row is shown before rocmtune sets it.
+  if (ctx.root.IsDirectory("sys/module/amdttm")) add(*ParseKnobKey("amdttm.pages_limit"));
   for (const KnobKey& k : WatchedKeys()) {
     // Module parameters only where the module is there to have them.
     if (k.kind == KnobKind::kModuleParam &&

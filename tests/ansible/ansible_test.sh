@@ -264,7 +264,10 @@ expect_recap failed 0
 grep -qx 'options amdgpu noretry=0' "$world/$written" 2>/dev/null || fail "run $n: $written not written as planned"
 grep -q 'iommu=pt' "$world/$written_optional" 2>/dev/null || fail "run $n: $written_optional not written as planned"
 [ -x "$world/etc/ansible/facts.d/rocmtune.fact" ] || fail "run $n: the fact is not installed executable in the tree"
-"$ctl" --root "$world" history --json | grep -q "\"profile\": \"$profile\"" ||
+# Read whole before grep: grep -q stops at the first match, and under pipefail the writer's SIGPIPE
+# (a long document) would fail the check that just matched.
+history_json="$("$ctl" --root "$world" history --json)"
+grep -q "\"profile\": \"$profile\"" <<<"$history_json" ||
   fail "run $n: rocmtunectl history has no transaction of $profile"
 
 # 4. The same again: nothing changes anywhere in the role, nothing is written.
@@ -368,7 +371,8 @@ after="$(tree_state)"
 [ "$before" = "$after" ] || fail "run $n: --check changed the world"
 play -e rocmtune_profile=rdna1-safe
 expect_task "Apply the rocmtune profile" changed
-"$ctl" --root "$world" status --json | grep -q '"profile": "rdna1-safe"' || fail "run $n: rdna1-safe is not active"
+status_json="$("$ctl" --root "$world" status --json)"
+grep -q '"profile": "rdna1-safe"' <<<"$status_json" || fail "run $n: rdna1-safe is not active"
 play -e rocmtune_profile=rdna1-safe --check
 expect_task "Apply the rocmtune profile" ok
 play -e rocmtune_profile=rdna1-safe

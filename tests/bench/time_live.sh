@@ -52,7 +52,8 @@ export RUNS=${RUNS:-30}
 WORLDS=${WORLDS:-"phoenix strixpoint"}
 [ -x "$CTL" ] || fail "$CTL missing (run make first)"
 rsmi_require_namespace
-ldconfig -p | grep -q 'librocm_smi64\.so\.1 ' || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
+ldconfig_list="$(ldconfig -p)"
+grep -q 'librocm_smi64\.so\.1 ' <<<"$ldconfig_list" || skip "librocm_smi64.so.1 not installed (librocm-smi64-1)"
 command -v hyperfine >/dev/null || skip "hyperfine is needed (apt-get install hyperfine)"
 
 echo "machine: $(nproc) CPU(s), kernel $(uname -r); runs: $RUNS per command"

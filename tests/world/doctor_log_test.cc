@@ -354,6 +354,28 @@ TEST(DoctorLogTest, ApertureViolationOnRdna1SaysToLookForTheOverride) {
   EXPECT_THAT(LogFindingIds(other), Not(Contains("issue.rdna1-override-gfx1030")));
 }
 
+// A large model that fails to allocate on an APU (Phoenix, gfx1103, TTM at its default of half the
+// RAM) points at the memory ROCm can allocate there, with the numbers and the limit that caps it.
+TEST(DoctorLogTest, OutOfResourcesOnAnApuIsTheAllocatableMemoryLimit) {
+  WorldCopy w("phoenix");
+  testing::GiveKfd(w);                                       // the capture has no KFD: give the GPU the node ROCm needs
+  w.Write("proc/meminfo", "MemTotal:       61394488 kB\n");  // pages_limit 7674311 is half of it
+  const std::string log =
+      "llama_model_load: loading model tensors\n"
+      "hsa_amd_memory_pool_allocate failed: HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the "
+      "necessary resources.\n";
+  json log_doc = LogSection(w, log);
+  EXPECT_EQ(log_doc["likely_cause"], "issue.apu-rocm-memory-limit");
+  const json& m = Match(log_doc, "issue.apu-rocm-memory-limit");
+  EXPECT_THAT(m["evidence"].dump(),
+              HasSubstr("ROCm can allocate 29.2 GiB of 58.5 GiB RAM (limited by ttm.pages_limit"));
+  EXPECT_THAT(m["fix"]["text"].get<std::string>(), HasSubstr("ttm.pages_limit"));
+  // With the limit raised past half the RAM, the same log is not blamed on it.
+  w.Write("sys/module/ttm/parameters/pages_limit", "12582912\n");  // 48 GiB
+  w.Write("sys/devices/pci0000:00/0000:64:00.0/mem_info_gtt_total", std::to_string(12582912ULL * 4096) + "\n");
+  EXPECT_THAT(LogFindingIds(LogSection(w, log)), Not(Contains("issue.apu-rocm-memory-limit")));
+}
+
 // A crash no known issue explains: a warning with what was seen and what to collect, exit 1.
 TEST(DoctorLogTest, AnUnexplainedCrashIsAWarningNeverNothingWrongFound) {
   WorldCopy w("rx6900xt");

@@ -95,10 +95,32 @@ TEST(RocmMemoryTest, AmdttmCountsUnderAmdgpuDkms) {
   WorldCopy w("strixpoint");
   StrixHalo128(w, "amdttm");
   w.Write("sys/module/ttm/parameters/pages_limit", std::to_string(kPagesLimit * 2) + "\n");
-  const json m = Gpu(w.Ctl({"status", "--json"}).Json())["rocm_memory"];
+  const json doc = w.Ctl({"status", "--json"}).Json();
+  const json m = Gpu(doc)["rocm_memory"];
   EXPECT_EQ(m["ttm_module"], "amdttm");
   EXPECT_EQ(m["limited_by"], "amdttm.pages_limit");
   EXPECT_EQ(m["ttm_limit_bytes"], kPagesLimit * 4096);
+  // Its row is there before rocmtune sets it, and ttm's rows say they do not count.
+  json amdttm, ttm;
+  for (const json& k : doc["knobs"]) {
+    if (k["key"] == "amdttm.pages_limit") amdttm = k;
+    if (k["key"] == "ttm.pages_limit") ttm = k;
+  }
+  ASSERT_TRUE(amdttm.is_object()) << doc["knobs"].dump();
+  EXPECT_EQ(amdttm["running"], std::to_string(kPagesLimit));
+  EXPECT_FALSE(amdttm["ineffective"].get<bool>());
+  ASSERT_TRUE(ttm.is_object());
+  EXPECT_TRUE(ttm["ineffective"].get<bool>());
+  EXPECT_THAT(ttm["notes"].dump(), HasSubstr("counts amdttm.pages_limit"));
+  // Without amdgpu-dkms there is no amdttm row and ttm's counts.
+  WorldCopy plain("strixpoint");
+  StrixHalo128(plain);
+  for (const json& k : plain.Ctl({"status", "--json"}).Json()["knobs"]) {
+    EXPECT_NE(k["key"], "amdttm.pages_limit");
+    if (k["key"] == "ttm.pages_limit") {
+      EXPECT_FALSE(k["ineffective"].get<bool>());
+    }
+  }
 }
 
 // A dGPU's is its VRAM; what cannot be read is unknown with the reason, never a guess.
