@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -15,11 +17,34 @@
 namespace rocmtune::sys {
 namespace {
 
-const SmiLibrary kFake{SmiKind::kAmdSmi, ROCMTUNE_FAKE_AMD_SMI};
+// The probe child loads the library as an unprivileged user (nobody, when the tests run as root):
+// a build beneath a private (0700) clone is out of its reach, so the stand-in is copied once to a
+// directory everyone can read, as the real one is in /usr/lib.
+struct ReadableDir {
+  std::string dir;  // empty when it could not be made: the build's own file is used
+  ~ReadableDir() {
+    std::error_code ignored;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+std::string ReadableCopy() {
+  static const ReadableDir scratch = [] {
+    char dir[] = "/tmp/rocmtune-fake-amdsmi-XXXXXX";
+    if (!::mkdtemp(dir)) return ReadableDir{};
+    std::filesystem::permissions(dir, std::filesystem::perms(0755));
+    std::filesystem::copy_file(ROCMTUNE_FAKE_AMD_SMI, std::string(dir) + "/libfake_amd_smi.so");
+    std::filesystem::permissions(std::string(dir) + "/libfake_amd_smi.so", std::filesystem::perms(0644));
+    return ReadableDir{dir};
+  }();
+  return scratch.dir.empty() ? std::string(ROCMTUNE_FAKE_AMD_SMI) : scratch.dir + "/libfake_amd_smi.so";
+}
 
 class AmdSmiTest : public ::testing::Test {
  protected:
+  void SetUp() override { kFake = {SmiKind::kAmdSmi, ReadableCopy()}; }
   void TearDown() override { unsetenv("FAKE_AMDSMI_MODE"); }
+  SmiLibrary kFake;
   static SmiProbe Probe(std::vector<SmiLibrary> libraries, int ms = 10000) {
     return ProbeRocmSmi({.libraries = std::move(libraries), .timeout = std::chrono::milliseconds(ms)});
   }
@@ -29,7 +54,7 @@ TEST_F(AmdSmiTest, ReadsTheFactsAmdSmiGives) {
   SmiProbe probe = Probe({kFake});
   ASSERT_EQ(probe.error, "");
   EXPECT_EQ(probe.source, "amd-smi");
-  EXPECT_EQ(probe.library, ROCMTUNE_FAKE_AMD_SMI);
+  EXPECT_EQ(probe.library, kFake.name);
   EXPECT_EQ(probe.version, "26.2.0");
   ASSERT_EQ(probe.devices.size(), 1u);
   const SmiDevice& d = probe.devices[0];
