@@ -115,7 +115,8 @@ TEST(RocmMemoryTest, AmdttmCountsUnderAmdgpuDkms) {
   // Without amdgpu-dkms there is no amdttm row and ttm's counts.
   WorldCopy plain("strixpoint");
   StrixHalo128(plain);
-  for (const json& k : plain.Ctl({"status", "--json"}).Json()["knobs"]) {
+  const json plain_doc = plain.Ctl({"status", "--json"}).Json();  // kept: a range-for over a temporary's member dangles
+  for (const json& k : plain_doc["knobs"]) {
     EXPECT_NE(k["key"], "amdttm.pages_limit");
     if (k["key"] == "ttm.pages_limit") {
       EXPECT_FALSE(k["ineffective"].get<bool>());
