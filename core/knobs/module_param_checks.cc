@@ -191,6 +191,13 @@ std::optional<detect::Finding> ModuleIssueFinding(SettingIssue issue, const Knob
   if (!later &&
       (issue.level == IssueLevel::kCannotCheck || issue.level == IssueLevel::kNote || issue.id == "taints-kernel"))
     return std::nullopt;
+  // About a file already on the machine, not a `set`: the set verb's "--force sets it anyway" is
+  // not advice here.
+  for (std::string_view tail : {". --force sets it anyway", "; --force sets it anyway"})
+    if (issue.message.ends_with(tail)) {
+      issue.message.resize(issue.message.size() - tail.size());
+      issue.message += '.';
+    }
   // The message says what is wrong; where it is written travels as file and line.
   detect::Finding f{"module." + issue.id, later ? detect::Severity::kInfo : detect::Severity::kWarning,
                     std::move(issue.message), key.Text()};

@@ -162,6 +162,25 @@ TEST(SettingFindingsTest, BundledWorldsAndOwnSettingsGiveNone) {
   for (const json& f : after.at("findings")) EXPECT_FALSE(IsSettingFinding(f)) << f;
 }
 
+// A unit mistake already in an admin's file: the finding says what is wrong and where, without the
+// set verb's "--force sets it anyway" (nothing is being set).
+TEST(SettingFindingsTest, AnAdminsSizeMistakeIsNotAnsweredWithForce) {
+  WorldCopy w("rx6900xt");
+  w.Write("proc/meminfo", "MemTotal:       32110204 kB\n");
+  w.Write("etc/modprobe.d/ttm.conf", "options ttm pages_limit=1\noptions ttm page_pool_size=99999999999\n");
+  json status = SettingStatus(w);
+  const json* small = Find(status, "module.size-below-default", "ttm.pages_limit", "etc/modprobe.d/ttm.conf");
+  const json* huge = Find(status, "module.size-above-ram", "ttm.page_pool_size", "etc/modprobe.d/ttm.conf");
+  ASSERT_NE(small, nullptr) << status["findings"];
+  ASSERT_NE(huge, nullptr) << status["findings"];
+  for (const json* f : {small, huge}) {
+    EXPECT_THAT((*f)["message"].get<std::string>(), Not(HasSubstr("--force"))) << *f;
+    EXPECT_TRUE((*f)["message"].get<std::string>().ends_with(".")) << *f;
+  }
+  // The set verb still offers --force for the same value.
+  EXPECT_THAT(w.Ctl({"set", "--check", "ttm.pages_limit=1"}).out, HasSubstr("--force sets it anyway"));
+}
+
 // Folklore that is really there: vangogh boots with the deprecated amdgpu.gttsize.
 TEST(SettingFindingsTest, VangoghBootsWithDeprecatedGttsize) {
   WorldCopy w("vangogh");
