@@ -7,6 +7,7 @@
 #include "diagnose/assess.h"
 #include "diagnose/rocm_memory.h"
 #include "knobs/env_sources.h"
+#include "sys/meminfo.h"
 #include "util/byte_size.h"
 #include "util/text.h"
 
@@ -75,18 +76,6 @@ bool RuleHolds(const knowledge::IssueRule& r, const detect::Gpu& gpu, const Issu
   return true;
 }
 
-std::optional<uint64_t> MemTotalBytes(const sys::Root& root) {
-  auto meminfo = root.ReadFile("proc/meminfo");
-  if (!meminfo) return std::nullopt;
-  for (std::string_view line : SplitLines(*meminfo)) {
-    if (!line.starts_with("MemTotal:")) continue;
-    std::string_view rest = Trim(line.substr(9));
-    if (rest.ends_with("kB")) rest = Trim(rest.substr(0, rest.size() - 2));
-    if (auto kb = ParseU64(rest)) return *kb * 1024;
-  }
-  return std::nullopt;
-}
-
 void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
   if (gpu.card && !gpu.kfd_node && root.IsDirectory("sys/class/kfd/kfd/topology/nodes"))
     in.facts[std::string(knowledge::kFactGpuNotInKfd)] =
@@ -115,7 +104,8 @@ void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
     // What KFD lets ROCm allocate in system memory, not amdgpu's GTT alone: amdgpu.gttsize can
     // make GTT 124 GiB while TTM's default pages_limit still stops ROCm at half the RAM.
     const RocmMemory memory = RocmMemoryOf(root, gpu);
-    auto ram = MemTotalBytes(root);
+    auto ram_kib = sys::MemTotalKib(root);
+    std::optional<uint64_t> ram = ram_kib ? std::optional<uint64_t>(*ram_kib * 1024) : std::nullopt;
     // The TTM default is RAM/2 (ttm_device.c); a little slack for the kernel's rounding.
     if (memory.gtt_allocatable_bytes && ram && *memory.gtt_allocatable_bytes * 100 <= *ram * 55)
       in.facts[std::string(knowledge::kFactGttAtMostHalfRam)] =

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sys/meminfo.h"
 #include "util/byte_size.h"
 #include "util/text.h"
 
@@ -17,18 +18,6 @@ std::optional<uint64_t> ReadNumber(const sys::Root& root, const std::string& rel
   auto text = root.ReadFile(rel, 4096);
   if (!text) return std::nullopt;
   return text::ParseU64(text::Trim(*text));
-}
-
-std::optional<uint64_t> MemTotal(const sys::Root& root) {
-  auto meminfo = root.ReadFile("proc/meminfo", 1 << 16);
-  if (!meminfo) return std::nullopt;
-  for (std::string_view line : text::SplitLines(*meminfo)) {
-    if (!line.starts_with("MemTotal:")) continue;
-    std::string_view rest = text::Trim(line.substr(9));
-    if (rest.ends_with("kB")) rest = text::Trim(rest.substr(0, rest.size() - 2));
-    if (auto kb = text::ParseU64(rest)) return *kb * 1024;
-  }
-  return std::nullopt;
 }
 
 // amdgpu_amdkfd_gpuvm_init_mem_limits: RAM - RAM/64, less the reserve (halved instead on a
@@ -58,9 +47,10 @@ RocmMemory RocmMemoryOf(const sys::Root& root, const detect::Gpu& gpu) {
       break;
     }
   }
-  if (auto ram = MemTotal(root)) {
-    m.system_limit_bytes = KfdSystemLimit(*ram);
-    m.evidence.push_back(fmt::format("RAM is {}: KFD's system memory limit {}", util::FormatBytes(*ram),
+  if (auto ram_kib = sys::MemTotalKib(root)) {
+    const uint64_t ram = *ram_kib * 1024;
+    m.system_limit_bytes = KfdSystemLimit(ram);
+    m.evidence.push_back(fmt::format("RAM is {}: KFD's system memory limit {}", util::FormatBytes(ram),
                                      util::FormatBytes(*m.system_limit_bytes)));
   }
   struct Cap {
