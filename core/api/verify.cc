@@ -181,13 +181,21 @@ void SysfsDifferences(const System& system, std::vector<Difference>& out) {
 
 // The active profile's settings, as its apply recorded them, still configured: a later `set`
 // or `unset` of one of its keys makes the system differ from the profile.
+// A kernel command line is read from the boot loader's files, which a pending regeneration has
+// not yet rebuilt (grubby's BLS entries, kernel-install's): that row says so, and a profile's
+// command-line value is not "changed since" for it.
 void ProfileDifferences(const System& system, std::vector<Difference>& out) {
   const journal::Transaction* apply = journal::ActiveApply(system.journal);
   if (!apply) return;
+  const bool boot_files_pending = std::any_of(out.begin(), out.end(), [](const Difference& d) {
+    auto regenerator = d.kind == "pending-regeneration" ? plan::ParseRegenerator(d.subject) : std::nullopt;
+    return regenerator && plan::Row(*regenerator).backend == plan::BackendId::kBootloader;
+  });
   auto ctx = system.Context();
   for (const knobs::Assignment& a : profiles::AppliedAssignments(*apply)) {
     const knobs::Backend* backend = knobs::Registry::Builtin().For(a.key);
     if (!backend) continue;
+    if (boot_files_pending && a.key.kind == knobs::KnobKind::kCmdline) continue;
     knobs::KnobState state = backend->Read(ctx, a.key);
     // A runtime attribute: what the device runs is what counts.
     std::optional<std::string> now = a.key.kind == knobs::KnobKind::kSysfs ? state.running : state.configured;

@@ -288,6 +288,33 @@ TEST(NextBootVerifyTest, VerifyHasOneRowPerKnobWithStatusesConfigured) {
   ExpectAgreement(w, "verify");
 }
 
+// Right after a profile's apply whose boot-loader regeneration waits (grubby on a Fedora world,
+// left pending as on every --root tree), the command line's BLS entries still hold the old
+// tokens: verify says the regeneration is pending, never that the profile's setting changed.
+TEST(NextBootVerifyTest, AnApplyWaitingForItsRegenerationIsPendingNotChanged) {
+  WorldCopy w("rx6600");
+  w.Write("proc/meminfo", "MemTotal:       65536000 kB\n");
+  auto apply = w.Ctl({"apply", "strix-halo", "--force", "--with", "sh-ttm-cmdline", "--with", "sh-amd-iommu-off"});
+  ASSERT_EQ(apply.exit_code, kExitOk) << apply.out << apply.err;
+  json v = w.Ctl({"verify", "--json"}).Json();
+  std::set<std::string> kinds;
+  for (const json& d : v["differences"]) {
+    kinds.insert(d["kind"].get<std::string>());
+    EXPECT_NE(d["kind"], "profile") << d;
+    if (d["kind"] == "pending-regeneration" && d["subject"] == "grubby") {
+      EXPECT_THAT(d["message"].get<std::string>(), HasSubstr("amd_iommu=off")) << d;
+    }
+  }
+  EXPECT_TRUE(kinds.contains("pending-regeneration")) << v.dump();
+  // Once someone else changes the profile's modprobe.d value, verify says so (the neighbour case).
+  ASSERT_THAT(w.Read("etc/modprobe.d/rocmtune.conf"), HasSubstr("pages_limit="));
+  ASSERT_EQ(w.Ctl({"set", "ttm.pages_limit=4000000", "--force"}).exit_code, kExitOk);
+  bool changed = false;
+  const json after = w.Ctl({"verify", "--json"}).Json();
+  for (const json& d : after["differences"]) changed |= d["kind"] == "profile" && d["subject"] == "ttm.pages_limit";
+  EXPECT_TRUE(changed);
+}
+
 // Every bundled world, as it is and with a module option of rocmtune's set: status's text and
 // JSON and verify never disagree on a knob.
 class NextBootAgreementTest : public ::testing::TestWithParam<std::string> {};
