@@ -9,6 +9,8 @@
 #include "diagnose/verdict.h"
 #include "knobs/admin_lines.h"
 #include "knobs/env_sources.h"
+#include "knobs/registry.h"
+#include "knowledge/catalog.h"
 #include "knowledge/known_issues.h"
 
 namespace rocmtune::diagnose {
@@ -63,26 +65,100 @@ void AdminEnvLines(const std::vector<knobs::EnvSetting>& foreign, const Assessme
   f.fix.unset = std::move(keep);
 }
 
-// A module option of an admin's modprobe.d line (a finding with its file and line): the fix names
-// that line, with the opt-in way to comment it out when the line sets that option alone, or why
-// it must be edited by hand (knobs/admin_lines.h decides, as `unset --admin-lines` would).
-void AdminModprobeLine(const sys::Root& root, Finding& f) {
-  if (f.file.empty() || f.line <= 0 || plan::AdminLineFileOf(f.file) != plan::AdminLineFile::kModprobe) return;
-  auto content = root.ReadFile(f.file);
-  if (!content) return;
-  auto sole = knobs::SoleAssignment(plan::AdminLineFile::kModprobe, *content, static_cast<size_t>(f.line));
-  const std::string at = fmt::format("/{}:{}", f.file, f.line);
-  std::string text;
-  if (sole && *sole == f.subject)
-    text = fmt::format(
+// What to do about `key`, set by line `line` of `file`, an admin's file: for a modprobe.d line
+// that sets that option alone, remove it or let rocmtune comment it out (knobs/admin_lines.h
+// decides, as `unset --admin-lines` would); for another line, why it must be edited by hand.
+std::string AdminLineText(const sys::Root& root, const std::string& key, const std::string& file, int line) {
+  if (file == "proc/cmdline")
+    return fmt::format(
+        "{} is on the running kernel's command line (/proc/cmdline) and in no file rocmtune reads: "
+        "remove it from the boot configuration it comes from",
+        key);
+  const std::string at = line > 0 ? fmt::format("/{}:{}", file, line) : "/" + file;
+  std::optional<plan::AdminLineFile> kind = plan::AdminLineFileOf(file);
+  if (kind != plan::AdminLineFile::kModprobe || line <= 0)
+    return fmt::format("{} is set by {}, a file rocmtune does not manage: edit it there by hand", key, at);
+  auto content = root.ReadFile(file);
+  if (!content) return fmt::format("{} is set by {}, a file rocmtune does not manage: edit it there", key, at);
+  auto sole = knobs::SoleAssignment(plan::AdminLineFile::kModprobe, *content, static_cast<size_t>(line));
+  if (sole && *sole == key)
+    return fmt::format(
         "{} is set by {}, a file rocmtune does not manage: remove that line, or let rocmtune comment it out, "
         "journaled and revertible: sudo rocmtunectl unset {} --admin-lines",
-        f.subject, at, f.subject);
-  else
-    text = fmt::format("{} is set by {}, a file rocmtune does not manage: edit that line by hand ({})", f.subject, at,
-                       sole ? fmt::format("it sets {}", *sole) : sole.error().message);
+        key, at, key);
+  return fmt::format("{} is set by {}, a file rocmtune does not manage: edit that line by hand ({})", key, at,
+                     sole ? fmt::format("it sets {}", *sole) : sole.error().message);
+}
+
+void AddText(Finding& f, const std::string& text) {
   f.fix.text =
       f.fix.text.empty() ? text : fmt::format("{}{} {}", f.fix.text, f.fix.text.ends_with('.') ? "" : ".", text);
+}
+
+// A module option of an admin's modprobe.d line (a finding with its file and line): the fix names
+// that line.
+void AdminModprobeLine(const sys::Root& root, Finding& f) {
+  if (f.file.empty() || f.line <= 0 || plan::AdminLineFileOf(f.file) != plan::AdminLineFile::kModprobe) return;
+  AddText(f, AdminLineText(root, f.subject, f.file, f.line));
+}
+
+// The knob's row of status's table, or its state read now for a knob the table leaves out (one
+// nothing configures: the table lists those only when rocmtune manages them).
+std::optional<knobs::KnobState> KnobOf(const sys::Root& root, const Assessment& a, const std::string& key) {
+  auto it =
+      std::find_if(a.knobs.begin(), a.knobs.end(), [&](const knobs::KnobState& k) { return k.key.Text() == key; });
+  if (it != a.knobs.end()) return *it;
+  auto parsed = knobs::ParseKnobKey(key);
+  const knobs::Backend* backend = parsed ? knobs::Registry::Builtin().For(*parsed) : nullptr;
+  if (!backend) return std::nullopt;
+  knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
+  return backend->Read(ctx, *parsed);
+}
+
+// A fix's `set` and `unset` (not env.*: AdminEnvLines) against the knobs' table: what rocmtune
+// already did is not asked again but said (in effect, or waiting for the next boot), and a value
+// an admin's file decides is named by file and line, since rocmtune's own setting would not
+// change what boots.
+void SettingsInPlace(const sys::Root& root, const Assessment& a, Finding& f) {
+  std::vector<std::string> done, admin, keep_set, keep_unset;
+  for (const std::string& item : f.fix.set) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const std::optional<knobs::KnobState> k = KnobOf(root, a, key);
+    if (k && k->owner == knobs::Owner::kRocmtune && k->configured == value && !k->overridden) {
+      done.push_back(k->pending_reboot ? fmt::format("rocmtune has set {}; it takes effect at the next boot.", item)
+                                       : fmt::format("{} is set and in effect.", item));
+      continue;
+    }
+    if (k && k->owner == knobs::Owner::kAdmin && k->configured_in && k->configured != value)
+      admin.push_back(AdminLineText(root, key, *k->configured_in, k->configured_line) + ".");
+    keep_set.push_back(item);
+  }
+  for (const std::string& key : f.fix.unset) {
+    const std::optional<knobs::KnobState> k = key.starts_with(kEnvPrefix) ? std::nullopt : KnobOf(root, a, key);
+    if (k && !k->configured) {
+      // Nothing configures it: unset would change nothing, and the next boot drops what runs.
+      if (k->running)
+        done.push_back(fmt::format("Nothing configures {} any more: the running kernel keeps {} until the next boot.",
+                                   key, *k->running));
+      continue;
+    }
+    if (k && k->owner == knobs::Owner::kAdmin && k->configured_in) {
+      admin.push_back(AdminLineText(root, key, *k->configured_in, k->configured_line) + ".");
+      continue;  // rocmtune's unset removes only its own setting
+    }
+    keep_unset.push_back(key);
+  }
+  f.fix.set = std::move(keep_set);
+  f.fix.unset = std::move(keep_unset);
+  // What is done comes first (the rest of the fix is then about something else); where the
+  // admin's line is, after the fix it is needed for.
+  if (!done.empty()) {
+    const std::string text = fmt::format("{}", fmt::join(done, " "));
+    f.fix.text = f.fix.text.empty() ? text : fmt::format("{} {}", text, f.fix.text);
+  }
+  for (const std::string& text : admin) AddText(f, text);
 }
 
 // Where some GPUs can run ROCm work and others cannot, programs can be kept to the ones that can:
@@ -134,11 +210,13 @@ void Advise(const sys::Root& root, Assessment& a) {
   const std::vector<knobs::EnvSetting> foreign = knobs::ForeignEnvSettings(root);
   for (Finding& f : a.findings) {
     ProfileApplied(a, f);
+    SettingsInPlace(root, a, f);
     AdminEnvLines(foreign, a, f);
     AdminModprobeLine(root, f);
   }
   for (Finding& f : a.log_matches) {
     ProfileApplied(a, f);
+    SettingsInPlace(root, a, f);
     AdminEnvLines(foreign, a, f);
   }
   MixedMachine(a);

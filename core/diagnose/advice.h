@@ -4,6 +4,8 @@
 //     effect when one is pending), instead of "apply it" again;
 //   - `unset env.X` is only offered for rocmtune's own setting; a variable an admin's file sets is
 //     named by file and line, with rocmtune's opt-in way to comment out exactly that line;
+//   - a fix's `set`/`unset` that rocmtune already made is said done (or waiting for a reboot),
+//     and one an admin's file decides names that file and line;
 //   - on a machine where some GPUs can run ROCm work and others cannot, how to hide the others
 //     (ROCR_VISIBLE_DEVICES).
 #pragma once

@@ -84,7 +84,10 @@ TEST(StrixHaloTest, CwsrDisabledOnAFixedKernelIsOfferedForRemoval) {
   for (const json& f : doctor["findings"])
     if (f["id"] == "issue.strix-cwsr-disabled-obsolete") found = f;
   ASSERT_TRUE(found.is_object()) << doctor["findings"].dump();
-  EXPECT_THAT(found["fix"]["unset"], Contains("amdgpu.cwsr_enable"));
+  // Only the running module has it (loaded by hand): nothing to unset, the next boot drops it.
+  EXPECT_EQ(found["fix"]["unset"], json::array());
+  EXPECT_THAT(found["fix"]["text"].get<std::string>(),
+              HasSubstr("Nothing configures amdgpu.cwsr_enable any more: the running kernel keeps 0"));
   // Still needed without the fixes; nothing to say with CWSR on.
   WorldCopy old_kernel("strixpoint");
   StrixHalo(old_kernel, "7.2.1", false);
@@ -92,6 +95,41 @@ TEST(StrixHaloTest, CwsrDisabledOnAFixedKernelIsOfferedForRemoval) {
   EXPECT_THAT(Ids(old_kernel.Ctl({"doctor", "--json"}).Json()), Not(Contains("issue.strix-cwsr-disabled-obsolete")));
   w.Write("sys/module/amdgpu/parameters/cwsr_enable", "1\n");
   EXPECT_THAT(Ids(w.Ctl({"doctor", "--json"}).Json()), Not(Contains("issue.strix-cwsr-disabled-obsolete")));
+}
+
+json CwsrFinding(const WorldCopy& w) {
+  json doctor = w.Ctl({"doctor", "--json"}).Json();
+  for (const json& f : doctor["findings"])
+    if (f["id"] == "issue.strix-cwsr-disabled-obsolete") return f;
+  ADD_FAILURE() << doctor["findings"].dump();
+  return json::object();
+}
+
+// Advice against what is already there: rocmtune's own cwsr_enable=0 is offered for unset; once
+// unset, the fix says it waits for a reboot instead of asking again; an admin's modprobe.d line
+// is named with the opt-in edit (rocmtune's unset would not touch it).
+TEST(StrixHaloTest, TheCwsrFixFollowsWhoSetsIt) {
+  WorldCopy w("strixpoint");
+  StrixHalo(w, "7.2.1", true);
+  w.Write("sys/module/amdgpu/parameters/cwsr_enable", "0\n");
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.cwsr_enable=0"}).exit_code, 0);
+  json ours = CwsrFinding(w);
+  EXPECT_EQ(ours["fix"]["unset"], json::parse(R"(["amdgpu.cwsr_enable"])")) << ours.dump();
+
+  ASSERT_EQ(w.Ctl({"unset", "amdgpu.cwsr_enable"}).exit_code, 0);
+  json unset = CwsrFinding(w);
+  EXPECT_EQ(unset["fix"]["unset"], json::array()) << unset.dump();
+  EXPECT_THAT(unset["fix"]["text"].get<std::string>(), HasSubstr("keeps 0 until the next boot"));
+  EXPECT_THAT(w.Ctl({"doctor"}).out, Not(HasSubstr("unset: amdgpu.cwsr_enable")));
+
+  w.Write("etc/modprobe.d/strix.conf", "# the forum's fix\noptions amdgpu cwsr_enable=0\n");
+  json admin = CwsrFinding(w);
+  EXPECT_EQ(admin["fix"]["unset"], json::array()) << admin.dump();
+  const std::string text = admin["fix"]["text"].get<std::string>();
+  EXPECT_THAT(text, HasSubstr("amdgpu.cwsr_enable is set by /etc/modprobe.d/strix.conf:2"));
+  EXPECT_THAT(text, HasSubstr("sudo rocmtunectl unset amdgpu.cwsr_enable --admin-lines"));
+  // The fix itself first, then where the line is.
+  EXPECT_LT(text.find("Remove amdgpu.cwsr_enable=0"), text.find("/etc/modprobe.d/strix.conf:2"));
 }
 
 }  // namespace
