@@ -30,10 +30,7 @@ void PrintReason(const Doc& r, std::string_view kind) {
   fmt::print("  {}: {} [{}]\n", kind, Field(r, "title"), Field(r, "id"));
   if (r.contains("why") && r["why"].is_string()) fmt::print("    why: {}\n", r["why"].get<std::string>());
   fmt::print("{}", Strings(r, "evidence", "    seen: "));
-  if (std::string file = Field(r, "file", ""); !file.empty()) {
-    std::string line = Field(r, "line", "");
-    fmt::print("    at: /{}{}\n", file, line.empty() ? "" : ":" + line);
-  }
+  if (std::string at = PlacesText(r); !at.empty()) fmt::print("    at: {}\n", at);
   if (!r.contains("fix") || !r["fix"].is_object()) return;
   const Doc& fix = r["fix"];
   if (fix.contains("none") && fix["none"].is_string()) fmt::print("    no fix: {}\n", fix["none"].get<std::string>());

@@ -98,10 +98,7 @@ void PrintFinding(const Doc& f) {
   for (const std::string& u : Strings(Member(fix, "unset"))) fmt::print("        unset: {}\n", u);
   if (std::string rocm = Field(fix, "rocm", ""); !rocm.empty()) fmt::print("        ROCm: {}\n", rocm);
   // Paths as on the machine, one way everywhere (status, doctor, check-compute): /etc/environment:2.
-  if (std::string file = Field(f, "file", ""); !file.empty()) {
-    std::string line = Field(f, "line", "");
-    fmt::print("        at: /{}{}\n", file, line.empty() || line == "-" ? "" : ":" + line);
-  }
+  if (std::string at = PlacesText(f); !at.empty()) fmt::print("        at: {}\n", at);
   for (const std::string& s : Strings(Member(f, "sources"))) fmt::print("        source: {}\n", s);
   fmt::print("        id: {}\n", Field(f, "id"));
 }

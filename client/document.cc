@@ -28,6 +28,20 @@ std::string SizedField(const Doc& doc, std::string_view key, std::string_view un
   return text;
 }
 
+std::string PlacesText(const Doc& finding) {
+  auto at = [](const Doc& place) {
+    std::string file = Field(place, "file", "");
+    if (file.empty()) return file;
+    std::string line = Field(place, "line", "");
+    return "/" + file + (line.empty() || line == "-" ? "" : ":" + line);
+  };
+  std::string out;
+  if (finding.contains("places") && finding["places"].is_array())
+    for (const Doc& place : finding["places"])
+      if (std::string one = at(place); !one.empty()) out += (out.empty() ? "" : ", ") + one;
+  return out.empty() ? at(finding) : out;
+}
+
 bool DocTrue(const Doc& doc, std::string_view key) {
   auto it = doc.find(key);
   return it != doc.end() && it->is_boolean() && it->get<bool>();

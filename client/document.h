@@ -26,6 +26,10 @@ std::string Field(const Doc& doc, std::string_view key, std::string_view unknown
 // "3047936 (11.6 GiB)".
 std::string SizedField(const Doc& doc, std::string_view key, std::string_view unknown = "-");
 
+// Where a finding's setting is written, as on the machine: "/etc/default/grub:6, /proc/cmdline:1"
+// from its `places`, else from `file` and `line`; empty when it names no file.
+std::string PlacesText(const Doc& finding);
+
 // Whether the member `key` is the boolean true.
 bool DocTrue(const Doc& doc, std::string_view key);
 

@@ -202,9 +202,7 @@ void PrintFindings(const Doc& findings) {
   fmt::print("\nFindings:\n");
   for (const Doc& f : findings) {
     fmt::print("  {:<7} {}\n", Field(f, "severity"), Field(f, "message", ""));
-    std::string file = Field(f, "file", "");
-    std::string line = Field(f, "line", "");
-    if (!file.empty()) fmt::print("          in /{}{}\n", file, line.empty() ? "" : ":" + line);
+    if (std::string at = PlacesText(f); !at.empty()) fmt::print("          in {}\n", at);
     if (std::string hint = Field(f, "hint", ""); !hint.empty()) fmt::print("          do: {}\n", hint);
     if (std::string source = Field(f, "source", ""); !source.empty()) fmt::print("          source: {}\n", source);
   }

@@ -131,7 +131,10 @@ window.RocmtuneRender = (function () {
             if (f.why) li.append(el("p", {}, f.why));
             if (f.fix && f.fix.text) li.append(el("p", {}, el("strong", {}, "Fix: "), f.fix.text));
             if (f.fix && f.fix.profile) li.append(el("p", {}, "Profile that fixes it: " + f.fix.profile));
-            if (f.file) li.append(el("p", { class: "source" }, "In " + f.file + (f.line ? ":" + f.line : "")));
+            // Every place that writes the setting (one finding per fact), the one to edit first.
+            const places = (f.places && f.places.length ? f.places : (f.file ? [{ file: f.file, line: f.line }] : []))
+                    .map(p => "/" + p.file + (p.line ? ":" + p.line : ""));
+            if (places.length) li.append(el("p", { class: "source" }, "In " + places.join(", ")));
             if (f.sources && f.sources.length) li.append(el("p", { class: "source" }, "Source: " + f.sources.join("; ")));
             list.append(li);
         }

@@ -213,8 +213,14 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
   plan.notes = desired->notes;
   // Settings of others that the rules of `set` find wrong stay where they are, and may undo what
   // the profile means to do: name the files that hold them.
+  // One message per setting: a line the warnings already name is not noted again.
+  auto warned = [&](const detect::Finding& f) {
+    return std::any_of(plan.warnings.begin(), plan.warnings.end(), [&](const plan::Message& w) {
+      return !w.key.empty() && (w.key == f.subject || w.key == "env." + f.subject);
+    });
+  };
   for (const detect::Finding& f : knobs::SettingFindings(kctx))
-    if (!f.file.empty())
+    if (!f.file.empty() && !warned(f))
       plan.notes.push_back({f.subject,
                             fmt::format("/{}:{} still sets {}: {}; rocmtune does not edit it ({})", f.file, f.line,
                                         f.subject, f.message, f.hint),

@@ -63,7 +63,8 @@ json ReasonJson(const ComputeReason& r) {
           {"fix", DoctorFixJson(f.fix)},
           {"sources", f.sources},
           {"file", StringOrNull(f.file)},
-          {"line", f.line > 0 ? json(f.line) : json(nullptr)}};
+          {"line", f.line > 0 ? json(f.line) : json(nullptr)},
+          {"places", PlacesJson(f)}};
 }
 
 json ReasonsJson(const std::vector<ComputeReason>& reasons) {

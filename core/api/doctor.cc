@@ -35,7 +35,15 @@ json DoctorFindingJson(const DoctorFinding& f) {
   doc["symptoms"] = f.symptoms;
   doc["file"] = StringOrNull(f.file);
   doc["line"] = f.line > 0 ? json(f.line) : json(nullptr);
+  doc["places"] = PlacesJson(f);
   return doc;
+}
+
+json PlacesJson(const DoctorFinding& f) {
+  json out = json::array();
+  for (const diagnose::Place& p : f.places)
+    out.push_back({{"file", p.file}, {"line", p.line > 0 ? json(p.line) : json(nullptr)}});
+  return out;
 }
 
 json DoctorFixJson(const DoctorFix& fix) {

@@ -46,6 +46,9 @@ nlohmann::ordered_json DoctorJson(const DoctorReport& report);
 nlohmann::ordered_json FindingHeadJson(const DoctorFinding& finding);
 // One finding as rocmtune.doctor.v1 and rocmtune.check_compute.v1 write it.
 nlohmann::ordered_json DoctorFindingJson(const DoctorFinding& finding);
+// Every place that writes the finding's setting, file/line first: [{"file", "line"}] (empty array
+// when the finding is not about a line of a file).
+nlohmann::ordered_json PlacesJson(const DoctorFinding& finding);
 // A finding's fix as rocmtune.doctor.v1 writes it (unknown parts null).
 nlohmann::ordered_json DoctorFixJson(const DoctorFix& fix);
 

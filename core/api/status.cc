@@ -27,6 +27,7 @@ json FindingJson(const diagnose::Finding& f) {
   doc["message"] = f.what;
   doc["file"] = OrNull(f.file);
   doc["line"] = f.line > 0 ? json(f.line) : json(nullptr);
+  doc["places"] = PlacesJson(f);
   doc["hint"] = OrNull(f.fix.text);
   doc["source"] = OrNull(Sources(f.sources));
   return doc;

@@ -1,7 +1,9 @@
 #include "diagnose/assess.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -271,7 +273,8 @@ std::optional<Finding> IfSeenNote(const IssueMatch& m) {
 
 void AssessKnownIssues(const sys::Root& root, Assessment& a) {
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
-  std::set<std::pair<std::string, std::string>> superseded;  // (GPU id, finding id)
+  // (GPU id, finding id) -> the index of the issue's finding that replaces it
+  std::map<std::pair<std::string, std::string>, size_t> superseded;
   const IssueInputs machine = ProgramInputs(a.inventory, a.program);
   for (const detect::Gpu& gpu : a.inventory.gpus) {
     if (gpu.id.empty()) continue;
@@ -282,11 +285,27 @@ void AssessKnownIssues(const sys::Root& root, Assessment& a) {
         continue;
       }
       a.findings.push_back(IssueFinding(m));
-      for (const std::string& id : m.issue->supersedes) superseded.insert({gpu.id, id});
+      for (const std::string& id : m.issue->supersedes)
+        superseded.emplace(std::pair{gpu.id, id}, a.findings.size() - 1);
     }
   }
   // A known issue that matched a GPU replaces the generic findings it names for that GPU (the
   // rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead).
+  // What the replaced finding saw stays: the line that sets the variable is where the fix is made.
+  for (const Finding& f : a.findings) {
+    auto by = superseded.find({f.gpu.empty() ? f.subject : f.gpu, f.id});
+    if (by == superseded.end()) continue;
+    Finding& issue = a.findings[by->second];
+    if (!f.file.empty()) {
+      if (issue.file.empty()) std::tie(issue.file, issue.line) = std::tie(f.file, f.line);
+      if (issue.places.empty()) issue.places.push_back({issue.file, issue.line});
+      if (Place p{f.file, f.line}; std::find(issue.places.begin(), issue.places.end(), p) == issue.places.end())
+        issue.places.push_back(p);
+    }
+    for (const std::string& e : f.evidence)
+      if (std::find(issue.evidence.begin(), issue.evidence.end(), e) == issue.evidence.end())
+        issue.evidence.push_back(e);
+  }
   std::erase_if(a.findings, [&](const Finding& f) {
     return superseded.contains({f.gpu.empty() ? f.subject : f.gpu, f.id});
   });
@@ -373,6 +392,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
     AddLogMatches(root, *options.log, options.caller_env, a);
     for (Finding& f : a.log_matches) f.kind = Kind::kLog;
   }
+  MergeSameFacts(a.findings);
   Advise(root, a);
   return a;
 }

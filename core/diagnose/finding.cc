@@ -6,6 +6,10 @@
 
 namespace rocmtune::diagnose {
 
+namespace {
+constexpr std::string_view kProcCmdline = "proc/cmdline";
+}  // namespace
+
 std::string_view KindName(Kind kind) {
   switch (kind) {
     case Kind::kDetection: return "detection";
@@ -55,6 +59,36 @@ Finding FromDetect(const detect::Finding& f, Kind kind, Effect effect, std::stri
   d.file = f.file;
   d.line = f.line;
   return d;
+}
+
+void MergeSameFacts(std::vector<Finding>& findings) {
+  std::vector<Finding> out;
+  out.reserve(findings.size());
+  for (Finding& f : findings) {
+    Place here{f.file, f.line};
+    auto same = std::find_if(out.begin(), out.end(), [&](const Finding& o) {
+      return !f.file.empty() && !o.file.empty() && o.id == f.id && o.gpu == f.gpu && o.subject == f.subject &&
+             o.severity == f.severity && o.what == f.what;
+    });
+    if (same == out.end()) {
+      if (!f.file.empty() && f.places.empty()) f.places.push_back(here);
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (std::find(same->places.begin(), same->places.end(), here) == same->places.end()) same->places.push_back(here);
+    for (std::string& e : f.evidence)
+      if (std::find(same->evidence.begin(), same->evidence.end(), e) == same->evidence.end())
+        same->evidence.push_back(std::move(e));
+    // /proc/cmdline says what booted; the file that boots it next is where the fix is made.
+    if (same->file == kProcCmdline && f.file != kProcCmdline) {
+      same->file = f.file;
+      same->line = f.line;
+      same->fix = std::move(f.fix);
+      std::stable_partition(same->places.begin(), same->places.end(),
+                            [&](const Place& p) { return p.file == same->file && p.line == same->line; });
+    }
+  }
+  findings = std::move(out);
 }
 
 Finding MakeFinding(std::string id, Severity severity, std::string subject, std::string what, std::string why,

@@ -58,6 +58,13 @@ enum class Effect {
 };
 std::string_view EffectName(Effect effect);
 
+// A line of a file where a finding's setting is written (root-relative path, 1-based line; 0: no line).
+struct Place {
+  std::string file;
+  int line = 0;
+  bool operator==(const Place&) const = default;
+};
+
 struct Finding {
   std::string id;  // "issue.<known issue id>", or a check's or detection's id
   Severity severity = Severity::kInfo;
@@ -76,6 +83,9 @@ struct Finding {
   std::vector<std::string> symptoms;  // the log lines' matches (--log)
   std::string file;                   // root-relative, as the root reads it; with line: where it is written
   int line = 0;
+  // Every place that writes the same setting (file/line first): the boot loader's file and
+  // /proc/cmdline, or two drop-ins. Empty when file is; one entry when only file/line does.
+  std::vector<Place> places;
 
   // Whether a program running `workload` (knowledge::kWorkloads or "any") on `gpu_id` meets it.
   bool Concerns(std::string_view gpu_id) const { return gpu.empty() || gpu == gpu_id; }
@@ -85,6 +95,12 @@ struct Finding {
 
 // A finding of detection or of the knobs' checks (detect::Finding), of `kind`.
 Finding FromDetect(const detect::Finding& finding, Kind kind, Effect effect = Effect::kNone, std::string gpu = "");
+// One finding per fact: findings with the same id, GPU, subject, severity and words, which
+// differ only in where the setting is written (a boot loader's file and /proc/cmdline), become
+// the first of them with every place in `places`; the fix of a file that can be edited wins over
+// /proc/cmdline's. Order is kept. Every finding with a file gets its places.
+void MergeSameFacts(std::vector<Finding>& findings);
+
 // A finding of one of the checks (machine_checks, live_checks, support_checks).
 Finding MakeFinding(std::string id, Severity severity, std::string subject, std::string what, std::string why,
                     std::string fix = "", std::vector<std::string> sources = {});

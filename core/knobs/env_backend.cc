@@ -45,9 +45,16 @@ std::map<std::string, std::string> Owned(const sys::Root& root) {
 // `where` says where a setting rocmtune does not own is written ("/etc/environment:3", "the
 // environment of this process", knobs::SettingPlace): what would be refused for
 // rocmtune's own file is then a warning about that file.
-// `cross_isa` (when given) gets the GPU id of each cross-ISA message, in order.
+// `cross_isa` (when given) gets the GPU id of each cross-ISA message, in order; `harms` (when
+// given) gets what a foreign line does instead of a warning of its own ("gfx1030 code on A (gfx1010,
+// RDNA1): a different ISA; ..."), for a caller that says it in the warning it makes of that line.
+struct OverrideOut {
+  std::vector<std::string>* cross_isa = nullptr;
+  std::vector<std::string>* harms = nullptr;
+};
+
 void CheckOverride(const KnobContext& ctx, const std::string& key, const std::string& value, plan::Plan& plan,
-                   const std::string& where = "", std::vector<std::string>* cross_isa = nullptr) {
+                   const std::string& where = "", OverrideOut out = {}) {
   auto v = ParseGc(value);  // same N.N.N shape, already range-checked by CheckEnvValue
   if (!v) return;
   uint32_t version = static_cast<uint32_t>(v->major * 10000 + v->minor * 100 + v->rev);
@@ -65,15 +72,18 @@ void CheckOverride(const KnobContext& ctx, const std::string& key, const std::st
     const auto* own = knowledge::GfxTargetTable::Builtin().ByName(*gpu.gfx_target);
     bool same_family = as && own && as->family && own->family && *as->family == *own->family;
     if (!same_family) {
-      if (cross_isa) cross_isa->push_back(gpu.id);
-      (where.empty() ? plan.refused : plan.warnings)
-          .push_back({key,
-                      fmt::format("{}{}={}{} {} code on {} ({}, {}): a different ISA; expect "
-                                  "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION or wrong results",
-                                  where.empty() ? "" : where + " sets ", key, value,
-                                  where.empty() ? " would run" : ", which runs", target, gpu.id, *gpu.gfx_target,
-                                  gpu.family ? std::string(knowledge::FamilyName(*gpu.family)) : "family unknown"),
-                      source});
+      if (out.cross_isa) out.cross_isa->push_back(gpu.id);
+      std::string harm = fmt::format(
+          "{} code on {} ({}, {}): a different ISA; expect HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION or "
+          "wrong results",
+          target, gpu.id, *gpu.gfx_target,
+          gpu.family ? std::string(knowledge::FamilyName(*gpu.family)) : "family unknown");
+      if (out.harms && !where.empty()) {
+        out.harms->push_back(std::move(harm));
+        continue;
+      }
+      if (where.empty()) plan.refused.push_back({key, fmt::format("{}={} would run {}", key, value, harm), source});
+      else plan.warnings.push_back({key, fmt::format("{} sets {}={}, which runs {}", where, key, value, harm), source});
     } else if (where.empty()) {
       plan.warnings.push_back({key,
                                fmt::format("{}: {} ({}) will load {} code objects: same family, not supported by AMD",
@@ -101,10 +111,10 @@ std::string ValueText(const EnvSetting& s) { return s.value ? *s.value : "(compu
 // An HSA_OVERRIDE_GFX_VERSION in a file rocmtune did not write (or one edited by hand): what
 // it does to the GPUs here, as warnings (the file is not rocmtune's to refuse).
 void CheckSetOverride(const KnobContext& ctx, const std::string& key, const EnvSetting& s, plan::Plan& plan,
-                      std::vector<std::string>* cross_isa = nullptr) {
+                      OverrideOut out = {}) {
   const knowledge::EnvVar* var = knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION");
   if (!s.value || !knowledge::CheckEnvValue(*var, *s.value).empty()) return;
-  CheckOverride(ctx, key, *s.value, plan, SettingPlace(ctx.root, s), cross_isa);
+  CheckOverride(ctx, key, *s.value, plan, SettingPlace(ctx.root, s), out);
 }
 
 // rocmtune edits only its own drop-ins: a setting in another file stays whatever rocmtune does.
@@ -117,6 +127,13 @@ void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional
   if (ctx.admin_lines && !foreign.empty()) return;
   for (const EnvSetting& s : foreign) {
     const std::string at = ctx.root.Display(Where(s));
+    // What an override line does to the GPUs here is said in the one warning about that line.
+    std::vector<std::string> harms;
+    plan::Plan scratch;
+    if (key.name == "HSA_OVERRIDE_GFX_VERSION") CheckSetOverride(ctx, text, s, scratch, {.harms = &harms});
+    const std::string harm = harms.empty() ? "" : fmt::format("; it runs {}", fmt::join(harms, "; and "));
+    const std::string source =
+        harms.empty() ? "" : std::string(knowledge::EnvVars::Builtin().Find("HSA_OVERRIDE_GFX_VERSION")->source);
     if (!value) {
       // The way out that works: the admin's line goes, by hand or by the opt-in edit that
       // comments out exactly that line (knobs/admin_lines.h) when the line allows it.
@@ -125,17 +142,19 @@ void WarnForeign(const KnobContext& ctx, const KnobKey& key, const std::optional
       plan.warnings.push_back(
           {text,
            fmt::format(
-               "{} stays set to {} by {}, which rocmtune does not edit: remove it there{}", text, ValueText(s), at,
+               "{} stays set to {} by {}, which rocmtune does not edit{}{} it there{}", text, ValueText(s), at, harm,
+               harm.empty() ? ": remove" : ". Remove",
                commentable ? fmt::format(", or run `rocmtunectl unset {} --admin-lines` to comment it out", text) : ""),
-           ""});
+           source});
     } else if (s.value != value) {
       plan.warnings.push_back({text,
                                fmt::format("{} is also set to {} by {}, which rocmtune does not edit: programs "
-                                           "see one or the other depending on how they start",
-                                           text, ValueText(s), at),
-                               ""});
+                                           "see one or the other depending on how they start{}",
+                                           text, ValueText(s), at, harm),
+                               source});
+    } else if (!harms.empty()) {
+      plan.warnings.push_back({text, fmt::format("{} sets {}={}{}", at, text, ValueText(s), harm), source});
     }
-    if (key.name == "HSA_OVERRIDE_GFX_VERSION") CheckSetOverride(ctx, text, s, plan);
   }
 }
 
@@ -145,7 +164,7 @@ std::vector<OverrideProblem> OverrideProblems(const KnobContext& ctx, const EnvS
   if (setting.name != "HSA_OVERRIDE_GFX_VERSION") return {};
   plan::Plan scratch;
   std::vector<std::string> gpus;
-  CheckSetOverride(ctx, setting.name, setting, scratch, &gpus);
+  CheckSetOverride(ctx, setting.name, setting, scratch, {.cross_isa = &gpus});
   std::vector<OverrideProblem> out;
   for (size_t i = 0; i < gpus.size() && i < scratch.warnings.size(); ++i)
     out.push_back({gpus[i], std::move(scratch.warnings[i])});

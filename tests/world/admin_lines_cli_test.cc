@@ -204,8 +204,11 @@ TEST(AdminLinesRefused, WithoutTheOptionTheAdminsLineStays) {
   w.Write("etc/environment", env);
   auto r = w.Ctl({"unset", kKey});
   EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("which rocmtune does not edit: remove it there, or run `rocmtunectl unset "
-                               "env.HSA_OVERRIDE_GFX_VERSION --admin-lines` to comment it out"));
+  // One warning for the line: what it does to this RDNA1 GPU, and the two ways out.
+  EXPECT_THAT(r.out, HasSubstr("which rocmtune does not edit; it runs gfx1030 code on"));
+  EXPECT_THAT(r.out, HasSubstr(". Remove it there, or run `rocmtunectl unset env.HSA_OVERRIDE_GFX_VERSION "
+                               "--admin-lines` to comment it out"));
+  EXPECT_EQ(r.out.find("warning:"), r.out.rfind("warning:")) << r.out;
   EXPECT_EQ(w.Read("etc/environment"), env);
 }
 

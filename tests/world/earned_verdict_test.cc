@@ -306,7 +306,9 @@ TEST(EarnedVerdictTest, Rx5700XtWithTheRocksGfx1010WheelsIsSafeAndTheOverrideIsN
   folklore.push_back(Var("HSA_OVERRIDE_GFX_VERSION", "10.3.0"));
   ComputeReport crash = Check(w, "gemm", folklore);
   EXPECT_EQ(crash.gpus[0].state, State::kUnsafe);
-  EXPECT_THAT(Ids(crash.gpus[0].reasons), Contains("env.override-other-isa"));
+  // The RDNA1 override issue, which says what env.override-other-isa would and more (one finding per fact).
+  EXPECT_THAT(Ids(crash.gpus[0].reasons), Contains("issue.rdna1-override-gfx1030"));
+  EXPECT_THAT(Ids(crash.gpus[0].reasons), Not(Contains("env.override-other-isa")));
   // ollama.service with the documented override in a drop-in.
   w.Write("etc/systemd/system/ollama.service",
           "[Unit]\nDescription=Ollama\n[Service]\nExecStart=/usr/bin/ollama serve\n"
@@ -336,7 +338,7 @@ TEST(EarnedVerdictTest, Rx5700XtWithTheRocksGfx1010WheelsIsSafeAndTheOverrideIsN
   EXPECT_EQ(service[0].severity, detect::Severity::kWarning);
   EXPECT_THAT(service[0].what, HasSubstr("is unsafe for its programs"));
   EXPECT_EQ(service[0].file, "etc/systemd/system/ollama.service.d/override.conf");
-  EXPECT_THAT(service[0].fix.text, HasSubstr("generations. Edit ollama.service's setting in "
+  EXPECT_THAT(service[0].fix.text, HasSubstr("PYTORCH_ROCM_ARCH=gfx1010. Edit ollama.service's setting in "
                                              "/etc/systemd/system/ollama.service.d/override.conf (systemctl edit "
                                              "ollama.service), then restart it."));
   EXPECT_TRUE(service[0].fix.profile.empty());

@@ -127,15 +127,17 @@ TEST(SettingFindingsTest, KernelCommandLineTokens) {
   w.Write("etc/default/grub", grub);
   json status = SettingStatus(w);
 
-  const json* running = Find(status, "cmdline.invalid-value", "cmdline.amd_iommu", "proc/cmdline");
-  ASSERT_NE(running, nullptr) << status["findings"];
-  EXPECT_EQ((*running)["line"], 1);
-  EXPECT_THAT((*running)["message"].get<std::string>(), HasSubstr("iommu=pt"));
-  ExpectComplete(*running);
+  // The token in the running command line and in the next boot's: one finding, the file that
+  // boots it next first (its fix edits that file), /proc/cmdline beside it.
   const json* boot = Find(status, "cmdline.invalid-value", "cmdline.amd_iommu", "etc/default/grub");
   ASSERT_NE(boot, nullptr) << status["findings"];
   EXPECT_EQ((*boot)["line"], 6);
+  EXPECT_THAT((*boot)["message"].get<std::string>(), HasSubstr("iommu=pt"));
+  EXPECT_THAT((*boot)["hint"].get<std::string>(), HasSubstr("/etc/default/grub"));
+  EXPECT_EQ((*boot)["places"],
+            json::parse(R"([{"file":"etc/default/grub","line":6},{"file":"proc/cmdline","line":1}])"));
   ExpectComplete(*boot);
+  EXPECT_EQ(Find(status, "cmdline.invalid-value", "cmdline.amd_iommu", "proc/cmdline"), nullptr) << status["findings"];
   const json* module = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", "proc/cmdline");
   ASSERT_NE(module, nullptr) << status["findings"];
   EXPECT_EQ((*module)["line"], 1);
@@ -185,17 +187,23 @@ TEST(SettingFindingsTest, AnAdminsSizeMistakeIsNotAnsweredWithForce) {
 TEST(SettingFindingsTest, VangoghBootsWithDeprecatedGttsize) {
   WorldCopy w("vangogh");
   json status = SettingStatus(w);
-  const json* f = Find(status, "module.deprecated", "amdgpu.gttsize", "proc/cmdline");
+  const json* f = Find(status, "module.deprecated", "amdgpu.gttsize", "etc/default/grub");
   ASSERT_NE(f, nullptr) << status["findings"];
-  EXPECT_EQ((*f)["line"], 1);
   // Its kernel (6.5) predates the deprecation (6.15): the message says so, and it is an info (the
   // setting works on this kernel).
   EXPECT_THAT((*f)["message"].get<std::string>(), HasSubstr("deprecated from kernel 6.15 on"));
   EXPECT_EQ((*f)["severity"], "info");
-  // The boot configuration that gives it to the next boot, too.
+  // One finding per fact: the boot configuration that gives it to the next boot is the place
+  // named first (where the fix is made), the running command line the second.
   const json* boot = Find(status, "module.deprecated", "amdgpu.gttsize", "etc/default/grub");
   ASSERT_NE(boot, nullptr) << status["findings"];
   EXPECT_EQ((*boot)["line"], 6);
+  EXPECT_EQ((*boot)["places"],
+            json::parse(R"([{"file":"etc/default/grub","line":6},{"file":"proc/cmdline","line":1}])"));
+  size_t said = 0;
+  for (const json& g : status["findings"]) said += g["id"] == "module.deprecated" ? 1 : 0;
+  EXPECT_EQ(said, 1u) << status["findings"];
+  EXPECT_THAT(w.Ctl({"status"}).out, HasSubstr("in /etc/default/grub:6, /proc/cmdline:1"));
 }
 
 // mtype_local does nothing on RDNA and, since 6.14, taints the kernel: refused unless --force.

@@ -119,6 +119,9 @@ class CockpitTest(DaemonTest):
                 self.assertIn(f["fix"]["text"], text)
             for s in f["sources"]:
                 self.assertIn(s, text)
+            # Every place that writes the setting, as "/file:line" (one finding per fact).
+            for p in f.get("places", []):
+                self.assertIn("/" + p["file"] + (f":{p['line']}" if p["line"] else ""), text)
         self.assertEqual(report["knob_keys"], [k["key"] for k in status["knobs"]])
         self.assertIn(PROFILE, report["profiles"])
         self.assertEqual(report["unnamed_controls"], [])

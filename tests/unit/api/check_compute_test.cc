@@ -96,8 +96,9 @@ TEST(CheckComputeTest, Rdna1GemmIsSafeConvIsUnsupportedAndTheOverrideIsACrash) {
   ComputeReport gemm = Check(w, "gemm");
   EXPECT_EQ(gemm.state(), diagnose::State::kUnsafe);
   // The override runs another ISA's code: the code check says nothing (before, the
-  // rdna1-not-supported issue was a reason as well).
-  EXPECT_EQ(ReasonIds(gemm), (std::set<std::string>{"env.override-other-isa", "issue.rdna1-override-gfx1030"}));
+  // rdna1-not-supported issue was a reason as well), and the known issue replaces the generic
+  // env.override-other-isa (one finding per fact).
+  EXPECT_EQ(ReasonIds(gemm), (std::set<std::string>{"issue.rdna1-override-gfx1030"}));
   EXPECT_THAT(gemm.gpus.at(0).notes, IsEmpty());
   // ROCm 5.2, the last release the override is reported to work with: the known issue does not
   // hold, but the override still runs another ISA family's code (RDNA2 on RDNA1), which the
