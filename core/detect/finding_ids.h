@@ -34,6 +34,7 @@ enum class FindingId {
   kModuleDeprecated,
   kModuleSizeAboveRam,
   kModuleSizeBelowDefault,
+  kModuleLockupTimeoutShort,
   kCmdlineInvalidValue,
   kEnvNotRead,
   kEnvInvalidValue,
