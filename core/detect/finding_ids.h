@@ -35,6 +35,7 @@ enum class FindingId {
   kModuleSizeAboveRam,
   kModuleSizeBelowDefault,
   kModuleLockupTimeoutShort,
+  kModuleGttTtmDisagree,
   kCmdlineInvalidValue,
   kEnvNotRead,
   kEnvInvalidValue,
