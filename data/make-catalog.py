@@ -144,11 +144,21 @@ CURATED = {
     ),
     "lockup_timeout": dict(
         default="",
-        note=("Job timeouts in ms: one value for all rings, or up to four for GFX,Compute,SDMA,Video. 0 keeps "
-              "the default, a negative value means no timeout. Defaults: 2000 ms for all rings in 2026 "
-              "kernels; 6.11 used 10000 ms and 60000 ms for compute (bare metal). A string of at most 255 "
-              "characters (a 256-byte buffer)."),
-        source=f"{DRV} module_param_string(lockup_timeout); amdgpu_device.c amdgpu_device_get_job_timeout_settings()",
+        # Defaults by kernel (bare metal), amdgpu_device.c amdgpu_device_get_job_timeout_settings():
+        # ec8fbb44b51e "drm/amdgpu: make compute timeouts consistent" (amd-drm-next-6.17-2025-07-17)
+        # and 1bea57ea7544 "drm/amdgpu: reduce queue timeout to 2 seconds v2"
+        # (amd-drm-next-6.19-2025-10-24). knobs/kernel_rules.cc LockupTimeoutDefaults() holds them.
+        note=("Job timeouts in ms of the kernel's own queues (drm_sched jobs: Vulkan, OpenGL, VA-API, Mesa's "
+              "OpenCL; not ROCm/HIP, whose KFD user queues have no such timeout): one value, or up to four for "
+              "GFX,Compute,SDMA,Video. 0 keeps the default, a negative value means no timeout (and taints the "
+              "kernel). Defaults on bare metal: 2000 ms for every queue from 6.19; 10000 ms for every queue in "
+              "6.17 and 6.18; 10000 ms and 60000 ms for compute in 6.11-6.16. Before 6.19 a single value set the "
+              "non-compute queues only. A field the kernel cannot read keeps the GPU from initializing "
+              "('invalid lockup_timeout parameter syntax'). A string of at most 255 characters (a 256-byte "
+              "buffer)."),
+        source=(f"{DRV} module_param_string(lockup_timeout); amdgpu_device.c "
+                "amdgpu_device_get_job_timeout_settings(), amdgpu_device_init(); commits ec8fbb44b51e (6.17) and "
+                "1bea57ea7544 (6.19)"),
     ),
     "mes": dict(
         min=0, max=1, values=[0, 1],

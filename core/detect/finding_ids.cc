@@ -48,6 +48,12 @@ constexpr std::array kTable = {
                "A memory size parameter is above the machine's RAM."},
     FindingRow{kModuleSizeBelowDefault, "module.size-below-default", Severity::kWarning, Severity::kWarning,
                "A memory size parameter is below the kernel's default of half the RAM."},
+    FindingRow{kModuleLockupTimeoutShort, "module.lockup-timeout-short", Severity::kInfo, Severity::kInfo,
+               "From kernel 6.19 amdgpu resets a Vulkan, OpenGL or Mesa OpenCL job that runs over 2 s "
+               "(lockup_timeout unset); ROCm's own queues are not timed."},
+    FindingRow{kModuleGttTtmDisagree, "module.gtt-ttm-disagree", Severity::kWarning, Severity::kWarning,
+               "amdgpu.gttsize differs from TTM's pages_limit: the smaller caps what ROCm allocates, the larger "
+               "only looks like more."},
     FindingRow{kCmdlineInvalidValue, "cmdline.invalid-value", Severity::kWarning, Severity::kWarning,
                "A kernel command-line option has a value the kernel ignores."},
     FindingRow{kEnvNotRead, "env.not-read", Severity::kWarning, Severity::kWarning,

@@ -34,6 +34,8 @@ enum class FindingId {
   kModuleDeprecated,
   kModuleSizeAboveRam,
   kModuleSizeBelowDefault,
+  kModuleLockupTimeoutShort,
+  kModuleGttTtmDisagree,
   kCmdlineInvalidValue,
   kEnvNotRead,
   kEnvInvalidValue,

@@ -380,6 +380,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
     none.effect = Effect::kNoGpu;
     a.findings.push_back(std::move(none));
   }
+  Append(a.findings, SettingChecks(root, a.inventory, a.knobs, a.memory), Kind::kSetting, false);
   Append(a.findings, MachineChecks(root, a.inventory, options.caller), Kind::kMachine, false);
   Append(a.findings, CodeChecks(a.inventory, a.program), Kind::kRuntime, false);
   Append(a.findings, SupportChecks(a.inventory), Kind::kSupport, false);

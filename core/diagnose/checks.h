@@ -10,6 +10,8 @@
 #include "detect/live_facts.h"
 #include "diagnose/assess.h"
 #include "diagnose/finding.h"
+#include "diagnose/rocm_memory.h"
+#include "knobs/backend.h"
 #include "sys/root.h"
 
 namespace rocmtune::diagnose {
@@ -33,6 +35,13 @@ std::vector<Finding> ServiceChecks(const sys::Root& root, const detect::Inventor
 // the facts are unknown altogether.
 inline constexpr uint64_t kReplayWarning = 100;
 std::vector<Finding> LiveChecks(const std::vector<detect::LiveFacts>& live);
+
+// setting_checks.cc: what the module settings do together on this kernel: the 2 s job timeout of the
+// kernel queues from 6.19 where a Vulkan or Mesa OpenCL driver uses them (module.lockup-timeout-short),
+// and an amdgpu.gttsize other than TTM's pages_limit (module.gtt-ttm-disagree). `states`: the knob
+// table (knobs::ReportKnobs); `memory`: each GPU's (rocm_memory.h), in the inventory's order.
+std::vector<Finding> SettingChecks(const sys::Root& root, const detect::Inventory& inventory,
+                                   const std::vector<knobs::KnobState>& states, const std::vector<RocmMemory>& memory);
 
 // shm_checks.cc: every world-writable /dev/shm/rocm_smi_* file no running process holds (warning).
 std::vector<Finding> ShmChecks(const sys::Root& root);

@@ -60,4 +60,11 @@ std::optional<int> NoretryAutoDefault(const GcVersion& gc, const std::optional<K
   return std::nullopt;
 }
 
+std::optional<LockupTimeouts> LockupTimeoutDefaults(const std::optional<KernelMinor>& kernel) {
+  if (!kernel || *kernel < KernelMinor{6, 11}) return std::nullopt;
+  if (*kernel < KernelMinor{6, 17}) return LockupTimeouts{10000, 60000, 10000, 10000, false};  // before ec8fbb44b51e
+  if (*kernel < KernelMinor{6, 19}) return LockupTimeouts{10000, 10000, 10000, 10000, false};  // ec8fbb44b51e
+  return LockupTimeouts{2000, 2000, 2000, 2000, true};                                         // 1bea57ea7544
+}
+
 }  // namespace rocmtune::knobs

@@ -32,4 +32,19 @@ inline constexpr const char* kNoretryRuleSource =
     "noretry=1 as default for GFX 10.1.x (Navi10/12/14)\" (mainline 7.1, Cc: stable: in 6.18.y and 7.0.y from "
     "a point release)";
 
+// amdgpu_device_get_job_timeout_settings() without lockup_timeout, on bare metal: the timeout in ms
+// of jobs on the kernel's own queues (drm_sched: Vulkan, OpenGL, Mesa's OpenCL, video; not KFD's
+// user queues, which ROCm uses). nullopt for kernels before 6.11, where it is not verified.
+struct LockupTimeouts {
+  int gfx = 0, compute = 0, sdma = 0, video = 0;
+  bool single_sets_all = false;  // one value sets every queue (from 6.19); before, the non-compute ones
+};
+std::optional<LockupTimeouts> LockupTimeoutDefaults(const std::optional<KernelMinor>& kernel);
+
+inline constexpr const char* kLockupTimeoutSource =
+    "drivers/gpu/drm/amd/amdgpu/amdgpu_device.c amdgpu_device_get_job_timeout_settings(); commit 1bea57ea7544 "
+    "\"drm/amdgpu: reduce queue timeout to 2 seconds v2\" (amd-drm-next-6.19: 2000 ms for every queue); commit "
+    "ec8fbb44b51e \"drm/amdgpu: make compute timeouts consistent\" (6.17: kernel compute queues only, \"OpenCL "
+    "uses KFD user queues which don't have a timeout limitation\")";
+
 }  // namespace rocmtune::knobs

@@ -80,6 +80,26 @@ std::vector<SettingIssue> CheckModuleParam(const KnobContext& ctx, const KnobKey
   const knowledge::ModuleParam* param = ctx.catalog.Find(key.module, key.name);
   if (!param) {
     std::string suggest = Suggestions(ctx, key);
+    // The name meant may itself be deprecated (guides write amdgpu.gtt_size for amdgpu.gttsize,
+    // which ttm.pages_limit replaces): point at what to set today, not only at the spelling.
+    const auto meant = ctx.catalog.Suggest(key.module, key.name);
+    const knowledge::ModuleParam* old = !meant.empty() && meant.front()->deprecated_by ? meant.front() : nullptr;
+    if (old) {
+      std::string successor = *old->deprecated_by;
+      if (successor.starts_with("ttm.") && ctx.root.IsDirectory("sys/module/amdttm"))
+        successor = "amdttm." + successor.substr(4);  // amdgpu-dkms counts its own TTM's limit
+      out.push_back(
+          {"unknown-parameter", IssueLevel::kRefuse,
+           fmt::format("{} is not a parameter of the {} module: the kernel ignores it (\"unknown parameter "
+                       "'{}' ignored\"). The name is close to {}, which is deprecated{}: {} is the setting "
+                       "that does this now.",
+                       text, key.module, key.name, old->Key(),
+                       old->deprecated_since ? fmt::format(" from kernel {} on", *old->deprecated_since) : "",
+                       successor),
+           fmt::format("set {} instead (rocmtunectl explain {}); the kernel ignores {}", successor, successor, text),
+           fmt::format("{}; {}", kUnknownParamSource, old->source)});
+      return out;
+    }
     out.push_back({"unknown-parameter", IssueLevel::kRefuse,
                    fmt::format("{} is not a parameter of the {} module.{}", text, key.module,
                                suggest.empty() ? "" : fmt::format(" Did you mean {}?", suggest)),

@@ -297,6 +297,53 @@ Result<std::string> ValidateInteger(const ModuleParam& p, std::string_view v) {
   return negative ? fmt::format("-{}", magnitude) : fmt::format("{}", magnitude);
 }
 
+// amdgpu.lockup_timeout: amdgpu_device_get_job_timeout_settings() splits the string at ',' and
+// reads each field with kstrtol(field, 0, ...) as GFX, Compute, SDMA, Video in ms (0 keeps the
+// default, a negative value disables the timeout and taints the kernel); a field it cannot read
+// makes amdgpu_device_init() fail ("invalid lockup_timeout parameter syntax"): the GPU does not
+// come up. It stops at an empty field and ignores a fifth. rocmtune takes one to four decimal
+// fields without leading zeros (base 0 would read "010" as octal 8) and nothing the kernel would
+// skip silently.
+constexpr size_t kTimeoutFields = 4;
+constexpr std::string_view kTimeoutGrammar =
+    "one to four comma-separated integers in ms, for GFX,Compute,SDMA,Video (one value sets every queue on "
+    "6.19 and later kernels; 0 keeps the default, a negative value means no timeout)";
+
+Result<std::string> ValidateTimeouts(std::string_view v) {
+  auto refuse = [&](std::string_view why) {
+    return Fail(ErrorCode::kInvalidArgument, fmt::format("{} {}; expected {}", Shown(v), why, kTimeoutGrammar));
+  };
+  if (v.size() > kMaxStringBytes) return refuse("is too long");
+  size_t fields = 0;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = v.find(',', start);
+    std::string_view field = v.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    ++fields;
+    if (field.empty()) return refuse("has an empty field (the kernel stops reading there and ignores what follows)");
+    if (fields > kTimeoutFields) return refuse("has more than four fields (the kernel ignores the fifth and later)");
+    std::string_view digits = field;
+    if (digits.front() == '-') digits.remove_prefix(1);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return refuse(fmt::format("has '{}', which is not a decimal integer (the GPU would not initialize)", field));
+    if (digits.size() > 1 && digits.front() == '0')
+      return refuse(fmt::format("has '{}' with a leading zero (the kernel would read it as octal)", field));
+    if (field == "-0") return refuse("has '-0' (use 0)");
+    // kstrtol: a long; no timeout needs more than 18 digits.
+    if (digits.size() > 18) return refuse(fmt::format("has '{}', which does not fit the kernel's long", field));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return std::string(v);
+}
+
+// String parameters whose value the driver parses further: the grammar each is held to.
+struct StringGrammar {
+  std::string_view key;
+  Result<std::string> (*validate)(std::string_view);
+};
+constexpr StringGrammar kStringGrammars[] = {{"amdgpu.lockup_timeout", ValidateTimeouts}};
+
 }  // namespace
 
 Result<std::string> ValidateValue(const ModuleParam& param, std::string_view value) {
@@ -314,6 +361,8 @@ Result<std::string> ValidateValue(const ModuleParam& param, std::string_view val
     if (param.type == ParamType::kBool) return std::string(on ? "Y" : "N");
     return std::string(on ? "1" : "0");
   }
+  for (const StringGrammar& g : kStringGrammars)
+    if (g.key == param.Key()) return g.validate(value);
   if (value.size() > kMaxStringBytes) return refuse("is too long");
   for (char c : value)
     if (!IsAsciiAlnum(c) && std::string_view(",._:+-/").find(c) == std::string_view::npos)

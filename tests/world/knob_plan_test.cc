@@ -74,6 +74,8 @@ TEST(KnobPlanTest, MisspellingIsRefusedWithASuggestion) {
   Plan p = w.Set({"amdgpu.gtt_size=65536"});
   ASSERT_EQ(p.refused.size(), 1u);
   EXPECT_THAT(p.refused[0].message, HasSubstr("gttsize"));
+  // gttsize is deprecated itself: the refusal names what sets the GTT limit today.
+  EXPECT_THAT(p.refused[0].message, HasSubstr("ttm.pages_limit is the setting that does this now"));
   EXPECT_TRUE(p.ops.empty());
 }
 

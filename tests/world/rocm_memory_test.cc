@@ -140,5 +140,88 @@ TEST(RocmMemoryTest, ADgpuIsItsVramAndUnreadableIsUnknown) {
   EXPECT_THAT(apu.Ctl({"status"}).out, Not(HasSubstr("62.1 GiB")));
 }
 
+json GttTtmFinding(const WorldCopy& w) {
+  const json doc = w.Ctl({"doctor", "--json"}).Json();
+  json found;
+  for (const json& f : doc["findings"])
+    if (f["id"] == "module.gtt-ttm-disagree") {
+      EXPECT_TRUE(found.is_null()) << "twice: " << doc["findings"].dump();
+      found = f;
+    }
+  return found;
+}
+
+// amdgpu.gttsize=126976 with TTM's default pages_limit: amdgpu_ttm_init() calls the pair "unusual",
+// GTT shows 124 GiB and KFD stops ROCm at 61.6 GiB. One finding names both settings, the number ROCm
+// gets, and the pages_limit that makes them agree.
+TEST(RocmMemoryTest, GttsizeAbovePagesLimitNamesBothAndTheFix) {
+  WorldCopy w("strixpoint");
+  StrixHalo128(w);
+  const json f = GttTtmFinding(w);
+  ASSERT_TRUE(f.is_object());
+  EXPECT_EQ(f["severity"], "warning");
+  EXPECT_EQ(f["subject"], "amdgpu.gttsize");
+  EXPECT_EQ(f["what"],
+            "amdgpu.gttsize=126976 makes amdgpu's GTT 124 GiB, but ttm.pages_limit stops ROCm programs at 61.6 GiB");
+  EXPECT_THAT(f["why"].get<std::string>(),
+              HasSubstr("ROCm programs can allocate 61.6 GiB of system memory here (limited by ttm.pages_limit)"));
+  EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("GTT size has been set as 133143986176 but TTM size"));
+  const uint64_t meant = kGttsizeMib * 256;  // 124 GiB in 4 KiB pages
+  EXPECT_EQ(f["fix"]["set"],
+            json::array({"ttm.pages_limit=" + std::to_string(meant), "ttm.page_pool_size=" + std::to_string(meant)}));
+  EXPECT_EQ(f["fix"]["unset"], json::array({"amdgpu.gttsize"}));
+  EXPECT_THAT(f["sources"].dump(), HasSubstr("amdgpu_ttm_init"));
+  EXPECT_THAT(f["sources"].dump(), HasSubstr("amdgpu_amdkfd_gpuvm_init_mem_limits"));
+  // status shows it too.
+  const json status = w.Ctl({"status", "--json"}).Json();
+  bool in_status = false;
+  for (const json& x : status["findings"]) in_status = in_status || x["id"] == "module.gtt-ttm-disagree";
+  EXPECT_TRUE(in_status);
+}
+
+// gttsize below pages_limit: GTT is the cap; the fix is to drop gttsize, nothing to raise.
+TEST(RocmMemoryTest, GttsizeBelowPagesLimitCapsTheGpu) {
+  WorldCopy w("strixpoint");
+  StrixHalo128(w);
+  w.Write("sys/module/amdgpu/parameters/gttsize", "8192\n");
+  w.Write(std::string(kDev) + "mem_info_gtt_total", std::to_string(8ULL << 30) + "\n");
+  const json f = GttTtmFinding(w);
+  ASSERT_TRUE(f.is_object());
+  EXPECT_EQ(f["what"],
+            "amdgpu.gttsize=8192 caps amdgpu's GTT at 8 GiB, below the 61.6 GiB that ttm.pages_limit allows");
+  EXPECT_THAT(f["why"].get<std::string>(), HasSubstr("can allocate 8 GiB of system memory here (limited by gtt)"));
+  EXPECT_TRUE(f["fix"]["set"].empty()) << f["fix"];
+  EXPECT_EQ(f["fix"]["unset"], json::array({"amdgpu.gttsize"}));
+}
+
+// Neighbours: settings that agree (the toolboxes' gttsize=126976 with pages_limit=32505856), no
+// gttsize, and a kernel before 6.5, whose GTT had its own default, say nothing.
+TEST(RocmMemoryTest, AgreeingOrAbsentGttsizeSaysNothing) {
+  WorldCopy w("strixpoint");
+  StrixHalo128(w);
+  w.Write("sys/module/ttm/parameters/pages_limit", std::to_string(kGttsizeMib * 256) + "\n");
+  EXPECT_TRUE(GttTtmFinding(w).is_null());
+  w.Write("sys/module/ttm/parameters/pages_limit", std::to_string(kPagesLimit) + "\n");
+  ASSERT_TRUE(GttTtmFinding(w).is_object());  // the disagreement back: the cases below each end it
+  w.Write("sys/module/amdgpu/parameters/gttsize", "-1\n");
+  EXPECT_TRUE(GttTtmFinding(w).is_null());
+  w.Write("sys/module/amdgpu/parameters/gttsize", std::to_string(kGttsizeMib) + "\n");
+  w.Write("proc/sys/kernel/osrelease", "6.1.0-26-amd64\n");
+  EXPECT_TRUE(GttTtmFinding(w).is_null());
+  w.Write("proc/sys/kernel/osrelease", "6.5.0-44-generic\n");
+  EXPECT_TRUE(GttTtmFinding(w).is_object());
+}
+
+// Under amdgpu-dkms the limit and the fix are amdttm's.
+TEST(RocmMemoryTest, GttsizeAgainstAmdttmUnderAmdgpuDkms) {
+  WorldCopy w("strixpoint");
+  StrixHalo128(w, "amdttm");
+  const json f = GttTtmFinding(w);
+  ASSERT_TRUE(f.is_object());
+  EXPECT_THAT(f["what"].get<std::string>(), HasSubstr("amdttm.pages_limit stops ROCm programs at 61.6 GiB"));
+  EXPECT_THAT(f["fix"]["set"].dump(), HasSubstr("amdttm.pages_limit="));
+  EXPECT_THAT(f["fix"]["set"].dump(), HasSubstr("amdttm.page_pool_size="));
+}
+
 }  // namespace
 }  // namespace rocmtune::client

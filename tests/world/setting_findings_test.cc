@@ -68,7 +68,8 @@ TEST(SettingFindingsTest, ModuleOptionsInModprobeD) {
   const json* unknown = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", "etc/modprobe.d/folk.conf");
   ASSERT_NE(unknown, nullptr) << status["findings"];
   EXPECT_EQ((*unknown)["line"], 1);
-  EXPECT_THAT((*unknown)["hint"].get<std::string>(), HasSubstr("amdgpu.gttsize"));  // did you mean
+  EXPECT_THAT((*unknown)["message"].get<std::string>(), HasSubstr("amdgpu.gttsize"));            // what was meant
+  EXPECT_THAT((*unknown)["hint"].get<std::string>(), HasSubstr("set ttm.pages_limit instead"));  // and what to set
   ExpectComplete(*unknown);
 
   const json* deprecated = Find(status, "module.deprecated", "amdgpu.gttsize", "etc/modprobe.d/folk.conf");
@@ -146,6 +147,55 @@ TEST(SettingFindingsTest, KernelCommandLineTokens) {
   ASSERT_NE(knob, nullptr) << status["knobs"];
   EXPECT_EQ((*knob)["effective"], "ignored");
   EXPECT_NE((*knob)["running"], nullptr);
+}
+
+// The folklore amdgpu.gtt_size, wherever a guide put it: the kernel ignores it ("unknown parameter
+// 'gtt_size' ignored", ROCm/ROCm#5595), and the parameter it resembles is deprecated: each place
+// gets one finding that names the spelling meant and what sets the GTT limit now.
+TEST(SettingFindingsTest, GttSizeFolkloreNamesThePagesLimit) {
+  WorldCopy w("rx6900xt");
+  w.Write("etc/modprobe.d/gtt.conf", "options amdgpu gtt_size=122880\n");
+  std::string cmdline = w.Read("proc/cmdline");
+  cmdline.insert(cmdline.find('\n'), " amdgpu.gtt_size=122880");
+  w.Write("proc/cmdline", cmdline);
+  std::string grub = w.Read("etc/default/grub");
+  const std::string key = "GRUB_CMDLINE_LINUX_DEFAULT=\"";
+  const size_t at = grub.find(key);
+  ASSERT_NE(at, std::string::npos) << grub;
+  grub.insert(at + key.size(), "amdgpu.gtt_size=122880 ");
+  w.Write("etc/default/grub", grub);
+  const json status = SettingStatus(w);
+  int found = 0;
+  for (const char* file : {"etc/modprobe.d/gtt.conf", "proc/cmdline", "etc/default/grub"}) {
+    const json* f = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", file);
+    ASSERT_NE(f, nullptr) << file << ": " << status["findings"];
+    ++found;
+    const std::string message = (*f)["message"];
+    EXPECT_THAT(message, HasSubstr("unknown parameter 'gtt_size' ignored")) << file;
+    EXPECT_THAT(message, HasSubstr("amdgpu.gttsize, which is deprecated from kernel 6.15 on")) << file;
+    EXPECT_THAT(message, HasSubstr("ttm.pages_limit is the setting that does this now")) << file;
+    EXPECT_THAT((*f)["hint"].get<std::string>(), HasSubstr("set ttm.pages_limit instead")) << file;
+    EXPECT_THAT((*f)["source"].get<std::string>(), HasSubstr("unknown_module_param_cb")) << file;
+    EXPECT_THAT((*f)["source"].get<std::string>(), HasSubstr("MODULE_PARM_DESC(gttsize)")) << file;
+    ExpectComplete(*f);
+  }
+  EXPECT_EQ(found, 3);
+  // One finding per place: not a second one for the same line.
+  int unknown = 0;
+  for (const json& f : status["findings"]) unknown += f["id"] == "module.unknown-parameter" ? 1 : 0;
+  EXPECT_EQ(unknown, 3) << status["findings"];
+  // Under amdgpu-dkms the limit that counts is amdttm's.
+  w.Write("sys/module/amdttm/parameters/pages_limit", "1000000\n");
+  const json dkms = SettingStatus(w);
+  const json* f = Find(dkms, "module.unknown-parameter", "amdgpu.gtt_size", "etc/modprobe.d/gtt.conf");
+  ASSERT_NE(f, nullptr) << dkms["findings"];
+  EXPECT_THAT((*f)["hint"].get<std::string>(), HasSubstr("set amdttm.pages_limit instead"));
+  // A misspelling of a parameter that is not deprecated keeps the plain suggestion.
+  w.Write("etc/modprobe.d/gtt.conf", "options amdgpu no_retry=1\n");
+  const json plain = SettingStatus(w);
+  const json* typo = Find(plain, "module.unknown-parameter", "amdgpu.no_retry", "etc/modprobe.d/gtt.conf");
+  ASSERT_NE(typo, nullptr) << plain["findings"];
+  EXPECT_THAT((*typo)["message"].get<std::string>(), HasSubstr("Did you mean amdgpu.noretry?"));
 }
 
 TEST(SettingFindingsTest, BundledWorldsAndOwnSettingsGiveNone) {

@@ -6,10 +6,13 @@
 #include <stdexcept>
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace rocmtune::knowledge {
 namespace {
+
+using ::testing::HasSubstr;
 
 const ModuleParam& Get(std::string_view key) {
   size_t dot = key.find('.');
@@ -214,16 +217,34 @@ TEST(ValidateValueTest, AcceptsGoodValuesInTheFormSysfsShows) {
       {"amdgpu.backlight", "0", "0"},
       {"amdgpu.lockup_timeout", "10000,60000,10000,10000", "10000,60000,10000,10000"},
       {"amdgpu.lockup_timeout", "-1", "-1"},
+      {"amdgpu.lockup_timeout", "10000", "10000"},
+      {"amdgpu.lockup_timeout", "0,60000", "0,60000"},
+      {"amdgpu.lockup_timeout", "2000,-1,0,10000", "2000,-1,0,10000"},
       {"amdgpu.disable_cu", "0.0.1,0.1.3", "0.0.1,0.1.3"},
       {"amdgpu.virtual_display", "0000:03:00.0,1", "0000:03:00.0,1"},
   };
   const std::string longest(255, '1');
-  EXPECT_EQ(ValidateValue(Get("amdgpu.lockup_timeout"), longest), longest);
+  EXPECT_EQ(ValidateValue(Get("amdgpu.disable_cu"), longest), longest);
   for (const Case& c : cases) {
     auto result = ValidateValue(Get(c.key), c.typed);
     ASSERT_TRUE(result) << c.key << "=" << c.typed << ": " << result.error().message;
     EXPECT_EQ(*result, c.canonical) << c.key << "=" << c.typed;
   }
+}
+
+// A lockup_timeout the kernel cannot read keeps amdgpu from initializing the GPU; the refusal says
+// what the field is and what the kernel takes.
+TEST(ValidateValueTest, LockupTimeoutRefusalNamesTheFieldAndTheGrammar) {
+  auto bad = ValidateValue(Get("amdgpu.lockup_timeout"), "10000,abc");
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message, HasSubstr("'abc', which is not a decimal integer (the GPU would not initialize)"));
+  EXPECT_THAT(bad.error().message, HasSubstr("GFX,Compute,SDMA,Video"));
+  auto nul = ValidateValue(Get("amdgpu.lockup_timeout"), std::string("2000\0", 5));
+  ASSERT_FALSE(nul);
+  EXPECT_THAT(nul.error().message, HasSubstr("NUL byte"));
+  auto fifth = ValidateValue(Get("amdgpu.lockup_timeout"), "1,2,3,4,5");
+  ASSERT_FALSE(fifth);
+  EXPECT_THAT(fifth.error().message, HasSubstr("more than four fields"));
 }
 
 // amdgpu_device_check_arguments() takes -1 (auto) and 4..9; anything else it replaces with -1
@@ -363,6 +384,26 @@ const Hostile kHostile[] = {
     {"amdgpu.lockup_timeout", "1>/etc/x", "redirection"},
     {"amdgpu.lockup_timeout", "$HOME", "variable expansion"},
     {"amdgpu.lockup_timeout", "10000\\n", "backslash"},
+    // lockup_timeout's fields: a field kstrtol cannot read keeps the GPU from initializing
+    {"amdgpu.lockup_timeout", "abc", "not a number: amdgpu_device_init fails"},
+    {"amdgpu.lockup_timeout", "10s", "unit suffix"},
+    {"amdgpu.lockup_timeout", "1e4", "exponent"},
+    {"amdgpu.lockup_timeout", "+5000", "plus sign"},
+    {"amdgpu.lockup_timeout", "0x2710", "hex field"},
+    {"amdgpu.lockup_timeout", "010", "octal to kstrtol base 0"},
+    {"amdgpu.lockup_timeout", "-0", "minus zero"},
+    {"amdgpu.lockup_timeout", "-", "sign without digits"},
+    {"amdgpu.lockup_timeout", "10000,,10000", "empty field: the kernel stops there"},
+    {"amdgpu.lockup_timeout", ",10000", "leading comma"},
+    {"amdgpu.lockup_timeout", "10000,", "trailing comma"},
+    {"amdgpu.lockup_timeout", "1,2,3,4,5", "a fifth field the kernel ignores"},
+    {"amdgpu.lockup_timeout", "1234567890123456789", "overflows long"},
+    {"amdgpu.lockup_timeout",
+     std::string("100\0"
+                 "00",
+                 6),
+     "NUL byte"},
+    {"amdgpu.lockup_timeout", "10000;60000", "';' separator"},
     {"amdgpu.disable_cu", "a=b", "'=' inside a value"},
     {"amdgpu.disable_cu", "*", "glob"},
     {"amdgpu.disable_cu", "~root", "tilde expansion"},
