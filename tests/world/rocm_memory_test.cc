@@ -2,6 +2,8 @@
 // Halo built from the captured Strix Point (gfx1151, 128 GiB of RAM, a 512 MiB carve-out):
 // amdgpu.gttsize=126976 makes amdgpu's GTT 124 GiB, but TTM's default pages_limit (half the RAM)
 // still stops ROCm at about 62 GiB: status, doctor and the export say so, and name what caps it.
+#include <filesystem>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -29,6 +31,8 @@ void StrixHalo128(const WorldCopy& w, std::string_view ttm_module = "ttm") {
   w.Write(node, props);
   w.Write("proc/meminfo", "MemTotal:       " + std::to_string(kMemTotalKb) + " kB\nMemFree:        120000000 kB\n");
   w.Write(std::string(kDev) + "mem_info_gtt_total", std::to_string(kGttsizeMib * 1024 * 1024) + "\n");
+  // As the Strix Halo guides have it: an admin's modprobe.d line, running since the last boot.
+  w.Write("etc/modprobe.d/strix.conf", "options amdgpu gttsize=" + std::to_string(kGttsizeMib) + "\n");
   w.Write("sys/module/amdgpu/parameters/gttsize", std::to_string(kGttsizeMib) + "\n");
   w.Write("sys/module/" + std::string(ttm_module) + "/parameters/pages_limit", std::to_string(kPagesLimit) + "\n");
   w.Write("sys/module/ttm/parameters/pages_limit", std::to_string(kPagesLimit) + "\n");
@@ -169,7 +173,11 @@ TEST(RocmMemoryTest, GttsizeAbovePagesLimitNamesBothAndTheFix) {
   const uint64_t meant = kGttsizeMib * 256;  // 124 GiB in 4 KiB pages
   EXPECT_EQ(f["fix"]["set"],
             json::array({"ttm.pages_limit=" + std::to_string(meant), "ttm.page_pool_size=" + std::to_string(meant)}));
-  EXPECT_EQ(f["fix"]["unset"], json::array({"amdgpu.gttsize"}));
+  // gttsize is the admin's line: named, with the opt-in edit (rocmtune's unset would not touch it).
+  EXPECT_EQ(f["fix"]["unset"], json::array());
+  EXPECT_THAT(f["fix"]["text"].get<std::string>(),
+              HasSubstr("amdgpu.gttsize is set by /etc/modprobe.d/strix.conf:1, a file rocmtune does not manage"));
+  EXPECT_THAT(f["fix"]["text"].get<std::string>(), HasSubstr("sudo rocmtunectl unset amdgpu.gttsize --admin-lines"));
   EXPECT_THAT(f["sources"].dump(), HasSubstr("amdgpu_ttm_init"));
   EXPECT_THAT(f["sources"].dump(), HasSubstr("amdgpu_amdkfd_gpuvm_init_mem_limits"));
   // status shows it too.
@@ -185,6 +193,8 @@ TEST(RocmMemoryTest, GttsizeBelowPagesLimitCapsTheGpu) {
   StrixHalo128(w);
   w.Write("sys/module/amdgpu/parameters/gttsize", "8192\n");
   w.Write(std::string(kDev) + "mem_info_gtt_total", std::to_string(8ULL << 30) + "\n");
+  std::filesystem::remove(w.root() + "/etc/modprobe.d/strix.conf");
+  ASSERT_EQ(w.Ctl({"set", "amdgpu.gttsize=8192"}).exit_code, 0);  // rocmtune's own, this time
   const json f = GttTtmFinding(w);
   ASSERT_TRUE(f.is_object());
   EXPECT_EQ(f["what"],

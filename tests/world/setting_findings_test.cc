@@ -166,7 +166,8 @@ TEST(SettingFindingsTest, GttSizeFolkloreNamesThePagesLimit) {
   w.Write("etc/default/grub", grub);
   const json status = SettingStatus(w);
   int found = 0;
-  for (const char* file : {"etc/modprobe.d/gtt.conf", "proc/cmdline", "etc/default/grub"}) {
+  // One finding per setting, every place as its evidence: modprobe.d's line first.
+  for (const char* file : {"etc/modprobe.d/gtt.conf"}) {
     const json* f = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", file);
     ASSERT_NE(f, nullptr) << file << ": " << status["findings"];
     ++found;
@@ -179,11 +180,15 @@ TEST(SettingFindingsTest, GttSizeFolkloreNamesThePagesLimit) {
     EXPECT_THAT((*f)["source"].get<std::string>(), HasSubstr("MODULE_PARM_DESC(gttsize)")) << file;
     ExpectComplete(*f);
   }
-  EXPECT_EQ(found, 3);
-  // One finding per place: not a second one for the same line.
+  EXPECT_EQ(found, 1);
+  const json* one = Find(status, "module.unknown-parameter", "amdgpu.gtt_size", "etc/modprobe.d/gtt.conf");
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ((*one)["places"], json::parse(R"([{"file":"etc/modprobe.d/gtt.conf","line":1},
+      {"file":"etc/default/grub","line":6},{"file":"proc/cmdline","line":1}])"));
+  // Not a second finding for the same setting.
   int unknown = 0;
   for (const json& f : status["findings"]) unknown += f["id"] == "module.unknown-parameter" ? 1 : 0;
-  EXPECT_EQ(unknown, 3) << status["findings"];
+  EXPECT_EQ(unknown, 1) << status["findings"];
   // Under amdgpu-dkms the limit that counts is amdttm's.
   w.Write("sys/module/amdttm/parameters/pages_limit", "1000000\n");
   const json dkms = SettingStatus(w);

@@ -11,8 +11,8 @@ namespace {
 using ::testing::ElementsAre;
 
 Finding At(std::string file, int line, std::string fix = "remove it") {
-  Finding f = MakeFinding("cmdline.invalid-value", Severity::kWarning, "cmdline.amd_iommu", "amd_iommu=on is not an option",
-                          "", std::move(fix));
+  Finding f = MakeFinding("cmdline.invalid-value", Severity::kWarning, "cmdline.amd_iommu",
+                          "amd_iommu=on is not an option", "", std::move(fix));
   f.kind = Kind::kSetting;
   f.file = std::move(file);
   f.line = line;
@@ -37,7 +37,7 @@ TEST(MergeSameFactsTest, TheBootFileAndTheRunningCommandLineAreOneFinding) {
 TEST(MergeSameFactsTest, DifferentFactsStaySeparate) {
   std::vector<Finding> found = {At("etc/default/grub", 6), At("etc/default/grub", 6), At("proc/cmdline", 1)};
   found[1].what = "amdgpu.noretry: '7' is out of range";  // another fact on the same line
-  found[2].gpu = "0000:03:00.0";                         // about one GPU, not the machine
+  found[2].gpu = "0000:03:00.0";                          // about one GPU, not the machine
   Finding no_file = MakeFinding("rocm.not-installed", Severity::kInfo, "", "No ROCm", "");
   found.push_back(no_file);
   found.push_back(no_file);  // findings not about a file are never merged
