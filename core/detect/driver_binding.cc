@@ -28,6 +28,14 @@ bool BindingCmdlineHas(const SystemFacts& facts, std::string_view token) {
 
 Finding UnboundFinding(const BindingDevice& d, const std::string& name, const SystemFacts& facts) {
   Finding f{FindingName(FindingId::kGpuNotAmdgpu), Severity::kWarning, "", d.id};
+  if (!facts.amdgpu.loaded)
+    if (std::optional<DriverCause> cause = DkmsSignatureCause(facts.secure_boot, facts.amdgpu_dkms)) {
+      f.severity = Severity::kError;
+      f.message = fmt::format("{} has no driver: {}", name, cause->why);
+      f.hint = cause->fix;
+      f.source = cause->source;
+      return f;
+    }
   f.source = std::string(kAmdgpuSource);
   // amdgpu_pci_probe refuses a display-class GPU when the command line has nomodeset
   // (drm_firmware_drivers_only()) and amdgpu.modeset is not 1.

@@ -18,9 +18,10 @@ constexpr std::array kTable = {
                "The kernel's KFD topology does not report a GPU's PCI domain; 0000 is assumed."},
     FindingRow{kDetectParametersUnreadable, "detect.parameters-unreadable", Severity::kInfo, Severity::kInfo,
                "Some parameters of the amdgpu or ttm module could not be read (some are root only)."},
-    FindingRow{kGpuNotAmdgpu, "gpu.not-amdgpu", Severity::kInfo, Severity::kWarning,
+    FindingRow{kGpuNotAmdgpu, "gpu.not-amdgpu", Severity::kInfo, Severity::kError,
                "An AMD GPU is not driven by amdgpu: rocmtune does not manage it and ROCm programs cannot use it. "
-               "Info for a passthrough driver (vfio-pci), a warning for radeon or no driver."},
+               "Info for a passthrough driver (vfio-pci), a warning for radeon or no driver, an error when Secure "
+               "Boot refuses amdgpu-dkms's module (not signed with an enrolled key)."},
     FindingRow{kGpuNoRocmIsa, "gpu.no-rocm-isa", Severity::kWarning, Severity::kWarning,
                "The GPU's family has no ROCm code-object target at all."},
     FindingRow{kGpuGfxTargetUnknown, "gpu.gfx-target-unknown", Severity::kWarning, Severity::kWarning,

@@ -95,6 +95,13 @@ std::optional<Finding> NoGpuFinding(const detect::Inventory& inv) {
         "Every AMD GPU here is held by another driver ({}); ROCm can use one only once amdgpu "
         "drives it (unbind it from that driver, or end the virtual machine that holds it)",
         fmt::join(held, ", "));
+  } else if (!inv.pci_listed && !inv.system.amdgpu.loaded) {
+    // No PCI bus to look at (a tree without sys/bus/pci): what keeps amdgpu out may still be known.
+    if (auto cause = detect::DkmsSignatureCause(inv.system.secure_boot, inv.system.amdgpu_dkms)) {
+      none.why = fmt::format("{}. {}", none.why, cause->why);
+      none.fix.text = cause->fix;
+      none.sources.push_back(cause->source);
+    }
   }
   none.kind = Kind::kDetection;
   none.effect = Effect::kNoGpu;

@@ -1,6 +1,6 @@
 // An AMD GPU on the bus that amdgpu does not drive, end to end through rocmtunectl on a copy of
-// the no-amd world (an Intel iGPU, no amdgpu module): no driver and vfio-pci; and the EFFECTIVE
-// value of an unloaded module's option.
+// the no-amd world (an Intel iGPU, no amdgpu module): no driver, vfio-pci, and Secure Boot with
+// amdgpu-dkms whose key is not enrolled; and the EFFECTIVE value of an unloaded module's option.
 #include <string>
 
 #include <gmock/gmock.h>
@@ -70,6 +70,35 @@ TEST(UnboundGpuWorld, VfioIsInfoAndGpuNoneNamesIt) {
   auto none = FindingsWithId(doc, "gpu.none");
   ASSERT_EQ(none.size(), 1u);
   EXPECT_THAT(none[0]["fix"]["text"].get<std::string>(), HasSubstr("0000:03:00.0: vfio-pci"));
+}
+
+TEST(UnboundGpuWorld, SecureBootRefusingDkmsNamesTheKeyNotTheSeat) {
+  WorldCopy w("no-amd");
+  AddUnboundNavi21(w);
+  testing::SetSecureBoot(w.root(), true);
+  testing::InstallAmdgpuDkms(w.root());
+  w.Write("var/lib/dkms/mok.pub", testing::kDkmsCertificate);
+  testing::SetMokList(w.root(), "Debian Secure Boot CA, and no DKMS key");
+  ASSERT_FALSE(w.Exists("sys/module/amdgpu"));
+  json doc = UnboundDoctor(w);
+  auto found = FindingsWithId(doc, "gpu.not-amdgpu");
+  ASSERT_EQ(found.size(), 1u) << doc.dump(1);
+  EXPECT_EQ(found[0]["severity"], "error");
+  const std::string what = found[0]["what"].get<std::string>(), fix = found[0]["fix"]["text"].get<std::string>();
+  EXPECT_THAT(what, HasSubstr("DKMS signs its amdgpu module with /var/lib/dkms/mok.pub, which is not enrolled"));
+  EXPECT_THAT(fix, HasSubstr("mokutil --import /var/lib/dkms/mok.pub"));
+  EXPECT_THAT(fix, HasSubstr("remove amdgpu-dkms"));
+  EXPECT_THAT(doc.dump(), Not(HasSubstr("seated")));
+  EXPECT_THAT(found[0]["sources"][0].get<std::string>(), HasSubstr("kernel/module/signing.c"));
+  // The human text says the same.
+  auto text = w.Ctl({"doctor"});
+  EXPECT_THAT(text.out, HasSubstr("mokutil --import /var/lib/dkms/mok.pub")) << text.out << text.err;
+  // Secure Boot off: the key is no reason.
+  testing::SetSecureBoot(w.root(), false);
+  auto off = FindingsWithId(UnboundDoctor(w), "gpu.not-amdgpu");
+  ASSERT_EQ(off.size(), 1u);
+  EXPECT_EQ(off[0]["severity"], "warning");
+  EXPECT_THAT(off[0]["fix"]["text"].get<std::string>(), Not(HasSubstr("mokutil")));
 }
 
 TEST(UnboundGpuWorld, AnUnloadedModulesOptionIsNeverEffective) {

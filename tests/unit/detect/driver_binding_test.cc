@@ -1,4 +1,5 @@
-// AMD GPUs amdgpu does not drive (detect/pci_gpus.h, detect/driver_binding.h), on small trees.
+// AMD GPUs amdgpu does not drive (detect/pci_gpus.h, detect/driver_binding.h) and what keeps
+// amdgpu-dkms out under Secure Boot (detect/amdgpu_dkms.h, detect/efi_vars.h), on small trees.
 #include <string>
 #include <string_view>
 
@@ -6,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "detect/amdgpu_dkms.h"
+#include "detect/efi_vars.h"
 #include "detect/inventory.h"
 #include "detect/pci_gpus.h"
 #include "detect/system_facts.h"
@@ -20,6 +23,13 @@ using ::testing::Not;
 using testing::TestTree;
 
 constexpr std::string_view kBindingSlot = "0000:03:00.0";
+constexpr std::string_view kSecureBootVar = "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+constexpr std::string_view kMokListVar = "sys/firmware/efi/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23";
+constexpr std::string_view kDer = testing::kDkmsCertificate;
+
+// efivarfs: 4 bytes of attributes, then the data.
+std::string BindingEfiVar(std::string_view data) { return std::string("\x06\0\0\0", 4) + std::string(data); }
+
 std::string AddPci(const TestTree& t, std::string_view slot, std::string_view vendor, std::string_view device,
                    std::string_view pci_class, std::string_view driver) {
   return testing::AddPciFunction(t.path(), slot, vendor, device, pci_class, driver);
@@ -29,6 +39,9 @@ std::string AddPci(const TestTree& t, std::string_view slot, std::string_view ve
 void AddNavi21(const TestTree& t, std::string_view driver, std::string_view slot = kBindingSlot) {
   AddPci(t, slot, "0x1002", "0x73bf", "0x030000", driver);
 }
+
+void SetSecureBoot(const TestTree& t, bool on = true) { testing::SetSecureBoot(t.path(), on); }
+void InstallAmdgpuDkms(const TestTree& t) { testing::InstallAmdgpuDkms(t.path()); }
 
 sys::Root OpenBindingTree(const TestTree& t) {
   auto root = sys::Root::Open(t.path());
@@ -122,6 +135,89 @@ TEST(PciGpusTest, BadClassFilesGiveAClearResult) {
   EXPECT_THAT(findings[0].message, HasSubstr("display controller"));
 }
 
+TEST(EfiVarsTest, SecureBootIsReadFromItsVariable) {
+  TestTree t;
+  EXPECT_FALSE(SecureBoot(OpenBindingTree(t)));
+  t.Write(kSecureBootVar, std::string("\x06\0\0", 3));  // shorter than the attributes
+  EXPECT_FALSE(SecureBoot(OpenBindingTree(t)));
+  SetSecureBoot(t);
+  EXPECT_EQ(SecureBoot(OpenBindingTree(t)), true);
+  SetSecureBoot(t, false);
+  EXPECT_EQ(SecureBoot(OpenBindingTree(t)), false);
+}
+
+TEST(EfiVarsTest, MokListHasFindsTheCertificateInEitherPlace) {
+  TestTree t;
+  EXPECT_FALSE(MokListHas(OpenBindingTree(t), kDer));  // no list: unknown
+  t.Write(kMokListVar, BindingEfiVar("\xa1\x59\xc0\xa5 some other key"));
+  EXPECT_EQ(MokListHas(OpenBindingTree(t), kDer), false);
+  t.Write("sys/firmware/efi/mok-variables/MokListRT", std::string("\xa1\x59\xc0\xa5") + std::string(kDer));
+  EXPECT_EQ(MokListHas(OpenBindingTree(t), kDer), true);
+  EXPECT_FALSE(MokImportPending(OpenBindingTree(t)));
+  t.Write("sys/firmware/efi/efivars/MokNew-605dab50-e046-4300-abb6-3dd810dd8b23", BindingEfiVar("key"));
+  EXPECT_TRUE(MokImportPending(OpenBindingTree(t)));
+}
+
+TEST(AmdgpuDkmsTest, FoundByItsDkmsTreeOrDpkg) {
+  TestTree t;
+  EXPECT_FALSE(DetectAmdgpuDkms(OpenBindingTree(t), {}));
+  t.Write("var/lib/dpkg/status",
+          "Package: amdgpu-dkms-firmware\nStatus: install ok installed\nVersion: 1:6.10.5\n\n"
+          "Package: amdgpu-dkms\nStatus: deinstall ok config-files\nVersion: 1:6.10.5\n");
+  EXPECT_FALSE(DetectAmdgpuDkms(OpenBindingTree(t), {}));  // removed, and its firmware package is not it
+  t.Write("var/lib/dpkg/status", "Package: amdgpu-dkms\nStatus: install ok installed\nVersion: 1:6.10.5\n");
+  auto from_dpkg = DetectAmdgpuDkms(OpenBindingTree(t), {});
+  ASSERT_TRUE(from_dpkg);
+  EXPECT_THAT(from_dpkg->evidence, HasSubstr("amdgpu-dkms 1:6.10.5"));
+  InstallAmdgpuDkms(t);
+  auto from_tree = DetectAmdgpuDkms(OpenBindingTree(t), {});
+  ASSERT_TRUE(from_tree);
+  EXPECT_THAT(from_tree->evidence, HasSubstr("var/lib/dkms/amdgpu/6.10.5-2084815.24.04"));
+}
+
+TEST(AmdgpuDkmsTest, TheCertificateIsWhereDkmsPutsIt) {
+  TestTree t;
+  InstallAmdgpuDkms(t);
+  auto none = DetectAmdgpuDkms(OpenBindingTree(t), {});
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->certificate);
+  EXPECT_EQ(none->certificate_expected, "var/lib/dkms/mok.pub");
+  OsRelease ubuntu;
+  ubuntu.id = "ubuntu";
+  EXPECT_EQ(DetectAmdgpuDkms(OpenBindingTree(t), ubuntu)->certificate_expected, "var/lib/shim-signed/mok/MOK.der");
+  t.Write("var/lib/dkms/mok.pub", kDer);
+  EXPECT_EQ(DetectAmdgpuDkms(OpenBindingTree(t), ubuntu)->certificate, "var/lib/dkms/mok.pub");
+  t.Write("etc/dkms/framework.conf.d/sign.conf", "mok_certificate=\"/root/keys/mok.der\"\n");
+  auto configured = DetectAmdgpuDkms(OpenBindingTree(t), {});
+  EXPECT_EQ(configured->certificate_expected, "root/keys/mok.der");
+  EXPECT_FALSE(configured->certificate);
+}
+
+TEST(AmdgpuDkmsTest, TheCauseNeedsSecureBootAndDkmsAndAKeyNotEnrolled) {
+  AmdgpuDkms dkms{"/var/lib/dkms/amdgpu/6.10.5", "var/lib/dkms/mok.pub", "var/lib/dkms/mok.pub", false, false};
+  EXPECT_FALSE(DkmsSignatureCause(false, dkms));
+  EXPECT_FALSE(DkmsSignatureCause(std::nullopt, dkms));
+  EXPECT_FALSE(DkmsSignatureCause(true, std::nullopt));
+  auto not_enrolled = DkmsSignatureCause(true, dkms);
+  ASSERT_TRUE(not_enrolled);
+  EXPECT_THAT(not_enrolled->why, HasSubstr("not enrolled"));
+  EXPECT_THAT(not_enrolled->fix, HasSubstr("mokutil --import /var/lib/dkms/mok.pub"));
+  EXPECT_THAT(not_enrolled->fix, HasSubstr("remove amdgpu-dkms"));
+  EXPECT_THAT(not_enrolled->source, HasSubstr("kernel/module/signing.c"));
+  dkms.enrolled = std::nullopt;
+  EXPECT_THAT(DkmsSignatureCause(true, dkms)->why, HasSubstr("may not be enrolled"));
+  dkms.import_pending = true;
+  EXPECT_THAT(DkmsSignatureCause(true, dkms)->fix, HasSubstr("Enroll MOK"));
+  dkms.enrolled = true;
+  EXPECT_FALSE(DkmsSignatureCause(true, dkms));  // its key is trusted: something else keeps amdgpu out
+  dkms.enrolled = std::nullopt;
+  dkms.certificate = std::nullopt;
+  auto unsigned_module = DkmsSignatureCause(true, dkms);
+  ASSERT_TRUE(unsigned_module);
+  EXPECT_THAT(unsigned_module->why, HasSubstr("no signing key"));
+  EXPECT_THAT(unsigned_module->fix, HasSubstr("dkms autoinstall"));
+}
+
 TEST(DriverBindingTest, AGpuWithNoDriverIsAWarningForThatGpu) {
   TestTree t;
   AddNavi21(t, "");
@@ -192,6 +288,64 @@ TEST(DriverBindingTest, OneFindingPerDeviceWithItsDrmCard) {
   auto found = NotAmdgpu(inv);
   ASSERT_EQ(found.size(), 1u) << BindingMessages(inv);
   EXPECT_EQ(found[0]->subject, "0000:03:00.0");
+}
+
+TEST(DriverBindingTest, SecureBootAndUnenrolledDkmsNameTheFix) {
+  TestTree t;
+  AddNavi21(t, "");
+  AddPci(t, "0000:03:00.1", "0x1002", "0xab28", "0x040300", "");  // its audio: not a GPU
+  SetSecureBoot(t);
+  InstallAmdgpuDkms(t);
+  t.Write("var/lib/dkms/mok.pub", kDer);
+  t.Write(kMokListVar, BindingEfiVar("another vendor's key"));
+  Inventory inv = DetectBinding(t);
+  auto found = NotAmdgpu(inv);
+  ASSERT_EQ(found.size(), 1u) << BindingMessages(inv);
+  EXPECT_EQ(found[0]->severity, Severity::kError);
+  EXPECT_THAT(found[0]->message, HasSubstr("Secure Boot is on and amdgpu-dkms is installed"));
+  EXPECT_THAT(found[0]->message, HasSubstr("not enrolled"));
+  EXPECT_THAT(found[0]->hint, HasSubstr("mokutil --import /var/lib/dkms/mok.pub"));
+  EXPECT_THAT(found[0]->hint, Not(HasSubstr("seated")));
+  EXPECT_THAT(found[0]->source, HasSubstr("dkms"));
+}
+
+TEST(DriverBindingTest, WithoutSecureBootOrDkmsOrWithAmdgpuLoadedNoKeyIsBlamed) {
+  auto blames_key = [](const TestTree& t) {
+    auto found = NotAmdgpu(DetectBinding(t));
+    return found.size() == 1 && found[0]->hint.find("mokutil") != std::string::npos;
+  };
+  {
+    TestTree t;  // Secure Boot off
+    AddNavi21(t, "");
+    SetSecureBoot(t, false);
+    InstallAmdgpuDkms(t);
+    EXPECT_FALSE(blames_key(t));
+    SetSecureBoot(t, true);
+    EXPECT_TRUE(blames_key(t));  // the same tree with it on: the control
+  }
+  {
+    TestTree t;  // no amdgpu-dkms
+    AddNavi21(t, "");
+    SetSecureBoot(t);
+    EXPECT_FALSE(blames_key(t));
+  }
+  {
+    TestTree t;  // amdgpu loaded (so its module was accepted): something else keeps the GPU
+    AddNavi21(t, "");
+    SetSecureBoot(t);
+    InstallAmdgpuDkms(t);
+    t.Mkdir("sys/module/amdgpu/parameters");
+    EXPECT_FALSE(blames_key(t));
+  }
+  {
+    TestTree t;  // DKMS's key is enrolled
+    AddNavi21(t, "");
+    SetSecureBoot(t);
+    InstallAmdgpuDkms(t);
+    t.Write("var/lib/dkms/mok.pub", kDer);
+    t.Write(kMokListVar, BindingEfiVar(std::string("list:") + std::string(kDer)));
+    EXPECT_FALSE(blames_key(t));
+  }
 }
 
 }  // namespace

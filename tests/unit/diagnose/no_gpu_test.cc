@@ -69,5 +69,21 @@ TEST(NoGpuTest, NoGpuAnywhereStillSaysSeated) {
   EXPECT_FALSE(NoGpuFind(findings, "gpu.not-amdgpu"));
 }
 
+// A tree without sys/bus/pci: the GPU cannot be seen, but what keeps amdgpu out can.
+TEST(NoGpuTest, WithoutThePciBusGpuNoneNamesTheDkmsKey) {
+  TestTree t;
+  t.Mkdir("sys/module/ttm");
+  testing::SetSecureBoot(t.path(), true);
+  testing::InstallAmdgpuDkms(t.path());
+  const Finding* none = NoGpuFind(AssessNoGpuTree(t), "gpu.none");
+  ASSERT_TRUE(none);
+  EXPECT_THAT(none->fix.text, HasSubstr("mokutil --import /var/lib/dkms/mok.pub"));
+  EXPECT_THAT(none->why, HasSubstr("no signing key"));
+  testing::SetSecureBoot(t.path(), false);
+  const Finding* off = NoGpuFind(AssessNoGpuTree(t), "gpu.none");
+  ASSERT_TRUE(off);
+  EXPECT_THAT(off->fix.text, HasSubstr("seated"));
+}
+
 }  // namespace
 }  // namespace rocmtune::diagnose
