@@ -18,8 +18,10 @@ constexpr std::array kTable = {
                "The kernel's KFD topology does not report a GPU's PCI domain; 0000 is assumed."},
     FindingRow{kDetectParametersUnreadable, "detect.parameters-unreadable", Severity::kInfo, Severity::kInfo,
                "Some parameters of the amdgpu or ttm module could not be read (some are root only)."},
-    FindingRow{kGpuNotAmdgpu, "gpu.not-amdgpu", Severity::kInfo, Severity::kInfo,
-               "An AMD GPU is bound to another driver than amdgpu (or none): rocmtune does not manage it."},
+    FindingRow{kGpuNotAmdgpu, "gpu.not-amdgpu", Severity::kInfo, Severity::kError,
+               "An AMD GPU is not driven by amdgpu: rocmtune does not manage it and ROCm programs cannot use it. "
+               "Info for a passthrough driver (vfio-pci), a warning for radeon or no driver, an error when Secure "
+               "Boot refuses amdgpu-dkms's module (not signed with an enrolled key)."},
     FindingRow{kGpuNoRocmIsa, "gpu.no-rocm-isa", Severity::kWarning, Severity::kWarning,
                "The GPU's family has no ROCm code-object target at all."},
     FindingRow{kGpuGfxTargetUnknown, "gpu.gfx-target-unknown", Severity::kWarning, Severity::kWarning,
@@ -28,7 +30,8 @@ constexpr std::array kTable = {
                "The GPU's family is not one ROCm targets."},
     FindingRow{kGpuNoKfd, "gpu.no-kfd", Severity::kError, Severity::kError,
                "KFD does not list the GPU, or there is no KFD: ROCm programs cannot use it."},
-    FindingRow{kGpuNone, "gpu.none", Severity::kWarning, Severity::kWarning, "No AMD GPU driven by amdgpu was found."},
+    FindingRow{kGpuNone, "gpu.none", Severity::kWarning, Severity::kWarning,
+               "No AMD GPU driven by amdgpu was found (none when gpu.not-amdgpu says why a GPU has no amdgpu)."},
     FindingRow{kFileUnreadable, "file.unreadable", Severity::kWarning, Severity::kError,
                "A file rocmtune reads or owns cannot be read (an error for its own files)."},
     FindingRow{kModuleUnknownParameter, "module.unknown-parameter", Severity::kWarning, Severity::kWarning,

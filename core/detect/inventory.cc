@@ -6,11 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "detect/driver_binding.h"
 #include "detect/drm_cards.h"
 #include "detect/finding_ids.h"
 #include "detect/identify.h"
 #include "detect/kfd_topology.h"
 #include "detect/libdrm_probe.h"
+#include "detect/pci_gpus.h"
 #include "knowledge/amdgpu_ids.h"
 #include "knowledge/gpu_table.h"
 
@@ -25,15 +27,6 @@ std::unique_ptr<knowledge::AmdgpuIds> LoadSystemIds(const sys::Root& root) {
   auto ids = knowledge::AmdgpuIds::Parse(*content, root.Display("usr/share/libdrm/amdgpu.ids"));
   if (!ids) return nullptr;
   return std::make_unique<knowledge::AmdgpuIds>(std::move(*ids));
-}
-
-void ReportForeignCard(const DrmCard& card, std::vector<Finding>& findings) {
-  if (card.vendor_id != kAmdVendor) return;  // another vendor's GPU: nothing to say
-  std::string where = card.address ? card.address->ToString() : card.card;
-  findings.push_back({FindingName(FindingId::kGpuNotAmdgpu), Severity::kInfo,
-                      fmt::format("{} (1002:{:04x}) is bound to {}; rocmtune manages amdgpu devices only", where,
-                                  card.device_id.value_or(0), card.driver.value_or("no driver")),
-                      where});
 }
 
 Gpu FromParts(const DrmCard* card, const KfdNode* node, const knowledge::AmdgpuIds* system_ids) {
@@ -176,14 +169,12 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
 
   std::vector<DrmCard> cards = ScanDrmCards(root, inv.findings);
   std::vector<KfdNode> nodes = ScanKfdGpuNodes(root, inv.findings);
+  PciScan pci = ScanPciGpus(root, inv.findings);
 
   std::vector<bool> node_used(nodes.size(), false);
   std::vector<std::string> seen_addresses;
   for (const DrmCard& card : cards) {
-    if (card.driver != "amdgpu") {
-      ReportForeignCard(card, inv.findings);
-      continue;
-    }
+    if (card.driver != "amdgpu") continue;  // ReportNotAmdgpu says what drives it
     if (card.address) {
       std::string addr = card.address->ToString();
       if (std::find(seen_addresses.begin(), seen_addresses.end(), addr) != seen_addresses.end()) continue;
@@ -217,6 +208,10 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
   if (options.use_libdrm && root.IsLive()) EnrichWithLibdrm(inv.gpus);
   ApplyIommuGroups(root, inv.gpus, inv.system.iommu);
   ReportIdentityGaps(inv.gpus, root.IsDirectory("sys/class/kfd/kfd/topology/nodes"), inv.findings);
+  std::vector<std::string> amdgpu_ids;
+  for (const Gpu& gpu : inv.gpus) amdgpu_ids.insert(amdgpu_ids.end(), {gpu.id, gpu.physical_id});
+  inv.not_amdgpu = ReportNotAmdgpu(cards, pci, amdgpu_ids, inv.system, inv.findings);
+  inv.pci_listed = pci.listed;
   return inv;
 }
 

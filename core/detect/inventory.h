@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "detect/driver_binding.h"
 #include "detect/finding.h"
 #include "detect/system_facts.h"
 #include "knowledge/family.h"
@@ -43,6 +44,11 @@ struct Inventory {
   SystemFacts system;
   std::vector<Gpu> gpus;
   std::vector<Finding> findings;
+  // Not in the JSON contract. AMD GPUs amdgpu does not drive, each with its gpu.not-amdgpu
+  // finding; whether sys/bus/pci/devices could be listed (if not, such GPUs are seen only by a
+  // DRM card of another driver).
+  std::vector<ForeignGpu> not_amdgpu;
+  bool pci_listed = false;
 };
 
 struct DetectOptions {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "detect/efi_vars.h"
 #include "detect/finding_ids.h"
 #include "detect/other_writers.h"
 #include "util/text.h"
@@ -124,6 +125,9 @@ SystemFacts DetectSystemFacts(const sys::Root& root, std::vector<Finding>& findi
   facts.amdgpu = ReadModule(root, "amdgpu", findings);
   facts.ttm = ReadModule(root, "ttm", findings);
   facts.iommu = ReadIommu(root, facts.cmdline);
+  facts.secure_boot = SecureBoot(root);
+  // Read only where it can matter: what keeps amdgpu from loading under Secure Boot.
+  if (facts.secure_boot == true && !facts.amdgpu.loaded) facts.amdgpu_dkms = DetectAmdgpuDkms(root, facts.os);
   for (Finding& f : OtherWriterFindings(root)) findings.push_back(std::move(f));
   return facts;
 }

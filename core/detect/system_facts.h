@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "detect/amdgpu_dkms.h"
 #include "detect/boot_setup.h"
 #include "detect/finding.h"
 #include "sys/root.h"
@@ -41,6 +42,11 @@ struct SystemFacts {
   ModuleState amdgpu;
   ModuleState ttm;
   IommuState iommu;
+  // Not in the JSON contract: what tells why amdgpu may not load (amdgpu_dkms.h). secure_boot:
+  // the SecureBoot EFI variable, nullopt when it cannot be read; amdgpu_dkms is looked for only
+  // with Secure Boot on and amdgpu not loaded.
+  std::optional<bool> secure_boot;
+  std::optional<AmdgpuDkms> amdgpu_dkms;
 };
 
 SystemFacts DetectSystemFacts(const sys::Root& root, std::vector<Finding>& findings);

@@ -77,6 +77,39 @@ Finding FromStatus(const detect::Finding& f) {
   return FromDetect(f, kind, effect, f.gpu);
 }
 
+// check-compute's "no usable GPU" (exit 1) is a problem doctor names too, unless an AMD GPU on the
+// bus that amdgpu does not drive already says it with its cause (gpu.not-amdgpu, a warning or an
+// error): one finding per fact, and its fix, not "check the GPU is seated".
+std::optional<Finding> NoGpuFinding(const detect::Inventory& inv) {
+  if (!inv.gpus.empty()) return std::nullopt;
+  std::vector<std::string> held;
+  for (const detect::ForeignGpu& g : inv.not_amdgpu) {
+    if (g.severity != Severity::kInfo) return std::nullopt;
+    held.push_back(fmt::format("{}: {}", g.id, g.driver.value_or("no driver")));
+  }
+  Finding none =
+      MakeFinding(FindingName(FindingId::kGpuNone), Severity::kWarning, "", "No AMD GPU driven by amdgpu was found",
+                  "ROCm programs find no GPU here and run on the CPU, or fail",
+                  "Check that the GPU is seated and amdgpu is loaded (lsmod | grep amdgpu; dmesg)",
+                  {"linux drivers/gpu/drm/amd/amdgpu (amdgpu binds AMD GPUs)"});
+  if (!held.empty()) {
+    none.fix.text = fmt::format(
+        "Every AMD GPU here is held by another driver ({}); ROCm can use one only once amdgpu "
+        "drives it (unbind it from that driver, or end the virtual machine that holds it)",
+        fmt::join(held, ", "));
+  } else if (!inv.pci_listed && !inv.system.amdgpu.loaded) {
+    // No PCI bus to look at (a tree without sys/bus/pci): what keeps amdgpu out may still be known.
+    if (auto cause = detect::DkmsSignatureCause(inv.system.secure_boot, inv.system.amdgpu_dkms)) {
+      none.why = fmt::format("{}. {}", none.why, cause->why);
+      none.fix.text = cause->fix;
+      none.sources.push_back(cause->source);
+    }
+  }
+  none.kind = Kind::kDetection;
+  none.effect = Effect::kNoGpu;
+  return none;
+}
+
 // A trial boot (plan/trial_state.h) pending, or failed and not yet dismissed (`trial cancel`,
 // `reset` or a new trial): what the admin must know before the next boot, and what a failed one saw.
 // `txns`: the journal when it could be read (a state its unfinished transaction wrote is not yet
@@ -369,17 +402,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   for (const detect::Gpu& g : a.inventory.gpus) a.memory.push_back(RocmMemoryOf(root, g));
   a.visibility = program::VisibleGpus(a.inventory, a.program.env);
   AssessCaller(root, options, a);
-  if (a.inventory.gpus.empty()) {
-    // check-compute's "no usable GPU" (exit 1) is a problem doctor names too.
-    Finding none =
-        MakeFinding(FindingName(FindingId::kGpuNone), Severity::kWarning, "", "No AMD GPU driven by amdgpu was found",
-                    "ROCm programs find no GPU here and run on the CPU, or fail",
-                    "Check that the GPU is seated and amdgpu is loaded (lsmod | grep amdgpu; dmesg)",
-                    {"linux drivers/gpu/drm/amd/amdgpu (amdgpu binds AMD GPUs)"});
-    none.kind = Kind::kDetection;
-    none.effect = Effect::kNoGpu;
-    a.findings.push_back(std::move(none));
-  }
+  if (std::optional<Finding> none = NoGpuFinding(a.inventory)) a.findings.push_back(std::move(*none));
   Append(a.findings, SettingChecks(root, a.inventory, a.knobs, a.memory), Kind::kSetting, false);
   Append(a.findings, MachineChecks(root, a.inventory, options.caller), Kind::kMachine, false);
   Append(a.findings, CodeChecks(a.inventory, a.program), Kind::kRuntime, false);

@@ -8,6 +8,7 @@
 #include "knobs/cmdline_scan.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
+#include "knobs/effective.h"
 #include "knobs/next_boot.h"
 #include "knobs/size_checks.h"
 #include "knowledge/kernel_options.h"
@@ -133,6 +134,15 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
       state.effective = "ignored";
       state.notes.push_back(rejected);
     }
+  // `module.option=` of a module that is not loaded: nothing reads it now.
+  if (size_t dot = key.name.find('.'); dot != std::string::npos) {
+    const std::string module = key.name.substr(0, dot);
+    if ((module == "amdgpu" || module == "ttm" || module == "amdttm") &&
+        !ModuleLoaded(ctx.root, ctx.inventory, module)) {
+      state.effective = std::string(kNotLoaded);
+      state.notes.push_back(fmt::format("the {} module is not loaded: nothing reads {} now", module, key.name));
+    }
+  }
   // The same for the next boot: a reboot does not make such a value work, so it is not pending.
   if (state.configured && option)
     if (std::string rejected = knowledge::CheckKernelOptionValue(*option, *state.configured); !rejected.empty()) {

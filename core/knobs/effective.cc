@@ -35,6 +35,14 @@ std::optional<GcVersion> GpuGc(const detect::Gpu& gpu) {
   return std::nullopt;
 }
 
+bool ModuleLoaded(const sys::Root& root, const detect::Inventory& inventory, std::string_view module) {
+  const bool amdttm = root.IsDirectory("sys/module/amdttm");
+  if (module == "amdgpu") return inventory.system.amdgpu.loaded;
+  if (module == "ttm") return inventory.system.ttm.loaded || (inventory.system.amdgpu.loaded && !amdttm);
+  if (module == "amdttm") return amdttm;
+  return root.IsDirectory(fmt::format("sys/module/{}", module));
+}
+
 std::vector<GcVersion> CandidateGcs(const detect::Gpu& gpu) {
   std::vector<GcVersion> out;
   if (auto gc = GpuGc(gpu)) {

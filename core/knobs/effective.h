@@ -8,6 +8,7 @@
 
 #include "detect/inventory.h"
 #include "knowledge/catalog.h"
+#include "sys/root.h"
 
 namespace rocmtune::knobs {
 
@@ -30,6 +31,12 @@ std::optional<std::pair<int, int>> KernelVersion(const std::optional<std::string
 // nullopt when the rule needs facts that are unknown. Without a rule: the value itself.
 std::optional<std::string> EffectiveValue(const knowledge::ModuleParam& param, const std::string& value,
                                           const detect::Inventory& inventory);
+
+// Whether `module` ("amdgpu", "ttm", "amdttm") is loaded: /sys/module/<module>. A module that is
+// not loaded uses no value at all, so no setting of it is EFFECTIVE (kNotLoaded). ttm also counts
+// as loaded with amdgpu and no amdttm: amdgpu links it (a capture may lack /sys/module/ttm).
+inline constexpr std::string_view kNotLoaded = "not loaded";
+bool ModuleLoaded(const sys::Root& root, const detect::Inventory& inventory, std::string_view module);
 
 // GPUs of the inventory the parameter has any effect on (all of them when it does not say).
 std::vector<const detect::Gpu*> AffectedGpus(const knowledge::ModuleParam& param, const detect::Inventory& inventory);

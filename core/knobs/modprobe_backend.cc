@@ -214,6 +214,14 @@ KnobState ModprobeBackend::Read(const KnobContext& ctx, const KnobKey& key) cons
     state.ineffective = true;
     state.notes.push_back(fmt::format("amdgpu-dkms is loaded: its amdgpu counts amdttm.{}, not this", key.name));
   }
+  // A module that is not loaded uses nothing: whatever is configured waits for it to load.
+  if (!ModuleLoaded(ctx.root, ctx.inventory, key.module)) {
+    state.effective = std::string(kNotLoaded);
+    state.notes.push_back(
+        fmt::format("the {} module is not loaded: nothing uses this now; it reads the configured "
+                    "value when it loads",
+                    key.module));
+  }
   // Parameters are read when the module loads: a configured value the running kernel does
   // not show yet needs a reboot (or module reload).
   if (state.configured && state.running && *state.configured != *state.running) state.pending_reboot = true;

@@ -11,17 +11,15 @@
 
 #include <fmt/format.h>
 
+#include "detect/efi_vars.h"
 #include "knobs/trial_setups.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
 namespace {
 
-// systemd's vendor UUID for the boot loader interface (docs/BOOT_LOADER_INTERFACE.md), and the
-// EFI global variable GUID SecureBoot lives under (UEFI spec, "Globally Defined Variables").
-constexpr std::string_view kLoaderFeatures =
-    "sys/firmware/efi/efivars/LoaderFeatures-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
-constexpr std::string_view kSecureBoot = "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+// systemd's vendor UUID for the boot loader interface (docs/BOOT_LOADER_INTERFACE.md).
+constexpr std::string_view kLoaderGuid = "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
 // EFI_LOADER_FEATURE_ENTRY_ONESHOT, systemd src/fundamental/efivars-fundamental.h.
 constexpr uint64_t kOneShotFeature = uint64_t{1} << 3;
 
@@ -80,13 +78,6 @@ bool HasOption(std::string_view options, std::string_view option) {
   }
 }
 
-std::optional<std::string> ReadEfiVar(const sys::Root& root, std::string_view path) {
-  auto content = root.ReadFile(path, 4096);
-  // efivarfs: 4 bytes of attributes, then the data (Documentation/filesystems/efivarfs.rst).
-  if (!content || content->size() < 4) return std::nullopt;
-  return content->substr(4);
-}
-
 }  // namespace
 
 std::optional<std::string> UncheckedInTree(const sys::Root& root, std::string_view evidence, std::string_view what) {
@@ -137,7 +128,7 @@ std::optional<std::string> GrubEnvUnwritable(const sys::Root& root, std::string_
 }
 
 std::optional<std::string> SdBootOneShotRefusal(const sys::Root& root) {
-  auto features = ReadEfiVar(root, kLoaderFeatures);
+  auto features = detect::ReadEfiVar(root, "LoaderFeatures", kLoaderGuid);
   // BOOT_LOADER_INTERFACE.md: "LoaderFeatures contains a 64-bit unsigned integer with a number
   // of flags bits that are set by the boot loader and passed to the OS and indicate the features
   // the boot loader supports".
@@ -159,10 +150,7 @@ std::optional<std::string> SdBootOneShotRefusal(const sys::Root& root) {
   return std::nullopt;
 }
 
-bool SecureBootOn(const sys::Root& root) {
-  auto value = ReadEfiVar(root, kSecureBoot);
-  return value && !value->empty() && (*value)[0] == 1;
-}
+bool SecureBootOn(const sys::Root& root) { return detect::SecureBoot(root).value_or(false); }
 
 std::optional<bool> PeHasCmdline(const sys::Root& root, std::string_view path) {
   auto fd = root.Open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

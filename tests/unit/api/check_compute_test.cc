@@ -214,7 +214,7 @@ TEST(CheckComputeTest, NoGpuIsNotSafeAndSaysWhy) {
   }
   WorldCopy radeon("hd7870");
   testing::GiveKfd(radeon);  // the capture has no KFD: give the GPU the node ROCm needs
-  EXPECT_THAT(Check(radeon, "any").reason, HasSubstr("bound to radeon"));
+  EXPECT_THAT(Check(radeon, "any").reason, HasSubstr("is driven by radeon, not amdgpu"));
 }
 
 TEST(CheckComputeTest, ADeviceIsNamedByIdCardOrRenderNode) {
