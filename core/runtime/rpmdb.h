@@ -15,9 +15,9 @@
 
 namespace rocmtune::runtime {
 
-// Where rpm keeps its database: /usr/lib/sysimage/rpm since rpm 4.17 on Fedora 36
-// (Fedora's change "RelocateRPMToUsr"; /var/lib/rpm a symlink to it), /var/lib/rpm before.
-// The first that is there, root-relative; nullopt when neither is.
+// Where rpm keeps its database: /usr/lib/sysimage/rpm on Fedora 36 and later (Fedora's change
+// "RelocateRPMToUsr": /var/lib/rpm a symlink to it), /var/lib/rpm before and in rpm's own default
+// (rpm macros.in %_dbpath). The first that is there, root-relative; nullopt when neither is.
 std::optional<std::string> FindRpmdb(const sys::Root& root);
 
 class Rpmdb {
