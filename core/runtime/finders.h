@@ -42,4 +42,9 @@ std::vector<Runtime> LibraryPathRuntimes(const sys::Root& root, const Env& env);
 std::optional<Runtime> SystemRocm(const sys::Root& root, const Env& env);
 std::optional<Runtime> DistroRuntime(const sys::Root& root);
 
+// rpmdb.cc: the packages of rpm's database owning HIP's and rocBLAS's libraries in `lib`
+// (root-relative): an evidence line each ("/usr/lib/sysimage/rpm/rpmdb.sqlite: rocm-hip
+// 6.3.1-1.fc42", or why none), the first as the runtime's package and version.
+void AddRpmPackages(const sys::Root& root, std::string_view lib, Runtime& runtime);
+
 }  // namespace rocmtune::runtime

@@ -49,7 +49,8 @@ struct Runtime {
   std::string label;  // for a person: "system ROCm 6.3.1 (/opt/rocm -> /opt/rocm-6.3.1)"
   std::optional<std::string> version;      // the ROCm release it is or was built from: "6.3.1", "6.2" (torch +rocm6.2)
   std::optional<std::string> hip_version;  // "6.2.41133-dd7f95766" (torch.version.hip, libamdhip64.so.6.2.41133)
-  std::optional<std::string> package;      // "torch 2.5.1+rocm6.2", "librocblas0 5.3.3-4", "rocm 7.10.0 (rocm-sdk)"
+  // "torch 2.5.1+rocm6.2", "librocblas0 5.3.3-4", "rocm-hip 6.3.1-1.fc42", "rocm 7.10.0 (rocm-sdk)"
+  std::optional<std::string> package;
   std::vector<Code> code;
   std::vector<std::string> evidence;  // what was read that makes it, for a person ("/opt/rocm/.info/version: 6.3.1")
   std::optional<std::string> python;  // the Python environment it was found in (VIRTUAL_ENV, CONDA_PREFIX, ...)
@@ -68,7 +69,7 @@ using Env = std::map<std::string, std::string>;
 //   3. LD_LIBRARY_PATH's directories that hold libamdhip64 (in order);
 //   4. ROCM_PATH, else /opt/rocm (its real target, /opt/rocm-X.Y.Z or /opt/rocm/core-X.Y);
 //   5. the distribution's libraries in the system library path (with their package's version from
-//      the dpkg status file when there is one).
+//      the dpkg status file, else from rpm's database, when there is one).
 // A path that does not exist is skipped; one that cannot be read gives a runtime whose code says why.
 std::vector<Runtime> FindRuntimes(const sys::Root& root, const Env& env, std::string_view program = {});
 

@@ -153,7 +153,8 @@ std::optional<Runtime> SystemRocm(const sys::Root& root, const Env& env) {
 std::optional<Runtime> DistroRuntime(const sys::Root& root) {
   // Debian and Ubuntu: the multiarch directory, rocBLAS's kernels in rocblas/<version>/library
   // (/usr/lib/x86_64-linux-gnu/rocblas/5.3.3/library); Fedora: /usr/lib64, rocBLAS's in
-  // rocblas/library (Fedora rocblas.spec %files: %{_libdir}/rocblas/library).
+  // rocblas/library (Fedora rocblas.spec %files: %{_libdir}/rocblas/library), HIP's runtime in
+  // package rocm-hip (rocclr.spec %files -n rocm-hip: %{_libdir}/libamdhip64.so.%{rocm_major}*).
   for (std::string_view lib : {"usr/lib/x86_64-linux-gnu", "usr/lib/aarch64-linux-gnu", "usr/lib64"}) {
     bool hip = HasHipRuntime(root, lib);
     bool rocblas = root.IsDirectory(sys::JoinPath(lib, "rocblas"));
@@ -184,6 +185,8 @@ std::optional<Runtime> DistroRuntime(const sys::Root& root) {
         }
       }
     }
+    // Fedora: rpm's database, when the dpkg status file (Debian, Ubuntu) named no package.
+    if (!runtime.package) AddRpmPackages(root, lib, runtime);
     runtime.label =
         fmt::format("the distribution's ROCm {}({})", runtime.version ? *runtime.version + " " : "", Absolute(lib));
     return runtime;

@@ -219,8 +219,13 @@ void InstallDistroRocblas(const std::string& root_dir, std::string_view rocblas_
   std::string rocblas_dir =
       fedora ? Join(lib, "rocblas/library") : Join(lib, "rocblas/" + std::string(rocblas_version) + "/library");
   WriteRocblasLibrary(root_dir, rocblas_dir, targets);
+  if (fedora) {
+    // Fedora's rocblas 6.x: librocblas.so.4 (rocblas.spec %files: %{_libdir}/librocblas.so.4{,.*}).
+    Put(root_dir, Join(lib, "librocblas.so.4.3"), "placeholder");
+    Link(root_dir, Join(lib, "librocblas.so.4"), "librocblas.so.4.3");
+    return;
+  }
   Put(root_dir, Join(lib, "librocblas.so.0.1"), "placeholder");
-  if (fedora) return;
   std::string status;
   status += "Package: libc6\nStatus: install ok installed\nArchitecture: amd64\nVersion: 2.36-9+deb12u4\n\n";
   status += "Package: libamdhip64-dev\nStatus: install ok installed\nArchitecture: amd64\nVersion: " +

@@ -326,7 +326,7 @@ TEST(RuntimeFind, FedoraDistributionPackages) {
   auto runtimes = Find(tree.path());
   ASSERT_EQ(runtimes.size(), 1u);
   EXPECT_EQ(runtimes[0].kind, Kind::kDistro);
-  EXPECT_EQ(runtimes[0].package, std::nullopt);  // the rpm database is not read
+  EXPECT_EQ(runtimes[0].package, std::nullopt);  // no rpm database here (rpmdb_test.cc has them)
   EXPECT_EQ(CodeOf(runtimes[0], "rocblas")->path, "/usr/lib64/rocblas/library");
   EXPECT_EQ(CodeOf(runtimes[0], "rocblas")->targets, (Targets{"gfx1100", "gfx1103"}));
 }
