@@ -250,12 +250,15 @@ TEST(DriverBindingTest, NomodesetIsNamed) {
   TestTree t;
   AddNavi21(t, "");
   t.Write("proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro nomodeset\n");
-  auto found = NotAmdgpu(DetectBinding(t));
+  const Inventory inv = DetectBinding(t);  // kept: NotAmdgpu points into it
+  auto found = NotAmdgpu(inv);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_THAT(found[0]->message, HasSubstr("nomodeset"));
   // amdgpu.modeset=1 overrides it (amdgpu_pci_probe), and an accelerator is not a display GPU.
   t.Write("proc/cmdline", "ro nomodeset amdgpu.modeset=1\n");
-  EXPECT_THAT(NotAmdgpu(DetectBinding(t))[0]->message, Not(HasSubstr("nomodeset")));
+  const Inventory overridden = DetectBinding(t);
+  ASSERT_EQ(NotAmdgpu(overridden).size(), 1u);
+  EXPECT_THAT(NotAmdgpu(overridden)[0]->message, Not(HasSubstr("nomodeset")));
 }
 
 TEST(DriverBindingTest, VfioIsInfoAndRadeonAWarningWithItsFix) {
@@ -311,7 +314,8 @@ TEST(DriverBindingTest, SecureBootAndUnenrolledDkmsNameTheFix) {
 
 TEST(DriverBindingTest, WithoutSecureBootOrDkmsOrWithAmdgpuLoadedNoKeyIsBlamed) {
   auto blames_key = [](const TestTree& t) {
-    auto found = NotAmdgpu(DetectBinding(t));
+    const Inventory inv = DetectBinding(t);  // kept: NotAmdgpu points into it
+    auto found = NotAmdgpu(inv);
     return found.size() == 1 && found[0]->hint.find("mokutil") != std::string::npos;
   };
   {

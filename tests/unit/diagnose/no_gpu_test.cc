@@ -75,12 +75,14 @@ TEST(NoGpuTest, WithoutThePciBusGpuNoneNamesTheDkmsKey) {
   t.Mkdir("sys/module/ttm");
   testing::SetSecureBoot(t.path(), true);
   testing::InstallAmdgpuDkms(t.path());
-  const Finding* none = NoGpuFind(AssessNoGpuTree(t), "gpu.none");
+  const auto findings = AssessNoGpuTree(t);  // kept: NoGpuFind points into it
+  const Finding* none = NoGpuFind(findings, "gpu.none");
   ASSERT_TRUE(none);
   EXPECT_THAT(none->fix.text, HasSubstr("mokutil --import /var/lib/dkms/mok.pub"));
   EXPECT_THAT(none->why, HasSubstr("no signing key"));
   testing::SetSecureBoot(t.path(), false);
-  const Finding* off = NoGpuFind(AssessNoGpuTree(t), "gpu.none");
+  const auto after = AssessNoGpuTree(t);
+  const Finding* off = NoGpuFind(after, "gpu.none");
   ASSERT_TRUE(off);
   EXPECT_THAT(off->fix.text, HasSubstr("seated"));
 }
