@@ -4,6 +4,7 @@
 
 #include "detect/efi_vars.h"
 #include "detect/system_facts.h"
+#include "sys/dpkg_status.h"
 #include "util/text.h"
 
 namespace rocmtune::detect {
@@ -12,31 +13,9 @@ namespace {
 // DKMS's tree of one module: /var/lib/dkms/<module>/<version>/ (dkms(8)); amdgpu-dkms adds its
 // module as "amdgpu" (`dkms status`: amdgpu/6.10.5-2084815.24.04, <kernel>, x86_64: installed).
 constexpr std::string_view kDkmsTree = "var/lib/dkms/amdgpu";
-constexpr std::string_view kDpkgStatus = "var/lib/dpkg/status";
-constexpr size_t kMaxDpkgStatus = 32 << 20;
 constexpr size_t kMaxCertificate = 64 << 10;
 constexpr std::string_view kDkmsCertificate = "var/lib/dkms/mok.pub";
 constexpr std::string_view kUbuntuCertificate = "var/lib/shim-signed/mok/MOK.der";
-
-// "amdgpu-dkms 1:6.10.5.60205-2084815.24.04" when dpkg lists amdgpu-dkms as installed. RPM's
-// database (rpmdb.sqlite) is not read: amdgpu-dkms's RPM registers the same /var/lib/dkms tree.
-std::optional<std::string> DpkgInstalled(std::string_view status) {
-  for (size_t at = 0; at < status.size();) {
-    size_t end = status.find("\n\n", at);
-    if (end == std::string_view::npos) end = status.size();
-    std::string_view stanza = status.substr(at, end - at);
-    at = end + 2;
-    bool ours = false, installed = false;
-    std::string version;
-    for (std::string_view line : text::SplitLines(stanza)) {
-      if (line.starts_with("Package:")) ours = text::Trim(line.substr(8)) == "amdgpu-dkms";
-      else if (line.starts_with("Status:")) installed = text::Trim(line).ends_with(" installed");
-      else if (line.starts_with("Version:")) version = std::string(text::Trim(line.substr(8)));
-    }
-    if (ours && installed) return fmt::format("amdgpu-dkms {}", version);
-  }
-  return std::nullopt;
-}
 
 // `mok_certificate=PATH` of /etc/dkms/framework.conf and framework.conf.d/*.conf, which dkms
 // sources in that order (read_framework_conf): the last one wins.
@@ -72,9 +51,10 @@ std::optional<AmdgpuDkms> DetectAmdgpuDkms(const sys::Root& root, const OsReleas
         break;
       }
   if (dkms.evidence.empty())
-    if (auto status = root.ReadFile(kDpkgStatus, kMaxDpkgStatus))
-      if (auto package = DpkgInstalled(*status))
-        dkms.evidence = fmt::format("{}: {}", root.Display(kDpkgStatus), *package);
+    // RPM's database is not read: amdgpu-dkms's RPM registers the same /var/lib/dkms tree.
+    if (auto status = root.ReadFile(sys::kDpkgStatus, sys::kMaxDpkgStatusBytes))
+      if (auto package = sys::FirstInstalled(*status, [](std::string_view name) { return name == "amdgpu-dkms"; }))
+        dkms.evidence = fmt::format("{}: {} {}", root.Display(sys::kDpkgStatus), package->name, package->version);
   if (dkms.evidence.empty()) return std::nullopt;
 
   std::vector<std::string> candidates;

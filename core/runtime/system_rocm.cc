@@ -6,6 +6,7 @@
 
 #include "runtime/finders.h"
 #include "runtime/resolve.h"
+#include "sys/dpkg_status.h"
 #include "util/text.h"
 
 namespace rocmtune::runtime {
@@ -13,7 +14,6 @@ namespace {
 
 // Bounds what a hostile environment can make us look at.
 constexpr size_t kMaxLibraryPathEntries = 64;
-constexpr size_t kMaxDpkgStatusBytes = 32 << 20;
 
 std::string LastComponent(std::string_view rel) {
   size_t slash = rel.rfind('/');
@@ -58,33 +58,6 @@ Runtime PrefixRuntime(const sys::Root& root, Kind kind, const std::string& prefi
   runtime.hip_version = HipVersionIn(root, sys::JoinPath(prefix, "lib"));
   AddPrefixCode(root, prefix, runtime.code);
   return runtime;
-}
-
-// Debian's status file (dpkg(1) /var/lib/dpkg/status): the installed version of the first package
-// whose name starts with `prefix` and is not its -dev or -doc package.
-struct DpkgPackage {
-  std::string name;
-  std::string version;
-};
-
-std::optional<DpkgPackage> InstalledPackage(std::string_view status, std::string_view prefix) {
-  for (size_t at = 0; at < status.size();) {
-    size_t end = status.find("\n\n", at);
-    if (end == std::string_view::npos) end = status.size();
-    std::string_view stanza = status.substr(at, end - at);
-    at = end + 2;
-    DpkgPackage package;
-    bool installed = false;
-    for (std::string_view line : text::SplitLines(stanza)) {
-      if (line.starts_with("Package: ")) package.name = std::string(text::Trim(line.substr(9)));
-      if (line.starts_with("Version: ")) package.version = std::string(text::Trim(line.substr(9)));
-      if (line.starts_with("Status: ")) installed = line.ends_with(" installed");
-    }
-    if (!installed || !package.name.starts_with(prefix)) continue;
-    if (package.name.ends_with("-dev") || package.name.ends_with("-doc")) continue;
-    return package;
-  }
-  return std::nullopt;
 }
 
 // "1:5.2.3-8" -> "5.2.3": the upstream part of a Debian version.
@@ -174,9 +147,12 @@ std::optional<Runtime> DistroRuntime(const sys::Root& root) {
       }
     }
     AddNamedCode(root, "miopen", "usr/share/miopen/db", runtime.code);
-    if (auto status = root.ReadFile("var/lib/dpkg/status", kMaxDpkgStatusBytes)) {
+    if (auto status = root.ReadFile(sys::kDpkgStatus, sys::kMaxDpkgStatusBytes)) {
       for (std::string_view prefix : {"libamdhip64", "librocblas"}) {
-        auto package = InstalledPackage(*status, prefix);
+        // The library's package, not its -dev or -doc package.
+        auto package = sys::FirstInstalled(*status, [&](std::string_view name) {
+          return name.starts_with(prefix) && !name.ends_with("-dev") && !name.ends_with("-doc");
+        });
         if (!package) continue;
         runtime.evidence.push_back(fmt::format("/var/lib/dpkg/status: {} {}", package->name, package->version));
         if (!runtime.package) {
