@@ -15,8 +15,9 @@ bool IsAlnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') |
 bool IsNameChar(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
 
 // The number of hex pairs joined by one separator (':' or '-') starting at `i`, when the run
-// is not part of a longer hex word: "aa:bb:cc:dd:ee:ff" is 6, BOOTIF's "01-aa-...-ff" 7, an
-// InfiniBand address 20. Six or more are a hardware address.
+// does not start inside a longer hex word: "aa:bb:cc:dd:ee:ff" is 6, BOOTIF's "01-aa-...-ff" 7,
+// an InfiniBand address 20. Six or more are a hardware address. A hex word after the pairs ends
+// the run before it: "aa:bb:cc:dd:ee:ff:debian" is an address followed by a host name.
 size_t HexPairRun(std::string_view s, size_t i) {
   if (i > 0 && IsHex(s[i - 1])) return 0;
   if (i + 2 >= s.size() || (s[i + 2] != ':' && s[i + 2] != '-')) return 0;
@@ -24,9 +25,9 @@ size_t HexPairRun(std::string_view s, size_t i) {
   size_t pairs = 0;
   size_t at = i;
   while (at + 1 < s.size() && IsHex(s[at]) && IsHex(s[at + 1])) {
+    if (at + 2 < s.size() && IsHex(s[at + 2])) break;  // "deb...": a word, not a pair
     ++pairs;
     at += 2;
-    if (at < s.size() && IsHex(s[at])) return 0;  // "abc": not a pair
     if (at + 2 < s.size() && s[at] == sep && IsHex(s[at + 1])) ++at;
     else break;
   }

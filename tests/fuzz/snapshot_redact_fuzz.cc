@@ -29,9 +29,11 @@ bool CheckableName(std::string_view name) {
 bool Hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // No hardware address is left in `text`: every run of six or more hex pairs joined by one
-// separator (':' or '-'), not inside a longer hex word, is all zeros — unless it starts inside the
-// replacement word ("/home/redacted:cc:dd:ee:bb:cc" reads as an address from its "ed" on, and is
-// five pairs of the original). Written apart from redact.cc's scanner, as the oracle for it.
+// separator (':' or '-'), not starting inside a longer hex word, is all zeros — unless it starts
+// inside the replacement word ("/home/redacted:cc:dd:ee:bb:cc" reads as an address from its "ed"
+// on, and is five pairs of the original). A hex word after the pairs ends the run before it
+// ("..:cc:debian" is an address and a host name, which becomes "..:00:redacted"). Written apart
+// from redact.cc's scanner, as the oracle for it.
 bool MacsRedacted(const std::string& text) {
   std::vector<bool> in_word(text.size(), false);
   for (size_t at = text.find(snapshot::kRedacted); at != std::string::npos; at = text.find(snapshot::kRedacted, at + 1))
@@ -43,10 +45,7 @@ bool MacsRedacted(const std::string& text) {
     size_t pairs = 0, at = i;
     bool zeros = true;
     while (at + 1 < text.size() && Hex(text[at]) && Hex(text[at + 1])) {
-      if (at + 2 < text.size() && Hex(text[at + 2])) {
-        pairs = 0;
-        break;
-      }  // a longer hex word
+      if (at + 2 < text.size() && Hex(text[at + 2])) break;  // a hex word ends the run
       zeros = zeros && text[at] == '0' && text[at + 1] == '0';
       ++pairs;
       at += 2;

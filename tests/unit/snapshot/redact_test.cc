@@ -16,6 +16,12 @@ TEST(RedactTest, MacAddressesWithEitherSeparatorBecomeZeros) {
   // PCI addresses, times, five pairs and hex words are not hardware addresses.
   EXPECT_EQ(RedactMacs("0000:03:00.0 12:34:56 aa:bb:cc:dd:ee 1aa:bb:cc:dd:ee:ff"),
             "0000:03:00.0 12:34:56 aa:bb:cc:dd:ee 1aa:bb:cc:dd:ee:ff");
+  // A word that starts with hex letters after the address ends it there: the address goes, the
+  // word stays (and a host name there is taken out later).
+  EXPECT_EQ(RedactMacs("ab:cc:dd:ee:bb:cc:debian aa:bb:cc:dd:ee:deadbeef"),
+            "00:00:00:00:00:00:debian aa:bb:cc:dd:ee:deadbeef");
+  const Redactor redactor(std::vector<std::string>{"debian"});
+  EXPECT_EQ(redactor.Redact("etc/fstab", "ab:cc:dd:ee:bb:cc:debian\n"), "00:00:00:00:00:00:redacted\n");
 }
 
 TEST(RedactTest, HomePathsLoseTheUserName) {
