@@ -85,15 +85,24 @@ TEST(RocmSupportTest, InstalledReleasesAreJudgedByTheirOwnLineOnly) {
   EXPECT_EQ(table.ForInstalled(*ParseVersion("7.9.0")), nullptr);  // a preview line not in the table
   EXPECT_EQ(table.ForInstalled(*ParseVersion("8")), nullptr);
   // TheRock Core SDK lines (10.x) and nightlies: a pre-release tail is dropped ("7.10.0a20251021"
-  // reads as 7.10), so they land in their own line: 10.1 has AMD's table, 7.10/7.14/10.0 do not.
+  // reads as 7.10), so they land in their own line: 7.14, 10.0 and 10.1 have AMD's lists, the
+  // previews (7.10) do not.
   EXPECT_EQ(*ParseVersion("7.10.0a20251021"), *ParseVersion("7.10"));
   EXPECT_EQ(*ParseVersion("10.1.0a20260910"), *ParseVersion("10.1"));
-  for (const char* v : {"7.10.0a20251021", "7.14.0", "10.0.0"})
-    EXPECT_EQ(table.ForInstalled(*ParseVersion(v)), nullptr) << v;
-  for (const char* v : {"10.1.0", "10.1.0a20260910"}) {
+  EXPECT_EQ(table.ForInstalled(*ParseVersion("7.10.0a20251021")), nullptr);
+  for (auto [v, line] : {std::pair{"7.14.0", "7.14"},
+                         {"7.14.1", "7.14"},
+                         {"7.14.0a20260609", "7.14"},
+                         {"10.0.0", "10.0"},
+                         {"10.1.0", "10.1"},
+                         {"10.1.0a20260910", "10.1"}}) {
     const RocmRelease* r = table.ForInstalled(*ParseVersion(v));
     ASSERT_NE(r, nullptr) << v;
-    EXPECT_EQ(r->version_text, "10.1");
+    EXPECT_EQ(r->version_text, line) << v;
+    // The Core SDK releases list gfx1153 (added in 7.14.0) and RDNA3's gfx1102, not RDNA1.
+    EXPECT_EQ(r->StatusOf("gfx1153"), TargetSupport::kSupported) << v;
+    EXPECT_EQ(r->StatusOf("gfx1102"), TargetSupport::kSupported) << v;
+    EXPECT_EQ(r->StatusOf("gfx1010"), TargetSupport::kNotListed) << v;
   }
   EXPECT_EQ(table.ForInstalled(*ParseVersion("7.2.0a20260101"))->version_text, "7.2");
 }
@@ -110,11 +119,11 @@ TEST(RocmSupportTest, NearestSupportingPrefersTheNextNewerRelease) {
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->version_text, "6.2");
   EXPECT_EQ(table.NearestSupporting("gfx1010", *ParseVersion("6.2.4")), nullptr);
-  // ROCm 10.1's tables list the RX 7600 (gfx1102) and the Ryzen APUs in the matrix itself, but
-  // still no RDNA1 and only gfx1030 of RDNA2.
+  // The Core SDK's tables (7.14 on) list the RX 7600 (gfx1102) and the Ryzen APUs in the matrix
+  // itself, but still no RDNA1 and only gfx1030 of RDNA2.
   r = table.NearestSupporting("gfx1102", *ParseVersion("7.2.3"));
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->version_text, "10.1");
+  EXPECT_EQ(r->version_text, "7.14");
   EXPECT_EQ(table.NearestSupporting("gfx1031", *ParseVersion("7.2.3")), nullptr);
   EXPECT_EQ(table.NearestSupporting("gfx900", *ParseVersion("5.7.1")), nullptr);
 }
