@@ -1,6 +1,5 @@
 #include "snapshot/archive_out.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,30 +9,16 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "snapshot/tar_gz.h"
-#include "util/handle.h"
+#include "sys/archive_module.h"
 
 namespace rocmtune::snapshot {
 namespace {
-
-using Library = Handle<void*, dlclose>;
-
-// The module's path is fixed when rocmtune is configured; a program running from the build tree
-// (the tests, rocmtunectl before `make install`) loads the build tree's module instead.
-std::string ArchiveModulePath() {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  auto build = std::filesystem::path(ROCMTUNE_BUILD_DIR);
-  if (!ec && self.string().starts_with(build.string() + "/") && std::filesystem::exists(ROCMTUNE_BUILD_ARCHIVE_MODULE))
-    return ROCMTUNE_BUILD_ARCHIVE_MODULE;
-  return ROCMTUNE_INSTALLED_ARCHIVE_MODULE;
-}
 
 Error ArchiveErrno(std::string_view what, int err = errno) {
   return Error{ErrorCode::kIo, err, fmt::format("{}: {}", what, std::strerror(err))};
@@ -157,16 +142,12 @@ Result<void> ArchiveOut::WriteTo(int fd) const {
                    e->mode});
   }
   // libarchive only now (snapshot/tar_gz.h): every other command starts without it.
-  std::string module = ArchiveModulePath();
-  Library lib(dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!lib) {
-    const char* why = dlerror();  // names the module
-    return Fail(ErrorCode::kIo,
-                fmt::format("{}: cannot load the archive writer: {}", path_, why ? std::string(why) : module));
-  }
-  auto write = reinterpret_cast<WriteTarGzFn>(
-      dlsym(lib.get(), kWriteTarGzSymbol));  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-  if (!write) return Fail(ErrorCode::kIo, fmt::format("{}: {} has no {}", path_, module, kWriteTarGzSymbol));
+  auto module = sys::ArchiveModule::Load();
+  if (!module)
+    return Fail(ErrorCode::kIo, fmt::format("{}: cannot load the archive writer: {}", path_, module.error().message));
+  auto symbol = module->Symbol(kWriteTarGzSymbol);
+  if (!symbol) return Fail(ErrorCode::kIo, fmt::format("{}: {}", path_, symbol.error().message));
+  auto write = reinterpret_cast<WriteTarGzFn>(*symbol);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
   std::array<char, 512> why{};
   switch (write(fd, tar.data(), tar.size(), why.data(), why.size())) {
     case TarStatus::kOk: return {};
