@@ -236,6 +236,8 @@ void PrintStatus(const Doc& doc, const std::string& shell_runtimes) {
   if (!shell_runtimes.empty())
     fmt::print("         this shell's Python: {} (rocmtunectl check-compute judges it)\n", shell_runtimes);
   fmt::print("Boot:    {} (initramfs: {})\n", Field(s, "boot", "unknown"), Field(s, "initramfs", "unknown"));
+  if (const Doc& image = Member(doc, "boot_image"); image.is_object())
+    fmt::print("Image:   {}\n", Field(image, "message", "unknown"));
   fmt::print("IOMMU:   {}\n", IommuLine(Member(s, "iommu")));
   fmt::print("amdgpu:  {}\n", loaded ? "loaded" : "not loaded");
   fmt::print("Profile: {}\n", Field(doc, "profile", "none (rocmtunectl profiles lists them)"));

@@ -7,10 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "api/change_internal.h"
+#include "detect/boot_setup.h"
 #include "journal/history.h"
 #include "knobs/boot_files.h"
+#include "knobs/boot_image.h"
 #include "knobs/registry.h"
 #include "plan/owned_paths.h"
+#include "util/text.h"
 
 namespace rocmtune::api {
 namespace {
@@ -25,6 +28,18 @@ ChangeStatus StatusForReply(const plan::HelperReply& reply) {
     case plan::HelperStatus::kFailed: break;
   }
   return ChangeStatus::kFailed;
+}
+
+// The helper rebuilt the initramfs: whether the image the next boot loads now carries rocmtune's
+// module options (a tool can exit 0 and build another kernel's image, or none). One that loads
+// amdgpu without them is also a warning, so the human summary says it.
+void CheckRegeneratedImage(const sys::Root& root, ChangeReport& report) {
+  auto kernel = root.ReadFile("proc/sys/kernel/osrelease", 4096);
+  report.outcome.boot_image = knobs::CheckBootImage(root, kernel ? text::Clean(*kernel) : std::string(),
+                                                    detect::DetectBootSetup(root).initramfs);
+  const auto& image = report.outcome.boot_image;
+  if (image && (image->state == knobs::ImageState::kLacks || image->state == knobs::ImageState::kDiffers))
+    report.plan.warnings.push_back({"", image->message, ""});
 }
 
 void Write(const sys::Root& root, ChangeReport& report, const ChangeOptions& options, Writer& writer) {
@@ -50,6 +65,7 @@ void Write(const sys::Root& root, ChangeReport& report, const ChangeOptions& opt
     outcome.initramfs = reply->initramfs;
     outcome.bootloader = reply->bootloader;
   }
+  if (outcome.initramfs == plan::Regen::kDone) CheckRegeneratedImage(root, report);
   outcome.errors = reply->messages;
   if (report.status != ChangeStatus::kOk && outcome.errors.empty())
     outcome.errors.push_back(

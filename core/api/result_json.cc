@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/boot_image_json.h"
 #include "plan/unified_diff.h"
 
 namespace rocmtune::api {
@@ -47,7 +48,7 @@ json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
     return blocked || (!outcome.check && !outcome.changed) ? plan::RegenName(plan::Regen::kNo)
                                                            : plan::RegenName(planned);
   };
-  return json{
+  json doc{
       {"schema", kResultSchema},
       {"changed", changed},
       {"check", outcome.check},
@@ -63,6 +64,8 @@ json ResultJson(const plan::Plan& plan, const Outcome& outcome) {
       {"conflicts", Messages(plan.conflicts)},
       {"errors", outcome.errors},
   };
+  if (outcome.boot_image) doc["boot_image"] = BootImageJson(*outcome.boot_image);
+  return doc;
 }
 
 }  // namespace rocmtune::api

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/boot_image_json.h"
 #include "api/check_compute.h"
 #include "api/doctor.h"
 #include "api/live_json.h"
@@ -73,7 +74,9 @@ Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, 
   assess.live_facts = options.live_facts;
   assess.known_live = options.known_live;
   assess.caller = options.caller;
-  return diagnose::Assess(root, std::move(inventory), assess);
+  auto report = diagnose::Assess(root, std::move(inventory), assess);
+  if (report) report->boot_image = knobs::CheckBootImage(root, report->inventory);
+  return report;
 }
 
 Result<nlohmann::ordered_json> DescribeSystem(const sys::Root& root, detect::Inventory inventory,
@@ -90,6 +93,7 @@ nlohmann::ordered_json StatusJson(const StatusReport& report) {
   for (const diagnose::Finding& f : report.findings) findings.push_back(FindingJson(f));
   doc["findings"] = std::move(findings);
   doc["program"] = ProgramJson(report.program);
+  if (report.boot_image) doc["boot_image"] = BootImageJson(*report.boot_image);
   for (size_t i = 0; i < report.inventory.gpus.size() && i < doc["gpus"].size(); ++i)
     doc["gpus"][i]["compute"] = ComputeJson(report, report.inventory.gpus[i]);
   for (size_t i = 0; i < report.memory.size() && i < doc["gpus"].size(); ++i)

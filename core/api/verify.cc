@@ -13,6 +13,7 @@
 #include "journal/attention.h"
 #include "journal/history.h"
 #include "journal/writer_probe.h"
+#include "knobs/boot_image.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "knobs/runtime_state.h"
@@ -53,10 +54,29 @@ void KnobDifferences(const System& system, std::vector<Difference>& out) {
   }
 }
 
+// The image the next boot loads (knobs/boot_image.h). One that loads amdgpu without rocmtune's
+// options, or with others, boots without them: a difference naming the image and what it has,
+// and the module options' rows say so instead of "pending reboot". One that cannot be read or
+// found says nothing here (status shows it as unknown); one without amdgpu does not matter.
+void BootImageDifferences(const System& system, std::vector<Difference>& out) {
+  auto check = knobs::CheckBootImage(system.root, system.inventory);
+  if (!check || (check->state != knobs::ImageState::kLacks && check->state != knobs::ImageState::kDiffers)) return;
+  for (Difference& d : out) {
+    auto key = knobs::ParseKnobKey(d.subject);
+    if (d.kind != "pending-reboot" || !key || key->kind != knobs::KnobKind::kModuleParam) continue;
+    d.kind = "initramfs";
+    d.message = fmt::format(
+        "configured {} but the next boot loads amdgpu from {}, which {}", d.configured.value_or("?"), check->image,
+        check->carried ? fmt::format("has {}", check->carried->empty() ? "no options" : *check->carried)
+                       : std::string("lacks rocmtune's options"));
+  }
+  out.push_back({"initramfs", check->image, check->configured, check->carried, check->message});
+}
+
 // How telling a knob's kind is: a value that never takes effect, then the active profile's setting
 // changed since, then a reboot to wait for, then a difference with what runs; 0: not a knob's kind.
 int KnobRank(const Difference& d) {
-  constexpr std::string_view kOrder[] = {"not-running", "pending-reboot", "profile", "overridden"};
+  constexpr std::string_view kOrder[] = {"not-running", "pending-reboot", "initramfs", "profile", "overridden"};
   for (size_t i = 0; i < std::size(kOrder); ++i)
     if (d.kind == kOrder[i]) return static_cast<int>(i) + 1;
   return 0;
@@ -224,6 +244,7 @@ VerifyReport Verify(const System& system) {
   VerifyReport report{journal::ActiveProfile(system.journal), {}};
   JournalDifferences(system, report.differences);
   KnobDifferences(system, report.differences);
+  BootImageDifferences(system, report.differences);
   FileDifferences(system, report.differences);
   UnreadableDifferences(system, report.differences);
   SysfsDifferences(system, report.differences);

@@ -14,7 +14,7 @@ namespace rocmtune::api {
 
 struct Difference {
   // "pending-reboot", "not-running", "drift", "unreadable", "sysfs", "profile", "overridden",
-  // "interrupted", "pending-regeneration", "leftover-temporary" (rocmtunectl(1) "VERIFY")
+  // "interrupted", "pending-regeneration", "leftover-temporary", "initramfs" (rocmtunectl(1) "VERIFY")
   std::string kind;
   std::string subject;
   std::optional<std::string> configured, running;

@@ -17,6 +17,7 @@
 #include "diagnose/finding.h"
 #include "diagnose/rocm_memory.h"
 #include "knobs/backend.h"
+#include "knobs/boot_image.h"
 #include "knobs/env_sources.h"
 #include "program/context.h"
 #include "program/visible.h"
@@ -79,6 +80,9 @@ struct Assessment {
   std::vector<Finding> log_matches;   // most likely cause first
   std::vector<LogGpuRef> log_names;   // how the log names GPUs (crash_log.h)
   std::vector<std::string> log_gpus;  // the GPUs here it names; none: matched against every GPU
+  // The next boot's initramfs and rocmtune's module options (knobs/boot_image.h): `status` only,
+  // when rocmtune sets module options.
+  std::optional<knobs::BootImageCheck> boot_image;
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree
