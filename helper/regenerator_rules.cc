@@ -106,6 +106,8 @@ const std::vector<ArgsRule>& ArgsRules() {
       {R::kBootctl, {}, BootctlArgs},
       {R::kSystemctl, {}, SystemctlArgs},
       {R::kBusctl, {}, BusctlArgs},
+      {R::kRpmOstreeKargs, {}, RpmOstreeKargsArgs},  // ostree_rules.cc
+      {R::kRpmOstreeInitramfsEtc, {}, RpmOstreeInitramfsEtcArgs},
   };
   return kTable;
 }
@@ -132,8 +134,13 @@ Result<void> CheckRegenerateOp(const plan::Op& op) {
   const std::string& program = op.argv[0];
   if (program.find('/') != std::string::npos)
     return Refuse(rule::kRegenProgram, "argv[0] must be a bare program name (the helper's PATH finds it)");
-  for (const plan::RegeneratorRow& r : plan::Regenerators()) {
-    if (program != r.program) continue;
+  // The row of this program and the op's name (rpm-ostree has two: kargs, initramfs-etc), else
+  // the program's first row, whose name and backend the op must then have.
+  const plan::RegeneratorRow* row = nullptr;
+  for (const plan::RegeneratorRow& r : plan::Regenerators())
+    if (program == r.program && (op.path == r.name || !row)) row = &r;
+  if (row) {
+    const plan::RegeneratorRow& r = *row;
     if (op.backend != r.backend)
       return Refuse(rule::kBackendMismatch,
                     fmt::format("{} belongs to the {} backend", r.program, plan::Name(r.backend)));

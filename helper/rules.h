@@ -113,4 +113,8 @@ Result<void> GrubEditenvArgs(std::span<const std::string> args);
 Result<void> Grub2EditenvArgs(std::span<const std::string> args);
 Result<void> BootctlArgs(std::span<const std::string> args);
 
+// ostree_rules.cc: rpm-ostree's forms (plan/rpm_ostree_argv.h), the arguments after the program.
+Result<void> RpmOstreeKargsArgs(std::span<const std::string> args);
+Result<void> RpmOstreeInitramfsEtcArgs(std::span<const std::string> args);
+
 }  // namespace rocmtune::helper

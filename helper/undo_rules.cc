@@ -35,7 +35,8 @@ Result<plan::Op> UndoOp(const sys::Root& root, const detect::Inventory& inventor
     case plan::OpKind::kRegenerate:
       undo.kind = plan::OpKind::kRegenerate;
       undo.argv = journal::InverseRegenerator(done.argv);
-      if (auto r = plan::RegeneratorOfProgram(undo.argv.front())) undo.path = std::string(plan::Name(*r));
+      if (undo.argv.front() != done.argv.front())  // another program (grub-editenv, systemctl): its name
+        if (auto r = plan::RegeneratorOfProgram(undo.argv.front())) undo.path = std::string(plan::Name(*r));
       break;
     default: return Refuse(rule::kOpShape, "unknown op kind");
   }
