@@ -20,7 +20,9 @@ libelf-dev libzstd-dev zlib1g-dev libsqlite3-dev"
 # python3-gi runs the polkit agent of daemon.authorization (a GLib main loop for dbus-python).
 # hipcc (Debian's 5.2.3) builds HIP fat binaries for the runtime tests, zstd the compressed
 # offload bundle fixture (tests/fixtures/fatbin/make.sh).
-TEST="hipcc zstd rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus python3-gi polkitd systemd-container \
+# ostree (2022.7) makes the image-based worlds (tests/support/ostree_world.h: a sysroot, a commit,
+# deployments by `ostree admin`).
+TEST="hipcc zstd rocm-smi pci.ids kmod util-linux grub-common debootstrap patch ostree dbus python3-dbus python3-gi polkitd systemd-container \
 zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0 python3-prometheus-client"
 # daemon.writers runs Debian 12's real power-profiles-daemon (0.12) on a private bus, unpacked from
 # its .deb kept here (with libgudev-1.0-0 above, its one library polkitd does not bring):
