@@ -1,11 +1,14 @@
 // rpm-ostree's command lines (plan/rpm_ostree_argv.h): the only forms the helper runs it with.
 // rpm-ostree is not in Debian; the forms are those of its CLI (coreos/rpm-ostree
 // src/app/rpmostree-builtin-kargs.cxx, -initramfs-etc.cxx, man/rpm-ostree.xml).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "helper/allow_list.h"
 #include "helper/rules.h"
 #include "knobs/cmdline_tokens.h"
+#include "plan/bootc_argv.h"
 #include "plan/owned_paths.h"
 #include "plan/rpm_ostree_argv.h"
 
@@ -58,6 +61,36 @@ Result<void> RpmOstreeInitramfsEtcArgs(std::span<const std::string> args) {
     return {};
   return Refuse(rule::kRegenArgv, fmt::format("rpm-ostree initramfs-etc runs only with --track={}, --untrack={} or {}",
                                               file, file, plan::kForceSync));
+}
+
+namespace {
+
+// Space-separated tokens as the bootc setup joins them: one space between, none at the ends.
+Result<void> CheckBootcOptions(std::string_view options, std::string_view what) {
+  if (options.empty()) return {};
+  if (options.front() == ' ' || options.back() == ' ' || options.find("  ") != std::string_view::npos)
+    return Refuse(rule::kRegenArgv, fmt::format("{} '{}' is not tokens separated by one space", what, options));
+  for (size_t start = 0; start <= options.size();) {
+    size_t sp = std::min(options.find(' ', start), options.size());
+    if (auto ok = CheckAddedToken(options.substr(start, sp - start)); !ok) return ok;
+    start = sp + 1;
+  }
+  return {};
+}
+
+}  // namespace
+
+// bootc's argv (plan/bootc_argv.h): its --options are tokens rocmtune may add, and so are those
+// of `before`, which a revert or rollback sets again (bootc-dev/bootc crates/lib/src/cli.rs
+// SetOptionsForSourceOpts: --source NAME, --options OPTIONS optional).
+Result<void> BootcOp(const plan::Op& op) {
+  auto options = plan::BootcArgvOptions(std::span(op.argv).subspan(1));
+  if (!options)
+    return Refuse(rule::kRegenArgv,
+                  "bootc runs only as `bootc loader-entries set-options-for-source --source rocmtune [--options ...]`");
+  if (!op.before) return Refuse(rule::kOpShape, "a bootc op carries the options it replaces (before), for its undo");
+  if (auto ok = CheckBootcOptions(*options, "--options"); !ok) return ok;
+  return CheckBootcOptions(*op.before, "the options before");
 }
 
 }  // namespace rocmtune::helper

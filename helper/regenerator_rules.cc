@@ -129,8 +129,11 @@ Result<void> CheckRegenerateOp(const plan::Op& op) {
   if (op.backend != plan::BackendId::kBootloader && op.backend != plan::BackendId::kInitramfs &&
       op.backend != plan::BackendId::kService)
     return Refuse(rule::kBackendMismatch, "regenerators belong to the bootloader, initramfs or service backend");
-  if (op.before || op.after) return Refuse(rule::kOpShape, "a regenerator has no file content");
+  if (op.after) return Refuse(rule::kOpShape, "a regenerator has no file content");
   if (op.argv.empty()) return Refuse(rule::kRegenProgram, "no command");
+  // bootc's op alone carries `before`: the options it replaces, which its undo sets again.
+  if (op.before && op.argv[0] != plan::Row(plan::Regenerator::kBootc).program)
+    return Refuse(rule::kOpShape, "a regenerator has no file content");
   const std::string& program = op.argv[0];
   if (program.find('/') != std::string::npos)
     return Refuse(rule::kRegenProgram, "argv[0] must be a bare program name (the helper's PATH finds it)");
@@ -145,6 +148,7 @@ Result<void> CheckRegenerateOp(const plan::Op& op) {
       return Refuse(rule::kBackendMismatch,
                     fmt::format("{} belongs to the {} backend", r.program, plan::Name(r.backend)));
     if (op.path != r.name) return Refuse(rule::kOpShape, fmt::format("{} is named '{}' in a plan", r.program, r.name));
+    if (r.id == plan::Regenerator::kBootc) return BootcOp(op);  // ostree_rules.cc
     return CheckArgs(r, Args(op.argv).subspan(1));
   }
   return Refuse(rule::kRegenProgram, fmt::format("'{}' is not a regenerator rocmtune runs", program));

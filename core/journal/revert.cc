@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "journal/history.h"
+#include "plan/bootc_argv.h"
 #include "plan/rpm_ostree_argv.h"
 
 namespace rocmtune::journal {
@@ -89,7 +90,16 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
   }
   bool files_changed = !plan.ops.empty();
   for (const plan::Op& done : txn.ops) {
-    if (done.kind != plan::OpKind::kRegenerate || !files_changed) continue;
+    if (done.kind != plan::OpKind::kRegenerate) continue;
+    // bootc's source options: a change of their own, undone by setting what they were before.
+    if (auto undo = plan::InverseBootc(done)) {
+      if (undo->argv == done.argv) continue;
+      undo->reason = fmt::format("revert transaction {}: {}", txn.id, done.reason);
+      plan.bootloader = plan::Regen::kPending;
+      plan.ops.push_back(std::move(*undo));
+      continue;
+    }
+    if (!files_changed) continue;
     plan::Op op = done;
     op.argv = InverseRegenerator(done.argv);
     if (op.argv[0] != done.argv[0])  // another program (the service backend's undo): its name

@@ -1,6 +1,7 @@
 #include "knobs/ostree_setups.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -9,6 +10,7 @@
 #include "detect/ostree_boot.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/trial_setups.h"
+#include "plan/bootc_argv.h"
 #include "plan/owned_paths.h"
 #include "plan/rpm_ostree_argv.h"
 #include "util/text.h"
@@ -23,6 +25,30 @@ constexpr std::string_view kOstreeKargsReason =
 constexpr std::string_view kOstreeStateReason = "what rocmtune added or replaced, so it undoes only that";
 // bootc's loader_entries.rs: OPTIONS_SOURCE_KEY_PREFIX and a source name of [A-Za-z0-9_-].
 constexpr std::string_view kBootcSourceKey = "x-options-source-rocmtune";
+constexpr std::string_view kBootcReason =
+    "bootc stages a new deployment with rocmtune's own kernel arguments (its source): the default from the next "
+    "boot on";
+constexpr std::string_view kBootcBinary = "usr/bin/bootc";
+constexpr std::string_view kBootcSubcommand = "set-options-for-source";
+
+// Whether the installed bootc has `loader-entries set-options-for-source`: the subcommand's
+// name is a string of the binary (clap's derived name), read beneath the root without running it.
+bool BootcHasSourceOptions(const sys::Root& root) {
+  auto fd = root.OpenRegular(kBootcBinary);
+  if (!fd) return false;
+  std::string window;
+  char buffer[1 << 16];
+  constexpr size_t kMaxRead = size_t{256} << 20;
+  for (size_t total = 0; total < kMaxRead;) {
+    ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
+    if (n <= 0) return false;
+    total += static_cast<size_t>(n);
+    window.append(buffer, static_cast<size_t>(n));
+    if (window.find(kBootcSubcommand) != std::string::npos) return true;
+    window.erase(0, window.size() - std::min(window.size(), kBootcSubcommand.size() - 1));
+  }
+  return false;
+}
 
 // The value of a BLS entry's `key` line ("key value"); nullopt: none.
 std::optional<std::string> OstreeEntryValue(std::string_view content, std::string_view key) {
@@ -47,10 +73,14 @@ std::optional<std::string> OstreeDefaultDeployment(const KnobContext& ctx) {
   return std::nullopt;
 }
 
+// ostree has no one-shot boot of one deployment: `ostree admin set-default` and `rpm-ostree
+// rollback` change the default for every later boot, and its boot counting (entries named
+// ostree-N+TRIES.conf, ostree-sysroot-deploy.c) needs a boot loader that counts tries. A change
+// is itself the next boot's default, and the previous deployment stays bootable.
 constexpr std::string_view kOstreeTrialRefusal =
-    "trial boots are not needed on {}: the change is a new deployment, the default from the next boot on, and "
-    "the previous deployment stays in the boot menu. If the next boot fails, choose the previous deployment "
-    "there (or run `{}` from it), then `rocmtunectl revert last`";
+    "--trial is refused on {}: the change is already a new deployment, the default from the next boot on, and "
+    "the previous deployment stays in the boot menu. Make the change without --trial; if the next boot fails, "
+    "choose the previous deployment in the boot menu and run `{}` there to keep it the default";
 
 // Why a token cannot be the old or new side of `--replace=K=OLD=NEW`: ostree splits that at its
 // first two '=' (ostree-kernel-args.c ostree_kernel_args_new_replace), so K and OLD must have
@@ -177,26 +207,41 @@ class BootcSetup final : public CmdlineSetup {
   std::vector<std::pair<std::string, std::string>> EditedCmdlines(const KnobContext& /*ctx*/) const override {
     return {};
   }
-  void PlanChange(const KnobContext& /*ctx*/, const CmdlineChange& change, plan::Plan& plan) const override {
-    std::string tokens, quoted;
+  void PlanChange(const KnobContext& ctx, const CmdlineChange& change, plan::Plan& plan) const override {
+    std::string tokens, quoted, before;
     for (const std::string& t : change.tokens) {
       tokens += (tokens.empty() ? "" : " ") + t;
       quoted += fmt::format("{}\"{}\"", quoted.empty() ? "" : ", ", t);
     }
-    std::string command = tokens.empty() ? "bootc loader-entries set-options-for-source --source rocmtune"
-                                         : fmt::format(
-                                               "bootc loader-entries set-options-for-source --source "
-                                               "rocmtune --options \"{}\"",
-                                               tokens);
-    plan.refused.push_back(
-        {"",
-         fmt::format(
-             "bootc manages this system's kernel arguments and rocmtune does not change them here yet. Run `{}` "
-             "(bootc 1.15.2 or later with ostree 2026.1 or later; a new deployment, the default from the "
-             "next boot on), or build them into your image as /usr/lib/bootc/kargs.d/90-rocmtune.toml "
-             "with `kargs = [{}]`",
-             command, quoted),
-         "bootc-loader-entries-set-options-for-source(8); bootc docs: kernel arguments (kargs.d)"});
+    for (const OwnedToken& t : Owned(ctx)) before += (before.empty() ? "" : " ") + t.token;
+    const NextBoot& next = knobs::ReadNextBoot(ctx);
+    if (!next.cmdline) {
+      // The source's options rocmtune would replace are in the staged deployment: unknown here.
+      plan.refused.push_back(
+          {"",
+           fmt::format("the next boot's kernel arguments are unknown ({}): boot the pending deployment first",
+                       next.why_unknown),
+           ""});
+      return;
+    }
+    if (!BootcHasSourceOptions(ctx.root)) {
+      std::string command = fmt::format("bootc loader-entries set-options-for-source --source rocmtune{}",
+                                        tokens.empty() ? std::string() : fmt::format(" --options \"{}\"", tokens));
+      plan.refused.push_back(
+          {"",
+           fmt::format("bootc manages this system's kernel arguments, and the installed bootc has no `loader-entries "
+                       "set-options-for-source` (bootc 1.15.2 or later, with ostree 2026.1 or later). Update bootc and "
+                       "run `{}`, or build them into your image as /usr/lib/bootc/kargs.d/90-rocmtune.toml with "
+                       "`kargs = [{}]`",
+                       command, quoted),
+           "bootc-loader-entries-set-options-for-source(8); bootc docs: kernel arguments (kargs.d)"});
+      return;
+    }
+    plan::Op op = RegenOp(plan::Regenerator::kBootc, {}, std::string(kBootcReason));
+    op.argv = plan::BootcSetOptionsArgv(tokens);
+    op.before = before;
+    plan.ops.push_back(std::move(op));
+    plan.bootloader = plan::Regen::kPending;
   }
   std::optional<std::string> RefuseTrial(const KnobContext& /*ctx*/) const override {
     return fmt::format(fmt::runtime(kOstreeTrialRefusal), "bootc", "bootc rollback");

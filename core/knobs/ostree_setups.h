@@ -4,8 +4,10 @@
 //               added is remembered in plan::kCmdlineTokensState like the other in-place setups.
 //               rocmtune's modprobe.d drop-in reaches the initramfs only through `rpm-ostree
 //               initramfs-etc --track` (no dracut: the image's initramfs is built with it).
-//   bootc       read only: the next boot's arguments and rocmtune's source in the BLS entry
-//               (`x-options-source-rocmtune`); changes are refused with the command to run.
+//   bootc       rocmtune's own source of arguments (`x-options-source-rocmtune` in the BLS
+//               entry): `bootc loader-entries set-options-for-source --source rocmtune
+//               --options "..."` (plan/bootc_argv.h) where the installed bootc has it, else
+//               refused with the command to run and the kargs.d alternative.
 // Both read the next boot's command line from the default deployment's BLS entry; no trial
 // boots (a new deployment is already a "boot this next, keep the old one to go back to").
 #pragma once

@@ -37,6 +37,7 @@ enum class Regenerator {
   kBusctl,                 // service: power-profiles-daemon's SetActionEnabled (0.30 on)
   kRpmOstreeKargs,         // bootloader: `rpm-ostree kargs`, a new deployment with other arguments
   kRpmOstreeInitramfsEtc,  // initramfs: `rpm-ostree initramfs-etc`, /etc files carried into it
+  kBootc,                  // bootloader: `bootc loader-entries set-options-for-source` (plan/bootc_argv.h)
 };
 
 struct RegeneratorRow {

@@ -348,6 +348,32 @@ TEST_F(CrashTest, RevertRpmOstree) {
   Run(s);
 }
 
+// bootc: no file of rocmtune's but its journal; `bootc loader-entries set-options-for-source` is
+// planned with the options it replaces, and the revert sets those again.
+TEST_F(CrashTest, ApplyBootc) {
+  if (auto why = testing::OstreeUnavailable()) GTEST_SKIP() << *why;
+  prepare_ = [](const std::string& root) {
+    testing::OstreeWorldSpec spec;
+    spec.bootc = true;
+    testing::MakeOstreeWorld(root, spec);
+  };
+  Run(Apply(
+      "apply bootc", "rx6600", [](const std::string& root) { return PlanSet(root, kKnobs); },
+      Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+}
+
+TEST_F(CrashTest, RevertBootc) {
+  if (auto why = testing::OstreeUnavailable()) GTEST_SKIP() << *why;
+  prepare_ = [](const std::string& root) {
+    testing::OstreeWorldSpec spec;
+    spec.bootc = true;
+    testing::MakeOstreeWorld(root, spec);
+  };
+  Scenario s = Revert("rx6600", kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"}));
+  s.name = "revert bootc";
+  Run(s);
+}
+
 // The admin's lines commented out in place beside the drop-ins rocmtune writes.
 TEST_F(CrashTest, AdminLinesRx5700xt) { Run(AdminLines(false, Steps({kJournalSteps, kWriteSteps}, {"mkdir"}))); }
 

@@ -137,7 +137,11 @@ void MakeOstreeWorld(const std::string& root_dir, const OstreeWorldSpec& spec) {
   // What the deployment's /usr has: rpm-ostree on every Fedora Atomic and bootc image, bootc on
   // bootc images. Empty stand-ins: nothing runs them in a tree that is not the live system.
   WriteOstreeFile(root / "usr/bin/rpm-ostree", "");
-  if (spec.bootc) WriteOstreeFile(root / "usr/bin/bootc", "");
+  if (spec.bootc)
+    WriteOstreeFile(root / "usr/bin/bootc", spec.bootc_source_options
+                                                ? "\x7f"
+                                                  "ELF stand-in: loader-entries set-options-for-source\n"
+                                                : "");
 }
 
 }  // namespace rocmtune::testing

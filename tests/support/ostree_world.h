@@ -19,6 +19,9 @@ struct OstreeWorldSpec {
   // bootc: the deployments' origin names a container image (as bootc writes it) and
   // /usr/bin/bootc is there; else a Silverblue refspec origin and only /usr/bin/rpm-ostree.
   bool bootc = false;
+  // Whether the /usr/bin/bootc stand-in is a bootc with `loader-entries set-options-for-source`
+  // (1.15.2 and later): rocmtune looks for the subcommand's name in the binary.
+  bool bootc_source_options = true;
   // The kernel arguments of each deployment, oldest first: the last is the default (and booted,
   // unless `booted_index` says otherwise), the others rollback deployments.
   std::vector<std::vector<std::string>> kargs = {

@@ -148,7 +148,7 @@ TEST(OstreeWorldTest, SetIommuCheckDiffIsTheReviewedPlan) {
     spec.bootc = bootc;
     OstreeWorld o(spec);
     auto r = o.w.Ctl({"set", "cmdline.iommu=pt", "--check", "--diff"});
-    EXPECT_EQ(r.exit_code, bootc ? kExitRefused : kExitOk) << r.out << r.err;
+    EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
     const fs::path golden =
         fs::path(ROCMTUNE_GOLDEN_DIR) / "ostree" / (bootc ? "bootc-set-iommu.txt" : "silverblue-set-iommu.txt");
     const std::string actual = r.out + r.err;
@@ -224,10 +224,11 @@ TEST(OstreeWorldTest, TrialIsRefusedWithWhatToDoInstead) {
   EXPECT_THAT(r.out + r.err, HasSubstr("previous deployment"));
 }
 
-TEST(OstreeWorldTest, BootcIsReadAndItsChangesRefusedWithTheCommand) {
+TEST(OstreeWorldTest, BootcIsReadAndAnOldBootcsChangesRefusedWithTheCommand) {
   SKIP_WITHOUT_OSTREE();
   OstreeWorldSpec spec;
   spec.bootc = true;
+  spec.bootc_source_options = false;
   spec.kargs = {{kRoot, "rw", "iommu=pt"}};
   OstreeWorld o(spec);
   json s = Status(o.w);
@@ -245,10 +246,53 @@ TEST(OstreeWorldTest, BootcIsReadAndItsChangesRefusedWithTheCommand) {
   EXPECT_EQ((*mine)["owner"], "rocmtune");
   auto r = o.w.Ctl({"set", "cmdline.amd_iommu=off", "--check"});
   EXPECT_EQ(r.exit_code, kExitRefused);
-  EXPECT_THAT(
-      r.out + r.err,
-      HasSubstr("bootc loader-entries set-options-for-source --source rocmtune --options \"iommu=pt amd_iommu=off\""));
+  EXPECT_THAT(r.out + r.err, HasSubstr("bootc loader-entries set-options-for-source --source rocmtune --options "
+                                       "\"iommu=pt amd_iommu=off\""));
   EXPECT_THAT(r.out + r.err, HasSubstr("/usr/lib/bootc/kargs.d/90-rocmtune.toml"));
+}
+
+std::vector<std::string> Bootc(std::vector<std::string> options) {
+  std::vector<std::string> argv = {"bootc", "loader-entries", "set-options-for-source", "--source", "rocmtune"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  return argv;
+}
+
+// bootc 1.15.2+: rocmtune's arguments are its own source; the command sets the whole list, and
+// the revert sets the list it replaced (none: the source removed), through the real helper.
+TEST(OstreeWorldTest, BootcSetsItsSourceAndRevertSetsTheOneBefore) {
+  SKIP_WITHOUT_OSTREE();
+  OstreeWorldSpec spec;
+  spec.bootc = true;
+  OstreeWorld o(spec);
+  auto original = o.w.Snapshot();
+  auto set = o.w.Ctl({"set", "cmdline.iommu=pt", "--json"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  EXPECT_EQ(Commands(set.Json()), (std::vector<std::vector<std::string>>{Bootc({"--options", "iommu=pt"})}));
+  EXPECT_EQ(Paths(set.Json()), std::vector<std::string>{}) << "bootc keeps the source in the BLS entry";
+  EXPECT_EQ(set.Json()["regenerated"]["bootloader"], "pending");
+  auto revert = o.w.Ctl({"revert", "last", "--json"});
+  ASSERT_EQ(revert.exit_code, kExitOk) << revert.out << revert.err;
+  EXPECT_EQ(Commands(revert.Json()), (std::vector<std::vector<std::string>>{Bootc({})}));
+  EXPECT_EQ(testing::ChangedPaths(original, o.w.Snapshot(), false, {"var/lib/rocmtune"}),
+            (std::vector<std::string>{"var", "var/lib"}));
+
+  // A source already there (bootc wrote it at an earlier change): the new list has it and more,
+  // and the revert puts that list back.
+  const std::string entry = "boot/loader/entries/ostree-1-fedora.conf";
+  o.w.Write(entry, o.w.Read(entry) + "x-options-source-rocmtune amd_iommu=off\n");
+  auto more = o.w.Ctl({"set", "cmdline.iommu=pt", "--json"});
+  ASSERT_EQ(more.exit_code, kExitOk) << more.out << more.err;
+  EXPECT_EQ(Commands(more.Json()),
+            (std::vector<std::vector<std::string>>{Bootc({"--options", "amd_iommu=off iommu=pt"})}));
+  auto back = o.w.Ctl({"revert", "last", "--json"});
+  ASSERT_EQ(back.exit_code, kExitOk) << back.out << back.err;
+  EXPECT_EQ(Commands(back.Json()), (std::vector<std::vector<std::string>>{Bootc({"--options", "amd_iommu=off"})}));
+
+  // A staged deployment holds the source's current list: unknown here, so nothing is planned.
+  o.w.Write("run/ostree/staged-deployment", "staged");
+  auto staged = o.w.Ctl({"set", "cmdline.iommu=nopt", "--check"});
+  EXPECT_EQ(staged.exit_code, kExitRefused) << staged.out;
+  EXPECT_THAT(staged.out + staged.err, HasSubstr("boot the pending deployment first"));
 }
 
 }  // namespace

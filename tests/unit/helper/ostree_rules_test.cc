@@ -4,6 +4,7 @@
 // src/app/rpmostree-builtin-kargs.cxx option_entries and "Cannot specify both --delete and
 // --replace"; -initramfs-etc.cxx --track/--untrack/--force-sync) instead of running it.
 #include "helper/allow_list_fixture.h"
+#include "plan/bootc_argv.h"
 #include "plan/owned_paths.h"
 #include "plan/rpm_ostree_argv.h"
 
@@ -78,6 +79,67 @@ TEST_F(AllowListTest, RpmOstreeRunsOnlyInItsFixedForms) {
       {"a path for the program", with_path, rule::kRegenProgram},
   };
   for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+}
+
+Op BootcOp(std::string options, std::optional<std::string> before) {
+  Op op = Regen("bootloader", "bootc", plan::BootcSetOptionsArgv(options));
+  op.before = std::move(before);
+  return op;
+}
+
+// bootc is not in Debian: the form is bootc's CLI (bootc-dev/bootc crates/lib/src/cli.rs
+// SetOptionsForSourceOpts; docs/src/man/bootc-loader-entries-set-options-for-source.8.md).
+TEST_F(AllowListTest, BootcRunsOnlyAsRocmtunesSource) {
+  const std::vector<Op> ok = {BootcOp("iommu=pt", ""), BootcOp("iommu=pt amdgpu.noretry=0", "iommu=pt"),
+                              BootcOp("", "iommu=pt")};
+  for (const Op& op : ok) {
+    auto verdict = Check(op);
+    EXPECT_TRUE(verdict) << op.argv.back() << ": " << verdict.error().message;
+  }
+  Op tuned = BootcOp("iommu=pt", "");
+  tuned.argv[4] = "tuned";
+  Op extra = BootcOp("iommu=pt", "");
+  extra.argv.push_back("--reboot");
+  Op with_after = BootcOp("iommu=pt", "");
+  with_after.after = "x";
+  Op switch_image = Regen("bootloader", "bootc", {"bootc", "switch", "quay.io/evil/image"});
+  switch_image.before = "";
+  Op rpm_ostree_before = Regen("bootloader", "rpm-ostree-kargs", {"rpm-ostree", "kargs", "--append=iommu=pt"});
+  rpm_ostree_before.before = "";
+  Op empty_options = BootcOp("iommu=pt", "");
+  empty_options.argv.back() = "";
+  const std::vector<Hostile> cases = {
+      {"another source", tuned, rule::kRegenArgv},
+      {"another argument", extra, rule::kRegenArgv},
+      {"bootc switch", switch_image, rule::kRegenArgv},
+      {"an unknown option set", BootcOp("init=/bin/sh", ""), rule::kKernelToken},
+      {"an unknown option put back", BootcOp("iommu=pt", "init=/bin/sh"), rule::kKernelToken},
+      {"two spaces", BootcOp("iommu=pt  amd_iommu=off", ""), rule::kRegenArgv},
+      {"a leading space", BootcOp(" iommu=pt", ""), rule::kRegenArgv},
+      {"no before to undo with", BootcOp("iommu=pt", std::nullopt), rule::kOpShape},
+      {"file content", with_after, rule::kOpShape},
+      {"--options with nothing", empty_options, rule::kRegenArgv},
+      {"before on another program", rpm_ostree_before, rule::kOpShape},
+  };
+  for (const Hostile& h : cases) ExpectRefused(Check(h.op), h);
+}
+
+TEST(InverseBootcTest, TheUndoSetsTheOptionsBefore) {
+  Op set = BootcOp("amd_iommu=off iommu=pt", "amd_iommu=off");
+  auto undo = plan::InverseBootc(set);
+  ASSERT_TRUE(undo);
+  EXPECT_EQ(undo->argv, plan::BootcSetOptionsArgv("amd_iommu=off"));
+  EXPECT_EQ(undo->before, "amd_iommu=off iommu=pt");
+  auto again = plan::InverseBootc(*undo);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->argv, set.argv);
+  // Added to no source: the undo removes the source (no --options).
+  auto removal = plan::InverseBootc(BootcOp("iommu=pt", ""));
+  ASSERT_TRUE(removal);
+  EXPECT_EQ(removal->argv,
+            (std::vector<std::string>{"bootc", "loader-entries", "set-options-for-source", "--source", "rocmtune"}));
+  EXPECT_EQ(plan::InverseBootc(BootcOp("iommu=pt", std::nullopt)), std::nullopt);
+  EXPECT_EQ(plan::InverseBootc(Regen("bootloader", "grubby", {"grubby", "--update-kernel=ALL"})), std::nullopt);
 }
 
 TEST(InverseRpmOstreeTest, EachFormIsUndoneByItsOpposite) {

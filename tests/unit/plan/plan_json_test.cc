@@ -146,8 +146,8 @@ TEST(PlanJsonTest, BackendAndRegeneratorNamesRoundTrip) {
   EXPECT_EQ(Name(BackendId::kInitramfs), "initramfs");
   // 9 regenerators, the 3 one-shot switches of trial boots (grub-editenv, grub2-editenv, bootctl),
   // the 2 commands that tell power-profiles-daemon about its drop-in (systemctl, busctl) and
-  // rpm-ostree's kargs and initramfs-etc (one program, two rows).
-  EXPECT_EQ(Regenerators().size(), 16u);
+  // rpm-ostree's kargs and initramfs-etc (one program, two rows) and bootc's source options.
+  EXPECT_EQ(Regenerators().size(), 17u);
   for (const RegeneratorRow& r : Regenerators()) {
     EXPECT_EQ(ParseRegenerator(r.name), r.id) << r.name;
     EXPECT_EQ(Name(r.id), r.name);
