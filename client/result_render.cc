@@ -43,8 +43,12 @@ void PrintChanges(const Doc& changes, bool diff) {
       case plan::OpKind::kWriteSysfs: fmt::print("sysfs /{} <- {} ({})\n", path, Field(c, "value", ""), reason); break;
       case plan::OpKind::kRegenerate: {
         std::string cmd;
-        for (const Doc& a : List(c, "argv"))
-          if (a.is_string()) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+        // An argument of several words (grubby's --args=, bootc's --options) quoted, as it would be typed.
+        for (const Doc& a : List(c, "argv")) {
+          if (!a.is_string()) continue;
+          const std::string word = a.get<std::string>();
+          cmd += (cmd.empty() ? "" : " ") + (word.find(' ') == std::string::npos ? word : fmt::format("\"{}\"", word));
+        }
         fmt::print("regenerate {}: {} ({})\n", path, cmd, reason);
         break;
       }

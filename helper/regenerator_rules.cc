@@ -106,6 +106,8 @@ const std::vector<ArgsRule>& ArgsRules() {
       {R::kBootctl, {}, BootctlArgs},
       {R::kSystemctl, {}, SystemctlArgs},
       {R::kBusctl, {}, BusctlArgs},
+      {R::kRpmOstreeKargs, {}, RpmOstreeKargsArgs},  // ostree_rules.cc
+      {R::kRpmOstreeInitramfsEtc, {}, RpmOstreeInitramfsEtcArgs},
   };
   return kTable;
 }
@@ -127,17 +129,26 @@ Result<void> CheckRegenerateOp(const plan::Op& op) {
   if (op.backend != plan::BackendId::kBootloader && op.backend != plan::BackendId::kInitramfs &&
       op.backend != plan::BackendId::kService)
     return Refuse(rule::kBackendMismatch, "regenerators belong to the bootloader, initramfs or service backend");
-  if (op.before || op.after) return Refuse(rule::kOpShape, "a regenerator has no file content");
+  if (op.after) return Refuse(rule::kOpShape, "a regenerator has no file content");
   if (op.argv.empty()) return Refuse(rule::kRegenProgram, "no command");
+  // bootc's op alone carries `before`: the options it replaces, which its undo sets again.
+  if (op.before && op.argv[0] != plan::Row(plan::Regenerator::kBootc).program)
+    return Refuse(rule::kOpShape, "a regenerator has no file content");
   const std::string& program = op.argv[0];
   if (program.find('/') != std::string::npos)
     return Refuse(rule::kRegenProgram, "argv[0] must be a bare program name (the helper's PATH finds it)");
-  for (const plan::RegeneratorRow& r : plan::Regenerators()) {
-    if (program != r.program) continue;
+  // The row of this program and the op's name (rpm-ostree has two: kargs, initramfs-etc), else
+  // the program's first row, whose name and backend the op must then have.
+  const plan::RegeneratorRow* row = nullptr;
+  for (const plan::RegeneratorRow& r : plan::Regenerators())
+    if (program == r.program && (op.path == r.name || !row)) row = &r;
+  if (row) {
+    const plan::RegeneratorRow& r = *row;
     if (op.backend != r.backend)
       return Refuse(rule::kBackendMismatch,
                     fmt::format("{} belongs to the {} backend", r.program, plan::Name(r.backend)));
     if (op.path != r.name) return Refuse(rule::kOpShape, fmt::format("{} is named '{}' in a plan", r.program, r.name));
+    if (r.id == plan::Regenerator::kBootc) return BootcOp(op);  // ostree_rules.cc
     return CheckArgs(r, Args(op.argv).subspan(1));
   }
   return Refuse(rule::kRegenProgram, fmt::format("'{}' is not a regenerator rocmtune runs", program));

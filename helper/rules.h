@@ -113,4 +113,11 @@ Result<void> GrubEditenvArgs(std::span<const std::string> args);
 Result<void> Grub2EditenvArgs(std::span<const std::string> args);
 Result<void> BootctlArgs(std::span<const std::string> args);
 
+// ostree_rules.cc: rpm-ostree's forms (plan/rpm_ostree_argv.h), the arguments after the program.
+Result<void> RpmOstreeKargsArgs(std::span<const std::string> args);
+Result<void> RpmOstreeInitramfsEtcArgs(std::span<const std::string> args);
+// bootc's `loader-entries set-options-for-source --source rocmtune [--options TOKENS]` (plan/
+// bootc_argv.h) with `before`, the options it replaces: every token of both one rocmtune may add.
+Result<void> BootcOp(const plan::Op& op);
+
 }  // namespace rocmtune::helper

@@ -9,6 +9,7 @@
 #include "helper/allow_list.h"
 #include "helper/rules.h"
 #include "journal/revert.h"
+#include "plan/bootc_argv.h"
 
 namespace rocmtune::helper {
 
@@ -34,8 +35,14 @@ Result<plan::Op> UndoOp(const sys::Root& root, const detect::Inventory& inventor
       break;
     case plan::OpKind::kRegenerate:
       undo.kind = plan::OpKind::kRegenerate;
+      if (auto bootc = plan::InverseBootc(done)) {  // the source's options it replaced, set again
+        undo.argv = bootc->argv;
+        undo.before = bootc->before;
+        break;
+      }
       undo.argv = journal::InverseRegenerator(done.argv);
-      if (auto r = plan::RegeneratorOfProgram(undo.argv.front())) undo.path = std::string(plan::Name(*r));
+      if (undo.argv.front() != done.argv.front())  // another program (grub-editenv, systemctl): its name
+        if (auto r = plan::RegeneratorOfProgram(undo.argv.front())) undo.path = std::string(plan::Name(*r));
       break;
     default: return Refuse(rule::kOpShape, "unknown op kind");
   }

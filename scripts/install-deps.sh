@@ -22,7 +22,9 @@ libelf-dev libzstd-dev zlib1g-dev libsqlite3-dev"
 # offload bundle fixture (tests/fixtures/fatbin/make.sh); cpio, lz4, xz-utils and bzip2 with zstd
 # make the initramfs images the image reader's tests read (tests/support/initrd_images.h), and
 # initramfs-tools-core's mkinitramfs builds one in a mount namespace (initramfs.mkinitramfs).
-TEST="hipcc zstd cpio lz4 xz-utils bzip2 initramfs-tools-core rocm-smi pci.ids kmod util-linux grub-common debootstrap patch dbus python3-dbus python3-gi polkitd systemd-container \
+# ostree (2022.7) makes the image-based worlds (tests/support/ostree_world.h: a sysroot, a commit,
+# deployments by `ostree admin`).
+TEST="hipcc zstd cpio lz4 xz-utils bzip2 initramfs-tools-core rocm-smi pci.ids kmod util-linux grub-common debootstrap patch ostree dbus python3-dbus python3-gi polkitd systemd-container \
 zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0 python3-prometheus-client"
 # daemon.writers runs Debian 12's real power-profiles-daemon (0.12) on a private bus, unpacked from
 # its .deb kept here (with libgudev-1.0-0 above, its one library polkitd does not bring):

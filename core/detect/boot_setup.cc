@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "detect/loader_vars.h"
+#include "detect/ostree_boot.h"
 #include "util/enum_names.h"
 #include "util/text.h"
 
@@ -97,11 +98,13 @@ void DetectInitramfs(const sys::Root& root, BootSetup& setup) {
   }
 }
 
-constexpr EnumNames<BootKind, 4> kBootKindNames = {{
+constexpr EnumNames<BootKind, 6> kBootKindNames = {{
     {BootKind::kGrubDebian, "grub-debian"},
     {BootKind::kGrub, "grub"},
     {BootKind::kGrubBls, "grub-bls"},
     {BootKind::kSystemdBoot, "systemd-boot"},
+    {BootKind::kRpmOstree, "rpm-ostree"},
+    {BootKind::kBootc, "bootc"},
 }};
 static_assert(Distinct(kBootKindNames));
 
@@ -113,6 +116,9 @@ std::optional<BootKind> ParseBootKind(std::string_view name) { return ParseName(
 
 BootSetup DetectBootSetup(const sys::Root& root) {
   BootSetup setup;
+  // An ostree deployment also has /etc/default/grub, BLS entries and dracut: none of them is
+  // where its kernel arguments or its initramfs are made.
+  if (DetectOstreeBoot(root, setup)) return setup;
   DetectLoader(root, setup);
   DetectInitramfs(root, setup);
   return setup;

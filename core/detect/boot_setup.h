@@ -18,6 +18,8 @@ enum class BootKind {
   kGrub,         // "grub": upstream GRUB, only /etc/default/grub
   kGrubBls,      // "grub-bls": GRUB with BLS entries (Fedora, RHEL)
   kSystemdBoot,  // "systemd-boot": /etc/kernel/cmdline, kernel-install
+  kRpmOstree,    // "rpm-ostree": ostree deployments managed by rpm-ostree (detect/ostree_boot.h)
+  kBootc,        // "bootc": ostree deployments of a container image managed by bootc
 };
 
 // The one conversion each way between a BootKind and its name in JSON and text.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "journal/history.h"
+#include "plan/bootc_argv.h"
+#include "plan/rpm_ostree_argv.h"
 
 namespace rocmtune::journal {
 namespace {
@@ -26,6 +28,7 @@ const Transaction* LaterWriter(const std::vector<Transaction>& txns, const Trans
 
 std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv) {
   if (auto inverse = plan::InverseSwitch(argv)) return *inverse;  // a trial boot's one-shot switch
+  if (auto inverse = plan::InverseRpmOstree(argv)) return *inverse;
   if (argv.empty() || argv[0] != plan::Row(plan::Regenerator::kGrubby).program) return argv;
   std::vector<std::string> out;
   for (const std::string& a : argv) {
@@ -87,10 +90,20 @@ plan::Plan RevertPlan(const sys::Root& root, const std::vector<Transaction>& txn
   }
   bool files_changed = !plan.ops.empty();
   for (const plan::Op& done : txn.ops) {
-    if (done.kind != plan::OpKind::kRegenerate || !files_changed) continue;
+    if (done.kind != plan::OpKind::kRegenerate) continue;
+    // bootc's source options: a change of their own, undone by setting what they were before.
+    if (auto undo = plan::InverseBootc(done)) {
+      if (undo->argv == done.argv) continue;
+      undo->reason = fmt::format("revert transaction {}: {}", txn.id, done.reason);
+      plan.bootloader = plan::Regen::kPending;
+      plan.ops.push_back(std::move(*undo));
+      continue;
+    }
+    if (!files_changed) continue;
     plan::Op op = done;
     op.argv = InverseRegenerator(done.argv);
-    if (auto r = plan::RegeneratorOfProgram(op.argv[0])) op.path = std::string(plan::Name(*r));
+    if (op.argv[0] != done.argv[0])  // another program (the service backend's undo): its name
+      if (auto r = plan::RegeneratorOfProgram(op.argv[0])) op.path = std::string(plan::Name(*r));
     op.reason = fmt::format("revert transaction {}: {}", txn.id, done.reason);
     if (done.backend != plan::BackendId::kService)
       (done.backend == plan::BackendId::kInitramfs ? plan.initramfs : plan.bootloader) = plan::Regen::kPending;

@@ -8,6 +8,7 @@
 //   grub-bls      grubby --update-kernel=ALL where installed, else the options line of every BLS
 //                 entry; GRUB_CMDLINE_LINUX for kernels installed later
 //   systemd-boot  /etc/kernel/cmdline; kernel-install
+//   rpm-ostree    rpm-ostree kargs; bootc: bootc loader-entries set-options-for-source (ostree_setups.h)
 #pragma once
 
 #include <optional>

@@ -1,10 +1,12 @@
-// The four boot setups behind knobs::CmdlineSetup (cmdline_setup.h), one class each.
+// The four boot setups behind knobs::CmdlineSetup (cmdline_setup.h), one class each; the ostree
+// ones (rpm-ostree, bootc) in ostree_setups.cc.
 #include <fmt/format.h>
 
 #include "knobs/cmdline_backend.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
+#include "knobs/ostree_setups.h"
 #include "knobs/trial_setups.h"
 #include "plan/owned_paths.h"
 #include "plan/plan.h"
@@ -294,6 +296,8 @@ const CmdlineSetup* CmdlineSetupFor(std::optional<detect::BootKind> kind) {
     case detect::BootKind::kGrub: return &kGrub;
     case detect::BootKind::kGrubBls: return &kGrubBls;
     case detect::BootKind::kSystemdBoot: return &kKernelInstall;
+    case detect::BootKind::kRpmOstree: return &RpmOstreeCmdlineSetup();
+    case detect::BootKind::kBootc: return &BootcCmdlineSetup();
   }
   return nullptr;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "knobs/ostree_setups.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
@@ -49,6 +50,9 @@ std::optional<InitramfsTool> FindInitramfsTool(const KnobContext& ctx) {
       }
       break;
     case plan::Regenerator::kBooster: tool.argv.insert(tool.argv.end(), {"build", "--force"}); break;
+    // The image's initramfs is built with the image: whether amdgpu loads from it is not known
+    // here, so rocmtune's drop-in is carried along (ostree_setups.h).
+    case plan::Regenerator::kRpmOstreeInitramfsEtc: tool.argv.insert(tool.argv.end(), {"initramfs-etc"}); break;
     default: break;
   }
   return tool;
@@ -63,6 +67,7 @@ void AddInitramfsRegeneration(const KnobContext& ctx, plan::Plan& plan) {
     return;
   }
   if (tool->has_amdgpu == false) return;
+  if (tool->regenerator == plan::Regenerator::kRpmOstreeInitramfsEtc) return AddRpmOstreeInitramfsEtc(ctx, plan);
   plan::Op op;
   op.kind = plan::OpKind::kRegenerate;
   op.backend = plan::BackendId::kInitramfs;

@@ -63,6 +63,10 @@ NextBoot NextBootFromBls(const KnobContext& ctx) {
     if (ctx.inventory.system.kernel && e.find(*ctx.inventory.system.kernel) != std::string::npos) chosen = e;
   if (chosen.empty() && !entries.empty()) chosen = entries.front();
   if (chosen.empty()) return Unknown("no BLS entry in /boot/loader/entries");
+  return NextBootFromEntry(ctx, chosen);
+}
+
+NextBoot NextBootFromEntry(const KnobContext& ctx, const std::string& chosen) {
   auto content = ReadOptional(ctx.root, chosen);
   if (!content) return Unknown(fmt::format("/{} is not readable", chosen));
   int number = 0;

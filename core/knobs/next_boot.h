@@ -5,6 +5,8 @@
 //                      (and, grub-debian, /etc/default/grub.d/*.cfg) as grub-mkconfig sources them
 //   grub-bls           the `options` line of the running kernel's BLS entry, else the first entry
 //   systemd-boot       /etc/kernel/cmdline, which kernel-install copies into new entries
+//   rpm-ostree, bootc  the default deployment's BLS entry (ostree_setups.h); unknown while a
+//                      deployment is staged
 // /proc/cmdline is what runs now, never what the next boot gets.
 #pragma once
 
@@ -37,6 +39,8 @@ const CmdlineTokenAt* DecidingToken(const NextBoot& next, std::string_view key);
 NextBoot NextBootFromGrub(const KnobContext& ctx, bool debian_dropins);
 NextBoot NextBootFromBls(const KnobContext& ctx);
 NextBoot NextBootFromKernelCmdline(const KnobContext& ctx);
+// The `options` line of one BLS entry (grub-bls, and an ostree deployment's entry: ostree_setups.h).
+NextBoot NextBootFromEntry(const KnobContext& ctx, const std::string& entry);
 
 // "/etc/default/grub:6": a root-relative file and 1-based line as printed everywhere.
 std::string WhereText(std::string_view file, int line);

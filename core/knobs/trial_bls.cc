@@ -271,6 +271,8 @@ Result<std::string> RenderTrialEntry(const sys::Root& root, detect::BootKind kin
       if (!content) return Fail(ErrorCode::kNotFound, fmt::format("/{} is unreadable", def->entry));
       return BlsTrialEntry(*content, std::nullopt, trial);
     }
+    case detect::BootKind::kRpmOstree:
+    case detect::BootKind::kBootc: break;  // no trial boots (ostree_setups.cc)
   }
   return Fail(ErrorCode::kInvalidArgument,
               fmt::format("/{} is not the trial entry of the {} boot setup", path, detect::BootKindName(kind)));

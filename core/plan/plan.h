@@ -32,9 +32,12 @@ enum class Regenerator {
   kBooster,  // initramfs
   kGrubEditenv,
   kGrub2Editenv,
-  kBootctl,    // bootloader: a trial's one-shot switch (next_entry, LoaderEntryOneShot)
-  kSystemctl,  // service: daemon-reload, try-restart of the service a drop-in changed
-  kBusctl,     // service: power-profiles-daemon's SetActionEnabled (0.30 on)
+  kBootctl,                // bootloader: a trial's one-shot switch (next_entry, LoaderEntryOneShot)
+  kSystemctl,              // service: daemon-reload, try-restart of the service a drop-in changed
+  kBusctl,                 // service: power-profiles-daemon's SetActionEnabled (0.30 on)
+  kRpmOstreeKargs,         // bootloader: `rpm-ostree kargs`, a new deployment with other arguments
+  kRpmOstreeInitramfsEtc,  // initramfs: `rpm-ostree initramfs-etc`, /etc files carried into it
+  kBootc,                  // bootloader: `bootc loader-entries set-options-for-source` (plan/bootc_argv.h)
 };
 
 struct RegeneratorRow {
@@ -53,7 +56,8 @@ std::string_view Name(Regenerator regenerator);
 std::string_view Name(BackendId backend);
 // nullopt for a name no table has: reading a plan or journal with one is an error.
 std::optional<Regenerator> ParseRegenerator(std::string_view name);
-// The row whose program is `program` (argv[0]): an undo's name when its inverse is another program.
+// The row whose program is `program` (argv[0]): an undo's name when its inverse is another program
+// (rpm-ostree has two rows: its undo keeps its name).
 std::optional<Regenerator> RegeneratorOfProgram(std::string_view program);
 std::optional<BackendId> ParseBackendId(std::string_view name);
 // The id of a trial boot's entry in every boot setup (knobs/trial_boot.h): GRUB's `menuentry

@@ -18,8 +18,9 @@ namespace {
 // environment block (grub-editenv FILE, grub2-editenv's `-` = /boot/grub2/grubenv) and systemd's
 // LoaderEntryOneShot EFI variable (bootctl set-oneshot; docs/BOOT_LOADER_INTERFACE.md). systemctl
 // and busctl tell power-profiles-daemon about rocmtune's drop-in (knobs/service_backend.h): they
-// write no file.
-constexpr std::array<RegeneratorRow, 14> kRegenerators = {{
+// write no file. rpm-ostree makes a new deployment, whose BLS entry ostree writes
+// (ostree-sysroot-deploy.c bootloader_entry_filename: ostree-N.conf, ostree-N-OS.conf before 2024.5).
+constexpr std::array<RegeneratorRow, 17> kRegenerators = {{
     {Regenerator::kUpdateGrub, "update-grub", "update-grub", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrubMkconfig, "grub-mkconfig", "grub-mkconfig", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrub2Mkconfig, "grub2-mkconfig", "grub2-mkconfig", BackendId::kBootloader, "boot/grub2/grub.cfg"},
@@ -36,6 +37,11 @@ constexpr std::array<RegeneratorRow, 14> kRegenerators = {{
      "sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"},
     {Regenerator::kSystemctl, "systemctl", "systemctl", BackendId::kService, ""},
     {Regenerator::kBusctl, "busctl", "busctl", BackendId::kService, ""},
+    {Regenerator::kRpmOstreeKargs, "rpm-ostree-kargs", "rpm-ostree", BackendId::kBootloader,
+     "boot/loader/entries/ostree-*.conf"},
+    {Regenerator::kRpmOstreeInitramfsEtc, "rpm-ostree-initramfs-etc", "rpm-ostree", BackendId::kInitramfs,
+     "boot/loader/entries/ostree-*.conf"},
+    {Regenerator::kBootc, "bootc", "bootc", BackendId::kBootloader, "boot/loader/entries/ostree-*.conf"},
 }};
 
 constexpr std::array<std::pair<BackendId, std::string_view>, 7> kBackends = {{

@@ -15,6 +15,7 @@
 #include "api/test_writers.h"
 #include "api/trial.h"
 #include "crash_scenario.h"
+#include "ostree_world.h"
 #include "plan/owned_paths.h"
 #include "plan/trial_state.h"
 #include "util/json_text.h"
@@ -78,6 +79,7 @@ class CrashTest : public ::testing::Test {
     s.name = name;
     s.base = Scratch("base");
     CopyWorld(WorldDir(world), s.base);
+    if (prepare_) prepare_(s.base);
     plan::Plan plan = make_plan(s.base);
     EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
     s.plan_json = PlanText(plan);
@@ -97,6 +99,7 @@ class CrashTest : public ::testing::Test {
     s.name = "revert " + world;
     s.base = Scratch("base");
     CopyWorld(WorldDir(world), s.base);
+    if (prepare_) prepare_(s.base);
     Tree original = Snapshot(s.base);
     RunResult applied = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(PlanSet(s.base, set)));
     EXPECT_EQ(applied.status(), "committed") << applied.output;
@@ -290,6 +293,8 @@ class CrashTest : public ::testing::Test {
   }
 
   ScratchDir scratch_;
+  // Run on each world copy before anything is planned on it (an ostree world made from it).
+  std::function<void(const std::string&)> prepare_;
 };
 
 const std::vector<std::string> kKnobs = {"amdgpu.noretry=1", "cmdline.iommu=pt", "env.HSA_ENABLE_SDMA=0"};
@@ -322,6 +327,51 @@ TEST_F(CrashTest, ApplyStrixpoint) {
 // The shared file restored, owned files and directories removed, the attribute written back.
 TEST_F(CrashTest, RevertStrixpoint) {
   Run(Revert("strixpoint", kKnobsAndSysfs, Steps({kJournalSteps, kWriteSteps}, {"unlink", "rmdir", "sysfs-write"})));
+}
+
+// rpm-ostree (a Silverblue world made by the real ostree tool from the Fedora one): the drop-ins
+// and the command-line record written; `rpm-ostree kargs` and `initramfs-etc` are planned, and
+// not run on a tree that is not the live system.
+TEST_F(CrashTest, ApplyRpmOstree) {
+  if (auto why = testing::OstreeUnavailable()) GTEST_SKIP() << *why;
+  prepare_ = [](const std::string& root) { testing::MakeOstreeWorld(root, {}); };
+  Run(Apply(
+      "apply rpm-ostree", "rx6600", [](const std::string& root) { return PlanSet(root, kKnobs); },
+      Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+}
+
+TEST_F(CrashTest, RevertRpmOstree) {
+  if (auto why = testing::OstreeUnavailable()) GTEST_SKIP() << *why;
+  prepare_ = [](const std::string& root) { testing::MakeOstreeWorld(root, {}); };
+  Scenario s = Revert("rx6600", kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"}));
+  s.name = "revert rpm-ostree";
+  Run(s);
+}
+
+// bootc: no file of rocmtune's but its journal; `bootc loader-entries set-options-for-source` is
+// planned with the options it replaces, and the revert sets those again.
+TEST_F(CrashTest, ApplyBootc) {
+  if (auto why = testing::OstreeUnavailable()) GTEST_SKIP() << *why;
+  prepare_ = [](const std::string& root) {
+    testing::OstreeWorldSpec spec;
+    spec.bootc = true;
+    testing::MakeOstreeWorld(root, spec);
+  };
+  Run(Apply(
+      "apply bootc", "rx6600", [](const std::string& root) { return PlanSet(root, kKnobs); },
+      Steps({kJournalSteps, kWriteSteps}, {"mkdir"})));
+}
+
+TEST_F(CrashTest, RevertBootc) {
+  if (auto why = testing::OstreeUnavailable()) GTEST_SKIP() << *why;
+  prepare_ = [](const std::string& root) {
+    testing::OstreeWorldSpec spec;
+    spec.bootc = true;
+    testing::MakeOstreeWorld(root, spec);
+  };
+  Scenario s = Revert("rx6600", kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"}));
+  s.name = "revert bootc";
+  Run(s);
 }
 
 // The admin's lines commented out in place beside the drop-ins rocmtune writes.

@@ -1,0 +1,42 @@
+// The boot setups of ostree-booted systems (detect/ostree_boot.h), behind knobs::CmdlineSetup:
+//   rpm-ostree  `rpm-ostree kargs --append/--delete/--replace` (plan/rpm_ostree_argv.h): a new
+//               deployment with other arguments, the default from the next boot on; what rocmtune
+//               added is remembered in plan::kCmdlineTokensState like the other in-place setups.
+//               rocmtune's modprobe.d drop-in reaches the initramfs only through `rpm-ostree
+//               initramfs-etc --track` (no dracut: the image's initramfs is built with it).
+//   bootc       rocmtune's own source of arguments (`x-options-source-rocmtune` in the BLS
+//               entry): `bootc loader-entries set-options-for-source --source rocmtune
+//               --options "..."` (plan/bootc_argv.h) where the installed bootc has it, else
+//               refused with the command to run and the kargs.d alternative.
+// Both read the next boot's command line from the default deployment's BLS entry; no trial
+// boots (a new deployment is already a "boot this next, keep the old one to go back to").
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "knobs/cmdline_setup.h"
+#include "util/result.h"
+
+namespace rocmtune::knobs {
+
+const CmdlineSetup& RpmOstreeCmdlineSetup();
+const CmdlineSetup& BootcCmdlineSetup();
+
+// The BLS entry of the deployment the next boot starts (root-relative path under
+// boot/loader/entries). ostree names entries ostree-N[-OS].conf with N = number of deployments
+// - index and writes `version N` (ostree-sysroot-deploy.c bootloader_entry_filename and
+// install_deployment_kernel), and reads them sorted by `version`, highest first
+// (ostree-sysroot.c compare_boot_loader_configs, strverscmp): the first is the default, index 0.
+Result<std::string> OstreeDefaultEntry(const sys::Root& root);
+
+// The next boot's command line on ostree: the default entry's options; unknown while a
+// deployment is staged (/run/ostree/staged-deployment: ostree writes its entry at shutdown, and
+// its arguments are in a GVariant rocmtune does not read).
+NextBoot NextBootFromOstree(const KnobContext& ctx);
+
+// `rpm-ostree initramfs-etc` for rocmtune's modprobe.d drop-in written or removed by `plan`
+// (knobs/initramfs.cc on the rpm-ostree setup).
+void AddRpmOstreeInitramfsEtc(const KnobContext& ctx, plan::Plan& plan);
+
+}  // namespace rocmtune::knobs
