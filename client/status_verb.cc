@@ -235,7 +235,9 @@ void PrintStatus(const Doc& doc, const std::string& shell_runtimes) {
   fmt::print("ROCm:    {}\n", RuntimesLine(doc, s));
   if (!shell_runtimes.empty())
     fmt::print("         this shell's Python: {} (rocmtunectl check-compute judges it)\n", shell_runtimes);
-  fmt::print("Boot:    {} (initramfs: {})\n", Field(s, "boot", "unknown"), Field(s, "initramfs", "unknown"));
+  std::string boot = Field(s, "boot", "unknown");
+  if (std::string why = Field(s, "boot_unknown", ""); !why.empty()) boot = fmt::format("unknown ({})", why);
+  fmt::print("Boot:    {} (initramfs: {})\n", boot, Field(s, "initramfs", "unknown"));
   fmt::print("IOMMU:   {}\n", IommuLine(Member(s, "iommu")));
   fmt::print("amdgpu:  {}\n", loaded ? "loaded" : "not loaded");
   fmt::print("Profile: {}\n", Field(doc, "profile", "none (rocmtunectl profiles lists them)"));

@@ -1,10 +1,12 @@
-// The four boot setups behind knobs::CmdlineSetup (cmdline_setup.h), one class each.
+// The four boot setups behind knobs::CmdlineSetup (cmdline_setup.h), one class each; kernelstub's
+// is in kernelstub_setup.cc.
 #include <fmt/format.h>
 
 #include "knobs/cmdline_backend.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
+#include "knobs/kernelstub_setup.h"
 #include "knobs/trial_setups.h"
 #include "plan/owned_paths.h"
 #include "plan/plan.h"
@@ -242,7 +244,8 @@ class GrubBlsSetup final : public CmdlineSetup {
 class KernelInstallSetup final : public CmdlineSetup {
  public:
   detect::BootKind Kind() const override { return detect::BootKind::kSystemdBoot; }
-  NextBoot ReadNextBoot(const KnobContext& ctx) const override { return NextBootFromKernelCmdline(ctx); }
+  bool ReadsEsp() const override { return true; }
+  NextBoot ReadNextBoot(const KnobContext& ctx) const override { return NextBootFromLoaderEntry(ctx); }
   std::vector<std::pair<std::string, std::string>> EditedCmdlines(const KnobContext& ctx) const override {
     std::vector<std::pair<std::string, std::string>> out;
     AddKernelCmdline(ctx, out);
@@ -294,6 +297,7 @@ const CmdlineSetup* CmdlineSetupFor(std::optional<detect::BootKind> kind) {
     case detect::BootKind::kGrub: return &kGrub;
     case detect::BootKind::kGrubBls: return &kGrubBls;
     case detect::BootKind::kSystemdBoot: return &kKernelInstall;
+    case detect::BootKind::kKernelstub: return &KernelstubCmdlineSetup();
   }
   return nullptr;
 }

@@ -32,9 +32,10 @@ enum class Regenerator {
   kBooster,  // initramfs
   kGrubEditenv,
   kGrub2Editenv,
-  kBootctl,    // bootloader: a trial's one-shot switch (next_entry, LoaderEntryOneShot)
-  kSystemctl,  // service: daemon-reload, try-restart of the service a drop-in changed
-  kBusctl,     // service: power-profiles-daemon's SetActionEnabled (0.30 on)
+  kBootctl,     // bootloader: a trial's one-shot switch (next_entry, LoaderEntryOneShot)
+  kSystemctl,   // service: daemon-reload, try-restart of the service a drop-in changed
+  kBusctl,      // service: power-profiles-daemon's SetActionEnabled (0.30 on)
+  kKernelstub,  // bootloader: Pop!_OS's `kernelstub -a/-d OPTIONS` (knobs/kernelstub_setup.cc)
 };
 
 struct RegeneratorRow {

@@ -19,7 +19,7 @@ namespace {
 // LoaderEntryOneShot EFI variable (bootctl set-oneshot; docs/BOOT_LOADER_INTERFACE.md). systemctl
 // and busctl tell power-profiles-daemon about rocmtune's drop-in (knobs/service_backend.h): they
 // write no file.
-constexpr std::array<RegeneratorRow, 14> kRegenerators = {{
+constexpr std::array<RegeneratorRow, 15> kRegenerators = {{
     {Regenerator::kUpdateGrub, "update-grub", "update-grub", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrubMkconfig, "grub-mkconfig", "grub-mkconfig", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrub2Mkconfig, "grub2-mkconfig", "grub2-mkconfig", BackendId::kBootloader, "boot/grub2/grub.cfg"},
@@ -36,6 +36,8 @@ constexpr std::array<RegeneratorRow, 14> kRegenerators = {{
      "sys/firmware/efi/efivars/LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"},
     {Regenerator::kSystemctl, "systemctl", "systemctl", BackendId::kService, ""},
     {Regenerator::kBusctl, "busctl", "busctl", BackendId::kService, ""},
+    // kernelstub edits its configuration's `user` kernel_options and rewrites the ESP's entries.
+    {Regenerator::kKernelstub, "kernelstub", "kernelstub", BackendId::kBootloader, "etc/kernelstub/configuration"},
 }};
 
 constexpr std::array<std::pair<BackendId, std::string_view>, 7> kBackends = {{
