@@ -100,7 +100,9 @@ class KernelstubSetup final : public CmdlineSetup {
                                  [&](const std::string& k) { return SameKey(k, key); });
       bool replaced = std::any_of(change.add.begin(), change.add.end(),
                                   [&](const std::string& t) { return SameKey(TokenKey(t), key) && t != owned.token; });
-      if ((removed || replaced) && has(owned.token)) remove.push_back(owned.token);
+      // Also where a run of `-a` is still pending (a tree, not the running system): -d of an
+      // option kernelstub does not have changes nothing, and the record and the runs agree.
+      if (removed || replaced) remove.push_back(owned.token);
     }
     // kernelstub -a appends only what is not there (application.py): a token already there is not
     // added, so undoing the run (-d) never takes away one that was there before.

@@ -206,6 +206,20 @@ TEST_F(PopOs, ApplyAndRevertByteForByteThroughKernelstub) {
   EXPECT_FALSE(w_.Exists("var/lib/rocmtune/cmdline-tokens"));
 }
 
+// unset and reset take off exactly rocmtune's option with kernelstub -d (its -a still pending
+// in a copy: kernelstub runs only on the live system).
+TEST_F(PopOs, UnsetAndResetRunKernelstubDelete) {
+  ASSERT_EQ(w_.Ctl({"set", "cmdline.iommu=pt", "amdgpu.noretry=0"}).exit_code, kExitOk);
+  for (std::vector<std::string> args : {std::vector<std::string>{"--json", "unset", "cmdline.iommu", "--check"},
+                                        std::vector<std::string>{"--json", "reset", "--check"}}) {
+    auto r = w_.Ctl(args);
+    EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+    EXPECT_THAT(r.Json()["changes"].dump(), HasSubstr(R"("argv":["kernelstub","-d","iommu=pt"])"))
+        << args[1] << ": " << r.out;
+    EXPECT_THAT(r.Json()["changes"].dump(), Not(HasSubstr("quiet"))) << "the admin's options are not touched";
+  }
+}
+
 // The admin's own value stays theirs: kernelstub -d/-a could not put it back where it was.
 TEST_F(PopOs, ReplacingTheAdminsTokenIsRefused) {
   std::string c = w_.Read("etc/kernelstub/configuration");

@@ -141,6 +141,11 @@ TEST_F(KernelstubPlan, RemovesAndReplacesOnlyRocmtunesTokens) {
   p = Plan(soft, none, soft, "iommu=soft\n");
   EXPECT_EQ(Runs(p), (std::vector<std::vector<std::string>>{{"kernelstub", "-d", "iommu=pt"},
                                                             {"kernelstub", "-a", "iommu=soft"}}));
+  // The -a that added it still pending (kernelstub runs only on the live system): -d all the same.
+  w_.Write("etc/kernelstub/configuration", config.replace(config.find(",\n      \"iommu=pt\""), 18, ""));
+  EXPECT_EQ(w_.Read("etc/kernelstub/configuration").find("iommu=pt"), std::string::npos);
+  p = Plan(none, keys, none, std::nullopt);
+  EXPECT_EQ(Runs(p), (std::vector<std::vector<std::string>>{{"kernelstub", "-d", "iommu=pt"}}));
 }
 
 TEST_F(KernelstubPlan, RefusedWithoutKernelstubOrWithABrokenConfiguration) {
