@@ -235,7 +235,9 @@ void PrintStatus(const Doc& doc, const std::string& shell_runtimes) {
   fmt::print("ROCm:    {}\n", RuntimesLine(doc, s));
   if (!shell_runtimes.empty())
     fmt::print("         this shell's Python: {} (rocmtunectl check-compute judges it)\n", shell_runtimes);
-  fmt::print("Boot:    {} (initramfs: {})\n", Field(s, "boot", "unknown"), Field(s, "initramfs", "unknown"));
+  std::string boot = Field(s, "boot", "unknown");
+  if (std::string why = Field(s, "boot_unknown", ""); !why.empty()) boot = fmt::format("unknown ({})", why);
+  fmt::print("Boot:    {} (initramfs: {})\n", boot, Field(s, "initramfs", "unknown"));
   if (const Doc& image = Member(doc, "boot_image"); image.is_object())
     fmt::print("Image:   {}\n", Field(image, "message", "unknown"));
   fmt::print("IOMMU:   {}\n", IommuLine(Member(s, "iommu")));

@@ -26,8 +26,10 @@
 #include "daemon/helper_socket.h"
 #include "daemon/log.h"
 #include "daemon/read_methods.h"
+#include "detect/boot_setup.h"
 #include "detect/other_writers.h"
 #include "journal/history.h"
+#include "knobs/boot_files.h"
 #include "plan/publish.h"
 #include "util/json_text.h"
 
@@ -54,13 +56,14 @@ int Getter(sd_bus* bus, const char*, const char*, const char* property, sd_bus_m
                [&] { return Fn(reply, Self(userdata), ret); });
 }
 
-// Status's document; `live`: rocm-smi-lib's facts (the live root), else none are asked.
-int ReplyDescribe(sd_bus_message* call, Manager& self, detect::Inventory inventory,
+// Status's document of `root` (Manager::ReadRoot); `live`: rocm-smi-lib's facts (the live root),
+// else none are asked.
+int ReplyDescribe(sd_bus_message* call, const sys::Root& root, detect::Inventory inventory,
                   const std::vector<detect::LiveFacts>* live, sd_bus_error* ret) {
   api::StatusOptions options;
   options.known_live = live;
   options.caller = false;  // rocmtuned answers for no one user
-  auto doc = api::DescribeSystem(self.root(), std::move(inventory), options);
+  auto doc = api::DescribeSystem(root, std::move(inventory), options);
   if (!doc) return SetError(ret, doc.error());
   return ReplyText(call, JsonText(*doc));
 }
@@ -68,15 +71,18 @@ int ReplyDescribe(sd_bus_message* call, Manager& self, detect::Inventory invento
 // On the live root the reply waits for the live facts off the loop (History, properties and
 // other Describes are answered meanwhile); the call is held until then.
 int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
-  detect::Inventory inventory = self.Inventory();
-  if (!self.root().IsLive()) return ReplyDescribe(call, self, std::move(inventory), nullptr, ret);
+  auto read_root = self.ReadRoot();
+  if (!read_root) return SetError(ret, read_root.error());
+  auto root = std::make_shared<sys::Root>(std::move(*read_root));
+  detect::Inventory inventory = self.InventoryFor(*root);
+  if (!self.root().IsLive()) return ReplyDescribe(call, *root, std::move(inventory), nullptr, ret);
   std::shared_ptr<sd_bus_message> held(sd_bus_message_ref(call), sd_bus_message_unref);
   std::vector<detect::Gpu> gpus = inventory.gpus;
-  self.LiveFacts(gpus, [&self, held, inventory = std::move(inventory)](const std::vector<detect::LiveFacts>& facts) {
+  self.LiveFacts(gpus, [root, held, inventory = std::move(inventory)](const std::vector<detect::LiveFacts>& facts) {
     // Answered later, so guarded here as a method is (the guard logs a failure with the caller).
     bus::BusError error;
     int r = Guard("a method", held.get(), {}, error.get(),
-                  [&] { return ReplyDescribe(held.get(), self, inventory, &facts, error.get()); });
+                  [&] { return ReplyDescribe(held.get(), *root, inventory, &facts, error.get()); });
     if (r < 0 && sd_bus_error_is_set(error.get())) (void)sd_bus_reply_method_error(held.get(), error.get());
   });
   return 1;  // answered later (or already, from kept facts)
@@ -260,10 +266,29 @@ void Manager::LiveFacts(const std::vector<detect::Gpu>& gpus, LiveFactsWorker::D
   live_.Get(gpus, std::move(done));
 }
 
-Result<api::System> Manager::LoadSystem() {
+Result<sys::Root> Manager::ReadRoot() {
   auto root = root_.Duplicate();
+  if (!root) return root;
+  if (!knobs::BootFilesHidden(*root) || !knobs::BootFilesDecide(*root)) return root;
+  // Not admitted: anyone may read. When nothing is kept and the helper may not be asked yet, the
+  // read goes on without: the boot setup is then unknown with its reason, never another one.
+  auto files = boot_files_.Get(*root, /*admitted=*/false);
+  if (files && *files) root->Supplement(std::make_shared<const sys::RootSupplement>(std::move(**files)));
+  else if (!files) LogDropped("the ESP's boot loader files (rocmtune-helper read-boot)", files.error().message);
+  return root;
+}
+
+detect::Inventory Manager::InventoryFor(const sys::Root& read_root) {
+  detect::Inventory inventory = Inventory();
+  if (read_root.supplement()) inventory.system.boot = detect::DetectBootSetup(read_root);
+  return inventory;
+}
+
+Result<api::System> Manager::LoadSystem() {
+  auto root = ReadRoot();
   if (!root) return tl::unexpected(root.error());
-  return api::LoadSystem(std::move(*root), Inventory());
+  detect::Inventory inventory = InventoryFor(*root);
+  return api::LoadSystem(std::move(*root), std::move(inventory));
 }
 
 void Manager::PublishExports(std::string_view why) {

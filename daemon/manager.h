@@ -72,6 +72,12 @@ class Manager {
   detect::Inventory Inventory();
   // Detects again now; emits GpusChanged when the GPUs differ from the ones known before.
   void RefreshInventory();
+  // The served root as reads see it: where the daemon's user cannot list an ESP that decides the
+  // boot setup or the next boot (knobs::BootFilesDecide), with the loader files rocmtune-helper
+  // read as root (BootFilesCache, not admitted: at most one read a minute, else what is kept).
+  Result<sys::Root> ReadRoot();
+  // The kept inventory with the boot setup as `read_root` (ReadRoot) shows it.
+  detect::Inventory InventoryFor(const sys::Root& read_root);
   // The system of the served root with the kept inventory: what every read method answers from.
   Result<api::System> LoadSystem();
   // rocm-smi-lib's facts for `gpus` (live root only), kept for kLiveFactsMaxAge: Describe's

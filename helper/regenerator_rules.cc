@@ -62,6 +62,27 @@ Result<void> GrubbyArgs(Args args) {
   return {};
 }
 
+// kernelstub -a "TOKENS" | kernelstub -d "TOKENS" (knobs/kernelstub_setup.h): pop-os/kernelstub's
+// bin/kernelstub --add-options/--delete-options take one value that application.py splits on " ";
+// every token is one rocmtune may add (-a) or take off (-d, a whole KEY=VALUE it added). Nothing
+// else: -o would replace every option, -e/-k/-i/-r/-l/-s/-m change where and how it boots.
+Result<void> KernelstubArgs(Args args) {
+  if (args.size() != 2 || (args[0] != "-a" && args[0] != "-d"))
+    return Refuse(rule::kRegenArgv,
+                  "kernelstub runs only as `kernelstub -a \"OPTIONS\"` or `kernelstub -d \"OPTIONS\"`");
+  const bool add = args[0] == "-a";
+  for (std::string_view token : SplitSpaces(args[1])) {
+    if (token.empty()) return Refuse(rule::kRegenArgv, fmt::format("an empty option in kernelstub {}", args[0]));
+    // kernelstub's parse_options joins words around a '"' into one option: never such a word.
+    if (token.find('"') != std::string_view::npos)
+      return Refuse(rule::kRegenArgv, fmt::format("'{}': kernelstub joins quoted words", token));
+    if (auto ok = add ? CheckAddedToken(token) : CheckRemovedToken(token); !ok) return ok;
+    if (!add)
+      if (auto ok = CheckAddedToken(token); !ok) return ok;  // -d removes exact options: rocmtune's own
+  }
+  return {};
+}
+
 // systemctl daemon-reload, systemctl try-restart power-profiles-daemon.service (knobs/service_backend.h).
 Result<void> SystemctlArgs(Args args) {
   for (bool restart : {false, true}) {
@@ -108,6 +129,7 @@ const std::vector<ArgsRule>& ArgsRules() {
       {R::kBusctl, {}, BusctlArgs},
       {R::kRpmOstreeKargs, {}, RpmOstreeKargsArgs},  // ostree_rules.cc
       {R::kRpmOstreeInitramfsEtc, {}, RpmOstreeInitramfsEtcArgs},
+      {R::kKernelstub, {}, KernelstubArgs},
   };
   return kTable;
 }

@@ -82,9 +82,11 @@ Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options
   auto dup = root.Duplicate();
   if (!dup) return tl::unexpected(dup.error());
   // The daemon cannot read a root-only ESP; the helper reads the loader's files for it, only for
-  // the plans that read them: a trial's (its systemd-boot entry copies the default one), and any
-  // change while a trial's state exists (it may remove the trial's entry).
-  const bool needs_boot_files = options.trial || dup->Exists(plan::kTrialState);
+  // the plans that read them: a trial's (its systemd-boot entry copies the default one), any
+  // change while a trial's state exists (it may remove the trial's entry), and every plan
+  // whose boot setup or next boot the ESP decides (knobs::BootFilesDecide).
+  const bool needs_boot_files =
+      options.trial || dup->Exists(plan::kTrialState) || (knobs::BootFilesHidden(*dup) && knobs::BootFilesDecide(*dup));
   if (!dup->supplement() && needs_boot_files && knobs::BootFilesHidden(*dup)) {
     auto files = writer.ReadBootFiles(*dup);
     if (files && *files) dup->Supplement(std::make_shared<const sys::RootSupplement>(std::move(**files)));

@@ -29,6 +29,8 @@ json SystemJson(const detect::SystemFacts& s) {
       {"rocm_version", OrNull(s.rocm_version)},
       {"boot", s.boot.kind ? json(detect::BootKindName(*s.boot.kind)) : json(nullptr)},
       {"boot_evidence", s.boot.evidence},
+      // Why `boot` is null when something this caller may not read could decide it.
+      {"boot_unknown", s.boot.why_unknown.empty() ? json(nullptr) : json(s.boot.why_unknown)},
       {"initramfs", OrNull(s.boot.initramfs)},
       {"initramfs_evidence", s.boot.initramfs_evidence},
       {"iommu",

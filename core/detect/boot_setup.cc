@@ -1,8 +1,11 @@
 #include "detect/boot_setup.h"
 
 #include <array>
+#include <cerrno>
 #include <string_view>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "detect/loader_vars.h"
 #include "detect/ostree_boot.h"
@@ -39,11 +42,31 @@ bool GrubEnablesBls(const sys::Root& root) {
   return false;
 }
 
+// kernelstub (pop-os/kernelstub): its configuration (kernelstub/config.py: /etc/kernelstub/configuration,
+// JSON), or its program beside the entry it writes (kernelstub/installer.py: $ESP/loader/entries/
+// <OS>-current.conf; Pop!_OS's is Pop_OS-current.conf). A system booted by another loader
+// (LoaderInfo "GRUB ...") is not booted from kernelstub's entries, whatever is installed.
+bool DetectKernelstub(const sys::Root& root, const std::optional<std::string>& info, BootSetup& setup) {
+  if (info && !info->starts_with("systemd-boot ")) return false;
+  constexpr std::string_view kConfig = "etc/kernelstub/configuration";
+  auto program = FirstExisting(root, {"usr/bin/kernelstub", "bin/kernelstub"});
+  std::optional<std::string> entry;
+  for (std::string_view esp : kEspCandidates)
+    if (std::string p = fmt::format("{}/loader/entries/Pop_OS-current.conf", esp); root.Exists(p)) entry = p;
+  if (!root.Exists(kConfig) && !(program && entry)) return false;
+  setup.kind = BootKind::kKernelstub;
+  if (root.Exists(kConfig)) setup.evidence.emplace_back(kConfig);
+  if (program) setup.evidence.push_back(*program);
+  if (entry) setup.evidence.push_back(*entry);
+  return true;
+}
+
 void DetectLoader(const sys::Root& root, BootSetup& setup) {
   // The loader that booted this system names itself in LoaderInfo ("systemd-boot 252.33"; GRUB's
   // bli module writes "GRUB 2.12"): evidence that needs no access to the ESP, which Debian mounts
   // readable by root only (umask=0077), so rocmtuned's user and `status` as a user see it too.
   std::optional<std::string> info = ReadLoaderString(root, "LoaderInfo");
+  if (DetectKernelstub(root, info, setup)) return;
   bool booted_by_sdboot = info && info->starts_with("systemd-boot ");
   // systemd-boot keeps loader.conf on the ESP (/efi, /boot/efi or /boot). A loader.conf left there
   // while another loader (LoaderInfo) boots the system does not make it a systemd-boot system.
@@ -58,6 +81,16 @@ void DetectLoader(const sys::Root& root, BootSetup& setup) {
     if (root.Exists("etc/kernel/cmdline")) setup.evidence.push_back("etc/kernel/cmdline");
     return;
   }
+  // An ESP this process cannot list could hold loader.conf (systemd-boot) whatever else is here: a
+  // leftover /etc/default/grub (grub-common) would otherwise make it GRUB for a user and
+  // systemd-boot for root. Unknown, with the way out; LoaderInfo, readable by all, decides first.
+  if (!info)
+    if (auto hidden = HiddenEsp(root)) {
+      setup.evidence.push_back(*hidden);
+      setup.why_unknown =
+          fmt::format("cannot read {} as this user: run as root or through rocmtuned", root.Display(*hidden));
+      return;
+    }
   if (root.Exists("etc/default/grub")) {
     setup.evidence.push_back("etc/default/grub");
     if (HasBlsEntries(root) && (GrubEnablesBls(root) || root.Exists("boot/grub2"))) {
@@ -98,13 +131,14 @@ void DetectInitramfs(const sys::Root& root, BootSetup& setup) {
   }
 }
 
-constexpr EnumNames<BootKind, 6> kBootKindNames = {{
+constexpr EnumNames<BootKind, 7> kBootKindNames = {{
     {BootKind::kGrubDebian, "grub-debian"},
     {BootKind::kGrub, "grub"},
     {BootKind::kGrubBls, "grub-bls"},
     {BootKind::kSystemdBoot, "systemd-boot"},
     {BootKind::kRpmOstree, "rpm-ostree"},
     {BootKind::kBootc, "bootc"},
+    {BootKind::kKernelstub, "kernelstub"},
 }};
 static_assert(Distinct(kBootKindNames));
 
@@ -113,6 +147,17 @@ static_assert(Distinct(kBootKindNames));
 std::string_view BootKindName(BootKind kind) { return NameOf(kBootKindNames, kind, "unknown"); }
 
 std::optional<BootKind> ParseBootKind(std::string_view name) { return ParseName(kBootKindNames, name); }
+
+std::optional<std::string> HiddenEsp(const sys::Root& root) {
+  if (root.supplement()) return std::nullopt;  // rocmtune-helper listed every candidate as root
+  for (std::string_view esp : kEspCandidates) {
+    for (const std::string& dir : {std::string(esp), fmt::format("{}/loader", esp)}) {
+      auto names = root.ListDir(dir);
+      if (!names && names.error().errno_value == EACCES) return dir;
+    }
+  }
+  return std::nullopt;
+}
 
 BootSetup DetectBootSetup(const sys::Root& root) {
   BootSetup setup;

@@ -159,7 +159,13 @@ bool DetectOstreeBoot(const sys::Root& root, BootSetup& setup) {
     // machine adds its /etc files to it only with `rpm-ostree initramfs-etc`.
     setup.initramfs = "rpm-ostree-initramfs-etc";
     setup.initramfs_evidence.emplace_back("usr/bin/rpm-ostree");
+    return true;
   }
+  // Booted from an ostree deployment that neither rpm-ostree nor bootc manages (plain `ostree
+  // admin`, or a bootc image origin without /usr/bin/bootc): no tool rocmtune may run owns its
+  // kernel arguments, and editing GRUB's files would be lost at the next deployment.
+  setup.why_unknown = "an ostree deployment that neither rpm-ostree nor bootc manages here: change its kernel "
+                      "arguments with `ostree admin deploy --karg=...`";
   return true;
 }
 

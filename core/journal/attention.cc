@@ -150,8 +150,8 @@ std::vector<Attention> PendingRegenerations(const sys::Root& root, const std::ve
       return ran && committed && *ran > *committed;
     });
     if (chain.empty()) continue;
-    // grubby edits by arguments, not from the files: each of its runs is its own.
-    if (regenerator == plan::Regenerator::kGrubby) {
+    // grubby and kernelstub edit by arguments, not from the files: each of their runs is its own.
+    if (regenerator == plan::Regenerator::kGrubby || regenerator == plan::Regenerator::kKernelstub) {
       for (const Pending& p : chain)
         out.push_back({"pending-regeneration", name, Describe(root, p, fmt::format("transaction {}", p.txn->id))});
       continue;

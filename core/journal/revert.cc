@@ -29,6 +29,11 @@ const Transaction* LaterWriter(const std::vector<Transaction>& txns, const Trans
 std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv) {
   if (auto inverse = plan::InverseSwitch(argv)) return *inverse;  // a trial boot's one-shot switch
   if (auto inverse = plan::InverseRpmOstree(argv)) return *inverse;
+  // kernelstub -a X <-> -d X: what one run added the other takes off (the order of the others'
+  // options is kernelstub's: -d is a set difference).
+  if (argv.size() == 3 && argv[0] == plan::Row(plan::Regenerator::kKernelstub).program &&
+      (argv[1] == "-a" || argv[1] == "-d"))
+    return {argv[0], argv[1] == "-a" ? "-d" : "-a", argv[2]};
   if (argv.empty() || argv[0] != plan::Row(plan::Regenerator::kGrubby).program) return argv;
   std::vector<std::string> out;
   for (const std::string& a : argv) {

@@ -13,8 +13,8 @@
 
 namespace rocmtune::journal {
 
-// grubby --args=X <-> --remove-args=X; every other regenerator rebuilds from the files, so
-// running it again after the files are restored undoes it.
+// grubby --args=X <-> --remove-args=X, kernelstub -a X <-> -d X; every other regenerator rebuilds
+// from the files, so running it again after the files are restored undoes it.
 std::vector<std::string> InverseRegenerator(const std::vector<std::string>& argv);
 
 // Does a runtime attribute at `path`, reading `raw`, hold `written` (a value in the form it was

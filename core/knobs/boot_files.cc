@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "knobs/cmdline_setup.h"
 #include "knobs/trial_boot.h"
 #include "util/content_json.h"
 #include "util/json_limits.h"
@@ -52,6 +53,13 @@ bool BootFilesHidden(const sys::Root& root) {
   for (std::string_view esp : kEspCandidates)
     if (PermissionDenied(root, esp) || PermissionDenied(root, LoaderDir(esp))) return true;
   return false;
+}
+
+bool BootFilesDecide(const sys::Root& root) {
+  detect::BootSetup setup = detect::DetectBootSetup(root);
+  if (!setup.why_unknown.empty()) return true;
+  const CmdlineSetup* s = CmdlineSetupFor(setup.kind);
+  return s && s->ReadsEsp();
 }
 
 sys::RootSupplement CollectBootFiles(const sys::Root& root) {

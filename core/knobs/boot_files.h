@@ -24,6 +24,11 @@ inline constexpr size_t kMaxBootFiles = 256;
 // the planner then needs the helper's copy (EACCES; any other error is not a permission).
 bool BootFilesHidden(const sys::Root& root);
 
+// Whether what the ESP holds decides a read of `root`: the boot setup cannot be known without it
+// (detect::BootSetup::why_unknown), or the setup's next boot is read from the ESP's entries
+// (CmdlineSetup::ReadsEsp). With BootFilesHidden, status and plans then need the helper's copy.
+bool BootFilesDecide(const sys::Root& root);
+
 // $ESP/loader and $ESP/loader/entries (names), loader.conf and entries/*.conf (contents) of
 // each ESP candidate, as this process reads them (the helper, as root). A file that is not a
 // regular text file under kMaxBootFileBytes is listed but not read.

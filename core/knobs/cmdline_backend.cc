@@ -101,11 +101,15 @@ void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const 
                                         key.name),
                             ""});
   }
-  if (!ctx.inventory.system.boot.kind)
-    plan.refused.push_back({text,
-                            "cannot tell how this system boots (no GRUB, BLS entries or /etc/kernel/cmdline "
-                            "found), so there is nowhere safe to put a kernel option",
-                            ""});
+  if (const auto& boot = ctx.inventory.system.boot; !boot.kind)
+    plan.refused.push_back(
+        {text,
+         boot.why_unknown.empty()
+             ? std::string("cannot tell how this system boots (no GRUB, BLS entries or /etc/kernel/cmdline "
+                           "found), so there is nowhere safe to put a kernel option")
+             : fmt::format("cannot tell how this system boots ({}), so there is nowhere safe to put a kernel option",
+                           boot.why_unknown),
+         ""});
 }
 
 KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const {
@@ -122,6 +126,19 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
       state.configured_in = token->file;
       state.configured_line = token->line;
       state.owner = OwnsCmdlineKey(ctx, key.name) ? Owner::kRocmtune : Owner::kAdmin;
+    }
+    // systemd-boot: the entry boots next, /etc/kernel/cmdline goes into kernels installed later.
+    if (!next.later_file.empty()) {
+      NextBoot later_boot;
+      later_boot.tokens = next.later_tokens;
+      const CmdlineTokenAt* later = DecidingToken(later_boot, key.name);
+      std::optional<std::string> later_value =
+          later ? TokenValue(std::vector<std::string>{later->token}, key.name) : std::nullopt;
+      if (later_value != state.configured)
+        state.notes.push_back(
+            fmt::format("kernels installed later get {} from {} (kernel-install), not what the next boot's entry has",
+                        later_value ? fmt::format("{}={}", key.name, *later_value) : fmt::format("no {}", key.name),
+                        WhereText(next.later_file, later ? later->line : 0)));
     }
   } else {
     state.notes.push_back(fmt::format("next boot's command line unknown: {}", next.why_unknown));

@@ -7,7 +7,8 @@
 //   grub          token edit of GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub; grub-mkconfig
 //   grub-bls      grubby --update-kernel=ALL where installed, else the options line of every BLS
 //                 entry; GRUB_CMDLINE_LINUX for kernels installed later
-//   systemd-boot  /etc/kernel/cmdline; kernel-install
+//   systemd-boot  /etc/kernel/cmdline; kernel-install (the next boot: the default loader entry)
+//   kernelstub    `kernelstub -a/-d` (kernelstub_setup.cc); /etc/kernel/cmdline has no effect there
 //   rpm-ostree    rpm-ostree kargs; bootc: bootc loader-entries set-options-for-source (ostree_setups.h)
 #pragma once
 
@@ -57,6 +58,9 @@ class CmdlineSetup {
   virtual bool InPlace() const { return true; }
   // What rocmtune owns on this setup's command line now.
   virtual std::vector<OwnedToken> Owned(const KnobContext& ctx) const;
+  // Whether the next boot's command line is read from the ESP's loader entries (which rocmtuned
+  // reads through rocmtune-helper where the ESP is root's only: knobs/boot_files.h).
+  virtual bool ReadsEsp() const { return false; }
   // The files the next boot's command line is read from, whose unreadability is a finding.
   virtual std::vector<SetupFile> FilesRead() const { return {}; }
   // The next boot's command line, token by token with file and line (next_boot.h).

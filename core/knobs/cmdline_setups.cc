@@ -1,5 +1,5 @@
 // The four boot setups behind knobs::CmdlineSetup (cmdline_setup.h), one class each; the ostree
-// ones (rpm-ostree, bootc) in ostree_setups.cc.
+// ones (rpm-ostree, bootc) are in ostree_setups.cc, kernelstub's in kernelstub_setup.cc.
 #include <fmt/format.h>
 
 #include "knobs/cmdline_backend.h"
@@ -7,6 +7,7 @@
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
 #include "knobs/ostree_setups.h"
+#include "knobs/kernelstub_setup.h"
 #include "knobs/trial_setups.h"
 #include "plan/owned_paths.h"
 #include "plan/plan.h"
@@ -244,7 +245,8 @@ class GrubBlsSetup final : public CmdlineSetup {
 class KernelInstallSetup final : public CmdlineSetup {
  public:
   detect::BootKind Kind() const override { return detect::BootKind::kSystemdBoot; }
-  NextBoot ReadNextBoot(const KnobContext& ctx) const override { return NextBootFromKernelCmdline(ctx); }
+  bool ReadsEsp() const override { return true; }
+  NextBoot ReadNextBoot(const KnobContext& ctx) const override { return NextBootFromLoaderEntry(ctx); }
   std::vector<std::pair<std::string, std::string>> EditedCmdlines(const KnobContext& ctx) const override {
     std::vector<std::pair<std::string, std::string>> out;
     AddKernelCmdline(ctx, out);
@@ -298,6 +300,7 @@ const CmdlineSetup* CmdlineSetupFor(std::optional<detect::BootKind> kind) {
     case detect::BootKind::kSystemdBoot: return &kKernelInstall;
     case detect::BootKind::kRpmOstree: return &RpmOstreeCmdlineSetup();
     case detect::BootKind::kBootc: return &BootcCmdlineSetup();
+    case detect::BootKind::kKernelstub: return &KernelstubCmdlineSetup();
   }
   return nullptr;
 }

@@ -8,13 +8,12 @@
 #include "knobs/cmdline_backend.h"
 #include "knobs/cmdline_setup.h"
 #include "knobs/grub_config.h"
+#include "knobs/loader_entries.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
-namespace {
 
-// `text` starts at `line` of `file`; its kernel tokens with the line each begins on. Tokens
-// holding '$' are GRUB variables expanded at boot ($tuned_params), not parameters.
+// Tokens holding '$' are GRUB variables expanded at boot ($tuned_params), not parameters.
 void AddNextBootTokens(std::string_view file, int line, std::string_view text, std::vector<CmdlineTokenAt>& out) {
   size_t counted = 0;
   for (const TokenSpan& span : KernelTokenSpans(text)) {
@@ -26,6 +25,8 @@ void AddNextBootTokens(std::string_view file, int line, std::string_view text, s
   }
 }
 
+namespace {
+
 NextBoot Unknown(std::string why) {
   NextBoot next;
   next.why_unknown = std::move(why);
@@ -34,7 +35,10 @@ NextBoot Unknown(std::string why) {
 
 NextBoot Compute(const KnobContext& ctx) {
   const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind);
-  if (!setup) return Unknown("the boot setup is unknown");
+  if (!setup) {
+    const std::string& why = ctx.inventory.system.boot.why_unknown;
+    return Unknown(why.empty() ? "the boot setup is unknown" : fmt::format("the boot setup is unknown: {}", why));
+  }
   return setup->ReadNextBoot(ctx);
 }
 
@@ -49,7 +53,7 @@ NextBoot NextBootFromGrub(const KnobContext& ctx, bool debian_dropins) {
     return Unknown(!vars->unsupported.empty() ? vars->unsupported.front()
                    : !vars->opaque.empty()    ? vars->opaque.front()
                                               : "a GRUB variable is unknown");
-  return {std::move(args), "", std::move(*tokens)};
+  return {std::move(args), "", std::move(*tokens), "", {}};
 }
 
 NextBoot NextBootFromBls(const KnobContext& ctx) {
@@ -75,18 +79,36 @@ NextBoot NextBootFromEntry(const KnobContext& ctx, const std::string& chosen) {
     line = text::Trim(line);
     if (!line.starts_with("options")) continue;
     std::string_view value = line.substr(7);
-    NextBoot next{std::string(text::Trim(value)), "", {}};
+    NextBoot next{std::string(text::Trim(value)), "", {}, "", {}};
     AddNextBootTokens(chosen, number, value, next.tokens);
     return next;
   }
-  return {std::string(), "", {}};
+  return {std::string(), "", {}, "", {}};
 }
 
 NextBoot NextBootFromKernelCmdline(const KnobContext& ctx) {
   auto content = ReadOptional(ctx.root, kKernelCmdlinePath);
   if (!content) return Unknown("/etc/kernel/cmdline is missing (kernel-install would reuse /proc/cmdline)");
-  NextBoot next{text::Clean(*content), "", {}};
+  NextBoot next{text::Clean(*content), "", {}, "", {}};
   AddNextBootTokens(kKernelCmdlinePath, 1, *content, next.tokens);
+  return next;
+}
+
+NextBoot NextBootFromLoaderEntry(const KnobContext& ctx) {
+  auto def = FindDefaultLoaderEntry(ctx.root);
+  if (!def && def.error().code == ErrorCode::kNotFound) return NextBootFromKernelCmdline(ctx);  // UKIs
+  if (!def) return Unknown(def.error().message);
+  auto content = ReadOptional(ctx.root, def->path);
+  if (!content) return Unknown(fmt::format("/{} is not readable", def->path));
+  NextBoot next{std::string(), "", {}, "", {}};
+  for (const auto& [line, options] : LoaderEntryOptions(*content)) {
+    next.cmdline->append(next.cmdline->empty() ? "" : " ").append(options);
+    AddNextBootTokens(def->path, line, options, next.tokens);
+  }
+  if (auto later = ReadOptional(ctx.root, kKernelCmdlinePath)) {
+    next.later_file = std::string(kKernelCmdlinePath);
+    AddNextBootTokens(kKernelCmdlinePath, 1, *later, next.later_tokens);
+  }
   return next;
 }
 

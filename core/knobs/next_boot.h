@@ -4,7 +4,9 @@
 //   grub-debian, grub  GRUB_CMDLINE_LINUX + GRUB_CMDLINE_LINUX_DEFAULT after /etc/default/grub
 //                      (and, grub-debian, /etc/default/grub.d/*.cfg) as grub-mkconfig sources them
 //   grub-bls           the `options` line of the running kernel's BLS entry, else the first entry
-//   systemd-boot       /etc/kernel/cmdline, which kernel-install copies into new entries
+//   systemd-boot       the default loader entry's `options` (/etc/kernel/cmdline, which kernel-install
+//                      copies into new entries, where the ESP has none)
+//   kernelstub         the `user` kernel_options of /etc/kernelstub/configuration (kernelstub_setup.cc)
 //   rpm-ostree, bootc  the default deployment's BLS entry (ostree_setups.h); unknown while a
 //                      deployment is staged
 // /proc/cmdline is what runs now, never what the next boot gets.
@@ -25,6 +27,11 @@ struct NextBoot {
   std::optional<std::string> cmdline;  // the whole command line; nullopt: it cannot be known
   std::string why_unknown;             // when cmdline is nullopt
   std::vector<CmdlineTokenAt> tokens;  // the kernel's tokens (before "--"), in order, where written
+  // Where the command line of kernels installed later comes from when it is not the next boot's
+  // (systemd-boot: /etc/kernel/cmdline, which kernel-install copies into new entries), and its
+  // tokens; empty: the same file, or none.
+  std::string later_file;
+  std::vector<CmdlineTokenAt> later_tokens;
 };
 
 // Computed once per context (KnobContext::next_boot): every knob of a `status` asks it.
@@ -41,6 +48,13 @@ NextBoot NextBootFromBls(const KnobContext& ctx);
 NextBoot NextBootFromKernelCmdline(const KnobContext& ctx);
 // The `options` line of one BLS entry (grub-bls, and an ostree deployment's entry: ostree_setups.h).
 NextBoot NextBootFromEntry(const KnobContext& ctx, const std::string& entry);
+
+// systemd-boot: the default loader entry's `options` (loader_entries.h), with /etc/kernel/cmdline
+// as later_file; /etc/kernel/cmdline alone where the ESP has no Type #1 entry (UKIs).
+NextBoot NextBootFromLoaderEntry(const KnobContext& ctx);
+
+// `text` starts at `line` of `file`; appends its kernel tokens with the line each begins on.
+void AddNextBootTokens(std::string_view file, int line, std::string_view text, std::vector<CmdlineTokenAt>& out);
 
 // "/etc/default/grub:6": a root-relative file and 1-based line as printed everywhere.
 std::string WhereText(std::string_view file, int line);

@@ -263,7 +263,8 @@ Result<std::string> RenderTrialEntry(const sys::Root& root, detect::BootKind kin
       if (!content) return Fail(ErrorCode::kNotFound, fmt::format("/{} is unreadable", def->path));
       return BlsTrialEntry(*content, def->grubenv, trial);
     }
-    case detect::BootKind::kSystemdBoot: {
+    case detect::BootKind::kSystemdBoot:
+    case detect::BootKind::kKernelstub: {  // systemd-boot's entries, written by kernelstub
       auto def = SdBootDefaultEntry(root);
       if (!def) return tl::unexpected(def.error());
       if (path != fmt::format("{}/loader/entries/{}", def->esp, kTrialEntryFile)) break;

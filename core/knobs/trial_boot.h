@@ -39,7 +39,7 @@ inline constexpr std::string_view kGrub2EnvPath = "boot/grub2/grubenv";
 // systemd-boot: the entry's file name under $ESP/loader/entries, and the ESPs rocmtune knows
 // (detect/boot_setup.cc looks for loader.conf in the same places, in this order).
 inline constexpr std::string_view kTrialEntryFile = "rocmtune-trial.conf";
-inline constexpr std::string_view kEspCandidates[] = {"efi", "boot/efi", "boot"};
+inline constexpr const auto& kEspCandidates = detect::kEspCandidates;
 // "$ESP/loader/entries/rocmtune-trial.conf" for each of kEspCandidates.
 std::vector<std::string> SdBootTrialEntryPaths();
 

@@ -20,7 +20,7 @@ namespace {
 // and busctl tell power-profiles-daemon about rocmtune's drop-in (knobs/service_backend.h): they
 // write no file. rpm-ostree makes a new deployment, whose BLS entry ostree writes
 // (ostree-sysroot-deploy.c bootloader_entry_filename: ostree-N.conf, ostree-N-OS.conf before 2024.5).
-constexpr std::array<RegeneratorRow, 17> kRegenerators = {{
+constexpr std::array<RegeneratorRow, 18> kRegenerators = {{
     {Regenerator::kUpdateGrub, "update-grub", "update-grub", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrubMkconfig, "grub-mkconfig", "grub-mkconfig", BackendId::kBootloader, "boot/grub/grub.cfg"},
     {Regenerator::kGrub2Mkconfig, "grub2-mkconfig", "grub2-mkconfig", BackendId::kBootloader, "boot/grub2/grub.cfg"},
@@ -42,6 +42,8 @@ constexpr std::array<RegeneratorRow, 17> kRegenerators = {{
     {Regenerator::kRpmOstreeInitramfsEtc, "rpm-ostree-initramfs-etc", "rpm-ostree", BackendId::kInitramfs,
      "boot/loader/entries/ostree-*.conf"},
     {Regenerator::kBootc, "bootc", "bootc", BackendId::kBootloader, "boot/loader/entries/ostree-*.conf"},
+    // kernelstub edits its configuration's `user` kernel_options and rewrites the ESP's entries.
+    {Regenerator::kKernelstub, "kernelstub", "kernelstub", BackendId::kBootloader, "etc/kernelstub/configuration"},
 }};
 
 constexpr std::array<std::pair<BackendId, std::string_view>, 7> kBackends = {{

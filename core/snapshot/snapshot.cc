@@ -82,6 +82,7 @@ constexpr std::string_view kSystemFiles[] = {
     "efi/loader/loader.conf",
     "boot/efi/loader/loader.conf",
     "boot/loader/loader.conf",
+    "etc/kernelstub/configuration",  // Pop!_OS: the boot kind and its next boot's options
     "etc/initramfs-tools/initramfs.conf",
     "etc/dracut.conf",
     "etc/mkinitcpio.conf",
@@ -96,16 +97,17 @@ constexpr std::string_view kSystemFiles[] = {
 // profile and any interrupted transaction from it), the owned cmdline tokens and runtime settings.
 constexpr std::string_view kRocmtuneDirs[] = {"etc/rocmtune", "var/lib/rocmtune"};
 
-// Directories whose *.conf / *.cfg files are copied (boot and module configuration).
+// Directories whose *.conf / *.cfg files are copied (boot and module configuration; the ESP's
+// loader entries are systemd-boot's and kernelstub's next boot).
 constexpr std::string_view kConfigDirs[] = {
-    "etc/default/grub.d", "boot/loader/entries", "etc/modprobe.d",    "usr/lib/modprobe.d",
-    "lib/modprobe.d",     "run/modprobe.d",      "etc/dracut.conf.d",
+    "etc/default/grub.d", "boot/loader/entries", "efi/loader/entries", "boot/efi/loader/entries", "etc/modprobe.d",
+    "usr/lib/modprobe.d", "lib/modprobe.d",      "run/modprobe.d",     "etc/dracut.conf.d",
 };
 
 // Tools whose presence is evidence of the boot setup; a marker stands in for the binary.
 constexpr std::string_view kToolMarkers[] = {
     "usr/sbin/update-grub", "usr/sbin/grubby", "usr/sbin/update-initramfs", "usr/bin/dracut",
-    "usr/bin/mkinitcpio",   "usr/bin/booster", "usr/bin/kernel-install",
+    "usr/bin/mkinitcpio",   "usr/bin/booster", "usr/bin/kernel-install",    "usr/bin/kernelstub",
 };
 
 uint64_t Fnv1a(std::string_view s) {

@@ -15,6 +15,7 @@
 #include "api/test_writers.h"
 #include "api/trial.h"
 #include "crash_scenario.h"
+#include "esp_worlds.h"
 #include "ostree_world.h"
 #include "plan/owned_paths.h"
 #include "plan/trial_state.h"
@@ -68,18 +69,25 @@ class CrashTest : public ::testing::Test {
     return Snapshot(dir);
   }
 
-  Scenario Apply(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps) {
+  // `derive`: turns the copy of `world` into another machine (tests/support/esp_worlds.h).
+  using Derive = void (*)(const std::string& root);
+
+  Scenario Apply(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps,
+                 Derive derive = nullptr) {
     return Apply(
-        "apply " + world, world, [set](const std::string& root) { return PlanSet(root, set); }, std::move(steps));
+        "apply " + world, world, [set](const std::string& root) { return PlanSet(root, set); }, std::move(steps),
+        derive);
   }
 
   Scenario Apply(const std::string& name, const std::string& world,
-                 std::function<plan::Plan(const std::string&)> make_plan, std::set<std::string> steps) {
+                 std::function<plan::Plan(const std::string&)> make_plan, std::set<std::string> steps,
+                 Derive derive = nullptr) {
     Scenario s;
     s.name = name;
     s.base = Scratch("base");
     CopyWorld(WorldDir(world), s.base);
     if (prepare_) prepare_(s.base);
+    if (derive) derive(s.base);
     plan::Plan plan = make_plan(s.base);
     EXPECT_TRUE(plan.refused.empty() && plan.conflicts.empty() && !plan.ops.empty()) << PlanText(plan);
     s.plan_json = PlanText(plan);
@@ -94,12 +102,14 @@ class CrashTest : public ::testing::Test {
 
   // Reverting the transaction that applied `set`: its "before" is the applied tree, its
   // "after" must be the original world, byte for byte.
-  Scenario Revert(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps) {
+  Scenario Revert(const std::string& world, const std::vector<std::string>& set, std::set<std::string> steps,
+                  Derive derive = nullptr) {
     Scenario s;
-    s.name = "revert " + world;
+    s.name = "revert " + world + (derive ? " (derived)" : "");
     s.base = Scratch("base");
     CopyWorld(WorldDir(world), s.base);
     if (prepare_) prepare_(s.base);
+    if (derive) derive(s.base);
     Tree original = Snapshot(s.base);
     RunResult applied = RunHelper(kRealHelper, {"--root", s.base, "apply"}, PlanText(PlanSet(s.base, set)));
     EXPECT_EQ(applied.status(), "committed") << applied.output;
@@ -372,6 +382,19 @@ TEST_F(CrashTest, RevertBootc) {
   Scenario s = Revert("rx6600", kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"}));
   s.name = "revert bootc";
   Run(s);
+}
+
+// Pop!_OS, kernelstub: the command line through `kernelstub -a` (a run the helper leaves pending
+// on a tree that is not the running system) and the token record; modprobe.d and environment.d.
+TEST_F(CrashTest, ApplyPopOs) {
+  Run(Apply(
+      "apply pop-os (kernelstub)", testing::kPopOsBase, [](const std::string& root) { return PlanSet(root, kKnobs); },
+      Steps({kJournalSteps, kWriteSteps}, {"mkdir"}), testing::MakePopOs));
+}
+
+// Every file rocmtune wrote removed again, `kernelstub -d` the inverse run.
+TEST_F(CrashTest, RevertPopOs) {
+  Run(Revert(testing::kPopOsBase, kKnobs, Steps({kJournalSteps}, {"unlink", "rmdir"}), testing::MakePopOs));
 }
 
 // The admin's lines commented out in place beside the drop-ins rocmtune writes.

@@ -168,9 +168,14 @@ const NextBootCase kCases[] = {
        return out;
      },
      "amdgpu.noretry", "0"},
-    {"systemd_boot", "strixpoint", "etc/kernel/cmdline", 1,
-     [](const std::string& c) { return c.substr(0, c.find('\n')) + " ttm.pages_limit=8388608\n"; }, "ttm.pages_limit",
-     "8388608"},
+    // systemd-boot boots the default entry (loader.conf has none: the first in order, the only one).
+    {"systemd_boot", "strixpoint", "efi/loader/entries/90b4b26cc181bfaf7bb427bd2a63714e-6.14.5-300.fc42.x86_64.conf", 7,
+     [](const std::string& c) {
+       std::string out = c;
+       out.insert(out.find("rhgb quiet") + 10, " ttm.pages_limit=8388608");
+       return out;
+     },
+     "ttm.pages_limit", "8388608"},
 };
 
 void Prepare(const WorldCopy& w, const NextBootCase& c) {

@@ -7,6 +7,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 
 from fixture import CONFIG, DaemonTest, dbus
@@ -136,3 +137,75 @@ print(json.dumps({"names": names, "with_entry": entries}))
                             argv_prefix=self.nobody([]), timeout=300)
         self.assertEqual(plans.returncode, 0, plans.stderr[-2000:])
         self.assertEqual(self.log("helper.log").count("Spawned ") - before, 0, "Plan() started a root helper")
+
+
+# Ubuntu 24.04 on systemd-boot without LoaderInfo (a tree, or firmware that lost the variable),
+# its ESP root's only and grub-common's /etc/default/grub left behind: the ESP decides the boot
+# setup. rocmtunectl as a user says unknown (it cannot read /boot/efi); rocmtuned, as its own
+# user, asks rocmtune-helper (`read-boot`) and answers systemd-boot with the entry's options, so
+# a user's `rocmtunectl status` through the daemon is right. Before, both said "grub".
+UBUNTU = "rx5700xt"
+MACHINE = "0f6e3d2c9a8b47e1b2c3d4e5f6a7b8c9"
+UUID = "4bb07798-7b76-41bf-84b6-c4336d8ef788"
+
+
+class EspDecidesTest(DaemonTest):
+    def setUp(self):
+        super().setUp()
+        self.require_root("the daemon runs as a test user rocmtune the helper's peer check knows")
+        self.require_helper_socket()
+        self.require_free_ids((DAEMON_ID,), no_user="rocmtune")
+        self.use_test_accounts([f"rocmtune:x:{DAEMON_ID}:{DAEMON_ID}::/:/usr/sbin/nologin"],
+                               [f"rocmtune:x:{DAEMON_ID}:"])
+        self.start_bus("/usr/share/dbus-1/system.d")
+        self.w = self.world(UBUNTU)
+        # tests/support/esp_worlds.cc MakeUbuntuSdBoot, root_only
+        for rel in ("etc/default/grub.d", "usr/sbin/update-grub", "boot/grub"):
+            p = os.path.join(self.w, rel)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            elif os.path.lexists(p):
+                os.remove(p)
+        self.write("etc/group", f"root:x:0:\nrocmtune:x:{DAEMON_ID}:\n")
+        self.write("boot/efi/loader/loader.conf", f"timeout 3\ndefault {MACHINE}-*\n")
+        for kernel in ("6.8.0-45-generic", "6.8.0-40-generic"):
+            self.write(f"boot/efi/loader/entries/{MACHINE}-{kernel}.conf",
+                       f"title Ubuntu 24.04.1 LTS\nversion {kernel}\nmachine-id {MACHINE}\nsort-key ubuntu\n"
+                       f"options root=UUID={UUID} ro quiet splash iommu=pt\nlinux /{MACHINE}/{kernel}/linux\n")
+        self.write("proc/cmdline", f"root=UUID={UUID} ro quiet splash iommu=pt\n")
+        self._chmod_readable(self.w)
+        os.chmod(os.path.join(self.w, "boot/efi"), 0o700)  # vfat, umask=0077, uid=0
+        self.start_account_helper(self.w, DAEMON_ID)
+        self.start_daemon(self.w, prefix=self.as_uid(DAEMON_ID, []))
+
+    def write(self, rel, text):
+        path = os.path.join(self.w, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+    def test_a_user_alone_cannot_tell(self):
+        # The premise: without the daemon, the daemon's user sees unknown with the reason.
+        r = self.run_cmd(self.as_uid(DAEMON_ID, [CONFIG["rocmtunectl"], "--root", self.w, "--json", "status"]))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        system = json.loads(r.stdout)["system"]
+        self.assertIsNone(system["boot"], system)
+        self.assertIn("run as root or through rocmtuned", system["boot_unknown"])
+
+    def test_the_daemon_decides_through_the_helper(self):
+        status = json.loads(self.call_json("Describe"))
+        self.assertEqual(status["system"]["boot"], "systemd-boot", status["system"])
+        self.assertIsNone(status["system"]["boot_unknown"])
+        iommu = [k for k in status["knobs"] if k["key"] == "cmdline.iommu"]
+        self.assertEqual(len(iommu), 1, status["knobs"])
+        self.assertEqual(iommu[0]["configured"], "pt", iommu[0])
+        self.assertEqual(iommu[0]["file"], f"boot/efi/loader/entries/{MACHINE}-6.8.0-45-generic.conf")
+        self.assertFalse(iommu[0]["gone_after_reboot"], iommu[0])
+
+    def test_a_check_through_the_daemon_plans_for_systemd_boot(self):
+        knobs = dbus.Dictionary({"cmdline.iommu": "pt"}, signature="ss")
+        opts = dbus.Dictionary({"check": dbus.Boolean(True)}, signature="sv")
+        got = json.loads(self.manager().Set(knobs, opts, timeout=120))
+        self.assertEqual(got["refused"], [], got)
+        self.assertFalse(got["changed"], "the entry already has iommu=pt: the admin's, nothing to write")
+        self.assertNotIn("grub", json.dumps(got["changes"]))

@@ -97,6 +97,8 @@ TEST(OstreeBootTest, OstreeWithoutEitherToolIsUnknownNotGrub) {
   EXPECT_EQ(b.kind, std::nullopt);
   EXPECT_EQ(b.evidence.front(), "run/ostree-booted");
   EXPECT_EQ(b.initramfs, std::nullopt);
+  // Unknown with the reason (status's `boot_unknown`), not silently.
+  EXPECT_NE(b.why_unknown.find("neither rpm-ostree nor bootc"), std::string::npos) << b.why_unknown;
 }
 
 TEST(OstreeBootTest, LinksOutOfTheRootOrInALoopResolveToNothing) {

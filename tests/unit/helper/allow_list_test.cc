@@ -42,6 +42,9 @@ TEST_F(AllowListTest, BaselineOpsPass) {
       Regen("bootloader", "grubby",
             {"grubby", "--update-kernel=ALL", "--args=iommu=pt amdgpu.noretry=0", "--remove-args=iommu"}),
       Regen("bootloader", "kernel-install", {"kernel-install", "add-all"}),
+      // pop-os/kernelstub bin/kernelstub: -a/--add-options, -d/--delete-options, one quoted value.
+      Regen("bootloader", "kernelstub", {"kernelstub", "-a", "iommu=pt amdgpu.noretry=0"}),
+      Regen("bootloader", "kernelstub", {"kernelstub", "-d", "iommu=pt"}),
       Regen("initramfs", "initramfs-tools", {"update-initramfs", "-u", "-k", "all"}),
       Regen("initramfs", "dracut", {"dracut", "--force", "--regenerate-all"}),
       Regen("initramfs", "mkinitcpio", {"mkinitcpio", "-P"}),

@@ -10,7 +10,9 @@
 
 #include "api/status.h"
 #include "api/status_json.h"
+#include "cli_runner.h"
 #include "detect/inventory.h"
+#include "esp_worlds.h"
 #include "snapshot/redact_cmdline.h"
 #include "test_tree.h"
 #include "util/json_text.h"
@@ -43,6 +45,28 @@ TEST(SnapshotTest, StatusOfSnapshotEqualsStatusOfSource) {
     auto stats = WriteSnapshot(*root, dir);
     ASSERT_TRUE(stats) << world << ": " << stats.error().message;
     EXPECT_EQ(Status(dir), RedactKernelTokens(Status(fs::path(ROCMTUNE_WORLDS_DIR) / world))) << world;
+  }
+}
+
+// The ESP setups' next boot lives in files the captured worlds lack: kernelstub's configuration
+// and program (Pop!_OS), systemd-boot's entries on /boot/efi. A snapshot carries them, so its
+// status names the same boot setup and CONFIGURED (before: "grub" and nothing configured).
+TEST(SnapshotTest, TheEspSetupsNextBootIsInTheSnapshot) {
+  for (auto [base, make] :
+       {std::pair{testing::kPopOsBase, +[](const std::string& r) { testing::MakePopOs(r); }},
+        std::pair{testing::kUbuntuEspBase, +[](const std::string& r) { testing::MakeUbuntuSdBoot(r, false); }}}) {
+    testing::WorldCopy src(base);
+    make(src.root());
+    TestTree out;
+    auto root = sys::Root::Open(src.root());
+    ASSERT_TRUE(root);
+    ASSERT_TRUE(WriteSnapshot(*root, out.Path("snap")));
+    std::string want = RedactKernelTokens(Status(src.root()));
+    EXPECT_EQ(Status(out.Path("snap")), want) << base;
+    const bool pop = std::string(base) == testing::kPopOsBase;
+    EXPECT_NE(want.find(pop ? "\"boot\": \"kernelstub\"" : "\"boot\": \"systemd-boot\""), std::string::npos) << want;
+    EXPECT_NE(want.find(pop ? "etc/kernelstub/configuration" : "boot/efi/loader/entries/"), std::string::npos)
+        << "the next boot's file is in the status";
   }
 }
 
