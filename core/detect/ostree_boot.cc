@@ -164,8 +164,9 @@ bool DetectOstreeBoot(const sys::Root& root, BootSetup& setup) {
   // Booted from an ostree deployment that neither rpm-ostree nor bootc manages (plain `ostree
   // admin`, or a bootc image origin without /usr/bin/bootc): no tool rocmtune may run owns its
   // kernel arguments, and editing GRUB's files would be lost at the next deployment.
-  setup.why_unknown = "an ostree deployment that neither rpm-ostree nor bootc manages here: change its kernel "
-                      "arguments with `ostree admin deploy --karg=...`";
+  setup.why_unknown =
+      "an ostree deployment that neither rpm-ostree nor bootc manages here: change its kernel "
+      "arguments with `ostree admin deploy --karg=...`";
   return true;
 }
 

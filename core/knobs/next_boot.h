@@ -47,7 +47,7 @@ NextBoot NextBootFromGrub(const KnobContext& ctx, bool debian_dropins);
 NextBoot NextBootFromBls(const KnobContext& ctx);
 NextBoot NextBootFromKernelCmdline(const KnobContext& ctx);
 // The `options` line of one BLS entry (grub-bls, and an ostree deployment's entry: ostree_setups.h).
-NextBoot NextBootFromEntry(const KnobContext& ctx, const std::string& entry);
+NextBoot NextBootFromEntry(const KnobContext& ctx, const std::string& chosen);
 
 // systemd-boot: the default loader entry's `options` (loader_entries.h), with /etc/kernel/cmdline
 // as later_file; /etc/kernel/cmdline alone where the ESP has no Type #1 entry (UKIs).

@@ -38,7 +38,7 @@ enum class Regenerator {
   kRpmOstreeKargs,         // bootloader: `rpm-ostree kargs`, a new deployment with other arguments
   kRpmOstreeInitramfsEtc,  // initramfs: `rpm-ostree initramfs-etc`, /etc files carried into it
   kBootc,                  // bootloader: `bootc loader-entries set-options-for-source` (plan/bootc_argv.h)
-  kKernelstub,              // bootloader: Pop!_OS's `kernelstub -a/-d OPTIONS` (knobs/kernelstub_setup.cc)
+  kKernelstub,             // bootloader: Pop!_OS's `kernelstub -a/-d OPTIONS` (knobs/kernelstub_setup.cc)
 };
 
 struct RegeneratorRow {
