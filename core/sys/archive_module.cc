@@ -22,7 +22,11 @@ std::string ArchiveModulePath() {
 
 Result<ArchiveModule> ArchiveModule::Load() {
   std::string path = ArchiveModulePath();
-  Library lib(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL));
+  // RTLD_NODELETE: the module stays mapped after the last handle closes. A daemon reading an
+  // initramfs on every status would otherwise map libarchive (and what it brings) again each
+  // time, and a fuzz target built with coverage in every object would keep reading the counters
+  // of a module that is gone (libFuzzer registers them at dlopen and never forgets them).
+  Library lib(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE));
   if (!lib) {
     const char* why = ::dlerror();  // names the module
     return Fail(ErrorCode::kIo, fmt::format("cannot load {}: {}", path, why ? why : "dlopen failed"));
