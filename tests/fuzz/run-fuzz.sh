@@ -21,10 +21,13 @@ for t in $targets; do
   repro=""
   [ -d "$src/repro/$t" ] && repro="$src/repro/$t"
   cp "$src/corpus/$t/"* "$out/$t/corpus/" 2>/dev/null
+  # tests/fuzz/options/<target>: libFuzzer flags of that target alone, each with its reason there.
+  flags=""
+  [ -f "$src/options/$t" ] && flags=$(grep -v '^#' "$src/options/$t" | tr '\n' ' ')
   echo "== fuzz $t for ${seconds}s (-max_len=$max_len)"
   # TMPDIR: the targets' scratch worlds, removed with the rest of fuzz-out on the next run.
   TMPDIR="$out/$t/tmp" "$bin" -max_total_time="$seconds" -max_len="$max_len" -timeout=25 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$out/$t/artifacts/" "$out/$t/corpus" ${repro:+"$repro"} \
+    -print_final_stats=1 -artifact_prefix="$out/$t/artifacts/" $flags "$out/$t/corpus" ${repro:+"$repro"} \
     > "$out/$t/log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t/log" | tail -1)
