@@ -5,12 +5,12 @@
 namespace rocmtune::api {
 
 nlohmann::ordered_json BootImageJson(const knobs::BootImageCheck& c) {
-  using json = nlohmann::ordered_json;
-  return json{{"state", knobs::ImageStateName(c.state)},
-              {"image", c.image.empty() ? json(nullptr) : json(c.image)},
-              {"kernel", c.kernel.empty() ? json(nullptr) : json(c.kernel)},
+  using Json = nlohmann::ordered_json;
+  return Json{{"state", knobs::ImageStateName(c.state)},
+              {"image", c.image.empty() ? Json(nullptr) : Json(c.image)},
+              {"kernel", c.kernel.empty() ? Json(nullptr) : Json(c.kernel)},
               {"configured", c.configured},
-              {"carried", c.carried ? json(*c.carried) : json(nullptr)},
+              {"carried", c.carried ? Json(*c.carried) : Json(nullptr)},
               {"message", c.message}};
 }
 

@@ -165,7 +165,7 @@ std::optional<BootImageCheck> CheckBootImage(const sys::Root& root, std::string_
   BootImageCheck check;
   check.configured = fmt::format("{}", fmt::join(configured, "; "));
   check.kernel = std::string(version);
-  auto unknown = [&](std::string why) {
+  auto unknown = [&](const std::string& why) {
     check.state = ImageState::kUnknown;
     check.message = "unknown: " + why;
     return check;

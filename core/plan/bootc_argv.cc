@@ -21,13 +21,13 @@ std::vector<std::string> BootcSetOptionsArgv(std::string_view options) {
 }
 
 std::optional<std::string> BootcArgvOptions(std::span<const std::string> args) {
-  constexpr size_t n = std::size(kVerbs);
-  if (args.size() != n && args.size() != n + 2) return std::nullopt;
-  for (size_t i = 0; i < n; ++i)
+  constexpr size_t kVerbCount = std::size(kVerbs);
+  if (args.size() != kVerbCount && args.size() != kVerbCount + 2) return std::nullopt;
+  for (size_t i = 0; i < kVerbCount; ++i)
     if (args[i] != kVerbs[i]) return std::nullopt;
-  if (args.size() == n) return std::string();
-  if (args[n] != kOptions || args[n + 1].empty()) return std::nullopt;
-  return args[n + 1];
+  if (args.size() == kVerbCount) return std::string();
+  if (args[kVerbCount] != kOptions || args[kVerbCount + 1].empty()) return std::nullopt;
+  return args[kVerbCount + 1];
 }
 
 std::optional<Op> InverseBootc(const Op& done) {

@@ -27,7 +27,7 @@ std::string_view Normalized(std::string_view path) {
 }
 
 struct Visit {
-  const ImageQuery* query;
+  const ImageQuery* query = nullptr;
   InitramfsImage image;
 };
 
