@@ -323,25 +323,49 @@ void AssessKnownIssues(const sys::Root& root, Assessment& a) {
     }
   }
   // A known issue that matched a GPU replaces the generic findings it names for that GPU (the
-  // rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead).
-  // What the replaced finding saw stays: the line that sets the variable is where the fix is made.
-  for (const Finding& f : a.findings) {
-    auto by = superseded.find({f.gpu.empty() ? f.subject : f.gpu, f.id});
-    if (by == superseded.end()) continue;
-    Finding& issue = a.findings[by->second];
+  // rdna1-not-supported issue says more than rocm.gpu-not-supported: why, and what to do instead),
+  // and a machine-wide one about the same fact (strix-halo-gtt-limit and the amdgpu.gttsize that
+  // disagrees with TTM's limit: one limit, one finding). What the replaced finding saw stays: the
+  // line that sets the variable is where the fix is made; a replaced setting's words become
+  // evidence, and what it unsets is part of the fix (advice names an admin's line that sets it).
+  auto replacing = [&](const Finding& f) -> std::optional<size_t> {
+    if (!f.gpu.empty()) {
+      auto by = superseded.find({f.gpu, f.id});
+      return by == superseded.end() ? std::nullopt : std::optional<size_t>(by->second);
+    }
+    for (const auto& [key, index] : superseded)
+      if (key.second == f.id && (f.kind == Kind::kSetting || key.first == f.subject)) return index;
+    return std::nullopt;
+  };
+  std::vector<bool> replaced(a.findings.size(), false);
+  for (size_t n = 0; n < a.findings.size(); ++n) {
+    const Finding& f = a.findings[n];
+    const std::optional<size_t> by = replacing(f);
+    if (!by || *by == n) continue;
+    replaced[n] = true;
+    Finding& issue = a.findings[*by];
     if (!f.file.empty()) {
       if (issue.file.empty()) std::tie(issue.file, issue.line) = std::tie(f.file, f.line);
       if (issue.places.empty()) issue.places.push_back({issue.file, issue.line});
       if (Place p{f.file, f.line}; std::find(issue.places.begin(), issue.places.end(), p) == issue.places.end())
         issue.places.push_back(p);
     }
-    for (const std::string& e : f.evidence)
+    std::vector<std::string> seen = f.evidence;
+    if (f.kind == Kind::kSetting) {
+      seen.insert(seen.begin(), f.what);
+      for (const std::string& key : f.fix.unset)
+        if (std::find(issue.fix.unset.begin(), issue.fix.unset.end(), key) == issue.fix.unset.end())
+          issue.fix.unset.push_back(key);
+    }
+    for (const std::string& e : seen)
       if (std::find(issue.evidence.begin(), issue.evidence.end(), e) == issue.evidence.end())
         issue.evidence.push_back(e);
   }
-  std::erase_if(a.findings, [&](const Finding& f) {
-    return superseded.contains({f.gpu.empty() ? f.subject : f.gpu, f.id});
-  });
+  std::vector<Finding> kept;
+  kept.reserve(a.findings.size());
+  for (size_t n = 0; n < a.findings.size(); ++n)
+    if (!replaced[n]) kept.push_back(std::move(a.findings[n]));
+  a.findings = std::move(kept);
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 
 #include "detect/finding_ids.h"
 #include "diagnose/checks.h"
+#include "knobs/cmdline_scan.h"
 #include "knobs/effective.h"
 #include "knobs/kernel_rules.h"
+#include "knowledge/catalog.h"
 #include "util/byte_size.h"
 #include "util/text.h"
 
@@ -85,8 +87,9 @@ constexpr uint64_t kTtmPage = 4096;  // TTM's pages_limit counts PAGE_SIZE pages
 // stops ROCm at pages_limit, and amdgpu's GTT manager at gttsize. Whichever is smaller caps what a
 // ROCm program allocates in system memory; the larger one only looks like more. Since 6.5 GTT
 // follows pages_limit without gttsize, so removing gttsize and sizing pages_limit makes them agree.
-void CheckGttAgainstTtm(const detect::Inventory& inventory, const std::vector<knobs::KnobState>& states,
-                        const std::vector<RocmMemory>& memory, std::vector<Finding>& out) {
+void CheckGttAgainstTtm(const sys::Root& root, const detect::Inventory& inventory,
+                        const std::vector<knobs::KnobState>& states, const std::vector<RocmMemory>& memory,
+                        std::vector<Finding>& out) {
   if (!inventory.system.amdgpu.loaded) return;
   const auto kernel = knobs::KernelVersion(inventory.system.kernel);
   if (!kernel || *kernel < knobs::KernelMinor{6, 5}) return;  // before 6.5 GTT had its own default
@@ -140,12 +143,26 @@ void CheckGttAgainstTtm(const detect::Inventory& inventory, const std::vector<kn
     f.fix.set.push_back(fmt::format("{}={}", pages_key, pages));
     f.fix.set.push_back(fmt::format("{}.page_pool_size={}", m->ttm_module, pages));
   }
-  f.fix.unset.push_back("amdgpu.gttsize");
+  // Where gttsize is set for the next boot: modprobe.d (the knob's row), else a boot
+  // configuration file's command line; /proc/cmdline only when no file rocmtune reads has it.
+  std::string unset_key = "amdgpu.gttsize";
   for (const knobs::KnobState& s : states)
     if (s.key.Text() == "amdgpu.gttsize" && s.configured_in) {
       f.file = *s.configured_in;
       f.line = s.configured_line;
     }
+  if (f.file.empty()) {
+    const knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
+    for (const knobs::CmdlineTokenAt& t : knobs::ScanCmdlineTokens(ctx)) {
+      if (knobs::TokenKey(t.token) != "amdgpu.gttsize") continue;
+      if (f.file.empty() || (f.file == "proc/cmdline" && t.file != "proc/cmdline")) {
+        f.file = t.file;
+        f.line = t.line;
+        unset_key = "cmdline.amdgpu.gttsize";
+      }
+    }
+  }
+  f.fix.unset.push_back(unset_key);
   f.evidence.push_back(fmt::format("amdgpu.gttsize is {} MiB ({})", *mib, util::FormatBytes(gtt)));
   f.evidence.push_back(fmt::format("{} is {} pages ({})", pages_key, ttm / kTtmPage, util::FormatBytes(ttm)));
   out.push_back(std::move(f));
@@ -157,7 +174,7 @@ std::vector<Finding> SettingChecks(const sys::Root& root, const detect::Inventor
                                    const std::vector<knobs::KnobState>& states, const std::vector<RocmMemory>& memory) {
   std::vector<Finding> out;
   CheckLockupTimeout(root, inventory, states, out);
-  CheckGttAgainstTtm(inventory, states, memory, out);
+  CheckGttAgainstTtm(root, inventory, states, memory, out);
   return out;
 }
 

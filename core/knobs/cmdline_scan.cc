@@ -5,6 +5,7 @@
 #include "knobs/cmdline_backend.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/grub_config.h"
+#include "knobs/next_boot.h"
 #include "knowledge/kernel_options.h"
 #include "util/text.h"
 
@@ -72,6 +73,14 @@ std::vector<CmdlineTokenAt> ScanCmdlineTokens(const KnobContext& ctx) {
     });
   ScanFile(root, kKernelCmdlinePath,
            [&](int n, std::string_view line) { AddTokens(kKernelCmdlinePath, n, line, out); });
+  // The file the next boot's command line really comes from when it is none of the above (a
+  // systemd-boot entry on the ESP, an ostree deployment's entry): its tokens are where the fix is.
+  const NextBoot& next = ReadNextBoot(ctx);
+  const size_t scanned = out.size();
+  for (const CmdlineTokenAt& t : next.tokens)
+    if (t.file != "proc/cmdline" && std::none_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(scanned),
+                                                 [&](const CmdlineTokenAt& o) { return o.file == t.file; }))
+      out.push_back(t);
   if (ctx.inventory.system.cmdline) AddTokens("proc/cmdline", 1, *ctx.inventory.system.cmdline, out);
   return out;
 }

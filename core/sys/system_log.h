@@ -34,12 +34,12 @@ struct LogEntry {
   uint64_t realtime_usec = 0;  // __REALTIME_TIMESTAMP (kmsg: boot time + the record's monotonic)
   std::string boot_id;         // 32 lower-case hex digits; empty when unknown
   LogTransport transport = LogTransport::kKernel;
-  std::string unit;                // _SYSTEMD_UNIT (e.g. "ollama.service"); empty for the kernel
-  std::string comm;                // _COMM of a service entry; empty for the kernel
-  std::optional<int64_t> pid;      // _PID of a service entry
-  std::optional<uint32_t> uid;     // _UID of a service entry
-  std::string message;             // MESSAGE, at most kMaxMessageBytes, NULs replaced by spaces
-  std::string cursor;              // sd-journal's cursor ("kmsg:SEQ" for /dev/kmsg records)
+  std::string unit;             // _SYSTEMD_UNIT (e.g. "ollama.service"); empty for the kernel
+  std::string comm;             // _COMM of a service entry; empty for the kernel
+  std::optional<int64_t> pid;   // _PID of a service entry
+  std::optional<uint32_t> uid;  // _UID of a service entry
+  std::string message;          // MESSAGE, at most kMaxMessageBytes, NULs replaced by spaces
+  std::string cursor;           // sd-journal's cursor ("kmsg:SEQ" for /dev/kmsg records)
 };
 
 // One boot the log holds, newest last; offset 0 is this boot (journalctl --list-boots' numbering).
@@ -51,21 +51,21 @@ struct LogBoot {
 };
 
 struct LogQuery {
-  std::optional<int> boot;           // journalctl -b's offset (0 this boot, -1 the one before); none: all
+  std::optional<int> boot;  // journalctl -b's offset (0 this boot, -1 the one before); none: all
   std::optional<uint64_t> since_usec;
-  std::string after_cursor;          // only entries after this one (a cursor an earlier read returned)
-  size_t max_entries = 10000;        // the newest ones win when there are more
+  std::string after_cursor;    // only entries after this one (a cursor an earlier read returned)
+  size_t max_entries = 10000;  // the newest ones win when there are more
 };
 
 enum class LogSource { kJournal, kKmsg, kNone };
 
 struct LogRead {
   LogSource source = LogSource::kNone;
-  std::string why_none;              // kNone: why (no journal, kmsg not permitted, ...)
-  std::vector<LogEntry> entries;     // oldest first
-  std::vector<LogBoot> boots;        // the boots the log holds (journal only)
-  std::string last_cursor;           // the last entry looked at (kept or not); pass it back
-  bool truncated = false;            // more matched than max_entries
+  std::string why_none;           // kNone: why (no journal, kmsg not permitted, ...)
+  std::vector<LogEntry> entries;  // oldest first
+  std::vector<LogBoot> boots;     // the boots the log holds (journal only)
+  std::string last_cursor;        // the last entry looked at (kept or not); pass it back
+  bool truncated = false;         // more matched than max_entries
 };
 
 inline constexpr size_t kMaxMessageBytes = 4096;
