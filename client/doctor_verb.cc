@@ -94,8 +94,15 @@ void PrintFinding(const Doc& f) {
   if (std::string text = Field(fix, "text", ""); !text.empty()) fmt::print("        do: {}\n", text);
   if (std::string profile = Field(fix, "profile", ""); !profile.empty())
     fmt::print("        profile: sudo rocmtunectl apply {}\n", profile);
-  for (const std::string& s : Strings(Member(fix, "set"))) fmt::print("        set: {}\n", s);
-  for (const std::string& u : Strings(Member(fix, "unset"))) fmt::print("        unset: {}\n", u);
+  // A set or unset the do: line already spells as a command is not printed again below it.
+  const std::string text = Field(fix, "text", "");
+  auto in_text = [&](std::string_view verb, const std::string& item) {
+    return text.find(fmt::format("rocmtunectl {} ", verb)) != std::string::npos && text.find(item) != std::string::npos;
+  };
+  for (const std::string& s : Strings(Member(fix, "set")))
+    if (!in_text("set", s)) fmt::print("        set: {}\n", s);
+  for (const std::string& u : Strings(Member(fix, "unset")))
+    if (!in_text("unset", u)) fmt::print("        unset: {}\n", u);
   if (std::string rocm = Field(fix, "rocm", ""); !rocm.empty()) fmt::print("        ROCm: {}\n", rocm);
   // Paths as on the machine, one way everywhere (status, doctor, check-compute): /etc/environment:2.
   if (std::string at = PlacesText(f); !at.empty()) fmt::print("        at: {}\n", at);

@@ -56,6 +56,10 @@ TEST(KernelQueueTimeoutTest, Kernel619WithVulkanAndNoTimeoutSaysWhoIsAffected) {
   EXPECT_THAT(f["fix"]["set"].dump(), HasSubstr("amdgpu.lockup_timeout=10000"));
   EXPECT_THAT(f["evidence"].dump(), HasSubstr(kRadv));
   EXPECT_THAT(f["sources"].dump(), HasSubstr("1bea57ea7544"));
+  // doctor's text spells the command once: in its do: line, not again as a set: line.
+  const std::string text = w.Ctl({"doctor"}).out;
+  EXPECT_THAT(text, HasSubstr("sudo rocmtunectl set amdgpu.lockup_timeout=10000"));
+  EXPECT_THAT(text, Not(HasSubstr("set: amdgpu.lockup_timeout=10000")));
   // status shows it too, as an info that is no problem.
   EXPECT_TRUE(TimeoutFinding(w).is_object());
   // check-compute answers for ROCm programs: the same verdict as on 6.18.
