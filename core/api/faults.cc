@@ -94,7 +94,8 @@ std::optional<uint64_t> UtcDate(std::string_view s) {
   bool date_only = n == 3 && copy.size() == 10;
   bool with_time = (n == 6 || n == 7) && (sep == 'T' || sep == ' ');
   if (!date_only && !with_time) return std::nullopt;
-  if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60 || year < 1970) return std::nullopt;
+  if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60 || year < 1970)
+    return std::nullopt;
   tm.tm_year = year - 1900;
   tm.tm_mon = mon - 1;
   tm.tm_mday = day;

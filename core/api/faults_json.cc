@@ -85,7 +85,8 @@ json FaultsJson(const FaultsReport& report) {
   for (const faults::FaultKindInfo& k : faults::FaultKinds()) counts[std::string(k.name)] = 0;
   for (const faults::FaultRecord& r : report.records) {
     records.push_back(FaultRecordJson(r));
-    counts[std::string(faults::FaultKindName(r.kind))] = counts[std::string(faults::FaultKindName(r.kind))].get<int>() + 1;
+    counts[std::string(faults::FaultKindName(r.kind))] =
+        counts[std::string(faults::FaultKindName(r.kind))].get<int>() + 1;
   }
   return {{"schema", "rocmtune.faults.v1"},
           {"source", SourceName(report.source)},
@@ -100,10 +101,8 @@ json DoctorFaultsJson(const FaultsReport& report) {
   json now = json::array();
   size_t earlier = 0;
   for (const faults::FaultRecord& r : report.records) {
-    if (ThisBoot(report, r))
-      now.push_back(FaultRecordJson(r));
-    else
-      ++earlier;
+    if (ThisBoot(report, r)) now.push_back(FaultRecordJson(r));
+    else ++earlier;
   }
   return {{"source", SourceName(report.source)},
           {"why_none", StringOrNull(report.why_none)},

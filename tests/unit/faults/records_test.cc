@@ -2,6 +2,8 @@
 // (v6.9's one line, v6.10's " in process", v6.11's " Process"), the L2 protection status lines,
 // ring timeouts and their process line, resets and their outcome, MES and KFD lines, the ROCm
 // runtime's lines of a service, the GPU by PCI address and KFD node, bounds and hostile input.
+#include "faults/records.h"
+
 #include <string>
 #include <vector>
 
@@ -10,7 +12,6 @@
 
 #include "faults/fault.h"
 #include "faults/fault_line.h"
-#include "faults/records.h"
 
 namespace rocmtune::faults {
 namespace {
@@ -31,7 +32,7 @@ sys::LogEntry RecKernel(uint64_t usec, std::string message) {
 }
 
 sys::LogEntry RecService(uint64_t usec, std::string unit, std::string comm, int64_t pid, uint32_t uid,
-                      std::string message) {
+                         std::string message) {
   sys::LogEntry e = RecKernel(usec, std::move(message));
   e.transport = sys::LogTransport::kService;
   e.unit = std::move(unit);
@@ -100,7 +101,7 @@ TEST(FaultRecords, EveryKernelFormatOfTheTaskLineNamesTheProcess) {
   // up to v6.9: one line; v6.10: " in process ... pid N)"; gmc_v9_0.c's "retry page fault".
   for (const std::vector<std::string>& lines : std::vector<std::vector<std::string>>{
            {RecDev("[gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32770, for process python3 pid 4242 thread "
-                "python3 pid 4251)")},
+                   "python3 pid 4251)")},
            {RecDev("[gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32770)"),
             RecDev(" in process python3 pid 4242 thread python3 pid 4251)")},
            {RecDev("[gfxhub0] no-retry page fault (src_id:0 ring:0 vmid:8 pasid:32770)"),
@@ -186,11 +187,11 @@ TEST(FaultRecords, ARingTimeoutTakesItsProcessLineInBothDriverForms) {
 }
 
 TEST(FaultRecords, AResetTakesItsOutcome) {
-  std::vector<FaultRecord> r =
-      RecordsFromLog({RecKernel(10, RecDev("GPU reset begin!")), RecKernel(2'000'000, RecDev("GPU reset(2) succeeded!")),
-                      RecKernel(3'000'000, RecDev("GPU reset begin!")), RecKernel(4'000'000, RecDev("GPU reset(3) failed")),
-                      RecKernel(5'000'000, RecDev("GPU reset end with ret = -110"))},
-                     RecGpus());
+  std::vector<FaultRecord> r = RecordsFromLog(
+      {RecKernel(10, RecDev("GPU reset begin!")), RecKernel(2'000'000, RecDev("GPU reset(2) succeeded!")),
+       RecKernel(3'000'000, RecDev("GPU reset begin!")), RecKernel(4'000'000, RecDev("GPU reset(3) failed")),
+       RecKernel(5'000'000, RecDev("GPU reset end with ret = -110"))},
+      RecGpus());
   ASSERT_THAT(r, SizeIs(3));
   EXPECT_EQ(r[0].outcome, FaultOutcome::kSucceeded);
   EXPECT_THAT(r[0].lines, SizeIs(2));
@@ -218,11 +219,11 @@ TEST(FaultRecords, RepeatedMesLinesAreOneRecordAndKfdEvictionsAreRecorded) {
 TEST(FaultRecords, TheRuntimesLinesOfAServiceNameItsUnitUserAndNode) {
   std::vector<FaultRecord> r = RecordsFromLog(
       {RecService(10, "ollama.service", "ollama", 900, 998,
-               "Memory access fault by GPU node-2 (Agent handle: 0x55a4c0b0e0f0) on address 0x7f1c2a400000. Reason: "
-               "Page not present or supervisor privilege."),
+                  "Memory access fault by GPU node-2 (Agent handle: 0x55a4c0b0e0f0) on address 0x7f1c2a400000. Reason: "
+                  "Page not present or supervisor privilege."),
        RecService(20, "ollama.service", "ollama", 900, 998,
-               "Callback: Queue 0x7f aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent "
-               "attempted to access memory beyond the largest legal address. code: 0x29")},
+                  "Callback: Queue 0x7f aborting with error : HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION: The agent "
+                  "attempted to access memory beyond the largest legal address. code: 0x29")},
       RecGpus());
   ASSERT_THAT(r, SizeIs(1));
   EXPECT_EQ(r[0].kind, FaultKind::kRuntimeFault);
@@ -259,7 +260,7 @@ TEST(FaultRecords, HostileLinesAreBoundedAndEscaped) {
   std::string huge_name(5000, 'x');
   std::vector<sys::LogEntry> e = {
       RecKernel(1, RecDev("[gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:99999999999999999999, for process " +
-                    huge_name + " pid 12 thread \x1b[2J pid 13)")),
+                          huge_name + " pid 12 thread \x1b[2J pid 13)")),
   };
   for (int i = 0; i < 100; ++i) e.push_back(RecKernel(2 + i, RecDev("\t MORE_FAULTS: 0x1")));
   std::vector<FaultRecord> r = RecordsFromLog(e, RecGpus());
