@@ -13,8 +13,7 @@ const std::vector<FaultKindInfo>& FaultKinds() {
       {FaultKind::kGpuReset, "gpu-reset", "the driver reset the GPU"},
       {FaultKind::kMesFailure, "mes-failure", "the GPU's MES firmware scheduler did not answer the driver"},
       {FaultKind::kKfdEviction, "kfd-eviction", "KFD evicted a process's compute queues"},
-      {FaultKind::kRuntimeFault, "runtime-fault",
-       "the ROCm runtime reported a GPU memory fault and ended the program"},
+      {FaultKind::kRuntimeFault, "runtime-fault", "the ROCm runtime reported a GPU memory fault and ended the program"},
   };
   return kFaultKinds;
 }

@@ -62,9 +62,9 @@ struct FaultRecord {
   std::optional<int> kfd_node;             // the runtime line's node-N
 
   std::optional<uint32_t> pasid;
-  std::string hub;         // "gfxhub", "mmhub0", ... (page faults)
-  std::string ring;        // the ring that timed out
-  std::string detail;      // the runtime's Reason, MES's message, the fault's address line
+  std::string hub;     // "gfxhub", "mmhub0", ... (page faults)
+  std::string ring;    // the ring that timed out
+  std::string detail;  // the runtime's Reason, MES's message, the fault's address line
   FaultOutcome outcome = FaultOutcome::kUnknown;
 
   // Who: the process the lines name (the kernel's task info, the service entry's _COMM/_PID),

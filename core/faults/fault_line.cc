@@ -83,8 +83,8 @@ void ReadTaskInfo(std::string_view s, FaultLine& out) {
 }
 
 bool IsL2Detail(std::string_view s) {
-  for (std::string_view p : {"Faulty UTCL2 client ID", "MORE_FAULTS:", "WALKER_ERROR:", "PERMISSION_FAULTS:",
-                             "MAPPING_ERROR:", "RW:", "cid:"})
+  for (std::string_view p : {"Faulty UTCL2 client ID",
+                             "MORE_FAULTS:", "WALKER_ERROR:", "PERMISSION_FAULTS:", "MAPPING_ERROR:", "RW:", "cid:"})
     if (s.starts_with(p)) return true;
   return false;
 }
@@ -105,8 +105,7 @@ void ReadRuntime(std::string_view s, FaultLine& out) {
   out.form = LineForm::kRuntimeFault;
   if (size_t n = s.find("by GPU node-"); n != std::string_view::npos)
     out.kfd_node = LeadingNumber<int>(s.substr(n + 12));
-  if (size_t r = s.find("Reason: "); r != std::string_view::npos)
-    out.detail = Field(s.substr(r + 8));
+  if (size_t r = s.find("Reason: "); r != std::string_view::npos) out.detail = Field(s.substr(r + 8));
   else
     for (std::string_view e : {"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION", "HSA_STATUS_ERROR_MEMORY_FAULT"})
       if (Has(s, e)) out.detail = std::string(e);
@@ -152,8 +151,8 @@ FaultLine ReadFaultLine(std::string_view message) {
              s.starts_with("GPU Recovery Failed") || s.starts_with("ASIC reset failed")) {
     out.form = LineForm::kResetFailed;
     out.detail = Field(s);
-  } else if ((s.starts_with("MES") && Has(s, "failed to respond to msg=")) || s.starts_with("MES ring buffer is full") ||
-             Has(s, "hardware queue from MES")) {
+  } else if ((s.starts_with("MES") && Has(s, "failed to respond to msg=")) ||
+             s.starts_with("MES ring buffer is full") || Has(s, "hardware queue from MES")) {
     out.form = LineForm::kMes;
     out.detail = Field(s);
   } else if (Has(s, ", queue evicted")) {

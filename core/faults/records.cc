@@ -85,8 +85,7 @@ void MapGpu(FaultRecord& r, const detect::Inventory& inventory) {
 
 }  // namespace
 
-std::vector<FaultRecord> RecordsFromLog(const std::vector<sys::LogEntry>& entries,
-                                        const detect::Inventory& inventory) {
+std::vector<FaultRecord> RecordsFromLog(const std::vector<sys::LogEntry>& entries, const detect::Inventory& inventory) {
   std::vector<FaultRecord> out;
   Grouper g(out);
   std::map<std::string, Open> block, reset, mes, eviction, runtime;
