@@ -1,6 +1,5 @@
 #include "faults/fault_line.h"
 
-#include <algorithm>
 #include <limits>
 
 #include "detect/pci_address.h"
@@ -36,13 +35,12 @@ std::optional<T> LeadingNumber(std::string_view s) {
 // ("amdgpu 0000:03:00.0: "), the driver's own "amdgpu: " and DRM_ERROR's "[drm:FUNC [amdgpu]] *ERROR* ".
 std::string_view Body(std::string_view message, std::string& pci) {
   std::string_view s = text::Trim(message);
-  if (s.starts_with("kernel: ")) s.remove_prefix(8);
-  if (s.starts_with("[")) {
+  // A pasted journalctl line: "Jan 09 18:55:45 host kernel: ".
+  if (size_t k = s.find("kernel: "); k != std::string_view::npos && k < 48) s.remove_prefix(k + 8);
+  // dmesg's "[  402.306461] " and dmesg -T's "[Tue Jul 15 19:00:37 2025] ", not DRM's "[drm:...]".
+  if (s.starts_with("[") && !s.starts_with("[drm")) {
     size_t close = s.find("] ");
-    if (close != std::string_view::npos && close < 20 &&
-        std::all_of(s.begin() + 1, s.begin() + static_cast<ptrdiff_t>(close),
-                    [](char c) { return c == ' ' || c == '.' || (c >= '0' && c <= '9'); }))
-      s.remove_prefix(close + 2);
+    if (close != std::string_view::npos && close < 40) s = text::Trim(s.substr(close + 2));
   }
   for (std::string_view driver : {"amdgpu ", "kfd "}) {
     if (!s.starts_with(driver)) continue;
@@ -76,9 +74,12 @@ void ReadTaskInfo(std::string_view s, FaultLine& out) {
   if (p == std::string_view::npos) return;
   out.process = Field(head.substr(0, p));
   out.pid = LeadingNumber<int64_t>(head.substr(p + 5));
+  // pasid 0 faults (the kernel's own work) print "for process  pid 0 thread  pid 0": no process.
+  if (out.pid == 0) out.pid.reset();
   if (size_t q = tail.rfind(" pid "); q != std::string_view::npos) {
     out.thread = Field(tail.substr(0, q));
     out.thread_pid = LeadingNumber<int64_t>(tail.substr(q + 5));
+    if (out.thread_pid == 0) out.thread_pid.reset();
   }
 }
 
@@ -143,6 +144,10 @@ FaultLine ReadFaultLine(std::string_view message) {
     out.ring = Field(s.substr(5, s.find(" timeout") - 5));
     out.form = Has(s, "soft recovered") ? LineForm::kRingSoftRecovered : LineForm::kRingTimeout;
     if (out.form == LineForm::kRingTimeout && !Has(s, "signaled seq=")) out.form = LineForm::kNone;
+  } else if (s.starts_with("Ring ") && (Has(s, " reset succeeded") || Has(s, " reset failed"))) {
+    // amdgpu_job.c's per-ring reset after a timeout (6.12 on): the timeout's outcome.
+    out.form = Has(s, " reset succeeded") ? LineForm::kRingResetSucceeded : LineForm::kRingResetFailed;
+    out.detail = Field(s);
   } else if (s.starts_with("GPU reset begin!")) {
     out.form = LineForm::kResetBegin;
   } else if (s.starts_with("GPU reset(") && Has(s, ") succeeded!")) {
@@ -151,13 +156,22 @@ FaultLine ReadFaultLine(std::string_view message) {
              s.starts_with("GPU Recovery Failed") || s.starts_with("ASIC reset failed")) {
     out.form = LineForm::kResetFailed;
     out.detail = Field(s);
-  } else if ((s.starts_with("MES") && Has(s, "failed to respond to msg=")) ||
-             s.starts_with("MES ring buffer is full") || Has(s, "hardware queue from MES")) {
+  } else if ((s.starts_with("MES") && (Has(s, "failed to respond to msg=") || Has(s, "failed to response msg="))) ||
+             s.starts_with("MES ring buffer is full") || s.starts_with("MES might be in unrecoverable state") ||
+             Has(s, "hardware queue from MES")) {
     out.form = LineForm::kMes;
     out.detail = Field(s);
-  } else if (Has(s, ", queue evicted")) {
+  } else if (Has(s, ", queue evicted") || s.starts_with("Started evicting pasid 0x") ||
+             (s.starts_with("Evicting PASID ") && Has(s, " queues"))) {
+    // kfd_svm.c's vital buffer; kfd_process.c evict_process_worker's "Started evicting pasid
+    // 0x%x" (older kernels: kfd_device_queue_manager.c "Evicting PASID 0x%x queues").
     out.form = LineForm::kKfdEviction;
     out.detail = Field(s);
+    if (size_t p = s.find("pasid 0x"); p != std::string_view::npos) {
+      std::string_view hex = s.substr(p + 8);
+      hex = hex.substr(0, hex.find_first_not_of("0123456789abcdefABCDEF"));
+      if (auto v = text::ParseHex(hex); v && *v <= UINT32_MAX) out.pasid = static_cast<uint32_t>(*v);
+    }
   }
   return out;
 }

@@ -18,13 +18,18 @@
 //   ring timeout   amdgpu_job.c amdgpu_job_timedout: "ring gfx_0.0.0 timeout, signaled seq=..., emitted
 //                  seq=..." then "Process information: process NAME pid N thread T pid M" (DRM_ERROR,
 //                  "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ...", before dev_err named the device);
-//                  "ring NAME timeout, but soft recovered".
+//                  "ring NAME timeout, but soft recovered"; then (6.12 on) "Ring NAME reset succeeded"
+//                  or "Ring NAME reset failed" before a full GPU reset.
 //   GPU reset      amdgpu_device.c amdgpu_device_gpu_recover: "GPU reset begin!", "GPU reset(N) succeeded!",
 //                  "GPU reset(N) failed", "GPU reset end with ret = R"; amdgpu_job.c "GPU Recovery Failed: R".
 //   MES            mes_v11_0.c mes_v11_0_submit_pkt_and_poll_completion: "MES failed to respond to
-//                  msg=REMOVE_QUEUE" (later "MES(0) failed to respond to msg=..."), "MES ring buffer is full";
+//                  msg=REMOVE_QUEUE" (later "MES(0) failed to respond to msg=...", before 6.10 "MES failed to
+//                  response msg=3"), "MES ring buffer is full"; kfd_device_queue_manager.c "MES might be in
+//                  unrecoverable state, issue a GPU reset";
 //                  amdgpu_mes.c "failed to remove hardware queue from MES, doorbell=0x...".
-//   KFD eviction   kfd_svm.c svm_range_unmap_from_cpu: "Freeing queue vital buffer 0x..., queue evicted".
+//   KFD eviction   kfd_svm.c svm_range_unmap_from_cpu: "Freeing queue vital buffer 0x..., queue evicted";
+//                  kfd_process.c evict_process_worker "Started evicting pasid 0x8002", older
+//                  "Evicting PASID 0x%x queues".
 //   runtime        ROCR-Runtime runtime.cpp VMFaultHandler: "Memory access fault by GPU node-N (Agent
 //                  handle: 0x...) on address 0x.... Reason: Page not present or supervisor privilege.";
 //                  HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION / HSA_STATUS_ERROR_MEMORY_FAULT from a
@@ -51,6 +56,8 @@ enum class LineForm {
   kRingTimeout,         // "ring NAME timeout, signaled seq=..."
   kRingSoftRecovered,   // "ring NAME timeout, but soft recovered"
   kProcessInformation,  // "Process information: process NAME pid N ..."
+  kRingResetSucceeded,  // "Ring NAME reset succeeded" (a timeout's per-ring reset)
+  kRingResetFailed,
   kResetBegin,
   kResetSucceeded,
   kResetFailed,

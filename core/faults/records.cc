@@ -119,6 +119,13 @@ std::vector<FaultRecord> RecordsFromLog(const std::vector<sys::LogEntry>& entrie
       case LineForm::kRingSoftRecovered:
         g.Start(FaultKind::kRingTimeout, e, l).outcome = FaultOutcome::kSoftRecovered;
         break;
+      case LineForm::kRingResetSucceeded:
+      case LineForm::kRingResetFailed:
+        if (FaultRecord* r = g.Recent(block, key, e, kResetWindowUsec, FaultKind::kRingTimeout)) {
+          Grouper::Join(*r, e, l);
+          r->outcome = l.form == LineForm::kRingResetSucceeded ? FaultOutcome::kSucceeded : FaultOutcome::kFailed;
+        }
+        break;
       case LineForm::kProcessInformation:
         if (FaultRecord* r = g.Recent(block, key, e, kBlockWindowUsec, FaultKind::kRingTimeout))
           Grouper::Join(*r, e, l);

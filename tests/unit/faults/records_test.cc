@@ -4,6 +4,10 @@
 // runtime's lines of a service, the GPU by PCI address and KFD node, bounds and hostile input.
 #include "faults/records.h"
 
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -283,6 +287,117 @@ TEST(FaultRecords, BootOffsetsComeFromTheLogsBoots) {
   std::vector<FaultRecord> r = RecordsFromLog(RecBlockV611(1), RecGpus());
   SetBootOffsets(r, {{std::string(kRecBoot), -1, 0, 10}});
   EXPECT_EQ(r[0].boot, -1);
+}
+
+// The fault lines of public bug reports (tests/fixtures/faults/PROVENANCE.md), one entry a line as
+// pasted (dmesg, dmesg -T and journalctl prefixes included), a microsecond apart.
+std::vector<FaultRecord> FromFixture(std::string_view name) {
+  std::ifstream in(std::string(ROCMTUNE_FIXTURES_DIR) + "/faults/" + std::string(name));
+  EXPECT_TRUE(in) << name;
+  std::vector<sys::LogEntry> entries;
+  std::string line;
+  uint64_t t = 1'000'000;
+  while (std::getline(in, line)) {
+    // dmesg's "[ 2258.459225] ": the kernel's own time, so the grouping windows see the real gaps.
+    double seconds = 0;
+    if (std::sscanf(line.c_str(), "[ %lf]", &seconds) == 1) t = static_cast<uint64_t>(seconds * 1e6);
+    entries.push_back(RecKernel(t++, line));
+  }
+  return RecordsFromLog(entries, detect::Inventory{});
+}
+
+std::map<FaultKind, int> Kinds(const std::vector<FaultRecord>& records) {
+  std::map<FaultKind, int> out;
+  for (const FaultRecord& r : records) ++out[r.kind];
+  return out;
+}
+
+TEST(FaultRecordsFixtures, PageFaultsInEveryTaskFormOfTheReports) {
+  struct Case {
+    std::string_view file;
+    size_t records;
+    std::string_view process;
+    int64_t pid;
+    uint32_t pasid;
+  };
+  for (const Case& c : {Case{"gfx10-python-page-fault-inline.log", 1, "python", 1796, 32770},
+                        Case{"gfx1100-python-page-fault-journal.log", 1, "python", 91762, 32792},
+                        Case{"gfx1151-python3-page-fault.log", 2, "python3", 2699, 32769}}) {
+    SCOPED_TRACE(c.file);
+    std::vector<FaultRecord> r = FromFixture(c.file);
+    ASSERT_THAT(r, SizeIs(c.records));
+    const FaultRecord& last = r.back();
+    EXPECT_EQ(last.kind, FaultKind::kPageFault);
+    EXPECT_EQ(last.process, c.process);
+    EXPECT_EQ(last.pid, c.pid);
+    EXPECT_EQ(last.pasid, c.pasid);
+    EXPECT_TRUE(last.pci_address.has_value());
+  }
+  // gfx1031: pasted from the middle of a block (its first lines belong to a fault not shown),
+  // then a whole block in the " Process" form.
+  std::vector<FaultRecord> mid = FromFixture("gfx1031-python3-page-fault.log");
+  ASSERT_FALSE(mid.empty());
+  EXPECT_EQ(mid.back().process, "python3");
+  EXPECT_EQ(mid.back().pid, 4010);
+  EXPECT_EQ(mid.back().pasid, 32772u);
+  EXPECT_EQ(mid.back().pci_address, "0000:2f:00.0");
+}
+
+TEST(FaultRecordsFixtures, RingTimeoutsResetsMesAndEvictionsOfTheReports) {
+  std::vector<FaultRecord> old = FromFixture("ring-gfx-timeout-reset-succeeded-journal.log");
+  ASSERT_THAT(old, SizeIs(2));
+  EXPECT_EQ(old[0].kind, FaultKind::kRingTimeout);
+  EXPECT_EQ(old[0].process, "cosmic-comp");
+  EXPECT_EQ(old[0].pid, 3503);
+  EXPECT_EQ(old[1].kind, FaultKind::kGpuReset);
+  EXPECT_EQ(old[1].outcome, FaultOutcome::kSucceeded);
+  EXPECT_EQ(old[1].pci_address, "0000:08:00.0");
+
+  std::vector<FaultRecord> failed = FromFixture("ring-gfx-timeout-ring-reset-failed.log");
+  ASSERT_FALSE(failed.empty());
+  EXPECT_EQ(failed[0].kind, FaultKind::kRingTimeout);
+  EXPECT_EQ(failed[0].process, "glretrace");
+  EXPECT_EQ(failed[0].outcome, FaultOutcome::kFailed);
+  EXPECT_EQ(Kinds(failed)[FaultKind::kGpuReset], 1);
+  EXPECT_EQ(Kinds(failed)[FaultKind::kMesFailure], 1);
+
+  std::vector<FaultRecord> comp = FromFixture("ring-comp-timeout-ring-reset-succeeded.log");
+  ASSERT_FALSE(comp.empty());
+  EXPECT_EQ(comp[0].ring, "comp_1.1.0");
+  EXPECT_EQ(comp[0].outcome, FaultOutcome::kSucceeded);
+  EXPECT_EQ(Kinds(comp)[FaultKind::kPageFault], 1);
+
+  std::vector<FaultRecord> mes = FromFixture("mes-gfx1151-remove-queue.log");
+  EXPECT_EQ(Kinds(mes)[FaultKind::kMesFailure], 1);
+  EXPECT_EQ(Kinds(mes)[FaultKind::kGpuReset], 1);
+  std::vector<FaultRecord> mes_old = FromFixture("mes-v11-failed-to-response-journal.log");
+  EXPECT_GE(Kinds(mes_old)[FaultKind::kMesFailure], 1);
+  // The pasid-0 fault of the reset names no process ("for process  pid 0 thread  pid 0").
+  ASSERT_EQ(Kinds(mes_old)[FaultKind::kPageFault], 1);
+  for (const FaultRecord& r : mes_old)
+    if (r.kind == FaultKind::kPageFault) {
+      EXPECT_EQ(r.process, "");
+      EXPECT_FALSE(r.pid.has_value());
+    }
+
+  std::vector<FaultRecord> evict = FromFixture("kfd-eviction-pasid.log");
+  ASSERT_THAT(evict, SizeIs(1));
+  EXPECT_EQ(evict[0].kind, FaultKind::kKfdEviction);
+  EXPECT_EQ(evict[0].pasid, 0x8002u);
+  EXPECT_EQ(Kinds(FromFixture("kfd-eviction-old.log"))[FaultKind::kKfdEviction], 2);
+}
+
+TEST(FaultRecordsFixtures, TheRuntimesLinesOfTheReports) {
+  for (std::string_view file : {"ollama-memory-access-fault-journal.log", "ollama-memory-access-fault-stderr.log",
+                                "gfx1100-python-runtime-fault.log", "hsa-memory-aperture-violation.log",
+                                "hsa-memory-aperture-violation-gfx1151.log"}) {
+    SCOPED_TRACE(file);
+    std::vector<FaultRecord> r = FromFixture(file);
+    ASSERT_THAT(r, SizeIs(1));
+    EXPECT_EQ(r[0].kind, FaultKind::kRuntimeFault);
+    EXPECT_FALSE(r[0].detail.empty());
+  }
+  EXPECT_EQ(FromFixture("ollama-memory-access-fault-journal.log")[0].kfd_node, 1);
 }
 
 TEST(FaultKinds, OneTableNamesEveryKindOnce) {
