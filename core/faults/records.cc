@@ -1,5 +1,6 @@
 #include "faults/records.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -54,7 +55,13 @@ class Grouper {
   }
 
   static void Join(FaultRecord& r, const sys::LogEntry& e, const FaultLine& l) {
-    if (r.lines.size() < kMaxFaultLines) r.lines.push_back(text::EscapeControl(e.message));
+    if (r.lines.size() < kMaxFaultLines) {
+      // The L2 status lines' tabs (print_l2_protection_fault_status's "\t Faulty UTCL2 client
+      // ID") read as spaces; every other control byte is escaped.
+      std::string line = e.message;
+      std::replace(line.begin(), line.end(), '\t', ' ');
+      r.lines.push_back(text::EscapeControl(line));
+    }
     if (!l.process.empty() && r.process.empty()) r.process = l.process;
     if (l.pid && !r.pid) r.pid = l.pid;
     if (!l.thread.empty() && r.thread.empty()) r.thread = l.thread;
