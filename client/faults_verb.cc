@@ -1,6 +1,7 @@
 // `rocmtunectl faults [--boot N] [--since TIME] [--json]`: the GPU faults the system's log
 // recorded (api/faults.h), oldest first, each with its process, user, GPU and likely cause. Read
-// with the caller's own rights: a user sees what the journal lets that user read.
+// with the caller's own rights: a user sees what the journal lets that user read. Exit 1 when it
+// lists a fault, 0 when none (node-problem-detector's temporary rule, examples/).
 #include <chrono>
 
 #include <CLI/CLI.hpp>
@@ -38,9 +39,11 @@ int RunFaults(const Context& ctx, const Args& args) {
   auto report = api::Faults(*root, options);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   const Doc doc = api::FaultsJson(*report);
+  // As node-problem-detector's custom plugins answer: 1 (NonOK) when a fault is listed.
+  const int exit_code = report->records.empty() ? kExitOk : kExitFailed;
   if (ctx.json) {
     PrintJson(doc);
-    return kExitOk;
+    return exit_code;
   }
   if (Field(doc, "source") == "none") {
     fmt::print("No system log was read: {}\n", Field(doc, "why_none", "unknown"));
@@ -53,7 +56,7 @@ int RunFaults(const Context& ctx, const Args& args) {
     fmt::print("\n");
   }
   if (DocTrue(doc, "truncated")) fmt::print("(the log holds more; only the newest entries were read)\n");
-  return kExitOk;
+  return exit_code;
 }
 
 }  // namespace rocmtune::client

@@ -91,7 +91,8 @@ TEST(FaultsJournal, TheVerbListsEveryBootAndBootPicksOne) {
   ASSERT_THAT(since["faults"], SizeIs(1));
   EXPECT_EQ(since["faults"][0]["boot_id"], kJournalThisBoot);
   testing::CliResult human = w.Ctl({"faults"});
-  EXPECT_EQ(human.exit_code, 0);
+  EXPECT_EQ(human.exit_code, 1);  // a fault is listed (node-problem-detector's NonOK)
+  EXPECT_EQ(w.Ctl({"faults", "--since", "@1795960990"}).exit_code, 0);  // none from then on
   EXPECT_THAT(human.out, HasSubstr("| amdgpu 0000:28:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 "
                                    "pasid:32770)"));
 }
@@ -142,6 +143,26 @@ TEST(FaultsJournal, ASnapshotCarriesTheFaultsRedactedLikeEveryFile) {
   // alice is a human account of the root's etc/passwd: the Redactor takes her name out.
   EXPECT_EQ(doc["faults"][1]["user"], "redacted");
   EXPECT_EQ(text.find("alice"), std::string::npos);
+}
+
+TEST(FaultsJournal, TheExportCountsThisBootsFaultsPerCardAndKind) {
+  if (auto why = testing::JournalRemoteUnavailable()) GTEST_SKIP() << *why;
+  WorldCopy w("rx5700xt");
+  JournalWorld(w);
+  testing::CliResult prom = w.Ctl({"export", "--no-live"});
+  ASSERT_EQ(prom.exit_code, 0) << prom.err;
+  EXPECT_THAT(prom.out, HasSubstr("# TYPE rocmtune_gpu_faults_total counter\n"));
+  // This boot's one page fault; the earlier boot's is not counted (the counter resets at boot).
+  EXPECT_THAT(prom.out, HasSubstr("rocmtune_gpu_faults_total{card=\"card1\",kind=\"page-fault\"} 1\n"));
+  EXPECT_THAT(prom.out, HasSubstr("rocmtune_gpu_faults_total{card=\"card1\",kind=\"ring-timeout\"} 0\n"));
+  EXPECT_THAT(prom.out, HasSubstr("rocmtune_gpu_last_fault_timestamp_seconds{card=\"card1\"} 1795960980\n"));
+  EXPECT_EQ(prom.out.find("python3"), std::string::npos);  // no process, pid or user
+  json doc = w.Ctl({"export", "--no-live", "--json"}).Json();
+  EXPECT_EQ(doc["faults"]["card1"]["counts"]["page-fault"], 1);
+  EXPECT_EQ(doc["faults"]["card1"]["last_fault"], "2026-11-29T14:03:00Z");
+  // Without a log: no fault series at all, not a row of zeros that claims a reading.
+  WorldCopy bare("rx5700xt");
+  EXPECT_EQ(bare.Ctl({"export", "--no-live"}).out.find("rocmtune_gpu_faults_total"), std::string::npos);
 }
 
 // Privacy: what a user sees is what sd-journal and /proc let that user read, nothing more.
