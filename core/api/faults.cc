@@ -58,6 +58,53 @@ Result<FaultsReport> Faults(const sys::Root& root, diagnose::Assessment& assessm
   return report;
 }
 
+void KeepCallersFaults(FaultsReport& report, uint32_t uid, bool everything) {
+  if (everything) return;
+  std::erase_if(report.records, [uid](const faults::FaultRecord& r) { return !r.uid || *r.uid != uid; });
+}
+
+bool SeesEveryFault(const sys::Root& root, uint32_t uid) {
+  if (uid == 0) return true;
+  const std::string id = std::to_string(uid);
+  std::string name, gid;
+  // Held here: a range-for over views of a temporary would read it after it is freed.
+  const std::string passwd = root.ReadFile("etc/passwd").value_or("");
+  const std::string group = root.ReadFile("etc/group").value_or("");
+  for (std::string_view line : text::SplitLines(passwd)) {
+    std::vector<std::string_view> f;
+    for (size_t pos = 0;;) {
+      size_t c = line.find(':', pos);
+      f.push_back(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
+      if (c == std::string_view::npos) break;
+      pos = c + 1;
+    }
+    if (f.size() > 3 && f[2] == id) {
+      name = std::string(f[0]);
+      gid = std::string(f[3]);
+      break;
+    }
+  }
+  if (name.empty()) return false;
+  for (std::string_view line : text::SplitLines(group)) {
+    std::vector<std::string_view> f;
+    for (size_t pos = 0;;) {
+      size_t c = line.find(':', pos);
+      f.push_back(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
+      if (c == std::string_view::npos) break;
+      pos = c + 1;
+    }
+    if (f.size() < 4) continue;
+    if (f[0] != "sudo" && f[0] != "wheel" && f[0] != "adm" && f[0] != "systemd-journal") continue;
+    if (f[2] == gid) return true;
+    for (size_t pos = 0; pos <= f[3].size();) {
+      size_t c = std::min(f[3].find(',', pos), f[3].size());
+      if (f[3].substr(pos, c - pos) == name) return true;
+      pos = c + 1;
+    }
+  }
+  return false;
+}
+
 Result<FaultsReport> Faults(const sys::Root& root, const FaultsOptions& options) {
   diagnose::AssessOptions assess;
   assess.live_facts = false;

@@ -48,6 +48,16 @@ Result<FaultsReport> Faults(const sys::Root& root, diagnose::Assessment& assessm
 // The same with an assessment made for it (no live facts).
 Result<FaultsReport> Faults(const sys::Root& root, const FaultsOptions& options);
 
+// What rocmtuned may show a caller of its Faults method (daemon/README.md): the records of that
+// uid's own processes (the service entry's _UID, the running process's owner); a record whose
+// user is unknown (a kernel fault of a process gone) is nobody's to show but an admin's.
+// `everything`: the caller is root or an admin, who may read the whole journal anyway.
+void KeepCallersFaults(FaultsReport& report, uint32_t uid, bool everything);
+// Whether `uid` may see every fault: root, or a member (primary or listed) of one of the groups
+// that may read the whole journal or administer the machine (sudo, wheel, adm, systemd-journal),
+// as the root's etc/passwd and etc/group say.
+bool SeesEveryFault(const sys::Root& root, uint32_t uid);
+
 // Whether `record` happened in this boot.
 bool ThisBoot(const FaultsReport& report, const faults::FaultRecord& record);
 

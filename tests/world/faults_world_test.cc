@@ -215,6 +215,32 @@ TEST(FaultsWorld, TheVerbSaysWhenNoLogWasReadAndRefusesABadSince) {
   EXPECT_EQ(d.Json()["faults"]["source"], "none") << d.out;
 }
 
+TEST(FaultsWorld, RocmtunedShowsAUserItsOwnAndAnAdminEverything) {
+  WorldCopy w("rx5700xt");
+  w.Write("etc/passwd",
+          "root:x:0:0::/root:/bin/sh\nann:x:1000:1000::/home/ann:/bin/sh\nbob:x:1001:1001::/:/bin/sh\n"
+          "wheelie:x:1002:10::/:/bin/sh\n");
+  w.Write("etc/group", "root:x:0:\nadm:x:4:syslog,ann\nwheel:x:10:\nbob:x:1001:\n");
+  auto root = sys::Root::Open(w.root());
+  ASSERT_TRUE(root);
+  EXPECT_TRUE(SeesEveryFault(*root, 0));
+  EXPECT_TRUE(SeesEveryFault(*root, 1000));   // listed in adm
+  EXPECT_TRUE(SeesEveryFault(*root, 1002));   // wheel is its primary group
+  EXPECT_FALSE(SeesEveryFault(*root, 1001));  // in no admin group
+  EXPECT_FALSE(SeesEveryFault(*root, 4242));  // no account
+  FaultsReport report;
+  report.records.resize(3);
+  report.records[0].uid = 1001;
+  report.records[1].uid = 1000;  // report.records[2]: no known user
+  FaultsReport bob = report;
+  KeepCallersFaults(bob, 1001, false);
+  ASSERT_THAT(bob.records, SizeIs(1));
+  EXPECT_EQ(bob.records[0].uid, 1001u);
+  FaultsReport admin = report;
+  KeepCallersFaults(admin, 1000, true);
+  EXPECT_THAT(admin.records, SizeIs(3));
+}
+
 TEST(FaultsSince, EveryFormAndBadInput) {
   const uint64_t now = kFaultsAt;
   EXPECT_EQ(ParseSince("@1795960980", now), kFaultsAt);
