@@ -245,8 +245,22 @@ Result<bool> Seek(sd_journal* j, const LogQuery& query) {
 }  // namespace
 
 bool HasJournal(const Root& root) {
-  return std::any_of(std::begin(kJournalDirs), std::end(kJournalDirs),
-                     [&](std::string_view dir) { return root.IsDirectory(dir); });
+  // A journal file in a journal directory or in one of its machine directories. A directory this
+  // user may not list counts as holding one: the journal is there, only not for them. An empty
+  // /var/log/journal (a container whose journald never ran) is no journal.
+  auto holds_file = [&](const std::string& dir, int depth, auto& self) -> bool {
+    auto names = root.ListDir(dir);
+    if (!names) return names.error().errno_value == EACCES;
+    for (const std::string& name : *names) {
+      std::string rel = JoinPath(dir, name);
+      if (IsJournalFile(name) && root.TypeOf(rel) == EntryType::kFile) return true;
+      if (depth > 0 && root.IsDirectory(rel) && self(rel, depth - 1, self)) return true;
+    }
+    return false;
+  };
+  return std::any_of(std::begin(kJournalDirs), std::end(kJournalDirs), [&](std::string_view dir) {
+    return root.IsDirectory(dir) && holds_file(std::string(dir), 1, holds_file);
+  });
 }
 
 Result<LogRead> ReadJournal(const Root& root, const LogQuery& query) {
@@ -275,10 +289,9 @@ Result<LogRead> ReadJournal(const Root& root, const LogQuery& query) {
 
   NewestEntries kept(query.max_entries);
   bool first = true;
-  int r = 0;
   // A read error part-way (a file truncated or corrupt past some point) ends the read with what
   // was read before it: sd-journal has already skipped what it could not make sense of.
-  while ((r = sd_journal_next(j)) > 0) {
+  while (sd_journal_next(j) > 0) {
     // After a cursor: the entry it names is the first one sd_journal_next() returns, unless it is
     // gone (then the one after it, which is new).
     if (first && *from_cursor && sd_journal_test_cursor(j, query.after_cursor.c_str()) > 0) {
@@ -303,6 +316,7 @@ Result<LogRead> ReadJournal(const Root& root, const LogQuery& query) {
     entry.transport = kernel ? LogTransport::kKernel : LogTransport::kService;
     if (auto boot = Field(j, "_BOOT_ID"); boot && IsBootId(*boot)) entry.boot_id = std::string(*boot);
     if (kernel) {
+      // The kernel's own lines: SYSLOG_FACILITY=0 (older journald: none at all).
       auto facility = Field(j, "SYSLOG_FACILITY");
       entry.written_by_process = facility && *facility != "0";
     } else {

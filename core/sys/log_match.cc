@@ -22,7 +22,7 @@ bool ContainsNoCase(std::string_view hay, std::string_view needle) {
 bool KernelLineMatters(std::string_view message) {
   // Lower-case needles, matched without case: "KFD" in "Failed to quiesce KFD", "PASID" in
   // "Evicting PASID 1 queues" (tests/fixtures/faults/PROVENANCE.md).
-  static constexpr std::array<std::string_view, 6> kNeedles = {"amdgpu", "kfd", "drm", "gfxhub", "gmc_v", "pasid"};
+  static constexpr std::array<std::string_view, 6> kNeedles = {"amdgpu", "kfd", "[drm", "gfxhub", "gmc_v", "pasid"};
   // "mmhub" lines carry "amdgpu" too; "amdkfd" and "kfd2kgd" contain "kfd".
   return std::any_of(kNeedles.begin(), kNeedles.end(), [&](std::string_view n) { return ContainsNoCase(message, n); });
 }

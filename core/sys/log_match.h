@@ -10,9 +10,10 @@
 namespace rocmtune::sys {
 
 // A kernel line about amdgpu, KFD or their DRM scheduler: it names amdgpu, kfd (amdkfd, kfd2kgd),
-// drm ("[drm:amdgpu_job_timedout]"), a GPU memory hub (gfxhub, mmhub, gmc_v*: "gmc_v10_0_process_
-// interrupt: 41 callbacks suppressed"), or a PASID (the old KFD "Evicting PASID 1 queues"),
-// case-insensitively.
+// DRM's prefix ("[drm] ", "[drm:mes_v11_0_submit_pkt_and_poll_completion...]": not the word drm
+// alone, which "modprobe@drm.service" and "bus type drm_connector" have), a GPU memory hub
+// (gfxhub, mmhub, gmc_v*: "gmc_v10_0_process_interrupt: 41 callbacks suppressed"), or a PASID (the
+// old KFD "Evicting PASID 1 queues"), case-insensitively.
 bool KernelLineMatters(std::string_view message);
 
 // A service's line that is one of the ROCm runtime's fault forms: "Memory access fault by GPU

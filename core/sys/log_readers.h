@@ -9,7 +9,8 @@
 
 namespace rocmtune::sys {
 
-// Whether `root` has a journal: a var/log/journal or run/log/journal directory.
+// Whether `root` has a journal: a journal file in var/log/journal or run/log/journal (or in a
+// machine directory there).
 bool HasJournal(const Root& root);
 
 // The journal beneath `root` (sys/journal_reader.cc).

@@ -20,7 +20,7 @@ Result<LogRead> ReadSystemLog(const Root& root, const LogQuery& query) {
   if (root.IsLive()) return ReadKmsg(root, query);
   LogRead read;
   read.source = LogSource::kNone;
-  read.why_none = fmt::format("no journal: neither {} nor {} is a directory", root.Display("var/log/journal"),
+  read.why_none = fmt::format("no journal: no journal file in {} or {}", root.Display("var/log/journal"),
                               root.Display("run/log/journal"));
   return read;
 }

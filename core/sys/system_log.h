@@ -41,10 +41,12 @@ struct LogEntry {
   std::optional<uint32_t> uid;  // _UID of a service entry
   std::string message;          // MESSAGE, at most kMaxMessageBytes, NULs replaced by spaces
   std::string cursor;           // sd-journal's cursor ("kmsg:BOOT_ID:SEQ" for /dev/kmsg records)
-  // A kernel-transport line a process wrote to /dev/kmsg (its facility is not LOG_KERN: the kernel
-  // gives a written line LOG_USER unless it names another, kernel/printk/printk.c devkmsg_write;
-  // journald then records SYSLOG_FACILITY, which the kernel's own lines lack), not one the kernel
-  // printed. The message reads the same; the caller may weigh it differently.
+  // A kernel-transport line a process wrote to /dev/kmsg, not one the kernel printed: its facility
+  // is not LOG_KERN (the kernel gives a written line LOG_USER unless it names another,
+  // kernel/printk/printk.c devkmsg_write). journald (252) records both with _TRANSPORT=kernel; the
+  // kernel's own with SYSLOG_FACILITY=0 and SYSLOG_IDENTIFIER=kernel, a written one with its
+  // facility (1) and no identifier unless its first word ends in ':' (tests/vm/scenarios/
+  // faults-kmsg.sh shows both). The message reads the same; the caller may weigh it differently.
   bool written_by_process = false;
 };
 

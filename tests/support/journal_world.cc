@@ -30,6 +30,7 @@ JournalFields KernelEntry(std::string_view boot_id, uint64_t realtime_usec, std:
           {"_BOOT_ID", std::string(boot_id)},
           {"_TRANSPORT", "kernel"},
           {"PRIORITY", "3"},
+          {"SYSLOG_FACILITY", "0"},
           {"SYSLOG_IDENTIFIER", "kernel"},
           {"_SOURCE_MONOTONIC_TIMESTAMP", std::to_string(realtime_usec % 1000000000)},
           {"MESSAGE", std::string(message)}};

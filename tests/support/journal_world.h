@@ -25,7 +25,8 @@ std::optional<std::string> JournalRemoteUnavailable();
 // One entry's fields in order ("MESSAGE", "...") with __REALTIME_TIMESTAMP etc. among them.
 using JournalFields = std::vector<std::pair<std::string, std::string>>;
 
-// A kernel line as journald records it (_TRANSPORT=kernel, SYSLOG_IDENTIFIER=kernel).
+// A kernel line as journald (252) records it: _TRANSPORT=kernel, SYSLOG_FACILITY=0,
+// SYSLOG_IDENTIFIER=kernel (seen in tests/vm/scenarios/faults-kmsg.sh).
 JournalFields KernelEntry(std::string_view boot_id, uint64_t realtime_usec, std::string_view message);
 // A unit's standard output/error line (_TRANSPORT=stdout).
 JournalFields ServiceEntry(std::string_view boot_id, uint64_t realtime_usec, std::string_view unit,

@@ -237,17 +237,22 @@ TEST_F(SystemLogTest, BinaryAndHugeMessagesAreBounded) {
 }
 
 TEST_F(SystemLogTest, KernelLinesWrittenByAProcessAreMarked) {
-  // journald records a /dev/kmsg line whose facility is not LOG_KERN with SYSLOG_FACILITY and
-  // what syslog_parse_identifier finds (journald-kmsg.c dev_kmsg_record); a kernel line has neither.
+  // journald records a /dev/kmsg line whose facility is not LOG_KERN with that facility and no
+  // SYSLOG_IDENTIFIER=kernel; the kernel's own with SYSLOG_FACILITY=0 (as the QEMU guest showed,
+  // tests/vm/scenarios/faults-kmsg.sh), an older journald's with no facility at all.
   JournalFields written = KernelEntry(kBootA, kT0 + 1, "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!");
+  JournalFields older = KernelEntry(kBootA, kT0 + 2, "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!");
+  std::erase_if(written, [](const auto& field) { return field.first == "SYSLOG_IDENTIFIER"; });
   for (auto& [name, value] : written) {
-    if (name == "SYSLOG_IDENTIFIER") name = "SYSLOG_FACILITY", value = "1";
+    if (name == "SYSLOG_FACILITY") value = "1";
   }
-  WriteJournal(t_.path(), {KernelEntry(kBootA, kT0, "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!"), written});
+  std::erase_if(older, [](const auto& field) { return field.first == "SYSLOG_FACILITY"; });
+  WriteJournal(t_.path(), {KernelEntry(kBootA, kT0, "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!"), written, older});
   LogRead read = Read();
-  ASSERT_EQ(read.entries.size(), 2u);
+  ASSERT_EQ(read.entries.size(), 3u);
   EXPECT_FALSE(read.entries[0].written_by_process);
   EXPECT_TRUE(read.entries[1].written_by_process);
+  EXPECT_FALSE(read.entries[2].written_by_process);
 }
 
 TEST_F(SystemLogTest, VolatileAndPersistentJournalsAreInterleaved) {
@@ -322,12 +327,20 @@ TEST(SystemLogNoJournalTest, AWorldWithoutAJournalSaysSo) {
   EXPECT_EQ(read->source, LogSource::kNone);
   EXPECT_THAT(read->why_none, HasSubstr("var/log/journal"));
   EXPECT_TRUE(read->entries.empty());
-  // An empty journal directory is a journal with nothing in it.
-  t.Mkdir("var/log/journal");
+  // Journal directories without a journal file (a container whose journald never ran): none.
+  t.Mkdir(std::string("var/log/journal/") + std::string(testing::kTestMachineId));
+  t.Mkdir("run/log/journal");
+  t.Write("var/log/journal/README", "see journalctl(1)\n");
   auto empty = ReadSystemLog(*Root::Open(t.path()), {});
   ASSERT_TRUE(empty);
-  EXPECT_EQ(empty->source, LogSource::kJournal);
-  EXPECT_TRUE(empty->entries.empty());
+  EXPECT_EQ(empty->source, LogSource::kNone);
+  // One file makes it a journal, even one with nothing this reader keeps.
+  t.Write(std::string("var/log/journal/") + std::string(testing::kTestMachineId) + "/system.journal", "");
+  auto one = ReadSystemLog(*Root::Open(t.path()), {});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->source, LogSource::kJournal);
+  EXPECT_TRUE(one->entries.empty());
+  EXPECT_EQ(one->files_unreadable, 1u);
 }
 
 // Exit codes of the unprivileged child below.
