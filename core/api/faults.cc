@@ -1,7 +1,6 @@
 #include "api/faults.h"
 
 #include <chrono>
-#include <cstdio>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -132,23 +131,36 @@ std::optional<uint64_t> Ago(std::string_view s) {
   return std::nullopt;
 }
 
+// A field of `s` at [at, at + n) as a number, only digits.
+std::optional<int> DatePart(std::string_view s, size_t at, size_t n) {
+  if (s.size() < at + n) return std::nullopt;
+  auto v = text::ParseU64(s.substr(at, n));
+  if (!v || s.substr(at, n).find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
+// "YYYY-MM-DD", "YYYY-MM-DD[T ]HH:MM" or "YYYY-MM-DD[T ]HH:MM:SS", in UTC.
 std::optional<uint64_t> UtcDate(std::string_view s) {
-  std::tm tm{};
-  int year = 0, mon = 0, day = 0, hour = 0, min = 0, sec = 0;
-  char sep = 0;
-  const std::string copy(s);
-  int n = std::sscanf(copy.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d", &year, &mon, &day, &sep, &hour, &min, &sec);
-  bool date_only = n == 3 && copy.size() == 10;
-  bool with_time = (n == 6 || n == 7) && (sep == 'T' || sep == ' ');
-  if (!date_only && !with_time) return std::nullopt;
-  if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60 || year < 1970)
+  if (s.size() != 10 && s.size() != 16 && s.size() != 19) return std::nullopt;
+  if (s[4] != '-' || s[7] != '-') return std::nullopt;
+  auto year = DatePart(s, 0, 4), mon = DatePart(s, 5, 2), day = DatePart(s, 8, 2);
+  std::optional<int> hour = 0, min = 0, sec = 0;
+  if (s.size() > 10) {
+    if ((s[10] != 'T' && s[10] != ' ') || s[13] != ':') return std::nullopt;
+    hour = DatePart(s, 11, 2);
+    min = DatePart(s, 14, 2);
+    if (s.size() == 19) sec = s[16] == ':' ? DatePart(s, 17, 2) : std::nullopt;
+  }
+  if (!year || !mon || !day || !hour || !min || !sec) return std::nullopt;
+  if (*mon < 1 || *mon > 12 || *day < 1 || *day > 31 || *hour > 23 || *min > 59 || *sec > 60 || *year < 1970)
     return std::nullopt;
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = hour;
-  tm.tm_min = min;
-  tm.tm_sec = sec;
+  std::tm tm{};
+  tm.tm_year = *year - 1900;
+  tm.tm_mon = *mon - 1;
+  tm.tm_mday = *day;
+  tm.tm_hour = *hour;
+  tm.tm_min = *min;
+  tm.tm_sec = *sec;
   time_t t = timegm(&tm);
   if (t < 0) return std::nullopt;
   return static_cast<uint64_t>(t) * 1'000'000;

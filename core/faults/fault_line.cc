@@ -36,11 +36,11 @@ std::optional<T> LeadingNumber(std::string_view s) {
 std::string_view Body(std::string_view message, std::string& pci) {
   std::string_view s = text::Trim(message);
   // A pasted journalctl line: "Jan 09 18:55:45 host kernel: ".
-  if (size_t k = s.find("kernel: "); k != std::string_view::npos && k < 48) s.remove_prefix(k + 8);
+  if (size_t k = s.find("kernel: "); k < 48) s.remove_prefix(k + 8);  // npos is never < 48
   // dmesg's "[  402.306461] " and dmesg -T's "[Tue Jul 15 19:00:37 2025] ", not DRM's "[drm:...]".
   if (s.starts_with("[") && !s.starts_with("[drm")) {
     size_t close = s.find("] ");
-    if (close != std::string_view::npos && close < 40) s = text::Trim(s.substr(close + 2));
+    if (close < 40) s = text::Trim(s.substr(close + 2));  // npos is never < 40
   }
   for (std::string_view driver : {"amdgpu ", "kfd "}) {
     if (!s.starts_with(driver)) continue;
