@@ -149,8 +149,9 @@ int RunCheckCompute(const Context& ctx, const Args& args) {
   if (!root) return Failed(ctx, root.error(), ExitFor(root.error()));
   auto program = ProgramOf(*root, args);
   if (!program) return Failed(ctx, program.error(), ExitFor(program.error()));
+  // This boot's GPU faults are read with this user's rights (what the journal lets it read).
   auto report = api::CheckCompute(*root, detect::Detect(*root), args.workload, args.device, true,
-                                  CallerEnvironment(*root), std::move(*program));
+                                  CallerEnvironment(*root), std::move(*program), api::SystemLogReader());
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   Doc doc = api::CheckComputeJson(*report);
   if (ctx.json) PrintJson(doc);

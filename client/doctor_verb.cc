@@ -16,10 +16,12 @@
 #include <nlohmann/json.hpp>
 
 #include "api/doctor.h"
+#include "api/faults.h"
 #include "api/log_input.h"
 #include "client/caller_env.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
+#include "client/fault_text.h"
 #include "client/verbs.h"
 #include "diagnose/checks.h"
 #include "sys/unique_fd.h"
@@ -138,6 +140,18 @@ void AddCallerChecks(const sys::Root& root, Doc& doc) {
   doc["problems"] = problems;
 }
 
+// The GPU faults of the system's log as this user may read it (sd-journal applies the journal's
+// file modes): read here, not by rocmtuned, whose user reads other journals than the caller's.
+void AddFaults(const sys::Root& root, Doc& doc) {
+  api::FaultsOptions options;
+  options.causes_this_boot_only = true;
+  auto report = api::Faults(root, options);
+  if (!report) return;
+  doc["faults"] = api::DoctorFaultsJson(*report);
+  for (const Doc& r : Member(doc["faults"], "this_boot"))
+    for (const Doc& c : Member(r, "causes")) doc["problems"] = DocTrue(doc, "problems") || Problem(c);
+}
+
 // Which GPUs the log names, then its matches: a cause when one is known, else what was seen.
 void PrintLog(const Doc& log) {
   for (const Doc& r : Member(log, "names")) {
@@ -160,8 +174,28 @@ void PrintLog(const Doc& log) {
   if (matched) fmt::print("\nThis machine:\n");
 }
 
+// This boot's GPU faults from the system's log, each with its likely cause and fix, and how many
+// more the earlier boots had.
+void PrintFaults(const Doc& faults) {
+  if (!faults.is_object()) return;
+  const Doc& now = Member(faults, "this_boot");
+  const int64_t earlier =
+      Member(faults, "earlier_boots").is_number() ? Member(faults, "earlier_boots").get<int64_t>() : 0;
+  if (Field(faults, "source") == "none") {
+    fmt::print("GPU faults: the system's log was not read ({})\n\n", Field(faults, "why_none", "unknown"));
+    return;
+  }
+  if (now.empty() && earlier == 0) return;
+  fmt::print("GPU faults in this boot{}\n", now.empty() ? ": none" : ":");
+  for (const Doc& r : now) PrintFaultRecord(r, false);
+  if (earlier > 0)
+    fmt::print("Earlier boots had {} more GPU fault{} (rocmtunectl faults).\n", earlier, earlier == 1 ? "" : "s");
+  fmt::print("\n");
+}
+
 void PrintDoctor(const Doc& doc) {
   if (const Doc& log = Member(doc, "log"); log.is_object()) PrintLog(log);
+  PrintFaults(Member(doc, "faults"));
   for (const Doc& f : Member(doc, "findings")) PrintFinding(f);
   fmt::print("{}\n", DocTrue(doc, "problems") ? "Something is wrong: see the warnings and errors above."
                                               : "Nothing wrong found.");
@@ -192,6 +226,7 @@ int RunDoctor(const Context& ctx, const Args& args) {
     if (reply && !UnknownMethod(*reply)) {
       doc = FromDaemon(ctx, *reply, "Doctor");
       if (*doc) AddCallerChecks(*root, **doc);
+      if (*doc) AddFaults(*root, **doc);
     }
   }
   if (!doc) {
@@ -199,6 +234,7 @@ int RunDoctor(const Context& ctx, const Args& args) {
     api::DoctorOptions options;
     options.log = std::move(log);
     options.caller_env = CallerEnvironment(*root);
+    options.faults = true;
     auto report = api::Doctor(*root, std::move(options));
     if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
     doc = Fetched(api::DoctorJson(*report));

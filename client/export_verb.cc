@@ -76,6 +76,7 @@ int RunExport(const Context& ctx, const Args& args) {
   api::ExportOptions options;
   options.version = ROCMTUNE_VERSION;
   options.live_facts = !args.no_live;
+  options.read_faults = api::SystemLogReader();  // counts per card and kind: no process or user
   auto report = api::Export(*root, detect::Detect(*root), options);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (args.write) return WriteExports(ctx, *root, *report);

@@ -24,6 +24,11 @@ constexpr Verb kVerbs[] = {
      .json_help = "Print rocmtune.doctor.v1 JSON",
      .run = RunDoctor,
      .add_options = AddDoctorOptions},
+    {.name = "faults",
+     .help = "List the GPU faults the system's log recorded: process, user, GPU and likely cause",
+     .json_help = "Print rocmtune.faults.v1 JSON",
+     .run = RunFaults,
+     .add_options = AddFaultsOptions},
     {.name = "check-compute",
      .help = "Is running a workload on the GPUs here safe from known crashes? Ask before the program starts HIP; "
              "exit 0 safe, 1 not safe or no usable GPU",

@@ -24,23 +24,25 @@ struct Args {
   bool check = false;             // plan only
   bool diff = false;              // print unified diffs
   bool force = false;
-  bool admin_lines = false;  // set/unset --admin-lines
-  std::string output;        // snapshot --output FILE
-  std::string log;           // doctor --log FILE ("-": stdin)
-  std::string purge_plan;    // reset --purge-plan DIR
-  std::string workload;      // check-compute --workload W ("": any)
-  std::string device;        // check-compute --device ID ("": every GPU)
-  std::string unit;          // check-compute --unit NAME: a systemd unit's environment
-  bool user_unit = false;    // check-compute --user: NAME is the caller's user unit
-  std::string conda;         // check-compute --conda ENV
-  std::string env_file;      // check-compute --env-file FILE
-  bool trial = false;        // apply/set/unset --trial
-  bool reboot = false;       // apply/set/unset --trial --reboot
-  bool boot = false;         // trial check|commit|recover --boot
-  std::string kernel_log;    // trial check --kernel-log FILE
-  std::string format;        // export --format F ("": prometheus, json under --json)
-  bool no_live = false;      // export --no-live
-  bool write = false;        // export --write
+  bool admin_lines = false;     // set/unset --admin-lines
+  std::string output;           // snapshot --output FILE
+  std::string log;              // doctor --log FILE ("-": stdin)
+  std::string purge_plan;       // reset --purge-plan DIR
+  std::string workload;         // check-compute --workload W ("": any)
+  std::string device;           // check-compute --device ID ("": every GPU)
+  std::string unit;             // check-compute --unit NAME: a systemd unit's environment
+  bool user_unit = false;       // check-compute --user: NAME is the caller's user unit
+  std::string conda;            // check-compute --conda ENV
+  std::string env_file;         // check-compute --env-file FILE
+  bool trial = false;           // apply/set/unset --trial
+  bool reboot = false;          // apply/set/unset --trial --reboot
+  bool boot = false;            // trial check|commit|recover --boot
+  std::string kernel_log;       // trial check --kernel-log FILE
+  std::string format;           // export --format F ("": prometheus, json under --json)
+  bool no_live = false;         // export --no-live
+  bool write = false;           // export --write
+  std::optional<int> log_boot;  // faults --boot N
+  std::string since;            // faults --since TIME
 };
 
 enum VerbFlags : unsigned {
@@ -102,6 +104,8 @@ int RunKeys(const Context& ctx, const Args& args);
 int RunProfiles(const Context& ctx, const Args& args);
 int RunShow(const Context& ctx, const Args& args);
 int RunDoctor(const Context& ctx, const Args& args);
+int RunFaults(const Context& ctx, const Args& args);
+void AddFaultsOptions(CLI::App& sub, Args& args);
 void AddCheckComputeOptions(CLI::App& sub, Args& args);
 int RunCheckCompute(const Context& ctx, const Args& args);
 void AddExportOptions(CLI::App& sub, Args& args);

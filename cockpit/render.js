@@ -140,6 +140,40 @@ window.RocmtuneRender = (function () {
         }
     }
 
+    // rocmtune.faults.v1 (rocmtuned's Faults, already filtered to what this user may see).
+    function faultSentence(f) {
+        const who = (f.process || f.unit || "A program") +
+              (f.pid !== null ? " (pid " + f.pid + (f.user ? ", user " + f.user : "") + ")" : "");
+        const gpu = f.card ? f.card + (f.gfx_target ? " (" + f.gfx_target + ")" : "") : (f.gpu || "an unknown GPU");
+        const override = ((f.environment && f.environment.variables) || [])
+              .filter(v => v.name === "HSA_OVERRIDE_GFX_VERSION").map(v => " with " + v.name + "=" + v.value);
+        return who + ": " + f.description + ", on " + gpu + " at " + f.time + override.join("");
+    }
+
+    function renderFaults(doc) {
+        const list = clear($("fault-list"));
+        if (!doc || doc.source === "none") {
+            list.append(el("li", {}, "The system's log was not read" + (doc && doc.why_none ? ": " + doc.why_none : ".")));
+            return;
+        }
+        if (!doc.faults.length) {
+            list.append(el("li", {}, "No GPU faults in the log."));
+            return;
+        }
+        for (const f of doc.faults.slice().reverse()) {
+            const cause = (f.causes || []).find(c => c.id === f.likely_cause) || null;
+            const li = el("li", { class: cause ? "sev-" + cause.severity : "" },
+                          el("p", {}, el("span", { class: "badge" }, f.kind), faultSentence(f)));
+            if (f.boot !== null && f.boot !== 0) li.append(el("p", { class: "muted" }, "Boot " + f.boot));
+            if (cause) {
+                li.append(el("p", {}, el("strong", {}, "Likely cause: "), cause.what));
+                if (cause.fix && cause.fix.text) li.append(el("p", {}, el("strong", {}, "Fix: "), cause.fix.text));
+                if (cause.fix && cause.fix.profile) li.append(el("p", {}, "Profile that fixes it: " + cause.fix.profile));
+            }
+            list.append(li);
+        }
+    }
+
     function renderKnobs(status) {
         const body = clear($("knob-table").tBodies[0]);
         for (const k of status.knobs) {
@@ -281,6 +315,6 @@ window.RocmtuneRender = (function () {
 
     return {
         WORKLOADS, $, el, clear, itemText, renderOverview, renderGpus, renderFindings, renderKnobs,
-        renderProfiles, describeProfile, renderResult, renderHistory, renderTrial,
+        renderProfiles, describeProfile, renderResult, renderHistory, renderTrial, renderFaults, faultSentence,
     };
 })();

@@ -4,7 +4,7 @@
  * dbus/org.rocmtune1.Manager.xml): the same rocmtune.status.v1, check_compute.v1, doctor.v1,
  * profiles.v1, result.v1, history.v1 and verify.v1 that `rocmtunectl --json` prints, so the page
  * and the CLI cannot say different things. Nothing is polled: the page reads again when rocmtuned
- * signals TransactionCommitted or GpusChanged, or its properties change.
+ * signals TransactionCommitted, GpusChanged or FaultsSeen, or its properties change.
  *
  * Changes go through the daemon, which asks polkit with the caller's identity (the Cockpit
  * session's user, or root in administrative mode: superuser "try"), the same actions as the CLI;
@@ -17,7 +17,7 @@
     const PATH = "/org/rocmtune1";
     const IFACE = "org.rocmtune1.Manager";
     const {
-        $, el, clear, itemText, renderOverview, renderGpus, renderFindings, renderKnobs, renderProfiles,
+        $, el, clear, itemText, renderOverview, renderGpus, renderFindings, renderKnobs, renderProfiles, renderFaults,
         describeProfile, renderResult, renderHistory, renderTrial,
     } = window.RocmtuneRender;
 
@@ -89,6 +89,7 @@
             conv: callJson("CheckCompute", ["conv", ""], "ss"),
             gemm: callJson("CheckCompute", ["gemm", ""], "ss"),
             doctor: callJson("Doctor", [""], "s"),
+            faults: callJson("Faults", [1, 0], "it"),
             profiles: callJson("ListProfiles"),
             history: callJson("History"),
             verify: callJson("Verify"),
@@ -120,6 +121,7 @@
                     renderOverview(docs.status, checks);
                     renderGpus(docs.status, checks);
                     if (docs.doctor) renderFindings(docs.doctor);
+                    renderFaults(docs.faults || null);
                     renderKnobs(docs.status);
                     if (docs.profiles) {
                         lastProfiles = docs.profiles;
@@ -252,6 +254,7 @@
         const proxy = client.proxy(IFACE, PATH);
         proxy.addEventListener("TransactionCommitted", () => refresh());
         proxy.addEventListener("GpusChanged", () => refresh());
+        proxy.addEventListener("FaultsSeen", () => refresh());
         proxy.addEventListener("changed", () => {
             if (proxy.Version) $("version").textContent = proxy.Version;
             refresh();

@@ -53,7 +53,7 @@ _rocmtunectl_cards() {
 
 _rocmtunectl() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local verbs="status doctor check-compute profiles show apply set unset revert reset reapply trial history verify export explain keys snapshot"
+    local verbs="status doctor faults check-compute profiles show apply set unset revert reset reapply trial history verify export explain keys snapshot"
     local global_opts="--root --json --no-ask-password --help -h --version"
     local verb_opts="--json --help -h"
     local change_opts="--check --diff --force"
@@ -96,6 +96,7 @@ _rocmtunectl() {
     case $verb in
         snapshot) verb_opts="$verb_opts -o --output" ;;
         doctor) verb_opts="$verb_opts --log" ;;
+        faults) verb_opts="$verb_opts --boot --since" ;;
         reset) verb_opts="$verb_opts --purge-plan" ;;
         set | unset) verb_opts="$verb_opts --admin-lines --trial --reboot" ;;
         apply) verb_opts="$verb_opts --trial --reboot" ;;

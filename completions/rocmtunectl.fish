@@ -4,7 +4,7 @@
 # itself at completion time (`profiles --json`, `show PROFILE --json`, `keys`), on the tree a
 # `--root DIR` earlier on the line names.
 
-set -l __rocmtunectl_verbs status doctor check-compute profiles show apply set unset revert reset reapply trial \
+set -l __rocmtunectl_verbs status doctor faults check-compute profiles show apply set unset revert reset reapply trial \
     history verify export explain keys snapshot
 # Before the verb (global options, verbs); after one of these verbs (verb options, operands).
 set -l no_verb "not __fish_seen_subcommand_from $__rocmtunectl_verbs"
@@ -69,6 +69,9 @@ complete -c rocmtunectl -n $no_verb -l version -d 'Print the version and exit'
 complete -c rocmtunectl -n $no_verb -a status -d "Show GPUs, system facts and rocmtune's state"
 complete -c rocmtunectl -n $no_verb -a doctor -d "Check everything that could stop ROCm here; --log names a crash's cause"
 complete -c rocmtunectl -n '__fish_seen_subcommand_from doctor' -l log -r -F -d 'A crash log to match against the known issues'
+complete -c rocmtunectl -n $no_verb -a faults -d "List the GPU faults the system's log recorded"
+complete -c rocmtunectl -n '__fish_seen_subcommand_from faults' -l boot -x -d 'Only this boot (0 this one, -1 the one before)'
+complete -c rocmtunectl -n '__fish_seen_subcommand_from faults' -l since -x -d 'Only faults from then on (@SECONDS, a UTC date, 2h)'
 complete -c rocmtunectl -n $no_verb -a check-compute -d 'Is running a workload on the GPUs here safe from known crashes'
 complete -c rocmtunectl -n '__fish_seen_subcommand_from check-compute' -l workload -x -a 'conv gemm any' \
     -d 'The kind of work the program runs'

@@ -22,12 +22,14 @@
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
 #include "daemon/change_methods.h"
+#include "daemon/fault_methods.h"
 #include "daemon/guard.h"
 #include "daemon/helper_socket.h"
 #include "daemon/log.h"
 #include "daemon/read_methods.h"
 #include "detect/boot_setup.h"
 #include "detect/other_writers.h"
+#include "faults/records.h"
 #include "journal/history.h"
 #include "knobs/boot_files.h"
 #include "plan/publish.h"
@@ -71,6 +73,7 @@ int ReplyDescribe(sd_bus_message* call, const sys::Root& root, detect::Inventory
 // On the live root the reply waits for the live facts off the loop (History, properties and
 // other Describes are answered meanwhile); the call is held until then.
 int Describe(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
+  self.NoteFaults();
   auto read_root = self.ReadRoot();
   if (!read_root) return SetError(ret, read_root.error());
   auto root = std::make_shared<sys::Root>(std::move(*read_root));
@@ -197,10 +200,13 @@ const sd_bus_vtable kVTable[] = {
                              SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("Doctor", "s", SD_BUS_PARAM(log), "s", SD_BUS_PARAM(doctor_json), Method<DoctorMethod>,
                              SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD_WITH_NAMES("Faults", "it", SD_BUS_PARAM(boot) SD_BUS_PARAM(since_usec), "s",
+                             SD_BUS_PARAM(faults_json), Method<FaultsMethod>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD_WITH_NAMES("CheckCompute", "ss", SD_BUS_PARAM(workload) SD_BUS_PARAM(device), "s",
                              SD_BUS_PARAM(check_json), Method<CheckCompute>, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL_WITH_NAMES("TransactionCommitted", "s", SD_BUS_PARAM(id), 0),
     SD_BUS_SIGNAL_WITH_NAMES("GpusChanged", "as", SD_BUS_PARAM(gpus), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("FaultsSeen", "u", SD_BUS_PARAM(count), 0),
     SD_BUS_PROPERTY("Version", "s", Getter<GetVersion>, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("ActiveProfile", "s", Getter<GetActiveProfile>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("PendingReboot", "b", Getter<GetPendingReboot>, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -227,7 +233,28 @@ Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
   });
   watching_ = started.has_value();
   if (!started) fmt::print(stderr, "rocmtuned: {}; detecting on every request\n", started.error().message);
+  NoteFaults();
   return {};
+}
+
+void Manager::NoteFaults() {
+  sys::LogQuery query;
+  query.boot = 0;
+  query.after_cursor = faults_cursor_;
+  auto read = sys::ReadSystemLog(root_, query);
+  if (!read || read->source == sys::LogSource::kNone) return;
+  if (!read->last_cursor.empty()) faults_cursor_ = read->last_cursor;
+  // Newer than the newest one counted before, too: a cursor of another journal file may place
+  // the read at its own entry again (two files, two sequence number spaces).
+  size_t seen = 0;
+  for (const faults::FaultRecord& r : faults::RecordsFromLog(read->entries, Inventory()))
+    if (r.realtime_usec > faults_last_usec_) {
+      ++seen;
+      faults_last_usec_ = r.realtime_usec;
+    }
+  if (seen == 0 || !bus_) return;
+  if (int r = sd_bus_emit_signal(bus_, kObjectPath, kInterface, "FaultsSeen", "u", static_cast<uint32_t>(seen)); r < 0)
+    LogDropped("the signal FaultsSeen", std::strerror(-r));
 }
 
 detect::Inventory Manager::Inventory() {
@@ -305,6 +332,7 @@ void Manager::PublishExports(std::string_view why) {
     api::ExportOptions options;
     options.version = ROCMTUNE_VERSION;
     options.known_live = &facts;
+    options.read_faults = api::SystemLogReader();  // what user rocmtune may read; counts only
     auto report = api::Export(root_, inventory, options);
     if (!report) {
       LogDropped(fmt::format("the fleet export ({})", why), report.error().message);

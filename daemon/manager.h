@@ -89,10 +89,15 @@ class Manager {
   // the loop while rocm-smi-lib is asked). At the daemon's start, after each committed
   // transaction and each change of the GPUs; a failure is logged, never a caller's error.
   void PublishExports(std::string_view why);
+  // Reads this boot's log after the saved cursor and emits FaultsSeen(n) for n new fault records
+  // (daemon/fault_methods.h): at start, on Describe and on Faults.
+  void NoteFaults();
 
  private:
   sys::Root root_;
   std::string helper_socket_;
+  std::string faults_cursor_;      // the last log entry NoteFaults looked at
+  uint64_t faults_last_usec_ = 0;  // the newest fault record NoteFaults counted
   // Before the workers, which use it: it outlives them.
   BootFilesCache boot_files_;
   Callers callers_;

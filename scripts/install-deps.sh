@@ -23,9 +23,10 @@ libelf-dev libzstd-dev zlib1g-dev libsqlite3-dev"
 # make the initramfs images the image reader's tests read (tests/support/initrd_images.h), and
 # initramfs-tools-core's mkinitramfs builds one in a mount namespace (initramfs.mkinitramfs).
 # ostree (2022.7) makes the image-based worlds (tests/support/ostree_world.h: a sysroot, a commit,
-# deployments by `ostree admin`).
+# deployments by `ostree admin`). systemd-journal-remote turns journal export files into the
+# journals the system log reader's tests read (tests/support/journal_world.h).
 TEST="hipcc zstd cpio lz4 xz-utils bzip2 initramfs-tools-core rocm-smi pci.ids kmod util-linux grub-common debootstrap patch ostree dbus python3-dbus python3-gi polkitd systemd-container \
-zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0 python3-prometheus-client"
+zsh fish man-db debhelper lintian ansible-core rpm strace libgudev-1.0-0 python3-prometheus-client systemd-journal-remote"
 # daemon.writers runs Debian 12's real power-profiles-daemon (0.12) on a private bus, unpacked from
 # its .deb kept here (with libgudev-1.0-0 above, its one library polkitd does not bring):
 # installing the package would start it on this machine and take the place of tuned. The export

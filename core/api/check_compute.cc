@@ -107,7 +107,7 @@ ComputeReport ComputeReportOf(const diagnose::Assessment& assessment, std::strin
 
 Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inventory, std::string_view workload,
                                    std::string_view device, bool caller, std::vector<knobs::EnvSetting> caller_env,
-                                   std::optional<program::Context> program) {
+                                   std::optional<program::Context> program, const LogReader& read_faults) {
   auto name = CheckWorkload(workload);
   if (!name) return tl::unexpected(name.error());
   if (!device.empty() && !Printable(device))
@@ -131,6 +131,7 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inve
         ErrorCode::kNotFound,
         fmt::format("no GPU '{}' here (GPUs: {}); name one by its id, card or render node", device, GpuList(inv.gpus)));
   if (inv.gpus.empty()) report.reason = NoGpuReason(inv);
+  if (read_faults) AddFaultNotes(root, *assessment, report, read_faults);
   return report;
 }
 

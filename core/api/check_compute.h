@@ -57,11 +57,17 @@ struct ComputeReport {
 // Fails with kInvalidArgument for an unknown workload, kNotFound for a device that is not here.
 Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workload, std::string_view device);
 // The same with an inventory detected earlier on this root (the daemon's); `caller`, `caller_env`
-// and `program` as in diagnose::AssessOptions.
+// and `program` as in diagnose::AssessOptions; `read_faults`, when given, adds AddFaultNotes (the
+// CLI reads the log with its caller's rights; rocmtuned does not pass it).
 Result<ComputeReport> CheckCompute(const sys::Root& root, detect::Inventory inventory, std::string_view workload,
                                    std::string_view device, bool caller = true,
                                    std::vector<knobs::EnvSetting> caller_env = {},
-                                   std::optional<program::Context> program = std::nullopt);
+                                   std::optional<program::Context> program = std::nullopt,
+                                   const LogReader& read_faults = {});
+// The GPU faults of this boot under the current configuration (api/compute_faults.cc) as notes of
+// each GPU's verdict, read with `read`: evidence beside the verdict, which they never change.
+void AddFaultNotes(const sys::Root& root, diagnose::Assessment& assessment, ComputeReport& report,
+                   const LogReader& read);
 // The report of an assessment made already (doctor's services).
 ComputeReport ComputeReportOf(const diagnose::Assessment& assessment, std::string_view workload);
 // The verdict of an assessment made already (status's per-GPU verdict uses the same).

@@ -57,8 +57,8 @@ json DoctorFixJson(const DoctorFix& fix) {
 }
 
 DoctorReport DoctorOf(diagnose::Assessment a) {
-  return {std::move(a.inventory.gpus), std::move(a.findings),  a.log_given,
-          std::move(a.log_matches),    std::move(a.log_names), std::move(a.log_gpus)};
+  return {std::move(a.inventory.gpus), std::move(a.findings), a.log_given, std::move(a.log_matches),
+          std::move(a.log_names),      std::move(a.log_gpus), std::nullopt};
 }
 
 Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options) {
@@ -69,7 +69,22 @@ Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options) {
   assess.services = true;
   auto assessment = diagnose::Assess(root, detect::Detect(root), assess);
   if (!assessment) return tl::unexpected(assessment.error());
-  return DoctorOf(std::move(*assessment));
+  std::optional<FaultsReport> faults;
+  if (options.faults) {
+    FaultsOptions read;
+    read.causes_this_boot_only = true;
+    read.read_log = std::move(options.read_log);
+    auto found = Faults(root, *assessment, read);
+    if (found) {
+      faults = std::move(*found);
+    } else {  // a log that cannot be read is said, not a failed doctor
+      faults.emplace();
+      faults->why_none = found.error().message;
+    }
+  }
+  DoctorReport report = DoctorOf(std::move(*assessment));
+  report.faults = std::move(faults);
+  return report;
 }
 
 Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> log) {
@@ -80,7 +95,11 @@ Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> lo
 
 bool DoctorFoundProblems(const DoctorReport& report) {
   auto bad = [](const DoctorFinding& f) { return f.Problem(); };
-  return std::any_of(report.findings.begin(), report.findings.end(), bad) ||
+  bool faults = false;
+  if (report.faults)
+    for (const faults::FaultRecord& r : report.faults->records)
+      if (ThisBoot(*report.faults, r)) faults = faults || std::any_of(r.causes.begin(), r.causes.end(), bad);
+  return faults || std::any_of(report.findings.begin(), report.findings.end(), bad) ||
          std::any_of(report.log_matches.begin(), report.log_matches.end(), bad);
 }
 
@@ -110,7 +129,8 @@ json DoctorJson(const DoctorReport& report) {
           {"problems", DoctorFoundProblems(report)},
           {"gpus", gpus},
           {"findings", findings},
-          {"log", log}};
+          {"log", log},
+          {"faults", report.faults ? DoctorFaultsJson(*report.faults) : json(nullptr)}};
 }
 
 }  // namespace rocmtune::api

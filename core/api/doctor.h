@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "api/faults.h"
 #include "diagnose/assess.h"
 #include "diagnose/finding.h"
 #include "sys/root.h"
@@ -26,19 +27,25 @@ struct DoctorReport {
   std::vector<DoctorFinding> log_matches;      // most likely cause first
   std::vector<diagnose::LogGpuRef> log_names;  // how the log names GPUs (diagnose/crash_log.h)
   std::vector<std::string> log_gpus;           // the GPUs here it names; none: matched against every GPU
+  // The GPU faults the system's log recorded (api/faults.h), when doctor read it: this boot's
+  // with their cause, the earlier boots' counted.
+  std::optional<FaultsReport> faults;
 };
 
 struct DoctorOptions {
   std::optional<std::string> log;             // the crash log's text, when one was given
   bool caller = true;                         // diagnose::AssessOptions::caller (false for rocmtuned)
   std::vector<knobs::EnvSetting> caller_env;  // diagnose::AssessOptions::caller_env
+  bool faults = false;                        // read the system's log for GPU faults (rocmtunectl doctor)
+  LogReader read_log;                         // how (empty: SystemLogReader())
 };
 Result<DoctorReport> Doctor(const sys::Root& root, DoctorOptions options);
 // `log`: the crash log's text, when one was given.
 Result<DoctorReport> Doctor(const sys::Root& root, std::optional<std::string> log = std::nullopt);
 // The report of an assessment made already.
 DoctorReport DoctorOf(diagnose::Assessment assessment);
-// Whether something is wrong: a warning or an error, among the findings or the log's matches.
+// Whether something is wrong: a warning or an error, among the findings, the log's matches or
+// the likely causes of this boot's GPU faults.
 bool DoctorFoundProblems(const DoctorReport& report);
 nlohmann::ordered_json DoctorJson(const DoctorReport& report);
 // What every document says of a finding first: id, severity, kind, effect, gpu, subject

@@ -1,5 +1,6 @@
 #include "api/export.h"
 
+#include <algorithm>
 #include <utility>
 
 #include <fmt/chrono.h>
@@ -98,6 +99,32 @@ const std::vector<std::string>& TrialStates() {
   return kStates;
 }
 
+namespace {
+
+// This boot's faults as counts: every card of the inventory with every kind (0 included, so a
+// series exists before the first fault), and a card "unknown" only when a fault names no GPU here.
+void AddExportFaults(const sys::Root& root, const LogReader& read, ExportReport& report) {
+  FaultsOptions options;
+  options.boot = 0;
+  options.causes = false;
+  options.read_log = read;
+  auto found = Faults(root, report.assessment, options);
+  if (!found || found->source == sys::LogSource::kNone) return;
+  report.faults_read = true;
+  for (const detect::Gpu& g : report.assessment.inventory.gpus)
+    for (const faults::FaultKindInfo& k : faults::FaultKinds())
+      report.faults[{g.card.value_or(g.id), std::string(k.name)}] = 0;
+  for (const faults::FaultRecord& r : found->records) {
+    if (!ThisBoot(*found, r)) continue;
+    std::string card = r.card ? *r.card : r.gpu.empty() ? "unknown" : r.gpu;
+    ++report.faults[{card, std::string(faults::FaultKindName(r.kind))}];
+    uint64_t& last = report.last_fault_usec[card];
+    last = std::max(last, r.realtime_usec);
+  }
+}
+
+}  // namespace
+
 Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inventory, const ExportOptions& options) {
   diagnose::AssessOptions assess;
   assess.live_facts = options.live_facts;
@@ -111,6 +138,7 @@ Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inve
   report.version = options.version;
   report.time = Rfc3339(std::chrono::system_clock::now());
   report.assessment = std::move(*assessment);
+  if (options.read_faults) AddExportFaults(root, options.read_faults, report);
   const diagnose::Assessment& a = report.assessment;
 
   // The machine's answer is check-compute's (ComputeReport::state: the GPUs programs see), per GPU its verdict.
@@ -203,6 +231,14 @@ json ExportJson(const ExportReport& report) {
   }
   doc["trial"] = report.trial;
   doc["trial_error"] = NullIfEmpty(report.trial_error);
+  // This boot's GPU faults by card and kind, null when the log was not read.
+  json faults = nullptr;
+  if (report.faults_read) {
+    faults = json::object();
+    for (const auto& [key, n] : report.faults) faults[key.first]["counts"][key.second] = n;
+    for (const auto& [card, usec] : report.last_fault_usec) faults[card]["last_fault"] = FaultTimeText(usec);
+  }
+  doc["faults"] = faults;
   return doc;
 }
 

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "api/faults.h"
 #include "api/verify.h"
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
@@ -45,6 +46,9 @@ struct ExportOptions {
   // Ask rocm-smi-lib on the live root (a child process, up to its timeout).
   bool live_facts = true;
   const std::vector<detect::LiveFacts>* known_live = nullptr;  // rocmtuned's cache
+  // How this boot's GPU faults are read (api/faults.h); empty: not read, no fault metrics. The
+  // export carries counts per card and kind and times only: no process, pid or user.
+  LogReader read_faults;
 };
 
 struct ExportGpu {
@@ -78,6 +82,11 @@ struct ExportReport {
   std::string trial_error;
   // Counts of findings by severity name (every severity present).
   std::map<std::string, size_t> findings;
+  // This boot's GPU faults, when read (ExportOptions::read_faults): per card (the GPU's card, or
+  // "unknown" for a fault of no GPU here) and faults::FaultKindName, and the newest one's time.
+  bool faults_read = false;
+  std::map<std::pair<std::string, std::string>, uint64_t> faults;
+  std::map<std::string, uint64_t> last_fault_usec;
 };
 
 // Fails as Status does: when the root, or its sys/ or proc/, cannot be read.

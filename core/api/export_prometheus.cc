@@ -196,6 +196,16 @@ std::string PrometheusText(const ExportReport& report) {
           report.trial_error.empty() ? 1 : 0);
   for (const ExportGpu& g : report.gpus)
     if (g.live) AddLive(e, g);
+  if (report.faults_read) {
+    for (const auto& [key, n] : report.faults)
+      e.Counter(
+          "rocmtune_gpu_faults_total",
+          "GPU faults the system's log recorded in this boot, by card and kind (rocmtunectl faults; resets at boot)",
+          {{"card", key.first}, {"kind", key.second}}, n);
+    for (const auto& [card, usec] : report.last_fault_usec)
+      e.Gauge("rocmtune_gpu_last_fault_timestamp_seconds", "When the card's newest GPU fault of this boot was logged",
+              {{"card", card}}, usec / 1'000'000);
+  }
   return e.Text();
 }
 

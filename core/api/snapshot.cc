@@ -8,6 +8,7 @@
 
 #include "api/doctor.h"
 #include "api/error_json.h"
+#include "api/faults.h"
 #include "api/status.h"
 #include "journal/journal.h"
 #include "knobs/env_redact.h"
@@ -37,6 +38,14 @@ constexpr ReportDocument kReportDocuments[] = {
        auto report = Doctor(root);
        if (!report) return tl::unexpected(report.error());
        return DoctorJson(*report);
+     }},
+    // The GPU faults the log recorded, as this user may read them (rocmtune.faults.v1): the
+    // process, user and lines of a fault go through the Redactor like every file.
+    {"faults.json",
+     [](const sys::Root& root) -> Result<nlohmann::ordered_json> {
+       auto report = Faults(root, FaultsOptions{});
+       if (!report) return tl::unexpected(report.error());
+       return FaultsJson(*report);
      }},
 };
 

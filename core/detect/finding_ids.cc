@@ -147,6 +147,8 @@ constexpr std::array kTable = {
                "The crash log names only GPUs that are not on this machine."},
     FindingRow{kLogUnexplainedCrash, "log.unexplained-crash", Severity::kWarning, Severity::kWarning,
                "The crash log shows a crash no known issue explains."},
+    FindingRow{kFaultThisBoot, "fault.this-boot", Severity::kInfo, Severity::kWarning,
+               "The GPU faulted in this boot under the current configuration (the system's log; check-compute)."},
 };
 
 }  // namespace

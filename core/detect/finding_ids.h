@@ -80,6 +80,7 @@ enum class FindingId {
   kLogMissingCodeObject,
   kLogOtherGpu,
   kLogUnexplainedCrash,
+  kFaultThisBoot,
 };
 
 struct FindingRow {

@@ -173,6 +173,7 @@ class Page:
         r["overview"] = self.text("#overview-facts")
         r["gpus"] = self.texts("#gpu-list article")
         r["findings"] = self.texts("#finding-list > li")
+        r["faults"] = self.texts("#fault-list > li")
         r["knob_keys"] = self.texts("#knob-table tbody th")
         r["profiles"] = self.d.execute_script(
             "return [...document.querySelectorAll('#profile-select option')].map(o => o.value)")

@@ -3,7 +3,8 @@
 /etc/rocmtune/export.toml, makes `export --write` write node_exporter's file and not NFD's (off
 there); examples/node-problem-detector.json's rule runs rocmtunectl check-compute, whose exit
 codes are node-problem-detector's custom plugin protocol: 0 OK (a safe world), 1 NonOK (an unsafe
-one), 2 Unknown (a question it cannot answer).
+one), 2 Unknown (a question it cannot answer); its temporary rule runs rocmtunectl faults --since 60s,
+which exits 1 when it lists a fault of that time.
 
   examples_test.py ROCMTUNECTL WORLDS_DIR SOURCE_DIR
 """
@@ -36,6 +37,16 @@ def main():
 
         with open(os.path.join(src, "examples/node-problem-detector.json")) as f:
             npd = json.load(f)
+        # The temporary rule: an event for each GPU fault of the last interval (rocmtunectl faults
+        # exits 1 when it lists one, 0 when there is none).
+        temporary = [r for r in npd["rules"] if r["type"] == "temporary"]
+        if len(temporary) != 1 or temporary[0]["args"][0] != "faults":
+            failures.append("node-problem-detector.json: one temporary rule running rocmtunectl faults expected")
+        else:
+            r = subprocess.run([rocmtunectl, "--root", os.path.join(worlds, "mi210x8")] + temporary[0]["args"],
+                               capture_output=True, text=True, env={"PATH": os.environ.get("PATH", "/usr/bin")})
+            if r.returncode != 0:
+                failures.append(f"the NPD faults rule on a world without faults: exit {r.returncode}, needs 0")
         rules = [r for r in npd["rules"] if r["type"] == "permanent"]
         if len(rules) != 1 or rules[0]["condition"] not in [c["type"] for c in npd["conditions"]]:
             failures.append("node-problem-detector.json: one permanent rule on a declared condition expected")

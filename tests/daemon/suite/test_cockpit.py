@@ -123,6 +123,13 @@ class CockpitTest(DaemonTest):
             for p in f.get("places", []):
                 self.assertIn("/" + p["file"] + (f":{p['line']}" if p["line"] else ""), text)
         self.assertEqual(report["knob_keys"], [k["key"] for k in status["knobs"]])
+        # The GPU faults section says what the daemon's Faults says (no log in these worlds).
+        faults = self.doc("Faults", "it", "1", "0")
+        if faults["source"] == "none":
+            self.assertEqual(len(report["faults"]), 1)
+            self.assertIn("The system's log was not read", report["faults"][0])
+        else:
+            self.assertEqual(len(report["faults"]), max(1, len(faults["faults"])))
         self.assertIn(PROFILE, report["profiles"])
         self.assertEqual(report["unnamed_controls"], [])
 
