@@ -60,11 +60,14 @@ std::string ExportFormat(const std::vector<JournalFields>& entries) {
       bool binary = value.find_first_of(std::string_view("\n\0", 2)) != std::string::npos ||
                     std::any_of(value.begin(), value.end(),
                                 [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t'; });
+      out += name;
       if (!binary) {
-        out += name + "=" + value + "\n";
+        out += "=";
+        out += value;
+        out += "\n";
         continue;
       }
-      out += name + "\n";
+      out += "\n";
       uint64_t size = value.size();
       for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((size >> (8 * i)) & 0xff));
       out += value;

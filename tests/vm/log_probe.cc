@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string_view option = argv[i];
     if (option == "--boot") {
-      query.boot = std::atoi(argv[i + 1]);
+      query.boot = static_cast<int>(std::strtol(argv[i + 1], nullptr, 10));
     } else if (option == "--after") {
       query.after_cursor = argv[i + 1];
     } else {

@@ -209,6 +209,7 @@ TEST_F(SystemLogTest, NotACursorIsAnError) {
 
 TEST_F(SystemLogTest, MaxEntriesKeepsTheNewest) {
   std::vector<JournalFields> entries;
+  entries.reserve(5);
   for (int i = 0; i < 5; ++i) {
     entries.push_back(
         KernelEntry(kBootA, kT0 + i * kSecond, "amdgpu: Started evicting pasid 0x800" + std::to_string(i)));
@@ -264,6 +265,7 @@ TEST_F(SystemLogTest, VolatileAndPersistentJournalsAreInterleaved) {
 
 TEST_F(SystemLogTest, AFileCutShortIsLeftOutAndTheOthersRead) {
   std::vector<JournalFields> many;
+  many.reserve(2000);
   for (int i = 0; i < 2000; ++i) {
     many.push_back(
         KernelEntry(kBootA, kT0 + i, "amdgpu: Started evicting pasid " + std::to_string(i) + std::string(200, '.')));
@@ -279,6 +281,7 @@ TEST_F(SystemLogTest, AFileCutShortIsLeftOutAndTheOthersRead) {
 
 TEST_F(SystemLogTest, AFileDamagedInTheMiddleIsReadAsFarAsItCanBe) {
   std::vector<JournalFields> many;
+  many.reserve(2000);
   for (int i = 0; i < 2000; ++i) {
     many.push_back(
         KernelEntry(kBootA, kT0 + i, "amdgpu: Started evicting pasid " + std::to_string(i) + std::string(200, '.')));
@@ -306,7 +309,7 @@ TEST_F(SystemLogTest, AFileDamagedInTheMiddleIsReadAsFarAsItCanBe) {
 
 TEST_F(SystemLogTest, NotAJournalFileIsLeftOut) {
   t_.Write(std::string("var/log/journal/") + std::string(testing::kTestMachineId) + "/system.journal",
-           std::string("LPKSHHRH\0\0\0garbage", 19));
+           std::string("LPKSHHRH\0\0\0garbage", 18));
   WriteJournal(t_.path(), {KernelEntry(kBootA, kT0, "amdgpu: GPU reset begin!")},
                std::string("var/log/journal/") + std::string(testing::kTestMachineId) + "/user-1000.journal");
   auto open_fds = [] {
@@ -401,7 +404,8 @@ TEST(SystemLogCursorTest, SaveAndLoad) {
       << "no temporary left";
   EXPECT_FALSE(SaveCursor(root, "two words"));
   EXPECT_FALSE(SaveCursor(root, std::string(kMaxCursorBytes + 1, 'a')));
-  for (std::string bad : {std::string("a\0b", 3), std::string("line\nline"), std::string(kMaxCursorBytes + 1, 'a')}) {
+  for (const std::string& bad :
+       {std::string("a\0b", 3), std::string("line\nline"), std::string(kMaxCursorBytes + 1, 'a')}) {
     t.Write(kFaultsCursorPath, bad);
     EXPECT_FALSE(LoadCursor(root)) << bad;
   }

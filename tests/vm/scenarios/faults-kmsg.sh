@@ -16,8 +16,8 @@
 #   - with no journal in sight (a mount namespace with empty /var/log and /run/log) it reads
 #     /dev/kmsg: the same lines, marked written; as uid 65534 with kernel.dmesg_restrict=1: no
 #     source, and why.
-#   - when the installed rocmtunectl has the `faults` verb: `faults --json` and `doctor` report
-#     the page fault (pasid 32772, python3, pid 4010).
+#   - `rocmtunectl faults --json` and `rocmtunectl doctor` report the page fault (pasid 32772,
+#     python3, pid 4010) in this boot, and faults the runtime's line of ollama-double.service.
 IMAGE=bios
 EXPECT="1:-"
 PROBE=$BUILD/tests/vm/rocmtune_vm_log_probe
@@ -102,6 +102,18 @@ has_fault_lines() {
   done < <(sed -n '/page fault/,$p' "$FAULT_LOG" | sed -E 's/^\[[^]]*\] //')
 }
 faults_present() { probe_has 1 'faults: the installed rocmtunectl has the faults verb'; }
+# faults_json_where PYTHON_CONDITION: `faults --json` (rocmtune.faults.v1) exited 1 (it lists a
+# fault, rocmtunectl(1)) and has a record r for which the condition holds
+faults_json_where() {
+  say_line 1 'faults-json rc=1 ' | sed 's/^faults-json rc=1 //' | /usr/bin/python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if any($1 for r in d['faults']) else 1)"
+}
+faults_json_has_page_fault() {
+  faults_json_where "r['kind'] == 'page-fault' and r['pasid'] == 32772 and r['process'] == 'python3' and r['pid'] == 4010 and r['boot'] == 0"
+}
+faults_json_has_runtime_fault() { faults_json_where "r['unit'] == 'ollama-double.service'"; }
 verify() {
   check "journald: a written line is _TRANSPORT=kernel with SYSLOG_FACILITY=1" \
     probe_has 1 'journald: written _TRANSPORT=kernel SYSLOG_FACILITY=1 PRIORITY=3'
@@ -125,11 +137,12 @@ verify() {
   else
     check "reader on /dev/kmsg, uid 65534, dmesg_restrict=0: read" test "$(probe_field probe-kmsg-nobody 3)" = kmsg
   fi
+  check "the installed rocmtunectl has the faults verb" faults_present
   if faults_present; then
-    check "faults --json: the page fault of python3 (pasid 32772, pid 4010)" \
-      probe_has 1 'faults-json rc=0 .*32772.*python3.*4010'
-    check "doctor: reports the GPU fault" probe_has 1 'doctor: .*(page fault|GPU fault)'
-  else
-    echo "not checked: the installed rocmtunectl has no faults verb (its branch is not merged)"
+    check "faults --json: the page fault of python3 (pasid 32772, pid 4010), this boot" faults_json_has_page_fault
+    check "faults --json: the runtime's fault of ollama-double.service" faults_json_has_runtime_fault
+    check "doctor: this boot's GPU faults, the page fault of python3 among them" \
+      bash -c "grep -a -q -E '^VMPROBE boot=1 doctor: GPU faults in this boot:\$' '$RUN/probe.txt' &&
+               grep -a -q -E '^VMPROBE boot=1 doctor: python3 \\(pid 4010\\) hit a GPU page fault' '$RUN/probe.txt'"
   fi
 }
