@@ -42,9 +42,10 @@ std::optional<FaultKind> ParseFaultKind(std::string_view name);
 enum class FaultOutcome { kUnknown, kSucceeded, kFailed, kSoftRecovered };
 std::string_view FaultOutcomeName(FaultOutcome outcome);  // "unknown", "succeeded", "failed", "soft-recovered"
 
-inline constexpr size_t kMaxFaultLines = 24;       // the lines one record keeps (the first ones)
-inline constexpr size_t kMaxFaultRecords = 1000;   // the newest records a reading keeps
-inline constexpr size_t kMaxFaultFieldBytes = 64;  // a process, thread, ring or unit name
+inline constexpr size_t kMaxFaultLines = 24;         // the lines one record keeps (the first ones)
+inline constexpr size_t kMaxFaultRecords = 1000;     // the newest records a reading keeps
+inline constexpr size_t kMaxFaultFieldBytes = 64;    // a process, thread, ring or unit name
+inline constexpr size_t kMaxFaultDetailBytes = 160;  // a line's detail (address line, reason)
 
 struct FaultRecord {
   FaultKind kind = FaultKind::kPageFault;

@@ -14,11 +14,15 @@ constexpr size_t kPciLen = 12;  // "0000:03:00.0"
 bool Has(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
 
 // A name the kernel printed (a comm, a ring): bounded, control bytes escaped.
-std::string Field(std::string_view s) {
+std::string Field(std::string_view s, size_t max_bytes = kMaxFaultFieldBytes) {
   s = text::Trim(s);
-  if (s.size() > kMaxFaultFieldBytes) s = s.substr(0, kMaxFaultFieldBytes);
+  if (s.size() > max_bytes) s = text::Trim(s.substr(0, max_bytes));
   return text::EscapeControl(s);
 }
+
+// A line's detail (the fault's address line, a status word, the runtime's reason): longer than a
+// name ("in page starting at address 0x00007f1c2a400000 from client 0x1b (UTCL2)" is 75 bytes).
+std::string Detail(std::string_view s) { return Field(s, kMaxFaultDetailBytes); }
 
 // The leading decimal digits of `s` as a number, when there are any and they fit.
 template <typename T>
@@ -106,7 +110,7 @@ void ReadRuntime(std::string_view s, FaultLine& out) {
   out.form = LineForm::kRuntimeFault;
   if (size_t n = s.find("by GPU node-"); n != std::string_view::npos)
     out.kfd_node = LeadingNumber<int>(s.substr(n + 12));
-  if (size_t r = s.find("Reason: "); r != std::string_view::npos) out.detail = Field(s.substr(r + 8));
+  if (size_t r = s.find("Reason: "); r != std::string_view::npos) out.detail = Detail(s.substr(r + 8));
   else
     for (std::string_view e : {"HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION", "HSA_STATUS_ERROR_MEMORY_FAULT"})
       if (Has(s, e)) out.detail = std::string(e);
@@ -134,10 +138,10 @@ FaultLine ReadFaultLine(std::string_view message) {
     ReadTaskInfo(s.substr(s.find("rocess ") + 7), out);
   } else if (s.starts_with("in page starting at address ")) {
     out.form = LineForm::kFaultAddress;
-    out.detail = Field(s);
+    out.detail = Detail(s);
   } else if (Has(s, "L2_PROTECTION_FAULT_STATUS:")) {
     out.form = LineForm::kL2Status;
-    out.detail = Field(s);
+    out.detail = Detail(s);
   } else if (IsL2Detail(s)) {
     out.form = LineForm::kL2Detail;
   } else if (s.starts_with("ring ") && Has(s, " timeout")) {
@@ -147,7 +151,7 @@ FaultLine ReadFaultLine(std::string_view message) {
   } else if (s.starts_with("Ring ") && (Has(s, " reset succeeded") || Has(s, " reset failed"))) {
     // amdgpu_job.c's per-ring reset after a timeout (6.12 on): the timeout's outcome.
     out.form = Has(s, " reset succeeded") ? LineForm::kRingResetSucceeded : LineForm::kRingResetFailed;
-    out.detail = Field(s);
+    out.detail = Detail(s);
   } else if (s.starts_with("GPU reset begin!")) {
     out.form = LineForm::kResetBegin;
   } else if (s.starts_with("GPU reset(") && Has(s, ") succeeded!")) {
@@ -155,18 +159,18 @@ FaultLine ReadFaultLine(std::string_view message) {
   } else if ((s.starts_with("GPU reset(") && Has(s, ") failed")) || s.starts_with("GPU reset end with ret = ") ||
              s.starts_with("GPU Recovery Failed") || s.starts_with("ASIC reset failed")) {
     out.form = LineForm::kResetFailed;
-    out.detail = Field(s);
+    out.detail = Detail(s);
   } else if ((s.starts_with("MES") && (Has(s, "failed to respond to msg=") || Has(s, "failed to response msg="))) ||
              s.starts_with("MES ring buffer is full") || s.starts_with("MES might be in unrecoverable state") ||
              Has(s, "hardware queue from MES")) {
     out.form = LineForm::kMes;
-    out.detail = Field(s);
+    out.detail = Detail(s);
   } else if (Has(s, ", queue evicted") || s.starts_with("Started evicting pasid 0x") ||
              (s.starts_with("Evicting PASID ") && Has(s, " queues"))) {
     // kfd_svm.c's vital buffer; kfd_process.c evict_process_worker's "Started evicting pasid
     // 0x%x" (older kernels: kfd_device_queue_manager.c "Evicting PASID 0x%x queues").
     out.form = LineForm::kKfdEviction;
-    out.detail = Field(s);
+    out.detail = Detail(s);
     if (size_t p = s.find("pasid 0x"); p != std::string_view::npos) {
       std::string_view hex = s.substr(p + 8);
       hex = hex.substr(0, hex.find_first_not_of("0123456789abcdefABCDEF"));

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -56,6 +58,12 @@ TEST(FaultsJournal, DoctorNamesTheProcessGpuCauseAndFixWithoutALog) {
   if (auto why = testing::JournalRemoteUnavailable()) GTEST_SKIP() << *why;
   WorldCopy w("rx5700xt");
   JournalWorld(w);
+  // ROCMTUNE_KEEP_WORLDS=DIR keeps this world in DIR/rdna1-fault-journal, to run rocmtunectl on it
+  // by hand (the session notes' transcripts).
+  if (const char* dir = std::getenv("ROCMTUNE_KEEP_WORLDS"); dir && *dir) {
+    std::filesystem::remove_all(std::filesystem::path(dir) / "rdna1-fault-journal");
+    testing::CopyTree(w.root(), (std::filesystem::path(dir) / "rdna1-fault-journal").string());
+  }
   testing::CliResult human = w.Ctl({"doctor"});
   EXPECT_EQ(human.exit_code, 1) << human.err;
   EXPECT_THAT(human.out, HasSubstr("GPU faults in this boot:\n"
