@@ -16,6 +16,7 @@
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"
+#include "staged_deployment_writer.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -113,7 +114,7 @@ TEST(OstreeWorldTest, ConfiguredIsTheDefaultDeploymentsEntryRunningIsProcCmdline
   ASSERT_NE(noretry, nullptr);
   EXPECT_EQ((*noretry)["configured"], "0");
 
-  // A staged deployment (ostree writes its entry at shutdown): the next boot is not known.
+  // A staged deployment rocmtune cannot read: the next boot is unknown, with why.
   o.w.Write("run/ostree/staged-deployment", std::string("\x01\x02not read\0", 12));
   json staged = Status(o.w);
   const json* unknown = Knob(staged, "cmdline.iommu");
@@ -121,7 +122,58 @@ TEST(OstreeWorldTest, ConfiguredIsTheDefaultDeploymentsEntryRunningIsProcCmdline
   EXPECT_TRUE((*unknown)["configured"].is_null()) << unknown->dump();
   auto set = o.w.Ctl({"set", "cmdline.iommu=nopt", "--check", "--json"});
   EXPECT_EQ(set.exit_code, kExitRefused) << set.out;
-  EXPECT_THAT(set.out, HasSubstr("a deployment is staged"));
+  EXPECT_THAT(set.out, HasSubstr("a deployment is staged and rocmtune cannot read it"));
+  EXPECT_THAT(set.out, HasSubstr("normal form"));
+}
+
+// What `rpm-ostree kargs` leaves until shutdown: a staged deployment whose "kargs" boot next.
+// CONFIGURED is read there, and a change is planned against it (rpm-ostree kargs changes the
+// pending deployment); locked, ostree leaves it at shutdown and the default entry boots.
+TEST(OstreeWorldTest, ConfiguredIsTheStagedDeploymentsArguments) {
+  SKIP_WITHOUT_OSTREE();
+  OstreeWorldSpec spec;
+  spec.kargs = {{kRoot, "rw", "iommu=off"}, {kRoot, "rw", "iommu=pt"}};
+  OstreeWorld o(spec);
+  testing::StagedSpec staged;
+  std::vector<std::string> names = testing::DeploymentNames(o.w.root());
+  ASSERT_EQ(names.size(), 2u);
+  staged.name = names.back() + "0";  // a new serial of the same commit
+  staged.merge_name = names.back();
+  staged.kargs = std::vector<std::string>{kRoot, "rw", "iommu=soft", "amdgpu.noretry=0"};
+  testing::WriteStagedDeployment(o.w.root(), staged);
+  json s = Status(o.w);
+  const json* iommu = Knob(s, "cmdline.iommu");
+  ASSERT_NE(iommu, nullptr) << s["knobs"].dump();
+  EXPECT_EQ((*iommu)["configured"], "soft") << iommu->dump();
+  EXPECT_EQ((*iommu)["running"], "pt");
+  EXPECT_EQ((*iommu)["configured_in"], "run/ostree/staged-deployment");
+  const json* noretry = Knob(s, "amdgpu.noretry");
+  ASSERT_NE(noretry, nullptr);
+  EXPECT_EQ((*noretry)["configured"], "0");
+  auto set = o.w.Ctl({"set", "cmdline.iommu=nopt", "amdgpu.runpm=0", "--check", "--json"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  EXPECT_EQ(Commands(set.Json()), (std::vector<std::vector<std::string>>{
+                                      {"rpm-ostree", "initramfs-etc", "--track=/etc/modprobe.d/rocmtune.conf"},
+                                      {"rpm-ostree", "kargs", "--replace=iommu=soft=nopt"}}))
+      << set.out;
+
+  // No "kargs": the merge deployment's entry (the older one here, iommu=off).
+  staged.kargs.reset();
+  staged.merge_name = names.front();
+  testing::WriteStagedDeployment(o.w.root(), staged);
+  json merged_status = Status(o.w);
+  const json* merged = Knob(merged_status, "cmdline.iommu");
+  ASSERT_NE(merged, nullptr);
+  EXPECT_EQ((*merged)["configured"], "off") << merged->dump();
+
+  // Locked (the lock file, or "locked" in the variant): the default entry boots next.
+  staged.kargs = std::vector<std::string>{kRoot, "iommu=soft"};
+  testing::WriteStagedDeployment(o.w.root(), staged);
+  o.w.Write("run/ostree/staged-deployment-locked", "");
+  json locked_status = Status(o.w);
+  const json* locked = Knob(locked_status, "cmdline.iommu");
+  ASSERT_NE(locked, nullptr);
+  EXPECT_EQ((*locked)["configured"], "pt") << locked->dump();
 }
 
 TEST(OstreeWorldTest, SetPlansRpmOstreeKargsAndNoGrubOrDracut) {
@@ -288,11 +340,27 @@ TEST(OstreeWorldTest, BootcSetsItsSourceAndRevertSetsTheOneBefore) {
   ASSERT_EQ(back.exit_code, kExitOk) << back.out << back.err;
   EXPECT_EQ(Commands(back.Json()), (std::vector<std::vector<std::string>>{Bootc({"--options", "amd_iommu=off"})}));
 
-  // A staged deployment holds the source's current list: unknown here, so nothing is planned.
+  // A staged deployment rocmtune cannot read holds the source's list: nothing is planned.
   o.w.Write("run/ostree/staged-deployment", "staged");
   auto staged = o.w.Ctl({"set", "cmdline.iommu=nopt", "--check"});
   EXPECT_EQ(staged.exit_code, kExitRefused) << staged.out;
   EXPECT_THAT(staged.out + staged.err, HasSubstr("boot the pending deployment first"));
+  // One ostree wrote (bootc's set-options-for-source before a reboot): its bootconfig-extra
+  // holds the source, which the new list replaces and the undo puts back.
+  testing::StagedSpec spec2;
+  spec2.name = testing::DeploymentNames(o.w.root()).back();
+  spec2.kargs = std::vector<std::string>{kRoot, "rw", "amd_iommu=off", "iommu=pt"};
+  spec2.bootconfig_extra = {{"x-options-source-rocmtune", "amd_iommu=off iommu=pt"}};
+  testing::WriteStagedDeployment(o.w.root(), spec2);
+  json owned_status = Status(o.w);
+  const json* owned = Knob(owned_status, "cmdline.iommu");
+  ASSERT_NE(owned, nullptr);
+  EXPECT_EQ((*owned)["configured"], "pt");
+  EXPECT_EQ((*owned)["owner"], "rocmtune") << owned->dump();
+  auto again = o.w.Ctl({"set", "cmdline.iommu=nopt", "--check", "--json"});
+  ASSERT_EQ(again.exit_code, kExitOk) << again.out << again.err;
+  EXPECT_EQ(Commands(again.Json()),
+            (std::vector<std::vector<std::string>>{Bootc({"--options", "amd_iommu=off iommu=nopt"})}));
 }
 
 }  // namespace
