@@ -1,13 +1,13 @@
 #include "knobs/ostree_setups.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "detect/ostree_boot.h"
+#include "knobs/bootc_version.h"
 #include "knobs/cmdline_tokens.h"
 #include "knobs/next_boot.h"
 #include "knobs/trial_setups.h"
@@ -29,27 +29,6 @@ constexpr std::string_view kBootcSourceKey = "x-options-source-rocmtune";
 constexpr std::string_view kBootcReason =
     "bootc stages a new deployment with rocmtune's own kernel arguments (its source): the default from the next "
     "boot on";
-constexpr std::string_view kBootcBinary = "usr/bin/bootc";
-constexpr std::string_view kBootcSubcommand = "set-options-for-source";
-
-// Whether the installed bootc has `loader-entries set-options-for-source`: the subcommand's
-// name is a string of the binary (clap's derived name), read beneath the root without running it.
-bool BootcHasSourceOptions(const sys::Root& root) {
-  auto fd = root.OpenRegular(kBootcBinary);
-  if (!fd) return false;
-  std::string window;
-  char buffer[1 << 16];
-  constexpr size_t kMaxRead = size_t{256} << 20;
-  for (size_t total = 0; total < kMaxRead;) {
-    ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
-    if (n <= 0) return false;
-    total += static_cast<size_t>(n);
-    window.append(buffer, static_cast<size_t>(n));
-    if (window.find(kBootcSubcommand) != std::string::npos) return true;
-    window.erase(0, window.size() - std::min(window.size(), kBootcSubcommand.size() - 1));
-  }
-  return false;
-}
 
 // The value of a BLS entry's `key` line ("key value"); nullopt: none.
 std::optional<std::string> OstreeEntryValue(std::string_view content, std::string_view key) {
@@ -236,16 +215,15 @@ class BootcSetup final : public CmdlineSetup {
            ""});
       return;
     }
-    if (!BootcHasSourceOptions(ctx.root)) {
+    if (auto missing = BootcSourceOptionsMissing(ctx.root)) {
       std::string command = fmt::format("bootc loader-entries set-options-for-source --source rocmtune{}",
                                         tokens.empty() ? std::string() : fmt::format(" --options \"{}\"", tokens));
       plan.refused.push_back(
           {"",
-           fmt::format("bootc manages this system's kernel arguments, and the installed bootc has no `loader-entries "
-                       "set-options-for-source` (bootc 1.15.2 or later, with ostree 2026.1 or later). Update bootc and "
-                       "run `{}`, or build them into your image as /usr/lib/bootc/kargs.d/90-rocmtune.toml with "
-                       "`kargs = [{}]`",
-                       command, quoted),
+           fmt::format("bootc manages this system's kernel arguments through `loader-entries set-options-for-source` "
+                       "(bootc {} or later, with ostree {} or later), and {}. Update bootc and ostree and run `{}`, or "
+                       "build them into your image as /usr/lib/bootc/kargs.d/90-rocmtune.toml with `kargs = [{}]`",
+                       kBootcMinVersion, kOstreeMinVersion, *missing, command, quoted),
            "bootc-loader-entries-set-options-for-source(8); bootc docs: kernel arguments (kargs.d)"});
       return;
     }

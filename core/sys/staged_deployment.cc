@@ -53,7 +53,8 @@ Result<StagedDeployment> ParseStagedDeployment(std::string_view bytes, std::stri
   // ostree's _ostree_sysroot_parse_deploy_path_name takes CSUM.SERIAL; a name or OS that is not
   // one path component cannot be a deployment of this sysroot.
   std::vector<const std::string*> parts = {&staged.name, &staged.osname};
-  if (!staged.merge_name.empty() || !staged.merge_osname.empty()) parts.insert(parts.end(), {&staged.merge_name, &staged.merge_osname});
+  if (!staged.merge_name.empty() || !staged.merge_osname.empty())
+    parts.insert(parts.end(), {&staged.merge_name, &staged.merge_osname});
   for (const std::string* part : parts)
     if (part->empty() || part->find('/') != std::string::npos || *part == "." || *part == "..")
       return Fail(ErrorCode::kInvalidData,

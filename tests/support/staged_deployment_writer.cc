@@ -45,7 +45,8 @@ std::string StagedDeploymentBytes(const StagedSpec& spec) {
     for (const auto& [k, v] : spec.bootconfig_extra) g_variant_builder_add(&extra, "{ss}", k.c_str(), v.c_str());
     g_variant_builder_add(&b, "{sv}", "bootconfig-extra", g_variant_builder_end(&extra));
   }
-  for (const auto& [k, v] : spec.string_keys) g_variant_builder_add(&b, "{sv}", k.c_str(), g_variant_new_string(v.c_str()));
+  for (const auto& [k, v] : spec.string_keys)
+    g_variant_builder_add(&b, "{sv}", k.c_str(), g_variant_new_string(v.c_str()));
   GVariant* state = g_variant_ref_sink(g_variant_builder_end(&b));
   std::string out(static_cast<const char*>(g_variant_get_data(state)), g_variant_get_size(state));
   g_variant_unref(state);

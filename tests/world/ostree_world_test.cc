@@ -276,11 +276,17 @@ TEST(OstreeWorldTest, TrialIsRefusedWithWhatToDoInstead) {
   EXPECT_THAT(r.out + r.err, HasSubstr("previous deployment"));
 }
 
+std::vector<std::string> Bootc(std::vector<std::string> options) {
+  std::vector<std::string> argv = {"bootc", "loader-entries", "set-options-for-source", "--source", "rocmtune"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  return argv;
+}
+
 TEST(OstreeWorldTest, BootcIsReadAndAnOldBootcsChangesRefusedWithTheCommand) {
   SKIP_WITHOUT_OSTREE();
   OstreeWorldSpec spec;
   spec.bootc = true;
-  spec.bootc_source_options = false;
+  spec.bootc_version = "1.15.1";
   spec.kargs = {{kRoot, "rw", "iommu=pt"}};
   OstreeWorld o(spec);
   json s = Status(o.w);
@@ -301,12 +307,50 @@ TEST(OstreeWorldTest, BootcIsReadAndAnOldBootcsChangesRefusedWithTheCommand) {
   EXPECT_THAT(r.out + r.err, HasSubstr("bootc loader-entries set-options-for-source --source rocmtune --options "
                                        "\"iommu=pt amd_iommu=off\""));
   EXPECT_THAT(r.out + r.err, HasSubstr("/usr/lib/bootc/kargs.d/90-rocmtune.toml"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("the installed bootc is 1.15.1 (1.15.1-1.fc41)"));
 }
 
-std::vector<std::string> Bootc(std::vector<std::string> options) {
-  std::vector<std::string> argv = {"bootc", "loader-entries", "set-options-for-source", "--source", "rocmtune"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  return argv;
+// bootc new enough but ostree too old (bootc refuses set-options-for-source below 2026.1), or
+// versions rocmtune cannot read: refused with the command and kargs.d, one step either side.
+TEST(OstreeWorldTest, BootcsSourceNeedsOstree2026AndKnownVersions) {
+  SKIP_WITHOUT_OSTREE();
+  struct Case {
+    std::optional<std::string> bootc, ostree;
+    std::string says;  // empty: planned
+  };
+  const Case cases[] = {
+      {"1.15.2", "2026.1", ""},
+      {"1.15.2", "2025.7", "the installed ostree is 2025.7 (ostree-libs)"},
+      {"1.16.0", "2026.1~rc1", "the installed ostree is 2026.1~rc1"},
+      {"1.16.0", std::nullopt, "the installed ostree's version is unknown"},
+      {std::nullopt, "2026.4", "the installed bootc's version is unknown"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.bootc.value_or("-") + " " + c.ostree.value_or("-"));
+    OstreeWorldSpec spec;
+    spec.bootc = true;
+    spec.bootc_version = c.bootc;
+    spec.ostree_version = c.ostree;
+    OstreeWorld o(spec);
+    auto r = o.w.Ctl({"set", "cmdline.iommu=pt", "--check", "--json"});
+    if (c.says.empty()) {
+      EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+      EXPECT_EQ(Commands(r.Json()), (std::vector<std::vector<std::string>>{Bootc({"--options", "iommu=pt"})}));
+    } else {
+      EXPECT_EQ(r.exit_code, kExitRefused) << r.out;
+      EXPECT_THAT(r.out, HasSubstr(c.says));
+      EXPECT_THAT(r.out, HasSubstr("kargs.d/90-rocmtune.toml"));
+    }
+  }
+  // No rpm database at all.
+  OstreeWorldSpec none;
+  none.bootc = true;
+  none.bootc_version.reset();
+  none.ostree_version.reset();
+  OstreeWorld o(none);
+  auto r = o.w.Ctl({"set", "cmdline.iommu=pt", "--check"});
+  EXPECT_EQ(r.exit_code, kExitRefused);
+  EXPECT_THAT(r.out + r.err, HasSubstr("no rpm database"));
 }
 
 // bootc 1.15.2+: rocmtune's arguments are its own source; the command sets the whole list, and
