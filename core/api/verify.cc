@@ -59,7 +59,12 @@ void KnobDifferences(const System& system, std::vector<Difference>& out) {
 // and the module options' rows say so instead of "pending reboot". One that cannot be read or
 // found says nothing here (status shows it as unknown); one without amdgpu does not matter.
 void BootImageDifferences(const System& system, std::vector<Difference>& out) {
-  auto check = knobs::CheckBootImage(system.root, system.inventory);
+  auto check = knobs::CheckBootImage(system.root, system.inventory,
+                                     journal::LastWritten(system.journal, plan::kModprobeDropIn).has_value());
+  if (check && check->state == knobs::ImageState::kStale) {
+    out.push_back({"initramfs", check->image, std::nullopt, check->carried, check->message});
+    return;
+  }
   if (!check || (check->state != knobs::ImageState::kLacks && check->state != knobs::ImageState::kDiffers)) return;
   for (Difference& d : out) {
     auto key = knobs::ParseKnobKey(d.subject);

@@ -63,14 +63,17 @@ std::optional<std::string> BootcSourceOptionsMissing(const sys::Root& root) {
     return o ? *o : std::nullopt;
   };
   auto bootc = owner(kBootcPath);
-  if (!bootc) return fmt::format("the installed bootc's version is unknown: no package in {} owns {}", db->display(), kBootcPath);
+  if (!bootc)
+    return fmt::format("the installed bootc's version is unknown: no package in {} owns {}", db->display(), kBootcPath);
   if (!RpmVersionAtLeast(bootc->version, kBootcMinVersion))
     return fmt::format("the installed bootc is {} ({}), and `loader-entries set-options-for-source` came with {}",
                        bootc->version, bootc->Evr(), kBootcMinVersion);
   std::optional<runtime::RpmPackage> ostree;
   for (std::string_view path : kLibostreePaths)
     if (!ostree) ostree = owner(path);
-  if (!ostree) return fmt::format("the installed ostree's version is unknown: no package in {} owns libostree-1.so.1", db->display());
+  if (!ostree)
+    return fmt::format("the installed ostree's version is unknown: no package in {} owns libostree-1.so.1",
+                       db->display());
   if (!RpmVersionAtLeast(ostree->version, kOstreeMinVersion))
     return fmt::format("the installed ostree is {} ({}), and bootc's set-options-for-source needs ostree {} or later",
                        ostree->version, ostree->name, kOstreeMinVersion);

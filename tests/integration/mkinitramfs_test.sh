@@ -90,5 +90,26 @@ case " $kinds " in *" initramfs:"*) fail "an initramfs difference for an image t
 case " $kinds " in *" pending-reboot:amdgpu.noretry "*) ;; *) fail "amdgpu.noretry is not pending-reboot: $kinds" ;; esac
 echo "mkinitramfs with it: $(json 'd["boot_image"]["message"]' <"$TMP/s2.json")"
 
+# 3. unset: the image built in 2 still has the option rocmtune took out (its regeneration was
+#    skipped): a stale image, a verify difference and status's Image: line.
+"$CTL" --root "$WORLD" unset amdgpu.noretry >/dev/null || fail "unset amdgpu.noretry"
+"$CTL" --root "$WORLD" verify --json >"$TMP/v3.json"
+rc=$?
+[ "$rc" = 6 ] || fail "verify after unset exit $rc, not 6: $(cat "$TMP/v3.json")"
+kinds=$(json '" ".join(x["kind"] + ":" + x["subject"] for x in d["differences"])' <"$TMP/v3.json")
+case " $kinds " in *" initramfs:$IMG "*) ;; *) fail "no initramfs difference for the stale $IMG: $kinds" ;; esac
+state=$("$CTL" --root "$WORLD" status --json | json 'd["boot_image"]["state"]')
+[ "$state" = stale ] || fail "status boot_image state $state after unset, not stale"
+"$CTL" --root "$WORLD" status | grep -q "^Image:   $IMG loads amdgpu at the next boot with rocmtune's removed options" ||
+  fail "status has no stale Image: line"
+
+# 4. Rebuilt from the world's modprobe.d after the unset: nothing of rocmtune's left to report.
+mkinitramfs -d "$TMP/conf" -o "$IMG" "$VER" >"$TMP/mk4.log" 2>&1 || { cat "$TMP/mk4.log"; fail "mkinitramfs (4)"; }
+kinds=$("$CTL" --root "$WORLD" verify --json | json '" ".join(x["kind"] + ":" + x["subject"] for x in d["differences"])')
+case " $kinds " in *" initramfs:"*) fail "an initramfs difference after the image was rebuilt: $kinds" ;; esac
+has=$("$CTL" --root "$WORLD" status --json | json '"boot_image" in d')
+[ "$has" = False ] || fail "status still has boot_image after the rebuild"
+echo "after unset: stale, then rebuilt: none"
+
 [ "$FAILED" = 0 ] && echo "PASS"
 exit "$FAILED"
