@@ -73,7 +73,9 @@ rc=$?
 [ "$rc" = 6 ] || fail "verify exit $rc, not 6: $(cat "$TMP/v1.json")"
 kinds=$(json '" ".join(x["kind"] + ":" + x["subject"] for x in d["differences"])' <"$TMP/v1.json")
 case " $kinds " in *" initramfs:$IMG "*) ;; *) fail "no initramfs difference for $IMG: $kinds" ;; esac
-case " $kinds " in *" initramfs:amdgpu.noretry "*) ;; *) fail "amdgpu.noretry is not an initramfs row: $kinds" ;; esac
+case " $kinds " in *":amdgpu.noretry "*) fail "amdgpu.noretry has a row of its own beside the image's: $kinds" ;; esac
+msg=$(json '[x["message"] for x in d["differences"] if x["kind"] == "initramfs"][0]' <"$TMP/v1.json")
+case "$msg" in *"so amdgpu.noretry does not take effect"*) ;; *) fail "the image's row does not name amdgpu.noretry: $msg" ;; esac
 state=$("$CTL" --root "$WORLD" status --json | json 'd["boot_image"]["state"]')
 [ "$state" = lacks ] || fail "status boot_image state $state, not lacks"
 layout=$("$CTL" --root "$WORLD" status --json | json 'd["boot_image"]["message"]')

@@ -5,6 +5,7 @@
 // what to do instead; bootc's systems are read and their changes refused with the command to run.
 #include "ostree_world.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -243,6 +244,16 @@ TEST(OstreeWorldTest, SetAndRevertThroughTheHelperLeaveTheTreeAsItWas) {
       << r["changes"].dump();
   EXPECT_EQ(testing::ChangedPaths(original, o.w.Snapshot(), false, {"var/lib/rocmtune"}),
             (std::vector<std::string>{"var", "var/lib"}));
+
+  // rpm-ostree changes by its arguments: the set's run and the revert's both wait (a --root tree
+  // runs neither), each its own row, though the files are back as they were.
+  auto verify = o.w.Ctl({"verify", "--json"});
+  json v = verify.Json();
+  std::vector<std::string> pending;
+  for (const json& d : v["differences"])
+    if (d["kind"] == "pending-regeneration") pending.push_back(d["subject"].get<std::string>());
+  EXPECT_EQ(std::count(pending.begin(), pending.end(), "rpm-ostree-kargs"), 2) << verify.out;
+  EXPECT_EQ(std::count(pending.begin(), pending.end(), "rpm-ostree-initramfs-etc"), 2) << verify.out;
 }
 
 // unset of rocmtune's own token deletes exactly it, once rpm-ostree has made it the default
@@ -371,6 +382,11 @@ TEST(OstreeWorldTest, BootcSetsItsSourceAndRevertSetsTheOneBefore) {
   EXPECT_EQ(Commands(revert.Json()), (std::vector<std::vector<std::string>>{Bootc({})}));
   EXPECT_EQ(testing::ChangedPaths(original, o.w.Snapshot(), false, {"var/lib/rocmtune"}),
             (std::vector<std::string>{"var", "var/lib"}));
+  json v = o.w.Ctl({"verify", "--json"}).Json();
+  int bootc_pending = 0;
+  for (const json& d : v["differences"])
+    bootc_pending += d["kind"] == "pending-regeneration" && d["subject"] == "bootc";
+  EXPECT_EQ(bootc_pending, 2) << v.dump();
 
   // A source already there (bootc wrote it at an earlier change): the new list has it and more,
   // and the revert puts that list back.
