@@ -80,7 +80,7 @@ class StagedReader {
     return StagedStatus::kInvalid;
   }
 
-  void Emit(StagedField field, const char* key, const char* value) {
+  void Emit(StagedField field, const char* key, const char* value) const {
     visitor_.on_value(visitor_.ctx, field, key, value);
   }
 
