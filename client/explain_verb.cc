@@ -19,7 +19,10 @@ void PrintExplain(const Doc& doc) {
     for (const Doc& line : doc["about"])
       if (line.is_string()) fmt::print("  {}\n", line.get<std::string>());
   std::string where = KnobWhere(doc);
-  fmt::print("\n  configured: {}{}\n", SizedField(doc, "configured", "(not set)"), where.empty() ? "" : " in " + where);
+  // The next boot's source unknown (owner "unknown"): unknown, not "(not set)".
+  const bool unknown = Field(doc, "owner", "") == "unknown";
+  fmt::print("\n  configured: {}{}\n", SizedField(doc, "configured", unknown ? "unknown" : "(not set)"),
+             where.empty() ? "" : " in " + where);
   fmt::print("  running:    {}\n", SizedField(doc, "running", "unknown"));
   fmt::print("  effective:  {}\n", SizedField(doc, "effective", "unknown"));
   fmt::print("  owner:      {}{}\n", Field(doc, "owner"), KnobNextBoot(doc));

@@ -115,8 +115,11 @@ std::string KnobTable(const Doc& knobs) {
   Table table({"KNOB", "CONFIGURED", "RUNNING", "EFFECTIVE", "OWNER", "WHERE"});
   for (const Doc& k : knobs) {
     std::string where = KnobWhere(k);
-    table.AddRow({Field(k, "key"), SizedField(k, "configured"), SizedField(k, "running"), SizedField(k, "effective"),
-                  Field(k, "owner") + KnobNextBoot(k), where.empty() ? "-" : where});
+    // The next boot's source unknown (owner "unknown", configured null): unknown, not "-" (unset).
+    bool unknown = Field(k, "owner", "") == "unknown";
+    table.AddRow({Field(k, "key"), SizedField(k, "configured", unknown ? "unknown" : "-"), SizedField(k, "running"),
+                  SizedField(k, "effective"), Field(k, "owner", "unknown") + KnobNextBoot(k),
+                  where.empty() ? "-" : where});
   }
   return table.Render();
 }

@@ -11,7 +11,7 @@ set -eu
 BUILD="build-essential cmake ninja-build ccache pkg-config libdrm-dev libkmod-dev \
 libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev \
 libgtest-dev libgmock-dev libbenchmark-dev librocm-smi-dev libsystemd-dev libudev-dev libarchive-dev libinih-dev scdoc \
-libelf-dev libzstd-dev zlib1g-dev libsqlite3-dev"
+libelf-dev libzstd-dev zlib1g-dev libsqlite3-dev libglib2.0-dev"
 # Tools the tests drive for real (they skip with a reason when one is absent); zsh and fish check
 # the shell completions and man finds and renders the pages (tests/docs); debhelper and lintian
 # build and check the Debian package (`make package`, tests/package); ansible-core runs the

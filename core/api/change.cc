@@ -35,10 +35,12 @@ ChangeStatus StatusForReply(const plan::HelperReply& reply) {
 // amdgpu without them is also a warning, so the human summary says it.
 void CheckRegeneratedImage(const sys::Root& root, ChangeReport& report) {
   auto kernel = root.ReadFile("proc/sys/kernel/osrelease", 4096);
+  // had_options: the regeneration may be the one that takes rocmtune's options out again.
   report.outcome.boot_image = knobs::CheckBootImage(root, kernel ? text::Clean(*kernel) : std::string(),
-                                                    detect::DetectBootSetup(root).initramfs);
+                                                    detect::DetectBootSetup(root).initramfs, true);
   const auto& image = report.outcome.boot_image;
-  if (image && (image->state == knobs::ImageState::kLacks || image->state == knobs::ImageState::kDiffers))
+  if (image && (image->state == knobs::ImageState::kLacks || image->state == knobs::ImageState::kDiffers ||
+                image->state == knobs::ImageState::kStale))
     report.plan.warnings.push_back({"", image->message, ""});
 }
 

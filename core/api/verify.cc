@@ -55,22 +55,30 @@ void KnobDifferences(const System& system, std::vector<Difference>& out) {
 }
 
 // The image the next boot loads (knobs/boot_image.h). One that loads amdgpu without rocmtune's
-// options, or with others, boots without them: a difference naming the image and what it has,
-// and the module options' rows say so instead of "pending reboot". One that cannot be read or
-// found says nothing here (status shows it as unknown); one without amdgpu does not matter.
+// options, or with others, boots without them: one difference naming the image, what it has and
+// the module options it keeps from the next boot, in place of their "pending reboot" rows. One
+// that cannot be read or found says nothing here (status shows it as unknown); one without amdgpu
+// does not matter. One that still has options rocmtune took out (kStale) is a difference too.
 void BootImageDifferences(const System& system, std::vector<Difference>& out) {
-  auto check = knobs::CheckBootImage(system.root, system.inventory);
-  if (!check || (check->state != knobs::ImageState::kLacks && check->state != knobs::ImageState::kDiffers)) return;
-  for (Difference& d : out) {
-    auto key = knobs::ParseKnobKey(d.subject);
-    if (d.kind != "pending-reboot" || !key || key->kind != knobs::KnobKind::kModuleParam) continue;
-    d.kind = "initramfs";
-    d.message = fmt::format(
-        "configured {} but the next boot loads amdgpu from {}, which {}", d.configured.value_or("?"), check->image,
-        check->carried ? fmt::format("has {}", check->carried->empty() ? "no options" : *check->carried)
-                       : std::string("lacks rocmtune's options"));
+  auto check = knobs::CheckBootImage(system.root, system.inventory,
+                                     journal::LastWritten(system.journal, plan::kModprobeDropIn).has_value());
+  if (check && check->state == knobs::ImageState::kStale) {
+    out.push_back({"initramfs", check->image, std::nullopt, check->carried, check->message});
+    return;
   }
-  out.push_back({"initramfs", check->image, check->configured, check->carried, check->message});
+  if (!check || (check->state != knobs::ImageState::kLacks && check->state != knobs::ImageState::kDiffers)) return;
+  std::vector<std::string> keys;
+  std::erase_if(out, [&](const Difference& d) {
+    auto key = knobs::ParseKnobKey(d.subject);
+    if (d.kind != "pending-reboot" || !key || key->kind != knobs::KnobKind::kModuleParam) return false;
+    keys.push_back(d.subject);
+    return true;
+  });
+  std::string message = check->message;
+  if (!keys.empty())
+    message += fmt::format("; so {} {} not take effect at the next boot", fmt::join(keys, ", "),
+                           keys.size() == 1 ? "does" : "do");
+  out.push_back({"initramfs", check->image, check->configured, check->carried, std::move(message)});
 }
 
 // How telling a knob's kind is: a value that never takes effect, then the active profile's setting

@@ -162,6 +162,7 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
   auto txns = journal::Load(root);
   if (txns) {
     a.active_profile = journal::ActiveProfile(*txns);
+    a.had_module_options = journal::LastWritten(*txns, plan::kModprobeDropIn).has_value();
     std::vector<journal::Attention> attention = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns));
     for (journal::Attention& at : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(at));
     for (journal::Attention& at : journal::LeftoverTemporaries(root, *txns)) attention.push_back(std::move(at));

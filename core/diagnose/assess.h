@@ -81,8 +81,10 @@ struct Assessment {
   std::vector<LogGpuRef> log_names;   // how the log names GPUs (crash_log.h)
   std::vector<std::string> log_gpus;  // the GPUs here it names; none: matched against every GPU
   // The next boot's initramfs and rocmtune's module options (knobs/boot_image.h): `status` only,
-  // when rocmtune sets module options.
+  // when rocmtune sets module options or set them before (a stale image).
   std::optional<knobs::BootImageCheck> boot_image;
+  // The journal shows rocmtune wrote or removed its modprobe.d file (journal::LastWritten).
+  bool had_module_options = false;
 };
 
 // Fails when the root itself, or its sys/ or proc/, cannot be read (permissions): a tree

@@ -150,8 +150,11 @@ std::vector<Attention> PendingRegenerations(const sys::Root& root, const std::ve
       return ran && committed && *ran > *committed;
     });
     if (chain.empty()) continue;
-    // grubby and kernelstub edit by arguments, not from the files: each of their runs is its own.
-    if (regenerator == plan::Regenerator::kGrubby || regenerator == plan::Regenerator::kKernelstub) {
+    // grubby, kernelstub, rpm-ostree and bootc change by their arguments, not from the files: each
+    // of their runs is its own (a set and its revert both wait to be run, in order).
+    if (regenerator == plan::Regenerator::kGrubby || regenerator == plan::Regenerator::kKernelstub ||
+        regenerator == plan::Regenerator::kRpmOstreeKargs || regenerator == plan::Regenerator::kRpmOstreeInitramfsEtc ||
+        regenerator == plan::Regenerator::kBootc) {
       for (const Pending& p : chain)
         out.push_back({"pending-regeneration", name, Describe(root, p, fmt::format("transaction {}", p.txn->id))});
       continue;

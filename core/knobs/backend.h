@@ -36,7 +36,9 @@ struct KnobContext {
 };
 
 // Who decides a knob's configured value. Status and explain show Name(owner).
-enum class Owner { kKernel, kRocmtune, kAdmin, kUnset };
+// kUnknown: what the next boot gets cannot be read (its command line is unknown, NextBoot), so
+// neither is whose it is.
+enum class Owner { kKernel, kRocmtune, kAdmin, kUnset, kUnknown };
 
 constexpr std::string_view Name(Owner owner) {
   switch (owner) {
@@ -44,6 +46,7 @@ constexpr std::string_view Name(Owner owner) {
     case Owner::kRocmtune: return "rocmtune";
     case Owner::kAdmin: return "admin";
     case Owner::kUnset: return "unset";
+    case Owner::kUnknown: return "unknown";
   }
   return "unknown";
 }

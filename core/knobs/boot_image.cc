@@ -117,6 +117,55 @@ struct ImageFacts {
   std::optional<std::string> file;  // rocmtune's modprobe.d file in the image
 };
 
+// The image that loads amdgpu (the first of `found` that has it, as CheckBootImage reads them),
+// read for rocmtune's file; nullopt when none loads amdgpu or one cannot be read.
+struct AmdgpuImage {
+  std::string shown;
+  std::optional<std::string> file;  // its copy of rocmtune's file
+};
+std::optional<AmdgpuImage> ReadAmdgpuImage(const sys::Root& root, const BootImages& found, std::string_view version) {
+  const std::string file_in_image(plan::kModprobeDropIn);
+  for (const std::string& rel : found.paths) {
+    sys::ImageQuery query;
+    query.want_content = [&](std::string_view path) { return path == file_in_image; };
+    query.stop_when = [&](const sys::InitramfsImage& so_far) {
+      return so_far.contents.count(file_in_image) &&
+             std::any_of(so_far.members.begin(), so_far.members.end(),
+                         [&](const sys::ImageMember& m) { return IsAmdgpuModule(m.path, version); });
+    };
+    auto image = sys::ReadInitramfsImage(root, rel, query);
+    if (!image) return std::nullopt;
+    if (std::none_of(image->members.begin(), image->members.end(),
+                     [&](const sys::ImageMember& m) { return IsAmdgpuModule(m.path, version); }))
+      continue;
+    auto file = image->contents.find(file_in_image);
+    AmdgpuImage out{root.Display(rel), std::nullopt};
+    if (file != image->contents.end()) out.file = file->second;
+    return out;
+  }
+  return std::nullopt;
+}
+
+// rocmtune sets no module option: kStale when the image that loads amdgpu still has rocmtune's
+// options, or its file where rocmtune's own is gone (`mine_exists` false); nullopt otherwise.
+std::optional<BootImageCheck> CheckStaleImage(const sys::Root& root, std::string_view version,
+                                              const std::optional<std::string>& tool, bool mine_exists) {
+  if (version.empty()) return std::nullopt;
+  auto image = ReadAmdgpuImage(root, FindBootImages(root, version), version);
+  if (!image || !image->file) return std::nullopt;
+  std::vector<std::string> carried = OptionsLines(*image->file);
+  if (carried.empty() && mine_exists) return std::nullopt;
+  BootImageCheck check;
+  check.state = ImageState::kStale;
+  check.image = image->shown;
+  check.kernel = std::string(version);
+  check.carried = fmt::format("{}", fmt::join(carried, "; "));
+  check.message = fmt::format(
+      "{} loads amdgpu at the next boot with rocmtune's {} from its copy of /{}, which rocmtune no longer sets ({})",
+      image->shown, carried.empty() ? std::string("file") : fmt::format("removed options ({})", *check.carried),
+      plan::kModprobeDropIn, RegenerateHint(tool, version));
+  return check;
+}
 }  // namespace
 
 std::string_view ImageStateName(ImageState state) {
@@ -126,6 +175,7 @@ std::string_view ImageStateName(ImageState state) {
     case ImageState::kDiffers: return "differs";
     case ImageState::kNoAmdgpu: return "no-amdgpu";
     case ImageState::kUnknown: return "unknown";
+    case ImageState::kStale: return "stale";
   }
   return "unknown";
 }
@@ -152,16 +202,20 @@ BootImages FindBootImages(const sys::Root& root, std::string_view version) {
   return {};
 }
 
-std::optional<BootImageCheck> CheckBootImage(const sys::Root& root, const detect::Inventory& inventory) {
-  return CheckBootImage(root, inventory.system.kernel.value_or(""), inventory.system.boot.initramfs);
+std::optional<BootImageCheck> CheckBootImage(const sys::Root& root, const detect::Inventory& inventory,
+                                             bool had_options) {
+  return CheckBootImage(root, inventory.system.kernel.value_or(""), inventory.system.boot.initramfs, had_options);
 }
 
 std::optional<BootImageCheck> CheckBootImage(const sys::Root& root, std::string_view version,
-                                             const std::optional<std::string>& tool) {
+                                             const std::optional<std::string>& tool, bool had_options) {
   auto mine = root.ReadFile(plan::kModprobeDropIn, 1 << 20);
-  if (!mine) return std::nullopt;
-  std::vector<std::string> configured = OptionsLines(*mine);
-  if (configured.empty()) return std::nullopt;
+  if (!mine && (mine.error().code != ErrorCode::kNotFound || !had_options)) return std::nullopt;
+  std::vector<std::string> configured = mine ? OptionsLines(*mine) : std::vector<std::string>{};
+  if (configured.empty()) {
+    if (!had_options) return std::nullopt;
+    return CheckStaleImage(root, version, tool, mine.has_value());
+  }
   BootImageCheck check;
   check.configured = fmt::format("{}", fmt::join(configured, "; "));
   check.kernel = std::string(version);

@@ -33,8 +33,12 @@ enum class ImageState {
   kDiffers,   // amdgpu and rocmtune's file with other options
   kNoAmdgpu,  // amdgpu loads from the root file system: the image does not matter
   kUnknown,   // no image found, not readable as this user, corrupt, no kernel version
+  // rocmtune sets no module option (any more: unset, reset, revert) but the image that loads
+  // amdgpu still has its file: a regeneration that failed or was skipped boots the old options.
+  kStale,
 };
-std::string_view ImageStateName(ImageState state);  // "carries", "lacks", "differs", "no-amdgpu", "unknown"
+// "carries", "lacks", "differs", "no-amdgpu", "unknown", "stale"
+std::string_view ImageStateName(ImageState state);
 
 struct BootImageCheck {
   ImageState state = ImageState::kUnknown;
@@ -45,12 +49,17 @@ struct BootImageCheck {
   std::string message;                 // one line for people
 };
 
-// nullopt when rocmtune sets no module option (no options line in its modprobe.d file): then no
-// image needs to carry anything. Reads the image (bounded, sys/initramfs_image.h) as this process.
-std::optional<BootImageCheck> CheckBootImage(const sys::Root& root, const detect::Inventory& inventory);
+// When rocmtune sets no module option (no options line in its modprobe.d file) no image needs to
+// carry anything: nullopt, unless `had_options` (rocmtune wrote or removed its file before: the
+// journal's journal::LastWritten) and the image that loads amdgpu still carries rocmtune's file
+// (its options, or the file itself where rocmtune's is gone): then kStale. An image that cannot
+// be read is nullopt then, not unknown: nothing is configured that it could lack. Reads the image
+// (bounded, sys/initramfs_image.h) as this process.
+std::optional<BootImageCheck> CheckBootImage(const sys::Root& root, const detect::Inventory& inventory,
+                                             bool had_options = false);
 // The same for kernel `version` (empty: unknown), the initramfs tool named as detect/boot_setup.h
 // names it (for the hint).
 std::optional<BootImageCheck> CheckBootImage(const sys::Root& root, std::string_view version,
-                                             const std::optional<std::string>& tool);
+                                             const std::optional<std::string>& tool, bool had_options = false);
 
 }  // namespace rocmtune::knobs

@@ -141,6 +141,7 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
                         WhereText(next.later_file, later ? later->line : 0)));
     }
   } else {
+    state.owner = Owner::kUnknown;
     state.notes.push_back(fmt::format("next boot's command line unknown: {}", next.why_unknown));
   }
   state.effective = state.running;

@@ -173,6 +173,9 @@ void ReadConfigured(const KnobContext& ctx, const KnobKey& key, KnobState& state
     // and it overrides modprobe.d while the boot configuration passes it.
     state.notes.push_back(fmt::format("next boot's command line unknown ({}); the running one has {}={}",
                                       next.why_unknown, param, running_cmdline->value));
+    // A token of the command line, and no modprobe.d file sets it: whether the next boot has it,
+    // and whose it is, are unknown.
+    if (!file_win) state.owner = Owner::kUnknown;
     if (file_win && file_win->file == plan::kModprobeDropIn && file_win->value != running_cmdline->value) {
       state.overridden = file_win->value;
       state.overridden_by = fmt::format("/proc/cmdline ({}={})", param, running_cmdline->value);

@@ -1,25 +1,26 @@
 #include "knobs/ostree_setups.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "detect/ostree_boot.h"
+#include "knobs/bootc_version.h"
 #include "knobs/cmdline_tokens.h"
+#include "knobs/next_boot.h"
 #include "knobs/trial_setups.h"
 #include "plan/bootc_argv.h"
 #include "plan/owned_paths.h"
 #include "plan/rpm_ostree_argv.h"
+#include "sys/staged_deployment.h"
 #include "util/text.h"
 
 namespace rocmtune::knobs {
 namespace {
 
 constexpr std::string_view kOstreeEntriesDir = "boot/loader/entries";
-constexpr std::string_view kOstreeStaged = "run/ostree/staged-deployment";
 constexpr std::string_view kOstreeKargsReason =
     "rpm-ostree makes a new deployment with these kernel arguments: the default from the next boot on";
 constexpr std::string_view kOstreeStateReason = "what rocmtune added or replaced, so it undoes only that";
@@ -28,27 +29,6 @@ constexpr std::string_view kBootcSourceKey = "x-options-source-rocmtune";
 constexpr std::string_view kBootcReason =
     "bootc stages a new deployment with rocmtune's own kernel arguments (its source): the default from the next "
     "boot on";
-constexpr std::string_view kBootcBinary = "usr/bin/bootc";
-constexpr std::string_view kBootcSubcommand = "set-options-for-source";
-
-// Whether the installed bootc has `loader-entries set-options-for-source`: the subcommand's
-// name is a string of the binary (clap's derived name), read beneath the root without running it.
-bool BootcHasSourceOptions(const sys::Root& root) {
-  auto fd = root.OpenRegular(kBootcBinary);
-  if (!fd) return false;
-  std::string window;
-  char buffer[1 << 16];
-  constexpr size_t kMaxRead = size_t{256} << 20;
-  for (size_t total = 0; total < kMaxRead;) {
-    ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
-    if (n <= 0) return false;
-    total += static_cast<size_t>(n);
-    window.append(buffer, static_cast<size_t>(n));
-    if (window.find(kBootcSubcommand) != std::string::npos) return true;
-    window.erase(0, window.size() - std::min(window.size(), kBootcSubcommand.size() - 1));
-  }
-  return false;
-}
 
 // The value of a BLS entry's `key` line ("key value"); nullopt: none.
 std::optional<std::string> OstreeEntryValue(std::string_view content, std::string_view key) {
@@ -103,8 +83,10 @@ class RpmOstreeSetup final : public CmdlineSetup {
   NextBoot ReadNextBoot(const KnobContext& ctx) const override { return NextBootFromOstree(ctx); }
   std::vector<std::pair<std::string, std::string>> EditedCmdlines(const KnobContext& ctx) const override {
     const NextBoot& next = knobs::ReadNextBoot(ctx);
+    if (!next.cmdline) return {};
+    if (!next.tokens.empty()) return {{next.tokens.front().file, *next.cmdline}};
     auto entry = OstreeDefaultEntry(ctx.root);
-    if (!next.cmdline || !entry) return {};
+    if (!entry) return {};
     return {{*entry, *next.cmdline}};
   }
   std::optional<std::string> RefuseReplacing(const KnobContext& /*ctx*/, std::string_view token) const override {
@@ -195,11 +177,20 @@ class BootcSetup final : public CmdlineSetup {
   bool InPlace() const override { return false; }
   std::vector<OwnedToken> Owned(const KnobContext& ctx) const override {
     std::vector<OwnedToken> out;
-    auto entry = OstreeDefaultEntry(ctx.root);
-    auto content = entry ? ReadOptional(ctx.root, *entry) : std::nullopt;
-    if (!content) return out;
-    for (std::string& t : SplitCmdline(OstreeEntryValue(*content, kBootcSourceKey).value_or("")))
-      out.push_back({std::move(t), std::nullopt});
+    std::optional<std::string> source;
+    if (auto staged = PendingStaged(ctx.root)) {
+      // ostree carries the source keys of the merge deployment's entry into the staged one's
+      // "bootconfig-extra" (ostree-sysroot-deploy.c, ostree 2026.1 and later, which bootc's
+      // set-options-for-source requires): what is not there is not the staged deployment's.
+      auto it = staged->bootconfig_extra.find(kBootcSourceKey);
+      if (it != staged->bootconfig_extra.end()) source = it->second;
+    } else {
+      auto entry = OstreeDefaultEntry(ctx.root);
+      auto content = entry ? ReadOptional(ctx.root, *entry) : std::nullopt;
+      if (!content) return out;
+      source = OstreeEntryValue(*content, kBootcSourceKey);
+    }
+    for (std::string& t : SplitCmdline(source.value_or(""))) out.push_back({std::move(t), std::nullopt});
     return out;
   }
   std::vector<SetupFile> FilesRead() const override { return {{kOstreeEntriesDir, ".conf"}}; }
@@ -224,16 +215,15 @@ class BootcSetup final : public CmdlineSetup {
            ""});
       return;
     }
-    if (!BootcHasSourceOptions(ctx.root)) {
+    if (auto missing = BootcSourceOptionsMissing(ctx.root)) {
       std::string command = fmt::format("bootc loader-entries set-options-for-source --source rocmtune{}",
                                         tokens.empty() ? std::string() : fmt::format(" --options \"{}\"", tokens));
       plan.refused.push_back(
           {"",
-           fmt::format("bootc manages this system's kernel arguments, and the installed bootc has no `loader-entries "
-                       "set-options-for-source` (bootc 1.15.2 or later, with ostree 2026.1 or later). Update bootc and "
-                       "run `{}`, or build them into your image as /usr/lib/bootc/kargs.d/90-rocmtune.toml with "
-                       "`kargs = [{}]`",
-                       command, quoted),
+           fmt::format("bootc manages this system's kernel arguments through `loader-entries set-options-for-source` "
+                       "(bootc {} or later, with ostree {} or later), and {}. Update bootc and ostree and run `{}`, or "
+                       "build them into your image as /usr/lib/bootc/kargs.d/90-rocmtune.toml with `kargs = [{}]`",
+                       kBootcMinVersion, kOstreeMinVersion, *missing, command, quoted),
            "bootc-loader-entries-set-options-for-source(8); bootc docs: kernel arguments (kargs.d)"});
       return;
     }
@@ -284,21 +274,67 @@ Result<std::string> OstreeDefaultEntry(const sys::Root& root) {
 }
 
 NextBoot NextBootFromOstree(const KnobContext& ctx) {
-  if (ctx.root.Exists(kOstreeStaged)) {
+  auto unknown = [](std::string why) {
     NextBoot next;
-    next.why_unknown = fmt::format(
-        "a deployment is staged (/{}): ostree writes its boot entry at shutdown, and rocmtune does not read its "
-        "arguments; `rpm-ostree status` or `bootc status` shows it",
-        kOstreeStaged);
+    next.why_unknown = std::move(why);
     return next;
+  };
+  if (ctx.root.Exists(sys::kStagedDeployment)) {
+    auto staged = sys::ReadStagedDeployment(ctx.root);
+    if (!staged)
+      return unknown(
+          fmt::format("a deployment is staged and rocmtune cannot read it ({}); `rpm-ostree status` or "
+                      "`bootc status` shows its kernel arguments",
+                      staged.error().message));
+    // A locked staged deployment is left at shutdown (ostree-sysroot-deploy.c
+    // _ostree_sysroot_finalize_impl_staged_deployment): the default entry boots next.
+    if (!staged->locked) {
+      if (staged->kargs) {
+        std::string text = JoinCmdline(*staged->kargs);
+        NextBoot next{text, "", {}, "", {}};
+        AddNextBootTokens(sys::kStagedDeployment, 1, text, next.tokens);
+        return next;
+      }
+      // No "kargs": ostree gives it the merge deployment's `options` when it finalizes it.
+      if (staged->merge_name.empty())
+        return unknown(fmt::format("the staged deployment (/{}) has neither kernel arguments nor a merge deployment",
+                                   sys::kStagedDeployment));
+      auto entry =
+          OstreeEntryOf(ctx.root, fmt::format("ostree/deploy/{}/deploy/{}", staged->merge_osname, staged->merge_name));
+      if (!entry)
+        return unknown(fmt::format(
+            "the staged deployment takes the arguments of deployment {}, which has no boot entry", staged->merge_name));
+      return NextBootFromEntry(ctx, *entry);
+    }
   }
   auto entry = OstreeDefaultEntry(ctx.root);
-  if (!entry) {
-    NextBoot next;
-    next.why_unknown = entry.error().message;
-    return next;
-  }
+  if (!entry) return unknown(entry.error().message);
   return NextBootFromEntry(ctx, *entry);
+}
+
+std::optional<sys::StagedDeployment> PendingStaged(const sys::Root& root) {
+  if (!root.Exists(sys::kStagedDeployment)) return std::nullopt;
+  auto staged = sys::ReadStagedDeployment(root);
+  if (!staged || staged->locked) return std::nullopt;
+  return std::move(*staged);
+}
+
+std::optional<std::string> OstreeEntryOf(const sys::Root& root, std::string_view deploy_dir) {
+  auto names = root.ListDir(kOstreeEntriesDir);
+  if (!names) return std::nullopt;
+  for (const std::string& n : *names) {
+    if (!n.ends_with(".conf")) continue;
+    std::string path = sys::JoinPath(kOstreeEntriesDir, n);
+    auto content = ReadOptional(root, path);
+    if (!content) continue;
+    for (const std::string& t : SplitCmdline(OstreeEntryValue(*content, "options").value_or(""))) {
+      if (!t.starts_with("ostree=")) continue;
+      auto dir = detect::DeploymentDir(root, std::string_view(t).substr(7));
+      // The physical root's ostree/ or /sysroot/ostree/ as the booted system reaches it.
+      if (dir && (*dir == deploy_dir || dir->ends_with(fmt::format("/{}", deploy_dir)))) return path;
+    }
+  }
+  return std::nullopt;
 }
 
 void AddRpmOstreeInitramfsEtc(const KnobContext& ctx, plan::Plan& plan) {

@@ -8,7 +8,10 @@
 //               entry): `bootc loader-entries set-options-for-source --source rocmtune
 //               --options "..."` (plan/bootc_argv.h) where the installed bootc has it, else
 //               refused with the command to run and the kargs.d alternative.
-// Both read the next boot's command line from the default deployment's BLS entry; no trial
+// Both read the next boot's command line from the staged deployment when one is staged (and
+// both tools change that one: rpm-ostree's kargs asks rpmostreed for the pending deployment's boot
+// config, src/app/rpmostree-builtin-kargs.cxx `is_pending`; bootc's set_options_for_source_staged
+// starts from the staged deployment), else from the default deployment's BLS entry; no trial
 // boots (a new deployment is already a "boot this next, keep the old one to go back to").
 #pragma once
 
@@ -16,6 +19,7 @@
 #include <string>
 
 #include "knobs/cmdline_setup.h"
+#include "sys/staged_deployment.h"
 #include "util/result.h"
 
 namespace rocmtune::knobs {
@@ -30,10 +34,16 @@ const CmdlineSetup& BootcCmdlineSetup();
 // (ostree-sysroot.c compare_boot_loader_configs, strverscmp): the first is the default, index 0.
 Result<std::string> OstreeDefaultEntry(const sys::Root& root);
 
-// The next boot's command line on ostree: the default entry's options; unknown while a
-// deployment is staged (/run/ostree/staged-deployment: ostree writes its entry at shutdown, and
-// its arguments are in a GVariant rocmtune does not read).
+// The next boot's command line on ostree: a staged deployment's (sys/staged_deployment.h: ostree
+// writes its entry at shutdown) "kargs", or its merge deployment's entry's options when it has
+// none; without one (or with one locked, which ostree leaves at shutdown) the default entry's
+// options. Unknown, with the reason, when the staged deployment cannot be read.
 NextBoot NextBootFromOstree(const KnobContext& ctx);
+// The staged deployment that boots next: nullopt when none is staged, it is locked, or unreadable
+// (NextBootFromOstree says why).
+std::optional<sys::StagedDeployment> PendingStaged(const sys::Root& root);
+// The BLS entry whose `ostree=` argument leads to `deploy_dir` ("ostree/deploy/OS/deploy/NAME").
+std::optional<std::string> OstreeEntryOf(const sys::Root& root, std::string_view deploy_dir);
 
 // `rpm-ostree initramfs-etc` for rocmtune's modprobe.d drop-in written or removed by `plan`
 // (knobs/initramfs.cc on the rpm-ostree setup).

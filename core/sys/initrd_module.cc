@@ -12,6 +12,11 @@
 // Reading stops after the first compressed archive: libarchive does not say how many compressed
 // bytes its decompressor used, so where a next archive would start is not known. Only
 // initramfs-tools' catenate_cpiogz appends anything there, and no hook of Debian 12 calls it.
+// Every cpio header passes a NewcGuard (sys/newc_guard.h) before libarchive parses it: a plain
+// archive's bytes on their way from the file, a compressed one's as libarchive's "raw" format
+// decompresses them for the cpio reader, so a declared name or size larger than the archive can
+// hold is refused before libarchive reserves memory for it.
+//
 // libarchive's own decompressors only (zlib, liblzma, libbz2, liblz4, libzstd; lz4's legacy
 // frame, which the kernel and `lz4 -l` use, included): a filter libarchive would run as an
 // external program is never registered.
@@ -27,6 +32,7 @@
 #include <vector>
 
 #include "sys/initrd_abi.h"
+#include "sys/newc_guard.h"
 #include "util/handle.h"
 
 namespace rocmtune::sys {
@@ -36,11 +42,13 @@ using ReadArchive = Handle<archive*, archive_read_free>;
 
 constexpr size_t kChunk = 64 << 10;
 
+// The file from `pos`; a plain archive's bytes pass its NewcGuard on the way to libarchive.
 struct Source {
   int fd;
   uint64_t pos;  // the next byte to hand to libarchive
   uint64_t end;
   std::vector<char> buf;
+  NewcGuard* guard = nullptr;
 };
 
 la_ssize_t ReadSource(archive* a, void* client, const void** out) {
@@ -55,6 +63,10 @@ la_ssize_t ReadSource(archive* a, void* client, const void** out) {
     archive_set_error(a, errno, "read at %llu: %s", static_cast<unsigned long long>(s->pos), std::strerror(errno));
     return -1;
   }
+  if (s->guard && !s->guard->Feed(s->buf.data(), static_cast<size_t>(n))) {
+    archive_set_error(a, EINVAL, "%s", s->guard->error().c_str());
+    return -1;
+  }
   s->pos += static_cast<uint64_t>(n);
   *out = s->buf.data();
   return n;
@@ -64,8 +76,36 @@ la_int64_t SkipSource(archive*, void* client, la_int64_t request) {
   auto* s = static_cast<Source*>(client);
   if (request <= 0) return 0;
   uint64_t n = std::min<uint64_t>(static_cast<uint64_t>(request), s->end - s->pos);
+  if (s->guard) {
+    n = s->guard->SkippableOf(n);  // never past a header the guard has not seen
+    s->guard->Skipped(n);
+  }
   s->pos += n;
   return static_cast<la_int64_t>(n);
+}
+
+// A compressed archive's decompressed bytes (libarchive's "raw" format over its filters), passed
+// through its NewcGuard to the cpio reader.
+struct Unpacked {
+  archive* raw;
+  NewcGuard* guard;
+  std::vector<char> buf;
+};
+
+la_ssize_t ReadUnpacked(archive* a, void* client, const void** out) {
+  auto* u = static_cast<Unpacked*>(client);
+  la_ssize_t n = archive_read_data(u->raw, u->buf.data(), u->buf.size());
+  if (n < 0) {
+    const char* why = archive_error_string(u->raw);
+    archive_set_error(a, EINVAL, "%s", why ? why : "decompression failed");
+    return -1;
+  }
+  if (!u->guard->Feed(u->buf.data(), static_cast<size_t>(n))) {
+    archive_set_error(a, EINVAL, "%s", u->guard->error().c_str());
+    return -1;
+  }
+  *out = u->buf.data();
+  return n;
 }
 
 class Reader {
@@ -134,6 +174,18 @@ class Reader {
     if (archive_libzstd_version()) archive_read_support_filter_zstd(a);
   }
 
+  // Past the file's end a plain archive is corrupt; past what a compressed one may unpack to
+  // (ratio_floor, max_ratio), a limit.
+  InitrdStatus GuardFailed(uint64_t offset, const NewcGuard& guard, bool plain) {
+    if (plain || !guard.over_capacity())
+      return Fail(InitrdStatus::kFailed, "archive at offset %llu: %s", Ull(offset), guard.error().c_str());
+    return Fail(InitrdStatus::kLimit,
+                "archive at offset %llu: %s, which a compressed archive may unpack to (%llu times its %llu bytes, "
+                "at least %llu)",
+                Ull(offset), guard.error().c_str(), Ull(limits_.max_ratio), Ull(size_ - offset),
+                Ull(limits_.ratio_floor));
+  }
+
   InitrdStatus LibarchiveFailed(archive* a, uint64_t offset, const char* what) {
     const char* why = archive_error_string(a);
     return Fail(InitrdStatus::kFailed, "archive at offset %llu: %s: %s", Ull(offset), what,
@@ -141,31 +193,55 @@ class Reader {
   }
 
   InitrdStatus ReadArchiveAt(uint64_t offset, uint32_t index, bool plain, uint64_t& used) {
-    ReadArchive a(archive_read_new());
-    if (!a) return InitrdStatus::kNoMemory;
-    archive_read_support_format_cpio(a.get());
-    if (!plain) AddFilters(a.get());
-    Source source{fd_, offset, size_, std::vector<char>(kChunk)};
-    archive_read_set_callback_data(a.get(), &source);
-    archive_read_set_read_callback(a.get(), ReadSource);
-    archive_read_set_skip_callback(a.get(), SkipSource);
-    if (archive_read_open1(a.get()) != ARCHIVE_OK)
-      return LibarchiveFailed(a.get(), offset, plain ? "not a cpio archive" : "not compressed cpio libarchive reads");
-    // libarchive reads uncompressed data through its "none" filter; the kernel takes data that is
-    // not a header on the grid for compressed, and fails on it when no decompressor knows it.
-    if (!plain && archive_filter_code(a.get(), 0) == ARCHIVE_FILTER_NONE)
-      return Fail(InitrdStatus::kFailed,
-                  "archive at offset %llu: neither a cpio header at a multiple of 4 nor "
-                  "compressed data",
-                  Ull(offset));
-    const char* compression = plain ? "none" : archive_filter_name(a.get(), 0);
-    visitor_.on_archive(visitor_.ctx, offset, compression ? compression : "unknown");
     // A compressed archive unpacks to at most ratio times what is left of the file.
     const uint64_t left = size_ - offset;
     const uint64_t bound =
         plain ? left
               : std::max(limits_.ratio_floor,
                          left > UINT64_MAX / limits_.max_ratio ? UINT64_MAX : left * limits_.max_ratio);
+    NewcGuard guard(bound);
+    Source source{fd_, offset, size_, std::vector<char>(kChunk), plain ? &guard : nullptr};
+    // Compressed: libarchive's "raw" format decompresses, the cpio reader below reads its bytes.
+    ReadArchive raw;
+    std::optional<Unpacked> unpacked_source;
+    const char* compression = "none";
+    if (!plain) {
+      raw = ReadArchive(archive_read_new());
+      if (!raw) return InitrdStatus::kNoMemory;
+      archive_read_support_format_raw(raw.get());
+      AddFilters(raw.get());
+      archive_read_set_callback_data(raw.get(), &source);
+      archive_read_set_read_callback(raw.get(), ReadSource);
+      archive_read_set_skip_callback(raw.get(), SkipSource);
+      archive_entry* entry = nullptr;
+      if (archive_read_open1(raw.get()) != ARCHIVE_OK || archive_read_next_header(raw.get(), &entry) != ARCHIVE_OK)
+        return LibarchiveFailed(raw.get(), offset, "not compressed cpio libarchive reads");
+      // libarchive reads uncompressed data through its "none" filter; the kernel takes data that
+      // is not a header on the grid for compressed, and fails on it when no decompressor knows it.
+      if (archive_filter_code(raw.get(), 0) == ARCHIVE_FILTER_NONE)
+        return Fail(InitrdStatus::kFailed,
+                    "archive at offset %llu: neither a cpio header at a multiple of 4 nor "
+                    "compressed data",
+                    Ull(offset));
+      compression = archive_filter_name(raw.get(), 0);
+      unpacked_source.emplace(Unpacked{raw.get(), &guard, std::vector<char>(kChunk)});
+    }
+    ReadArchive a(archive_read_new());
+    if (!a) return InitrdStatus::kNoMemory;
+    archive_read_support_format_cpio(a.get());
+    if (plain) {
+      archive_read_set_callback_data(a.get(), &source);
+      archive_read_set_read_callback(a.get(), ReadSource);
+      archive_read_set_skip_callback(a.get(), SkipSource);
+    } else {
+      archive_read_set_callback_data(a.get(), &*unpacked_source);
+      archive_read_set_read_callback(a.get(), ReadUnpacked);
+    }
+    if (archive_read_open1(a.get()) != ARCHIVE_OK) {
+      if (!guard.error().empty()) return GuardFailed(offset, guard, plain);
+      return LibarchiveFailed(a.get(), offset, plain ? "not a cpio archive" : "not compressed cpio libarchive reads");
+    }
+    visitor_.on_archive(visitor_.ctx, offset, compression ? compression : "unknown");
     uint64_t unpacked = 0;
     std::vector<char> data;
     for (;;) {
@@ -173,7 +249,10 @@ class Reader {
       int r = archive_read_next_header(a.get(), &entry);
       if (r == ARCHIVE_EOF) break;
       // ARCHIVE_WARN too: libarchive skipped bytes to find a header, which the kernel never does.
-      if (r != ARCHIVE_OK) return LibarchiveFailed(a.get(), offset, "corrupt");
+      if (r != ARCHIVE_OK) {
+        if (!guard.error().empty()) return GuardFailed(offset, guard, plain);
+        return LibarchiveFailed(a.get(), offset, "corrupt");
+      }
       if (++members_ > limits_.max_members)
         return Fail(InitrdStatus::kLimit, "more than %llu members", Ull(limits_.max_members));
       const la_int64_t size = archive_entry_size(entry);
@@ -197,7 +276,10 @@ class Reader {
       size_t got = 0;
       while (got < data.size()) {
         la_ssize_t n = archive_read_data(a.get(), data.data() + got, data.size() - got);
-        if (n < 0) return LibarchiveFailed(a.get(), offset, "corrupt member");
+        if (n < 0) {
+          if (!guard.error().empty()) return GuardFailed(offset, guard, plain);
+          return LibarchiveFailed(a.get(), offset, "corrupt member");
+        }
         if (n == 0) break;
         got += static_cast<size_t>(n);
       }

@@ -73,7 +73,9 @@ rc=$?
 [ "$rc" = 6 ] || fail "verify exit $rc, not 6: $(cat "$TMP/v1.json")"
 kinds=$(json '" ".join(x["kind"] + ":" + x["subject"] for x in d["differences"])' <"$TMP/v1.json")
 case " $kinds " in *" initramfs:$IMG "*) ;; *) fail "no initramfs difference for $IMG: $kinds" ;; esac
-case " $kinds " in *" initramfs:amdgpu.noretry "*) ;; *) fail "amdgpu.noretry is not an initramfs row: $kinds" ;; esac
+case " $kinds " in *":amdgpu.noretry "*) fail "amdgpu.noretry has a row of its own beside the image's: $kinds" ;; esac
+msg=$(json '[x["message"] for x in d["differences"] if x["kind"] == "initramfs"][0]' <"$TMP/v1.json")
+case "$msg" in *"so amdgpu.noretry does not take effect"*) ;; *) fail "the image's row does not name amdgpu.noretry: $msg" ;; esac
 state=$("$CTL" --root "$WORLD" status --json | json 'd["boot_image"]["state"]')
 [ "$state" = lacks ] || fail "status boot_image state $state, not lacks"
 layout=$("$CTL" --root "$WORLD" status --json | json 'd["boot_image"]["message"]')
@@ -89,6 +91,27 @@ kinds=$("$CTL" --root "$WORLD" verify --json | json '" ".join(x["kind"] + ":" + 
 case " $kinds " in *" initramfs:"*) fail "an initramfs difference for an image that carries the options: $kinds" ;; esac
 case " $kinds " in *" pending-reboot:amdgpu.noretry "*) ;; *) fail "amdgpu.noretry is not pending-reboot: $kinds" ;; esac
 echo "mkinitramfs with it: $(json 'd["boot_image"]["message"]' <"$TMP/s2.json")"
+
+# 3. unset: the image built in 2 still has the option rocmtune took out (its regeneration was
+#    skipped): a stale image, a verify difference and status's Image: line.
+"$CTL" --root "$WORLD" unset amdgpu.noretry >/dev/null || fail "unset amdgpu.noretry"
+"$CTL" --root "$WORLD" verify --json >"$TMP/v3.json"
+rc=$?
+[ "$rc" = 6 ] || fail "verify after unset exit $rc, not 6: $(cat "$TMP/v3.json")"
+kinds=$(json '" ".join(x["kind"] + ":" + x["subject"] for x in d["differences"])' <"$TMP/v3.json")
+case " $kinds " in *" initramfs:$IMG "*) ;; *) fail "no initramfs difference for the stale $IMG: $kinds" ;; esac
+state=$("$CTL" --root "$WORLD" status --json | json 'd["boot_image"]["state"]')
+[ "$state" = stale ] || fail "status boot_image state $state after unset, not stale"
+"$CTL" --root "$WORLD" status | grep -q "^Image:   $IMG loads amdgpu at the next boot with rocmtune's removed options" ||
+  fail "status has no stale Image: line"
+
+# 4. Rebuilt from the world's modprobe.d after the unset: nothing of rocmtune's left to report.
+mkinitramfs -d "$TMP/conf" -o "$IMG" "$VER" >"$TMP/mk4.log" 2>&1 || { cat "$TMP/mk4.log"; fail "mkinitramfs (4)"; }
+kinds=$("$CTL" --root "$WORLD" verify --json | json '" ".join(x["kind"] + ":" + x["subject"] for x in d["differences"])')
+case " $kinds " in *" initramfs:"*) fail "an initramfs difference after the image was rebuilt: $kinds" ;; esac
+has=$("$CTL" --root "$WORLD" status --json | json '"boot_image" in d')
+[ "$has" = False ] || fail "status still has boot_image after the rebuild"
+echo "after unset: stale, then rebuilt: none"
 
 [ "$FAILED" = 0 ] && echo "PASS"
 exit "$FAILED"

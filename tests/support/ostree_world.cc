@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rpm_packages.h"
 #include "test_tree.h"
 
 namespace fs = std::filesystem;
@@ -82,7 +83,7 @@ std::optional<std::string> OstreeUnavailable() {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");
   for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && ::access((fs::path(dir) / "ostree").c_str(), X_OK) == 0) return std::nullopt;
+    if (!dir.empty() && ::access((fs::path(dir) / "ostree").c_str(), X_OK) == 0) return RpmUnavailable();
   return "the ostree tool is not installed (Debian package ostree, in scripts/install-deps.sh's TEST list)";
 }
 
@@ -137,11 +138,19 @@ void MakeOstreeWorld(const std::string& root_dir, const OstreeWorldSpec& spec) {
   // What the deployment's /usr has: rpm-ostree on every Fedora Atomic and bootc image, bootc on
   // bootc images. Empty stand-ins: nothing runs them in a tree that is not the live system.
   WriteOstreeFile(root / "usr/bin/rpm-ostree", "");
-  if (spec.bootc)
-    WriteOstreeFile(root / "usr/bin/bootc", spec.bootc_source_options
-                                                ? "\x7f"
-                                                  "ELF stand-in: loader-entries set-options-for-source\n"
-                                                : "");
+  if (!spec.bootc) return;
+  WriteOstreeFile(root / "usr/bin/bootc", "");
+  std::vector<std::string> rpms;
+  if (spec.bootc_version)
+    rpms.push_back(BuildRpm({"bootc", *spec.bootc_version, "1.fc41", {{"/usr/bin/bootc", ""}}, {}}));
+  if (spec.ostree_version)
+    rpms.push_back(
+        BuildRpm({"ostree-libs",
+                  *spec.ostree_version,
+                  "1.fc41",
+                  {{"/usr/lib64/libostree-1.so.1", "libostree-1.so.1.0.0"}, {"/usr/lib64/libostree-1.so.1.0.0", ""}},
+                  {}}));
+  if (!rpms.empty()) InstallRpms(root_dir, rpms);
 }
 
 }  // namespace rocmtune::testing

@@ -12,16 +12,20 @@
 
 namespace rocmtune::testing {
 
-// Why ostree worlds cannot be made here (no `ostree` on PATH), for GTEST_SKIP; nullopt: they can.
+// Why ostree worlds cannot be made here (no `ostree` on PATH, or no rpm to fill a bootc world's
+// rpm database), for GTEST_SKIP; nullopt: they can.
 std::optional<std::string> OstreeUnavailable();
 
 struct OstreeWorldSpec {
   // bootc: the deployments' origin names a container image (as bootc writes it) and
   // /usr/bin/bootc is there; else a Silverblue refspec origin and only /usr/bin/rpm-ostree.
   bool bootc = false;
-  // Whether the /usr/bin/bootc stand-in is a bootc with `loader-entries set-options-for-source`
-  // (1.15.2 and later): rocmtune looks for the subcommand's name in the binary.
-  bool bootc_source_options = true;
+  // bootc only: the versions of the packages bootc and ostree-libs put into the world's rpm
+  // database by the real rpm (tests/support/rpm_packages.h), owning /usr/bin/bootc and
+  // /usr/lib64/libostree-1.so.1; nullopt: that package is not installed. rocmtune reads them for
+  // `loader-entries set-options-for-source` (bootc 1.15.2 and ostree 2026.1 or later).
+  std::optional<std::string> bootc_version = "1.16.0";
+  std::optional<std::string> ostree_version = "2026.1";
   // The kernel arguments of each deployment, oldest first: the last is the default (and booted,
   // unless `booted_index` says otherwise), the others rollback deployments.
   std::vector<std::vector<std::string>> kargs = {

@@ -76,9 +76,15 @@ TEST_P(BootImageLacksTest, AnImageWithoutTheOptionsIsADifferenceNotAPendingReboo
   EXPECT_TRUE((*image)["running"].is_null());
   EXPECT_THAT((*image)["message"].get<std::string>(), HasSubstr("lacks /etc/modprobe.d/rocmtune.conf"));
   EXPECT_THAT((*image)["message"].get<std::string>(), HasSubstr("update-initramfs -u -k 6.8.0-45-generic"));
-  // The knob's row says why the next boot will not have it.
-  EXPECT_THAT(BootImageKinds(v), Contains("initramfs amdgpu.noretry")) << verify.out;
+  // One row for the image, naming the knob it keeps from the next boot: no row of its own, and
+  // not "pending reboot".
+  EXPECT_THAT((*image)["message"].get<std::string>(), HasSubstr("; so amdgpu.noretry does not take effect at the "
+                                                                "next boot"));
+  EXPECT_THAT(BootImageKinds(v), Not(Contains("initramfs amdgpu.noretry"))) << verify.out;
   EXPECT_THAT(BootImageKinds(v), Not(Contains("pending-reboot amdgpu.noretry"))) << verify.out;
+  size_t rows = 0;
+  for (const auto& d : v["differences"]) rows += d.value("kind", "") == "initramfs";
+  EXPECT_EQ(rows, 1u) << verify.out;
 
   auto status = w_.Ctl({"status", "--json"});
   ASSERT_EQ(status.exit_code, kExitOk) << status.err;
@@ -146,11 +152,64 @@ TEST_F(BootImageCliTest, AnImageThisUserCannotReadIsUnknownNotADifference) {
   EXPECT_EQ(w_.Ctl({"status", "--json"}).Json()["boot_image"]["state"], "lacks");
 }
 
+// After unset (rocmtune's file without options) and after reset (no file), an image that still
+// has the options, or the file, boots with what rocmtune took out: a verify difference and the
+// Image: line. One step beside: an image regenerated without them is not.
+class StaleImageTest : public BootImageCliTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(StaleImageTest, AnImageWithRemovedOptionsIsADifferenceAfterUnsetAndReset) {
+  const std::string verb = GetParam();
+  auto undo = verb == "reset" ? w_.Ctl({"reset", "--json"}) : w_.Ctl({"unset", "amdgpu.noretry", "--json"});
+  ASSERT_EQ(undo.exit_code, kExitOk) << undo.out << undo.err;
+  std::string why = Image("# rocmtune\noptions amdgpu noretry=0\n");
+  if (!why.empty()) GTEST_SKIP() << why;
+  auto verify = w_.Ctl({"verify", "--json"});
+  EXPECT_EQ(verify.exit_code, kExitVerifyDiffers) << verify.out;
+  json v = verify.Json();
+  const json* image = DifferenceOf(v, "initramfs", w_.Path(kBootImageRel));
+  ASSERT_NE(image, nullptr) << verify.out;
+  EXPECT_TRUE((*image)["configured"].is_null());
+  EXPECT_EQ((*image)["running"], "options amdgpu noretry=0");
+  EXPECT_THAT((*image)["message"].get<std::string>(), HasSubstr("which rocmtune no longer sets"));
+  EXPECT_THAT((*image)["message"].get<std::string>(), HasSubstr("update-initramfs -u -k 6.8.0-45-generic"));
+  json s = w_.Ctl({"status", "--json"}).Json()["boot_image"];
+  EXPECT_EQ(s["state"], "stale") << s.dump();
+  EXPECT_THAT(w_.Ctl({"status"}).out, HasSubstr("Image:   " + w_.Path(kBootImageRel) +
+                                                " loads amdgpu at the next boot with rocmtune's removed "
+                                                "options (options amdgpu noretry=0)"));
+
+  // Regenerated without rocmtune's file: nothing to say.
+  ASSERT_EQ(Image(""), "");
+  auto clean = w_.Ctl({"verify", "--json"});
+  json c = clean.Json();
+  EXPECT_EQ(DifferenceOf(c, "initramfs", w_.Path(kBootImageRel)), nullptr) << clean.out;
+  EXPECT_FALSE(w_.Ctl({"status", "--json"}).Json().contains("boot_image"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Verbs, StaleImageTest, ::testing::Values("unset", "reset"));
+
+// After reset rocmtune's file is gone: the image's copy, options or not, is still rocmtune's.
+TEST_F(BootImageCliTest, AfterResetTheFileAloneIsStale) {
+  ASSERT_EQ(w_.Ctl({"reset"}).exit_code, kExitOk);
+  ASSERT_FALSE(fs::exists(w_.Path("etc/modprobe.d/rocmtune.conf")));
+  std::string why = Image("# rocmtune: no options\n");
+  if (!why.empty()) GTEST_SKIP() << why;
+  json s = w_.Ctl({"status", "--json"}).Json()["boot_image"];
+  EXPECT_EQ(s["state"], "stale") << s.dump();
+  EXPECT_THAT(s["message"].get<std::string>(), HasSubstr("with rocmtune's file from its copy"));
+}
+
 TEST_F(BootImageCliTest, NoImageLineWithoutModuleOptions) {
   WorldCopy plain(kBootImageWorld);
   auto status = plain.Ctl({"status", "--json"});
   EXPECT_FALSE(status.Json().contains("boot_image")) << status.out;
   EXPECT_THAT(plain.Ctl({"status"}).out, Not(HasSubstr("Image:")));
+  // Never written by rocmtune: an image with such a file is not read at all.
+  testing::InitrdSpec spec;
+  spec.files = {{testing::AmdgpuModulePath(kBootImageVersion), "m"},
+                {"etc/modprobe.d/rocmtune.conf", "options amdgpu noretry=0\n"}};
+  ASSERT_EQ(testing::MakeInitrdImage(plain.Path(kBootImageRel), spec), "");
+  EXPECT_FALSE(plain.Ctl({"status", "--json"}).Json().contains("boot_image"));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "cli_runner.h"
 #include "client/exit_codes.h"
 #include "esp_worlds.h"
+#include "util/text.h"
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -64,7 +65,16 @@ TEST_F(RootOnlyEsp, StatusAsAUserSaysUnknownWithTheReason) {
   EXPECT_EQ((*iommu)["gone_after_reboot"], false) << "the entry sets it: not gone, unknown";
   EXPECT_THAT((*iommu)["notes"].dump(), HasSubstr("next boot's command line unknown"));
   EXPECT_THAT((*iommu)["notes"].dump(), HasSubstr("run as root or through rocmtuned"));
+  EXPECT_EQ((*iommu)["owner"], "unknown") << *iommu;
   auto text = w_.Ctl({"status"}, /*as_nobody=*/true);
+  // The row: CONFIGURED and OWNER unknown, not "-" (unset) and "kernel".
+  std::string row;
+  for (std::string_view line : text::SplitLines(text.out))
+    if (line.starts_with("cmdline.iommu ")) row = std::string(line);
+  EXPECT_THAT(row, ::testing::MatchesRegex("cmdline\\.iommu +unknown +pt +pt +unknown +-")) << text.out;
+  auto explain = w_.Ctl({"explain", "cmdline.iommu"}, /*as_nobody=*/true);
+  EXPECT_THAT(explain.out, HasSubstr("configured: unknown\n")) << explain.out;
+  EXPECT_THAT(explain.out, HasSubstr("owner:      unknown\n")) << explain.out;
   EXPECT_THAT(text.out, HasSubstr("Boot:    unknown (cannot read "));
   EXPECT_THAT(text.out, Not(HasSubstr("gone after reboot")));
   EXPECT_THAT(text.out, Not(HasSubstr("Boot:    grub")));

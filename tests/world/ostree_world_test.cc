@@ -5,6 +5,7 @@
 // what to do instead; bootc's systems are read and their changes refused with the command to run.
 #include "ostree_world.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 
 #include "cli_runner.h"
 #include "client/exit_codes.h"
+#include "staged_deployment_writer.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -113,7 +115,7 @@ TEST(OstreeWorldTest, ConfiguredIsTheDefaultDeploymentsEntryRunningIsProcCmdline
   ASSERT_NE(noretry, nullptr);
   EXPECT_EQ((*noretry)["configured"], "0");
 
-  // A staged deployment (ostree writes its entry at shutdown): the next boot is not known.
+  // A staged deployment rocmtune cannot read: the next boot is unknown, with why.
   o.w.Write("run/ostree/staged-deployment", std::string("\x01\x02not read\0", 12));
   json staged = Status(o.w);
   const json* unknown = Knob(staged, "cmdline.iommu");
@@ -121,7 +123,58 @@ TEST(OstreeWorldTest, ConfiguredIsTheDefaultDeploymentsEntryRunningIsProcCmdline
   EXPECT_TRUE((*unknown)["configured"].is_null()) << unknown->dump();
   auto set = o.w.Ctl({"set", "cmdline.iommu=nopt", "--check", "--json"});
   EXPECT_EQ(set.exit_code, kExitRefused) << set.out;
-  EXPECT_THAT(set.out, HasSubstr("a deployment is staged"));
+  EXPECT_THAT(set.out, HasSubstr("a deployment is staged and rocmtune cannot read it"));
+  EXPECT_THAT(set.out, HasSubstr("normal form"));
+}
+
+// What `rpm-ostree kargs` leaves until shutdown: a staged deployment whose "kargs" boot next.
+// CONFIGURED is read there, and a change is planned against it (rpm-ostree kargs changes the
+// pending deployment); locked, ostree leaves it at shutdown and the default entry boots.
+TEST(OstreeWorldTest, ConfiguredIsTheStagedDeploymentsArguments) {
+  SKIP_WITHOUT_OSTREE();
+  OstreeWorldSpec spec;
+  spec.kargs = {{kRoot, "rw", "iommu=off"}, {kRoot, "rw", "iommu=pt"}};
+  OstreeWorld o(spec);
+  testing::StagedSpec staged;
+  std::vector<std::string> names = testing::DeploymentNames(o.w.root());
+  ASSERT_EQ(names.size(), 2u);
+  staged.name = names.back() + "0";  // a new serial of the same commit
+  staged.merge_name = names.back();
+  staged.kargs = std::vector<std::string>{kRoot, "rw", "iommu=soft", "amdgpu.noretry=0"};
+  testing::WriteStagedDeployment(o.w.root(), staged);
+  json s = Status(o.w);
+  const json* iommu = Knob(s, "cmdline.iommu");
+  ASSERT_NE(iommu, nullptr) << s["knobs"].dump();
+  EXPECT_EQ((*iommu)["configured"], "soft") << iommu->dump();
+  EXPECT_EQ((*iommu)["running"], "pt");
+  EXPECT_EQ((*iommu)["configured_in"], "run/ostree/staged-deployment");
+  const json* noretry = Knob(s, "amdgpu.noretry");
+  ASSERT_NE(noretry, nullptr);
+  EXPECT_EQ((*noretry)["configured"], "0");
+  auto set = o.w.Ctl({"set", "cmdline.iommu=nopt", "amdgpu.runpm=0", "--check", "--json"});
+  ASSERT_EQ(set.exit_code, kExitOk) << set.out << set.err;
+  EXPECT_EQ(Commands(set.Json()), (std::vector<std::vector<std::string>>{
+                                      {"rpm-ostree", "initramfs-etc", "--track=/etc/modprobe.d/rocmtune.conf"},
+                                      {"rpm-ostree", "kargs", "--replace=iommu=soft=nopt"}}))
+      << set.out;
+
+  // No "kargs": the merge deployment's entry (the older one here, iommu=off).
+  staged.kargs.reset();
+  staged.merge_name = names.front();
+  testing::WriteStagedDeployment(o.w.root(), staged);
+  json merged_status = Status(o.w);
+  const json* merged = Knob(merged_status, "cmdline.iommu");
+  ASSERT_NE(merged, nullptr);
+  EXPECT_EQ((*merged)["configured"], "off") << merged->dump();
+
+  // Locked (the lock file, or "locked" in the variant): the default entry boots next.
+  staged.kargs = std::vector<std::string>{kRoot, "iommu=soft"};
+  testing::WriteStagedDeployment(o.w.root(), staged);
+  o.w.Write("run/ostree/staged-deployment-locked", "");
+  json locked_status = Status(o.w);
+  const json* locked = Knob(locked_status, "cmdline.iommu");
+  ASSERT_NE(locked, nullptr);
+  EXPECT_EQ((*locked)["configured"], "pt") << locked->dump();
 }
 
 TEST(OstreeWorldTest, SetPlansRpmOstreeKargsAndNoGrubOrDracut) {
@@ -191,6 +244,16 @@ TEST(OstreeWorldTest, SetAndRevertThroughTheHelperLeaveTheTreeAsItWas) {
       << r["changes"].dump();
   EXPECT_EQ(testing::ChangedPaths(original, o.w.Snapshot(), false, {"var/lib/rocmtune"}),
             (std::vector<std::string>{"var", "var/lib"}));
+
+  // rpm-ostree changes by its arguments: the set's run and the revert's both wait (a --root tree
+  // runs neither), each its own row, though the files are back as they were.
+  auto verify = o.w.Ctl({"verify", "--json"});
+  json v = verify.Json();
+  std::vector<std::string> pending;
+  for (const json& d : v["differences"])
+    if (d["kind"] == "pending-regeneration") pending.push_back(d["subject"].get<std::string>());
+  EXPECT_EQ(std::count(pending.begin(), pending.end(), "rpm-ostree-kargs"), 2) << verify.out;
+  EXPECT_EQ(std::count(pending.begin(), pending.end(), "rpm-ostree-initramfs-etc"), 2) << verify.out;
 }
 
 // unset of rocmtune's own token deletes exactly it, once rpm-ostree has made it the default
@@ -224,11 +287,17 @@ TEST(OstreeWorldTest, TrialIsRefusedWithWhatToDoInstead) {
   EXPECT_THAT(r.out + r.err, HasSubstr("previous deployment"));
 }
 
+std::vector<std::string> Bootc(std::vector<std::string> options) {
+  std::vector<std::string> argv = {"bootc", "loader-entries", "set-options-for-source", "--source", "rocmtune"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  return argv;
+}
+
 TEST(OstreeWorldTest, BootcIsReadAndAnOldBootcsChangesRefusedWithTheCommand) {
   SKIP_WITHOUT_OSTREE();
   OstreeWorldSpec spec;
   spec.bootc = true;
-  spec.bootc_source_options = false;
+  spec.bootc_version = "1.15.1";
   spec.kargs = {{kRoot, "rw", "iommu=pt"}};
   OstreeWorld o(spec);
   json s = Status(o.w);
@@ -249,12 +318,50 @@ TEST(OstreeWorldTest, BootcIsReadAndAnOldBootcsChangesRefusedWithTheCommand) {
   EXPECT_THAT(r.out + r.err, HasSubstr("bootc loader-entries set-options-for-source --source rocmtune --options "
                                        "\"iommu=pt amd_iommu=off\""));
   EXPECT_THAT(r.out + r.err, HasSubstr("/usr/lib/bootc/kargs.d/90-rocmtune.toml"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("the installed bootc is 1.15.1 (1.15.1-1.fc41)"));
 }
 
-std::vector<std::string> Bootc(std::vector<std::string> options) {
-  std::vector<std::string> argv = {"bootc", "loader-entries", "set-options-for-source", "--source", "rocmtune"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  return argv;
+// bootc new enough but ostree too old (bootc refuses set-options-for-source below 2026.1), or
+// versions rocmtune cannot read: refused with the command and kargs.d, one step either side.
+TEST(OstreeWorldTest, BootcsSourceNeedsOstree2026AndKnownVersions) {
+  SKIP_WITHOUT_OSTREE();
+  struct Case {
+    std::optional<std::string> bootc, ostree;
+    std::string says;  // empty: planned
+  };
+  const Case cases[] = {
+      {"1.15.2", "2026.1", ""},
+      {"1.15.2", "2025.7", "the installed ostree is 2025.7 (ostree-libs)"},
+      {"1.16.0", "2026.1~rc1", "the installed ostree is 2026.1~rc1"},
+      {"1.16.0", std::nullopt, "the installed ostree's version is unknown"},
+      {std::nullopt, "2026.4", "the installed bootc's version is unknown"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.bootc.value_or("-") + " " + c.ostree.value_or("-"));
+    OstreeWorldSpec spec;
+    spec.bootc = true;
+    spec.bootc_version = c.bootc;
+    spec.ostree_version = c.ostree;
+    OstreeWorld o(spec);
+    auto r = o.w.Ctl({"set", "cmdline.iommu=pt", "--check", "--json"});
+    if (c.says.empty()) {
+      EXPECT_EQ(r.exit_code, kExitOk) << r.out << r.err;
+      EXPECT_EQ(Commands(r.Json()), (std::vector<std::vector<std::string>>{Bootc({"--options", "iommu=pt"})}));
+    } else {
+      EXPECT_EQ(r.exit_code, kExitRefused) << r.out;
+      EXPECT_THAT(r.out, HasSubstr(c.says));
+      EXPECT_THAT(r.out, HasSubstr("kargs.d/90-rocmtune.toml"));
+    }
+  }
+  // No rpm database at all.
+  OstreeWorldSpec none;
+  none.bootc = true;
+  none.bootc_version.reset();
+  none.ostree_version.reset();
+  OstreeWorld o(none);
+  auto r = o.w.Ctl({"set", "cmdline.iommu=pt", "--check"});
+  EXPECT_EQ(r.exit_code, kExitRefused);
+  EXPECT_THAT(r.out + r.err, HasSubstr("no rpm database"));
 }
 
 // bootc 1.15.2+: rocmtune's arguments are its own source; the command sets the whole list, and
@@ -275,6 +382,11 @@ TEST(OstreeWorldTest, BootcSetsItsSourceAndRevertSetsTheOneBefore) {
   EXPECT_EQ(Commands(revert.Json()), (std::vector<std::vector<std::string>>{Bootc({})}));
   EXPECT_EQ(testing::ChangedPaths(original, o.w.Snapshot(), false, {"var/lib/rocmtune"}),
             (std::vector<std::string>{"var", "var/lib"}));
+  json v = o.w.Ctl({"verify", "--json"}).Json();
+  int bootc_pending = 0;
+  for (const json& d : v["differences"])
+    bootc_pending += d["kind"] == "pending-regeneration" && d["subject"] == "bootc";
+  EXPECT_EQ(bootc_pending, 2) << v.dump();
 
   // A source already there (bootc wrote it at an earlier change): the new list has it and more,
   // and the revert puts that list back.
@@ -288,11 +400,27 @@ TEST(OstreeWorldTest, BootcSetsItsSourceAndRevertSetsTheOneBefore) {
   ASSERT_EQ(back.exit_code, kExitOk) << back.out << back.err;
   EXPECT_EQ(Commands(back.Json()), (std::vector<std::vector<std::string>>{Bootc({"--options", "amd_iommu=off"})}));
 
-  // A staged deployment holds the source's current list: unknown here, so nothing is planned.
+  // A staged deployment rocmtune cannot read holds the source's list: nothing is planned.
   o.w.Write("run/ostree/staged-deployment", "staged");
   auto staged = o.w.Ctl({"set", "cmdline.iommu=nopt", "--check"});
   EXPECT_EQ(staged.exit_code, kExitRefused) << staged.out;
   EXPECT_THAT(staged.out + staged.err, HasSubstr("boot the pending deployment first"));
+  // One ostree wrote (bootc's set-options-for-source before a reboot): its bootconfig-extra
+  // holds the source, which the new list replaces and the undo puts back.
+  testing::StagedSpec spec2;
+  spec2.name = testing::DeploymentNames(o.w.root()).back();
+  spec2.kargs = std::vector<std::string>{kRoot, "rw", "amd_iommu=off", "iommu=pt"};
+  spec2.bootconfig_extra = {{"x-options-source-rocmtune", "amd_iommu=off iommu=pt"}};
+  testing::WriteStagedDeployment(o.w.root(), spec2);
+  json owned_status = Status(o.w);
+  const json* owned = Knob(owned_status, "cmdline.iommu");
+  ASSERT_NE(owned, nullptr);
+  EXPECT_EQ((*owned)["configured"], "pt");
+  EXPECT_EQ((*owned)["owner"], "rocmtune") << owned->dump();
+  auto again = o.w.Ctl({"set", "cmdline.iommu=nopt", "--check", "--json"});
+  ASSERT_EQ(again.exit_code, kExitOk) << again.out << again.err;
+  EXPECT_EQ(Commands(again.Json()),
+            (std::vector<std::vector<std::string>>{Bootc({"--options", "amd_iommu=off iommu=nopt"})}));
 }
 
 }  // namespace

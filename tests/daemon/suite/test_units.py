@@ -74,6 +74,18 @@ class UnitsTest(unittest.TestCase):
                          r"(?m)^ExecStart=[^ ]*rocmtunectl --root / reapply -- %I$",
                          "rocmtune-apply@.service does not pass its instance after --")
 
+    def test_helper_mount_namespace_of_its_own(self):
+        # bootc's set-options-for-source and libostree skip unshare(CLONE_NEWNS), which
+        # RestrictNamespaces=yes would refuse, only because the helper's mount namespace is not
+        # pid 1's (bootc cli.rs ensure_self_unshared_mount_namespace; ostree-sysroot.c
+        # ostree_sysroot_initialize_with_mount_namespace): PrivateTmp= gives it one.
+        text = read(os.path.join(self.src, "systemd/rocmtune-helper@.service"))
+        self.assertRegex(text, r"(?m)^RestrictNamespaces=yes$")
+        self.assertRegex(text, r"(?m)^PrivateTmp=yes$",
+                         "rocmtune-helper@.service without a mount namespace of its own: bootc would unshare one")
+        r = self.analyze("security", "--offline=true", "./rocmtune-helper@.service")
+        self.assertRegex(r.stdout, r"✓ RestrictNamespaces=~mnt", r.stdout)
+
     def test_exposure_at_most_1_5(self):
         # A template is analyzed as an instance (systemd-analyze names it rocmtune-apply@i.service).
         for unit in ("rocmtuned.service", "rocmtune-apply@.service"):

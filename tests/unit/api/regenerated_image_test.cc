@@ -66,6 +66,33 @@ TEST(RegeneratedImageTest, TheResultSaysWhetherTheRebuiltImageCarriesTheOptions)
   EXPECT_EQ(doc2["warnings"].dump().find("rocmtune.conf"), std::string::npos) << doc2["warnings"].dump();
 }
 
+// unset's regeneration that left the option in the image (the tool failed quietly, or built from
+// an old copy): the result says the image is stale and warns; one that took it out says nothing.
+TEST(RegeneratedImageTest, AnUnsetWhoseImageKeepsTheOptionIsStale) {
+  testing::WorldCopy w("rx5700xt");
+  RegeneratingWriter carries(w, "options amdgpu noretry=0\n");
+  auto set = api::Set(*sys::Root::Open(w.root()), {"amdgpu.noretry=0"}, {}, carries);
+  if (!carries.skip.empty()) GTEST_SKIP() << carries.skip;
+  ASSERT_TRUE(set) << set.error().message;
+  RegeneratingWriter kept(w, "options amdgpu noretry=0\n");
+  auto unset = api::Unset(*sys::Root::Open(w.root()), {"amdgpu.noretry"}, {}, kept);
+  ASSERT_TRUE(unset) << unset.error().message;
+  nlohmann::ordered_json doc = api::ResultJson(*unset);
+  EXPECT_EQ(doc["regenerated"]["initramfs"], "done") << doc.dump();
+  ASSERT_TRUE(doc.contains("boot_image")) << doc.dump();
+  EXPECT_EQ(doc["boot_image"]["state"], "stale");
+  EXPECT_NE(doc["warnings"].dump().find("which rocmtune no longer sets"), std::string::npos) << doc["warnings"].dump();
+
+  RegeneratingWriter rebuilt(w, "");
+  auto set2 = api::Set(*sys::Root::Open(w.root()), {"amdgpu.noretry=0"}, {}, carries);
+  ASSERT_TRUE(set2) << set2.error().message;
+  auto unset2 = api::Unset(*sys::Root::Open(w.root()), {"amdgpu.noretry"}, {}, rebuilt);
+  ASSERT_TRUE(unset2) << unset2.error().message;
+  nlohmann::ordered_json doc2 = api::ResultJson(*unset2);
+  EXPECT_FALSE(doc2.contains("boot_image")) << doc2.dump();
+  EXPECT_EQ(doc2["warnings"].dump().find("rocmtune.conf"), std::string::npos) << doc2["warnings"].dump();
+}
+
 TEST(RegeneratedImageTest, NoBootImageWhenNothingWasRegenerated) {
   testing::WorldCopy w("rx5700xt");
   testing::ExecutorWriter writer(w.root());
