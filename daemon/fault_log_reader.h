@@ -7,6 +7,9 @@
 //   - on another root (a world in tests): its own read, and the helper's when its own skipped a
 //     journal file it may not read (files_not_permitted).
 // The helper returns every record; the caller filter (api::KeepCallersFaults) stays the daemon's.
+// The helper is asked at most 10 times in 5 s (then Busy), and the same query within 2 s is
+// answered from its last reply: any user may call Describe and Faults, each ask starts a root
+// helper, and the changes share the socket's trigger limit.
 #pragma once
 
 #include <string>

@@ -344,7 +344,7 @@ void Manager::PublishExports(std::string_view why) {
     api::ExportOptions options;
     options.version = ROCMTUNE_VERSION;
     options.known_live = &facts;
-    options.read_faults = api::SystemLogReader();  // what user rocmtune may read; counts only
+    options.read_faults = read_log_;  // through the helper when the journal is closed to user rocmtune
     auto report = api::Export(root_, inventory, options);
     if (!report) {
       LogDropped(fmt::format("the fleet export ({})", why), report.error().message);

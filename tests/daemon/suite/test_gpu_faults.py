@@ -225,3 +225,31 @@ class RootOnlyJournalTest(FaultsWorld):
         self.manager().Describe(timeout=120)
         self.wait_until(lambda: len(seen) > 1, "FaultsSeen after a new fault")
         self.assertEqual([int(a[0]) for a in seen], [3, 1], "only the new fault")
+
+    def test_a_users_loop_starts_few_helpers(self):
+        # Any user may call Faults and Describe, and each read through the helper starts a root
+        # helper against the socket's trigger limit, which changes share: the same query is
+        # answered from the last reply, other ones beyond 10 in 5 s are Busy.
+        self.start_daemon(self.w, prefix=self.as_uid(DAEMON_ID, []))
+        spawned = self.log("helper.log").count("Spawned ")
+        code = """
+import dbus, json, sys
+from busclient import manager
+m, names = manager(), {}
+for i in range(60):
+    try:
+        m.Faults(dbus.Int32(1), dbus.UInt64(i % 2 and 1000 + i or 0), timeout=60)
+        name = ""
+    except dbus.DBusException as e:
+        name = e.get_dbus_name()
+    names[name] = names.get(name, 0) + 1
+print(json.dumps(names))
+"""
+        r = self.python(code, argv_prefix=self.as_uid(USER_ID, []), timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        names = json.loads(r.stdout)
+        started = self.log("helper.log").count("Spawned ") - spawned
+        print(f"60 Faults of a user: {names}; rocmtune-helper started {started} times")
+        self.assertLessEqual(started, 12, "the user's calls started a root helper each")
+        self.assertIn("org.rocmtune1.Error.Busy", names, names)
+        self.assertGreaterEqual(names.get("", 0), 30, "the repeated query was not answered from the last reply")
