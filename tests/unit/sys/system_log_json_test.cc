@@ -164,17 +164,17 @@ TEST(SystemLogJson, AQueryPrintsAndReadsBack) {
 }
 
 TEST(SystemLogJson, AQueryIsParsedStrictly) {
-  for (const char* text : {R"({"boot":1,"since_usec":null,"after_cursor":""})",
-                           R"({"boot":"0","since_usec":null,"after_cursor":""})",
-                           R"({"boot":0,"since_usec":-1,"after_cursor":""})",
-                           R"({"boot":0,"since_usec":null})",
-                           R"({"boot":0,"since_usec":null,"after_cursor":"","max_entries":100000000})",
-                           R"({"boot":0,"since_usec":null,"after_cursor":"a\nb"})",
-                           R"({"boot":0,"since_usec":null,"after_cursor":"a\u0000b"})", "[]", "", "read-log"}) {
+  for (const char* text :
+       {R"({"boot":1,"since_usec":null,"after_cursor":""})", R"({"boot":"0","since_usec":null,"after_cursor":""})",
+        R"({"boot":0,"since_usec":-1,"after_cursor":""})", R"({"boot":0,"since_usec":null})",
+        R"({"boot":0,"since_usec":null,"after_cursor":"","max_entries":100000000})",
+        R"({"boot":0,"since_usec":null,"after_cursor":"a\nb"})",
+        R"({"boot":0,"since_usec":null,"after_cursor":"a\u0000b"})", "[]", "", "read-log"}) {
     auto query = LogQueryFromJson(text);
     EXPECT_FALSE(query) << text;
   }
-  std::string long_cursor = R"({"boot":0,"since_usec":null,"after_cursor":")" + std::string(kMaxCursorBytes + 1, 'a') + "\"}";
+  std::string long_cursor =
+      R"({"boot":0,"since_usec":null,"after_cursor":")" + std::string(kMaxCursorBytes + 1, 'a') + "\"}";
   EXPECT_FALSE(LogQueryFromJson(long_cursor));
 }
 
