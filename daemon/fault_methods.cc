@@ -30,6 +30,7 @@ int FaultsMethod(sd_bus_message* call, Manager& self, sd_bus_error* ret) {
     api::FaultsOptions options;
     if (boot <= 0) options.boot = boot;
     if (since > 0) options.since_usec = since;
+    options.read_log = self.read_log();
     auto report = api::Faults(self.root(), options);
     if (!report) {
       (void)ReplyFailure(held.get(), report.error());

@@ -17,6 +17,7 @@
 #include "plan/helper_status.h"
 #include "plan/plan_json.h"
 #include "plan/publish.h"
+#include "sys/system_log_json.h"
 #include "sys/unique_fd.h"
 #include "util/json_text.h"
 
@@ -117,6 +118,14 @@ Result<sys::RootSupplement> HelperSocketWriter::AskBootFiles() const {
   if (!reply) return tl::unexpected(reply.error());
   if (reply->empty()) return Fail(ErrorCode::kIo, "rocmtune-helper closed the connection without the boot files");
   return knobs::BootFilesFromJson(*reply);
+}
+
+Result<sys::LogRead> HelperSocketWriter::ReadLog(const sys::LogQuery& query) const {
+  auto reply = Talk(fmt::format("read-log\n{}\n", sys::LogQueryJson(query)));
+  if (!reply) return tl::unexpected(reply.error());
+  if (reply->empty())
+    return Fail(ErrorCode::kIo, "rocmtune-helper closed the connection without the log (see its journal)");
+  return sys::LogReadFromJson(*reply);
 }
 
 Result<std::optional<sys::RootSupplement>> HelperSocketWriter::ReadBootFiles(const sys::Root&) const {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "api/writer.h"
+#include "sys/system_log.h"
 
 namespace rocmtune::daemon {
 
@@ -31,6 +32,8 @@ class HelperSocketWriter final : public api::Writer {
   Result<sys::RootSupplement> AskBootFiles() const;
   // "publish": the export files export.toml enables. Derived from the machine's state, not a
   // change anyone asked for: polkit is not asked (the helper checks the content itself).
+  // "read-log": the GPU lines of the journal the helper, as root, reads (sys/system_log_json.h).
+  Result<sys::LogRead> ReadLog(const sys::LogQuery& query) const;
   Result<plan::HelperReply> Publish(const std::vector<plan::PublishFile>& files) override;
 
  private:

@@ -22,6 +22,7 @@
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
 #include "daemon/change_methods.h"
+#include "daemon/fault_log_reader.h"
 #include "daemon/fault_methods.h"
 #include "daemon/guard.h"
 #include "daemon/helper_socket.h"
@@ -238,12 +239,22 @@ Result<void> Manager::Attach(sd_bus* bus, sd_event* event) {
 }
 
 void Manager::NoteFaults() {
+  if (!faults_cursor_loaded_) {
+    faults_cursor_loaded_ = true;
+    auto saved = sys::LoadCursor(root_);
+    if (saved) faults_cursor_ = *saved;
+    else LogDropped("the saved cursor of the faults already announced", saved.error().message);
+  }
   sys::LogQuery query;
   query.boot = 0;
   query.after_cursor = faults_cursor_;
-  auto read = sys::ReadSystemLog(root_, query);
+  auto read = read_log_(root_, query);
   if (!read || read->source == sys::LogSource::kNone) return;
-  if (!read->last_cursor.empty()) faults_cursor_ = read->last_cursor;
+  if (!read->last_cursor.empty() && read->last_cursor != faults_cursor_) {
+    faults_cursor_ = read->last_cursor;
+    if (auto saved = sys::SaveCursor(root_, faults_cursor_); !saved)
+      LogDropped("the cursor of the faults announced", saved.error().message);
+  }
   // Newer than the newest one counted before, too: a cursor of another journal file may place
   // the read at its own entry again (two files, two sequence number spaces).
   size_t seen = 0;
@@ -279,6 +290,7 @@ std::vector<std::string> GpuIds(const detect::Inventory& inventory) {
 Manager::Manager(sys::Root root, std::string helper_socket, bool shm_is_private)
     : root_(std::move(root)),
       helper_socket_(std::move(helper_socket)),
+      read_log_(DaemonLogReader(helper_socket_)),
       boot_files_([socket = helper_socket_]() {
         // The helper reads as root; nothing is authorized by it (a read, no write).
         auto files = HelperSocketWriter(socket, [] { return Result<void>{}; }).AskBootFiles();
@@ -332,7 +344,7 @@ void Manager::PublishExports(std::string_view why) {
     api::ExportOptions options;
     options.version = ROCMTUNE_VERSION;
     options.known_live = &facts;
-    options.read_faults = api::SystemLogReader();  // what user rocmtune may read; counts only
+    options.read_faults = read_log_;  // through the helper when the journal is closed to user rocmtune
     auto report = api::Export(root_, inventory, options);
     if (!report) {
       LogDropped(fmt::format("the fleet export ({})", why), report.error().message);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/faults.h"
 #include "api/system.h"
 #include "bus/contract.h"
 #include "bus/handles.h"
@@ -52,6 +53,8 @@ class Manager {
 
   const sys::Root& root() const { return root_; }
   const std::string& helper_socket() const { return helper_socket_; }
+  // How Faults and FaultsSeen read the log (daemon/fault_log_reader.h).
+  const api::LogReader& read_log() const { return read_log_; }
   ChangeWorker& worker() { return worker_; }
   DoctorWorker& doctor() { return doctor_; }
   Authorizer& authorizer() { return authorizer_; }
@@ -90,13 +93,16 @@ class Manager {
   // transaction and each change of the GPUs; a failure is logged, never a caller's error.
   void PublishExports(std::string_view why);
   // Reads this boot's log after the saved cursor and emits FaultsSeen(n) for n new fault records
-  // (daemon/fault_methods.h): at start, on Describe and on Faults.
+  // (daemon/fault_methods.h): at start, on Describe and on Faults. The cursor is kept across
+  // restarts (sys::kFaultsCursorPath): a fault is announced once, not at every start.
   void NoteFaults();
 
  private:
   sys::Root root_;
   std::string helper_socket_;
-  std::string faults_cursor_;      // the last log entry NoteFaults looked at
+  api::LogReader read_log_;
+  std::string faults_cursor_;  // the last log entry NoteFaults looked at (saved)
+  bool faults_cursor_loaded_ = false;
   uint64_t faults_last_usec_ = 0;  // the newest fault record NoteFaults counted
   // Before the workers, which use it: it outlives them.
   BootFilesCache boot_files_;

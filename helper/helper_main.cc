@@ -16,6 +16,7 @@
 #include "journal/write_access.h"
 #include "knobs/boot_files.h"
 #include "plan/plan_json.h"
+#include "sys/system_log_json.h"
 #include "util/json_text.h"
 
 namespace rocmtune::helper {
@@ -55,9 +56,10 @@ Result<std::string> ReadStdin() {
 
 // The request line: "apply" or "apply --force" (then the plan), "recover", "read-boot" (the
 // boot loader's files on a root-only ESP, for the daemon's planner: knobs/boot_files.h), or
-// "publish" (then the export files: helper/publish.h).
+// "publish" (then the export files: helper/publish.h), or "read-log" (then the query: the GPU
+// lines of the journal the daemon's user may not read, sys/system_log_json.h).
 struct SocketRequest {
-  enum class Kind { kApply, kRecover, kReadBoot, kPublish } kind = Kind::kRecover;
+  enum class Kind { kApply, kRecover, kReadBoot, kPublish, kReadLog } kind = Kind::kRecover;
   bool force = false;
   std::string plan;
 };
@@ -72,9 +74,10 @@ Result<SocketRequest> ParseSocketRequest(std::string_view input) {
   if (line == "apply" || line == "apply --force")
     return SocketRequest{Kind::kApply, line.size() > 5, std::string(rest)};
   if (line == "publish") return SocketRequest{Kind::kPublish, false, std::string(rest)};
+  if (line == "read-log") return SocketRequest{Kind::kReadLog, false, std::string(rest)};
   return Fail(ErrorCode::kInvalidArgument,
-              "socket mode: the first line must be 'apply', 'apply --force', 'recover', 'read-boot' or 'publish' "
-              "(and only 'apply' and 'publish' are followed by their request)");
+              "socket mode: the first line must be 'apply', 'apply --force', 'recover', 'read-boot', 'publish' or "
+              "'read-log' (and only 'apply', 'publish' and 'read-log' are followed by their request)");
 }
 
 }  // namespace
@@ -104,7 +107,8 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
       "socket",
       "Serve one request on stdin/stdout, a connection from rocmtune-helper.socket: a line 'apply' or "
       "'apply --force' and the plan, 'recover', 'read-boot' (the boot loader's files on a root-only ESP, "
-      "for the daemon's planner) or 'publish' and the export files; the peer must be root or the daemon's user "
+      "for the daemon's planner), 'publish' and the export files, or 'read-log' and its query (the journal's "
+      "GPU lines, for the daemon's faults); the peer must be root or the daemon's user "
       "(rocmtune)");
   try {
     app.parse(argc, argv);
@@ -140,6 +144,18 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     options.force = request->force;
     if (request->kind == SocketRequest::Kind::kReadBoot) {
       fmt::print("{}\n", JsonText(knobs::BootFilesJson(knobs::CollectBootFiles(*root)), -1));
+      return 0;
+    }
+    if (request->kind == SocketRequest::Kind::kReadLog) {
+      // Read-only, as read-boot: only the GPU lines ReadSystemLog keeps, the reply bounded.
+      auto query = sys::LogQueryFromJson(request->plan);
+      if (!query) return Report({Status::kRefused, "", {query.error().message}, {}, {}, {}});
+      auto read = sys::ReadSystemLog(*root, *query);
+      if (!read) {
+        fmt::print(stderr, "rocmtune-helper: {}\n", read.error().message);
+        return 1;
+      }
+      fmt::print("{}\n", sys::LogReadJson(*read));
       return 0;
     }
     if (request->kind == SocketRequest::Kind::kRecover) return Report(executor.Recover(options));
