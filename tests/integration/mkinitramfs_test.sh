@@ -102,8 +102,11 @@ kinds=$(json '" ".join(x["kind"] + ":" + x["subject"] for x in d["differences"])
 case " $kinds " in *" initramfs:$IMG "*) ;; *) fail "no initramfs difference for the stale $IMG: $kinds" ;; esac
 state=$("$CTL" --root "$WORLD" status --json | json 'd["boot_image"]["state"]')
 [ "$state" = stale ] || fail "status boot_image state $state after unset, not stale"
-"$CTL" --root "$WORLD" status | grep -q "^Image:   $IMG loads amdgpu at the next boot with rocmtune's removed options" ||
-  fail "status has no stale Image: line"
+# Read whole before grep looks: with pipefail, grep -q ending at its first match could SIGPIPE
+# the writer and fail the pipeline though the line is there.
+status_text=$("$CTL" --root "$WORLD" status)
+grep -q "^Image:   $IMG loads amdgpu at the next boot with rocmtune's removed options" <<<"$status_text" ||
+  fail "status has no stale Image: line: $(grep '^Image:' <<<"$status_text")"
 
 # 4. Rebuilt from the world's modprobe.d after the unset: nothing of rocmtune's left to report.
 mkinitramfs -d "$TMP/conf" -o "$IMG" "$VER" >"$TMP/mk4.log" 2>&1 || { cat "$TMP/mk4.log"; fail "mkinitramfs (4)"; }
