@@ -70,13 +70,7 @@ bool SeesEveryFault(const sys::Root& root, uint32_t uid) {
   const std::string passwd = root.ReadFile("etc/passwd").value_or("");
   const std::string group = root.ReadFile("etc/group").value_or("");
   for (std::string_view line : text::SplitLines(passwd)) {
-    std::vector<std::string_view> f;
-    for (size_t pos = 0;;) {
-      size_t c = line.find(':', pos);
-      f.push_back(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
-      if (c == std::string_view::npos) break;
-      pos = c + 1;
-    }
+    const std::vector<std::string_view> f = text::SplitFields(line, ':');
     if (f.size() > 3 && f[2] == id) {
       name = std::string(f[0]);
       gid = std::string(f[3]);
@@ -85,21 +79,12 @@ bool SeesEveryFault(const sys::Root& root, uint32_t uid) {
   }
   if (name.empty()) return false;
   for (std::string_view line : text::SplitLines(group)) {
-    std::vector<std::string_view> f;
-    for (size_t pos = 0;;) {
-      size_t c = line.find(':', pos);
-      f.push_back(line.substr(pos, c == std::string_view::npos ? std::string_view::npos : c - pos));
-      if (c == std::string_view::npos) break;
-      pos = c + 1;
-    }
+    const std::vector<std::string_view> f = text::SplitFields(line, ':');
     if (f.size() < 4) continue;
     if (f[0] != "sudo" && f[0] != "wheel" && f[0] != "adm" && f[0] != "systemd-journal") continue;
     if (f[2] == gid) return true;
-    for (size_t pos = 0; pos <= f[3].size();) {
-      size_t c = std::min(f[3].find(',', pos), f[3].size());
-      if (f[3].substr(pos, c - pos) == name) return true;
-      pos = c + 1;
-    }
+    for (std::string_view member : text::SplitFields(f[3], ','))
+      if (member == name) return true;
   }
   return false;
 }

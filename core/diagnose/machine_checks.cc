@@ -22,17 +22,6 @@ using text::ParseKeySpaceValue;
 using text::ParseU64;
 using text::SplitLines;
 
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  for (size_t pos = s.find(sep); pos != std::string_view::npos; pos = s.find(sep, start)) {
-    out.push_back(s.substr(start, pos - start));
-    start = pos + 1;
-  }
-  out.push_back(s.substr(start));
-  return out;
-}
-
 Finding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why, std::string fix,
              std::string source) {
   return MakeFinding(std::move(id), severity, std::move(subject), std::move(what), std::move(why), std::move(fix),
@@ -115,7 +104,7 @@ std::string UserName(const sys::Root& root) {
   std::string uid = std::to_string(getuid());
   if (passwd)
     for (std::string_view line : SplitLines(*passwd)) {
-      auto fields = Split(line, ':');
+      auto fields = text::SplitFields(line, ':');
       if (fields.size() > 2 && fields[2] == uid) return std::string(fields[0]);
     }
   const char* user = getenv("USER");
@@ -124,9 +113,9 @@ std::string UserName(const sys::Root& root) {
 
 bool InGroup(std::string_view group_file, std::string_view group, std::string_view user) {
   for (std::string_view line : SplitLines(group_file)) {
-    auto fields = Split(line, ':');
+    auto fields = text::SplitFields(line, ':');
     if (fields.size() < 4 || fields[0] != group) continue;
-    for (std::string_view member : Split(fields[3], ','))
+    for (std::string_view member : text::SplitFields(fields[3], ','))
       if (member == user) return true;
   }
   return false;

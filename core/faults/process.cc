@@ -36,12 +36,8 @@ std::optional<uint32_t> RealUid(std::string_view status) {
 std::string UserNameOf(const std::string& passwd, uint32_t uid) {
   const std::string id = std::to_string(uid);
   for (std::string_view line : text::SplitLines(passwd)) {
-    size_t a = line.find(':');
-    if (a == std::string_view::npos) continue;
-    size_t b = line.find(':', a + 1);
-    size_t c = b == std::string_view::npos ? b : line.find(':', b + 1);
-    if (c != std::string_view::npos && line.substr(b + 1, c - b - 1) == id)
-      return text::EscapeControl(line.substr(0, std::min(a, kMaxFaultFieldBytes)));
+    const std::vector<std::string_view> f = text::SplitFields(line, ':');  // name:password:uid:...
+    if (f.size() > 2 && f[2] == id) return text::EscapeControl(f[0].substr(0, kMaxFaultFieldBytes));
   }
   return "";
 }

@@ -110,6 +110,17 @@ std::string Clean(std::string_view raw) {
   return std::string(Trim(out));
 }
 
+std::vector<std::string_view> SplitFields(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t pos = s.find(sep); pos != std::string_view::npos; pos = s.find(sep, start)) {
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
 std::vector<std::string_view> SplitLines(std::string_view s) {
   std::vector<std::string_view> lines;
   while (!s.empty()) {

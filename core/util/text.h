@@ -18,6 +18,10 @@ std::string_view Trim(std::string_view s);
 
 std::vector<std::string_view> SplitLines(std::string_view s);
 
+// The fields of a `sep`-separated record, empty ones kept ("a::b" by ':' is "a", "", "b"): the
+// lines of /etc/passwd and /etc/group, a group's member list by ','.
+std::vector<std::string_view> SplitFields(std::string_view s, char sep);
+
 // Whitespace-separated tokens.
 std::vector<std::string_view> Tokens(std::string_view s);
 

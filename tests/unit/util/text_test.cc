@@ -110,3 +110,16 @@ TEST(EscapeControlTest, IncompleteTailIsOnlyAValidStartOfASequence) {
 
 }  // namespace
 }  // namespace rocmtune::text
+
+namespace rocmtune::text {
+namespace {
+
+TEST(SplitFieldsTest, KeepsEmptyFieldsAndTheLastOne) {
+  EXPECT_EQ(SplitFields("alice:x:1000:1000::/home/alice:/bin/bash", ':').size(), 7u);
+  EXPECT_EQ(SplitFields("a::b", ':'), (std::vector<std::string_view>{"a", "", "b"}));
+  EXPECT_EQ(SplitFields("", ','), (std::vector<std::string_view>{""}));
+  EXPECT_EQ(SplitFields("render:x:107:", ':').back(), "");
+}
+
+}  // namespace
+}  // namespace rocmtune::text
