@@ -141,13 +141,18 @@ window.RocmtuneRender = (function () {
     }
 
     // rocmtune.faults.v1 (rocmtuned's Faults, already filtered to what this user may see).
+    // "python3 (pid 4242, user alice): a GPU page fault, on card1 (gfx1010) at ..."; a record
+    // that names no program (a GPU reset, a ring timeout without its process line) starts with
+    // what happened.
     function faultSentence(f) {
-        const who = (f.process || f.unit || "A program") +
-              (f.pid !== null ? " (pid " + f.pid + (f.user ? ", user " + f.user : "") + ")" : "");
+        const name = f.process || f.unit;
+        const pid = f.pid !== null ? " (pid " + f.pid + (f.user ? ", user " + f.user : "") + ")" : "";
+        const what = name ? name + pid + ": " + f.description
+                          : f.description.charAt(0).toUpperCase() + f.description.slice(1) + pid;
         const gpu = f.card ? f.card + (f.gfx_target ? " (" + f.gfx_target + ")" : "") : (f.gpu || "an unknown GPU");
         const override = ((f.environment && f.environment.variables) || [])
               .filter(v => v.name === "HSA_OVERRIDE_GFX_VERSION").map(v => " with " + v.name + "=" + v.value);
-        return who + ": " + f.description + ", on " + gpu + " at " + f.time + override.join("");
+        return what + ", on " + gpu + " at " + f.time + override.join("");
     }
 
     function renderFaults(doc) {
@@ -163,7 +168,7 @@ window.RocmtuneRender = (function () {
         for (const f of doc.faults.slice().reverse()) {
             const cause = (f.causes || []).find(c => c.id === f.likely_cause) || null;
             const li = el("li", { class: cause ? "sev-" + cause.severity : "" },
-                          el("p", {}, el("span", { class: "badge" }, f.kind), faultSentence(f)));
+                          el("p", {}, el("span", { class: "badge" }, f.kind), " ", faultSentence(f)));
             if (f.boot !== null && f.boot !== 0) li.append(el("p", { class: "muted" }, "Boot " + f.boot));
             if (cause) {
                 li.append(el("p", {}, el("strong", {}, "Likely cause: "), cause.what));

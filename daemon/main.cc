@@ -7,6 +7,7 @@
 
 #include "bus/power_profiles.h"
 #include "daemon/service.h"
+#include "sys/rocm_smi.h"
 
 namespace {
 
@@ -38,6 +39,8 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // rocm-smi-lib's child, started again by the live-facts probe (sys::SmiOptions::reexec).
+  if (auto status = rocmtune::sys::RunSmiProbeChild(argc, argv)) return *status;
   try {
     return Run(argc, argv);
   } catch (const std::exception& e) {

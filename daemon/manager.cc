@@ -298,7 +298,7 @@ Manager::Manager(sys::Root root, std::string helper_socket, bool shm_is_private)
         return Result<std::optional<sys::RootSupplement>>(std::move(*files));
       }),
       live_(kLiveFactsMaxAge, [shm_is_private](const std::vector<detect::Gpu>& gpus) {
-        return detect::ReadLiveFacts(gpus, {.shm_is_private = shm_is_private});
+        return detect::ReadLiveFacts(gpus, {.shm_is_private = shm_is_private, .reexec = true});
       }) {}
 
 void Manager::LiveFacts(const std::vector<detect::Gpu>& gpus, LiveFactsWorker::Done done) {

@@ -94,7 +94,21 @@ struct SmiOptions {
   std::chrono::milliseconds timeout{10000};
   // /dev/shm is already the caller's own (SandboxOptions::shm_is_private): rocmtuned's unit.
   bool shm_is_private = false;
+  // Run the child as this program started again (execv of /proc/self/exe with kSmiProbeChildArg)
+  // instead of in the forked copy. A threaded caller (rocmtuned) may fork while another thread
+  // holds a lock the copy would wait on forever: the allocator's under a sanitizer, the dynamic
+  // loader's. Only async-signal-safe calls run between fork and exec. The program's main must
+  // call RunSmiProbeChild before anything else.
+  bool reexec = false;
 };
+
+// argv[1] of the program started again for the probe (SmiOptions::reexec); argv[2] is its
+// options as JSON, and descriptor 3 the pipe it answers on.
+inline constexpr const char* kSmiProbeChildArg = "--rocmtune-smi-probe-child";
+
+// In main, first: when argv[1] is kSmiProbeChildArg, answers as ProbeRocmSmi's child does and
+// returns the exit status; otherwise nullopt.
+std::optional<int> RunSmiProbeChild(int argc, char** argv);
 
 // Asks the first of `libraries` that loads, in a child process; never throws, never crashes the caller: a child that
 // dies, hangs past the timeout or answers garbage gives a probe with `error` set. The child runs

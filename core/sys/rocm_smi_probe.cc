@@ -1,5 +1,5 @@
-// ProbeRocmSmi: ReadRocmSmi in a forked child whose stdout and stderr are /dev/null, its answer
-// a JSON document on a pipe. rocm-smi-lib 5.2 is built with assert() live and prints its errors
+// ProbeRocmSmi: ReadRocmSmi in a forked (for a threaded caller, re-exec'd) child whose stdout
+// and stderr are /dev/null, its answer a JSON document on a pipe. rocm-smi-lib 5.2 is built with assert() live and prints its errors
 // to stdout; a crash, a hang or a stray line stays in the child. The child keeps no descriptor
 // but the pipe (not the caller's bus connection or root handle) and enters the sandbox
 // (sys/sandbox.h: its own /dev/shm, no privileges) before the library is loaded.
@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -71,28 +72,61 @@ bool WriteAll(int fd, const std::string& text) {
   return true;
 }
 
-// The child's answer: one line naming the library once it is loaded (so that a library that
-// aborts or hangs is named), then the probe as JSON.
-[[noreturn]] void Child(int out, const SmiOptions& options, const SandboxOptions& sandbox_options) {
+// stdin, stdout and stderr on /dev/null: rocm-smi-lib prints its errors to stdout.
+void QuietStdio() {
   int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null >= 0) {
     dup2(null, STDIN_FILENO);
     dup2(null, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
   }
-  CloseOthers(out);
+}
+
+// The child's answer: one line naming the library once it is loaded (so that a library that
+// aborts or hangs is named), then the probe as JSON.
+[[noreturn]] void Answer(int out, const std::vector<SmiLibrary>& libraries, const SandboxOptions& sandbox_options) {
   std::string text;
   bool named = false;
   try {
     auto sandbox = EnterSandbox(sandbox_options);
     auto loaded = [&](SmiKind kind) { named = WriteAll(out, fmt::format("{}\n", SmiKindName(kind))); };
-    SmiProbe probe = sandbox ? ReadSmi(options.libraries, loaded) : Failed(sandbox.error().message);
+    SmiProbe probe = sandbox ? ReadSmi(libraries, loaded) : Failed(sandbox.error().message);
     text = (named ? "" : "\n") + SmiProbeToJson(probe).dump();
   } catch (...) {
     _exit(3);
   }
   if (!WriteAll(out, text)) _exit(2);
   _exit(0);  // never exit(): the parent's stdio buffers and atexit handlers are not the child's
+}
+
+[[noreturn]] void Child(int out, const SmiOptions& options, const SandboxOptions& sandbox_options) {
+  QuietStdio();
+  CloseOthers(out);
+  Answer(out, options.libraries, sandbox_options);
+}
+
+// The re-exec'd child's descriptor for the pipe, and its exit status when execv fails.
+constexpr int kChildPipe = 3;
+constexpr int kExecFailed = 127;
+
+// Between fork and execv: only async-signal-safe calls, on what the parent prepared.
+[[noreturn]] void ExecChild(int out, char* const* argv) {
+  QuietStdio();
+  if (out != kChildPipe) ::dup2(out, kChildPipe);
+  ::fcntl(kChildPipe, F_SETFD, 0);  // dup2 onto itself keeps O_CLOEXEC
+  ::close_range(kChildPipe + 1, ~0U, 0);
+  ::execv("/proc/self/exe", argv);
+  _exit(kExecFailed);
+}
+
+std::string ChildArguments(const SmiOptions& options, const SandboxOptions& sandbox) {
+  json libraries = json::array();
+  for (const SmiLibrary& l : options.libraries) libraries.push_back({static_cast<int>(l.kind), l.name});
+  return json{{"uid", sandbox.uid},
+              {"gid", sandbox.gid},
+              {"shm_is_private", sandbox.shm_is_private},
+              {"libraries", std::move(libraries)}}
+      .dump();
 }
 
 std::string DescribeExit(int status) {
@@ -169,9 +203,16 @@ SmiProbe ProbeRocmSmi(const SmiOptions& options) {
   if (::pipe2(fds, O_CLOEXEC) != 0) return Failed(fmt::format("cannot ask the SMI library: pipe: {}", strerror(errno)));
   UniqueFd read_end(fds[0]), write_end(fds[1]);
   const SandboxOptions sandbox = ProbeSandboxOptions(options.shm_is_private);
+  // The re-exec'd child's argv, built before fork: after it, only ExecChild's calls.
+  std::string arguments = options.reexec ? ChildArguments(options, sandbox) : std::string();
+  std::string program = "rocmtune-smi-probe", marker = kSmiProbeChildArg;
+  char* const argv[] = {program.data(), marker.data(), arguments.data(), nullptr};
   pid_t pid = ::fork();
   if (pid < 0) return Failed(fmt::format("cannot ask the SMI library: fork: {}", strerror(errno)));
-  if (pid == 0) Child(write_end.get(), options, sandbox);
+  if (pid == 0) {
+    if (options.reexec) ExecChild(write_end.get(), argv);
+    Child(write_end.get(), options, sandbox);
+  }
   write_end.Reset();
 
   std::string text;
@@ -209,6 +250,8 @@ SmiProbe ProbeRocmSmi(const SmiOptions& options) {
   if (who != SmiKindName(SmiKind::kAmdSmi) && who != SmiKindName(SmiKind::kRocmSmi)) who = "the SMI library";
   if (timed_out) return Failed(fmt::format("{} did not answer within {} ms", who, options.timeout.count()));
   if (too_long) return Failed(fmt::format("{}'s answer was longer than expected", who));
+  if (options.reexec && text.empty() && WIFEXITED(status) && WEXITSTATUS(status) == kExecFailed)
+    return Failed("cannot ask the SMI library: this program could not start itself again (/proc/self/exe)");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return Failed(fmt::format("{} failed: the process asking it {}", who, DescribeExit(status)));
   if (eol == std::string::npos) return Failed("the SMI library's answer is not understood: no first line");
@@ -219,6 +262,27 @@ SmiProbe ProbeRocmSmi(const SmiOptions& options) {
   } catch (const json::exception& e) {
     return Failed(fmt::format("{}'s answer is not understood: {}", who, e.what()));
   }
+}
+
+std::optional<int> RunSmiProbeChild(int argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) != kSmiProbeChildArg) return std::nullopt;
+  if (argc != 3 || ::fcntl(kChildPipe, F_GETFD) < 0) return 2;  // started by hand, not by ProbeRocmSmi
+  SandboxOptions sandbox;
+  std::vector<SmiLibrary> libraries;
+  try {
+    const json doc = json::parse(argv[2]);
+    sandbox.uid = Unsigned<uid_t>(doc.at("uid"));
+    sandbox.gid = Unsigned<gid_t>(doc.at("gid"));
+    sandbox.shm_is_private = doc.at("shm_is_private").get<bool>();
+    for (const json& l : doc.at("libraries")) {
+      int kind = l.at(0).get<int>();
+      if (kind != static_cast<int>(SmiKind::kRocmSmi) && kind != static_cast<int>(SmiKind::kAmdSmi)) return 2;
+      libraries.push_back({static_cast<SmiKind>(kind), l.at(1).get<std::string>()});
+    }
+  } catch (const json::exception&) {
+    return 2;
+  }
+  Answer(kChildPipe, libraries, sandbox);
 }
 
 }  // namespace rocmtune::sys

@@ -41,12 +41,13 @@ wait_file() {
   return 1
 }
 
-# snapshot_child SPYDIR OUT: reads /proc/PID/{status,maps} of the process the spy holds.
+# snapshot_child SPYDIR OUT: reads /proc/PID/{status,maps,cmdline} of the process the spy holds.
 snapshot_child() {
   local held pid
   held=$(wait_file "$1/held.*" 15) || return 1
   pid=${held##*.}
   cat "/proc/$pid/status" >"$2.status" && cat "/proc/$pid/maps" >"$2.maps" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" >"$2.cmdline" || return 1
   echo "$pid" >"$2.pid"
 }
 
@@ -213,8 +214,15 @@ except ValueError as e:
 creds("status child", "status-child")
 check(not [m for m in shm_maps("status-parent.maps") if m[:3] in attack], "rocmtunectl itself maps none of the attacker's files")
 
+# rocmtunectl is one thread: its child is the forked copy. rocmtuned's threads may hold a lock
+# at fork (the allocator's, under ASan): its child is the daemon started again for the probe.
+check(not read("status-child.cmdline").startswith("rocmtune-smi-probe "),
+      f"status child: the forked copy of rocmtunectl ({read('status-child.cmdline')[:60]!r})")
+
 # --- rocmtuned ---
 creds("daemon child", "daemon-child")
+check(read("daemon-child.cmdline").startswith("rocmtune-smi-probe --rocmtune-smi-probe-child {"),
+      f"daemon child: rocmtuned started again, not its forked copy ({read('daemon-child.cmdline')[:60]!r})")
 check(read("history.rc") == "0", f"History answered ({read('history.err')})")
 check(read("history.probe") == "held", f"History answered while the Describes' probe was still running ({read('history.probe')})")
 for i in (1, 2):

@@ -503,6 +503,25 @@ class DaemonTest(unittest.TestCase):
         subprocess.run(["cp", "-a", os.path.join(self.src, "tests/worlds", name), w], check=True)
         return w
 
+    JOURNAL_REMOTE = "/lib/systemd/systemd-journal-remote"
+
+    def write_world_journal(self, world, machine, name, entries, mode=0o644):
+        """WORLD/var/log/journal/MACHINE/NAME as the real systemd-journal-remote writes it from a
+        journal export file of ENTRIES (lists of (field, value)). Call require_tool(JOURNAL_REMOTE)."""
+        directory = os.path.join(world, "var/log/journal", machine)
+        os.makedirs(directory, exist_ok=True)
+        export = self.path(name + ".export")
+        with open(export, "wb") as f:
+            for entry in entries:
+                for key, value in entry:
+                    f.write(f"{key}={value}\n".encode())
+                f.write(b"\n")
+        out = os.path.join(directory, name)
+        r = subprocess.run([self.JOURNAL_REMOTE, "--split-mode=none", f"--output={out}", export],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, f"systemd-journal-remote: {r.stderr}")
+        os.chmod(out, mode)
+
     @staticmethod
     def world_hash(root):
         """Every file's path and content hash, and every directory and symlink."""

@@ -153,6 +153,56 @@ class CockpitTest(DaemonTest):
         self.assertIn(trial["seen"][0], report["trial_section"])
         self.assertIn("Dismiss the failed trial", report["trial_section"])
 
+    def test_a_logged_gpu_fault_is_listed_with_its_cause(self):
+        # An RX 5700 XT whose journal (written by the real systemd-journal-remote) holds this
+        # boot's page fault of python3 (pid 4242, still running with HSA_OVERRIDE_GFX_VERSION=10.3.0)
+        # and a GPU reset: the page lists each of the daemon's records, newest first, with the
+        # process, the GPU, the override and the likely cause with its fix.
+        self.require_tool(self.JOURNAL_REMOTE, "systemd-journal-remote")
+        self.w = self.world("rx5700xt")
+        boot = "5d0c1e2f3a4b5c6d7e8f901234567890"
+        dev = "amdgpu 0000:28:00.0: amdgpu: "
+        at = 1795960980000000  # 2026-11-29T14:03:00Z
+
+        def kernel(usec, message):
+            return [("__REALTIME_TIMESTAMP", str(usec)), ("__MONOTONIC_TIMESTAMP", str(usec % 1000000000)),
+                    ("_BOOT_ID", boot), ("_TRANSPORT", "kernel"), ("PRIORITY", "3"),
+                    ("SYSLOG_IDENTIFIER", "kernel"), ("MESSAGE", message)]
+        for rel, text in (("proc/sys/kernel/random/boot_id", "5d0c1e2f-3a4b-5c6d-7e8f-901234567890\n"),
+                          ("proc/4242/comm", "python3\n"),
+                          ("proc/4242/status", "Name:\tpython3\nUid:\t0\t0\t0\t0\n"),
+                          ("proc/4242/environ", "HOME=/root\0HSA_OVERRIDE_GFX_VERSION=10.3.0\0PATH=/usr/bin\0")):
+            os.makedirs(os.path.dirname(os.path.join(self.w, rel)), exist_ok=True)
+            with open(os.path.join(self.w, rel), "w") as f:
+                f.write(text)
+        self.write_world_journal(self.w, "0e1d2c3b4a5968778695a4b3c2d1e0f0", "system.journal", [
+            kernel(at, dev + "[gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32770)"),
+            kernel(at + 5, dev + " Process python3 pid 4242 thread python3 pid 4251"),
+            kernel(at + 1000000, dev + "GPU reset begin!"),
+        ])
+        self.start_helper(self.w)
+        self.start_daemon(self.w)
+        report = self.browse("read")
+        self.assert_same_as_daemon(report)
+        faults = self.doc("Faults", "it", "1", "0")
+        self.assertEqual(faults["source"], "journal", faults)
+        self.assertEqual(len(report["faults"]), len(faults["faults"]))
+        self.assertGreaterEqual(len(faults["faults"]), 2, faults)
+        for text, f in zip(report["faults"], reversed(faults["faults"])):
+            self.assertTrue(text.lower().startswith(f["kind"] + " "), text)  # the badge (upper case in CSS)
+            self.assertIn(f["description"][1:], text)
+        reset = next(t for t, f in zip(report["faults"], reversed(faults["faults"])) if f["kind"] == "gpu-reset")
+        self.assertNotIn("program", reset)  # a reset names no program
+        page = next(t for t, f in zip(report["faults"], reversed(faults["faults"])) if f["kind"] == "page-fault")
+        record = next(f for f in faults["faults"] if f["kind"] == "page-fault")
+        self.assertIn("python3 (pid 4242", page)
+        self.assertIn("card1 (gfx1010)", page)
+        self.assertIn("with HSA_OVERRIDE_GFX_VERSION=10.3.0", page)
+        self.assertTrue(record["likely_cause"], record)
+        cause = next(c for c in record["causes"] if c["id"] == record["likely_cause"])
+        self.assertIn("Likely cause: " + cause["what"], page)
+        self.assertIn("Fix: " + cause["fix"]["text"], page)
+
     def test_a_boot_change_is_offered_as_a_trial(self):
         # A Debian GRUB machine (what trials need, as daemon.trial's world) with an admin's profile
         # that changes a module option: its plan needs a reboot, so the page offers the trial

@@ -12,7 +12,6 @@
 import json
 import os
 import socket
-import subprocess
 
 from fixture import DaemonTest, dbus
 
@@ -21,7 +20,6 @@ DAEMON_ID, USER_ID, ADMIN_ID, OTHER_ID = 64330, 64331, 64332, 64333
 BOOT = "7a1c9e0d2b3f4a5c6d7e8f9012345678"
 MACHINE = "3f1e2d4c5b6a79881726354453627180"
 AT = 1795960980000000  # 2026-11-29T14:03:00Z
-JOURNAL_REMOTE = "/lib/systemd/systemd-journal-remote"
 DEV = "amdgpu 0000:28:00.0: amdgpu: "
 
 CALL = """
@@ -52,7 +50,7 @@ class FaultsWorld(DaemonTest):
     def setUp(self):
         super().setUp()
         self.require_root("the daemon runs as a test user rocmtune, the callers as other uids")
-        self.require_tool(JOURNAL_REMOTE, "systemd-journal-remote")
+        self.require_tool(self.JOURNAL_REMOTE, "systemd-journal-remote")
         self.require_free_ids((DAEMON_ID, USER_ID, ADMIN_ID, OTHER_ID), no_user="rocmtune")
         self.use_test_accounts(
             [f"rocmtune:x:{DAEMON_ID}:{DAEMON_ID}::/:/usr/sbin/nologin",
@@ -88,19 +86,7 @@ class FaultsWorld(DaemonTest):
         self._chmod_readable(self.w)
 
     def write_journal(self, name, entries, mode=0o644):
-        directory = os.path.join(self.w, "var/log/journal", MACHINE)
-        os.makedirs(directory, exist_ok=True)
-        export = self.path(name + ".export")
-        with open(export, "wb") as f:
-            for entry in entries:
-                for key, value in entry:
-                    f.write(f"{key}={value}\n".encode())
-                f.write(b"\n")
-        out = os.path.join(directory, name)
-        r = subprocess.run([JOURNAL_REMOTE, "--split-mode=none", f"--output={out}", export],
-                           capture_output=True, text=True)
-        self.assertEqual(r.returncode, 0, f"systemd-journal-remote: {r.stderr}")
-        os.chmod(out, mode)
+        self.write_world_journal(self.w, MACHINE, name, entries, mode)
 
     def faults_as(self, uid, boot=1):
         r = self.python(CALL, str(boot), argv_prefix=self.as_uid(uid, []) if uid else ())

@@ -17,7 +17,10 @@
 #     /dev/kmsg: the same lines, marked written; as uid 65534 with kernel.dmesg_restrict=1: no
 #     source, and why.
 #   - `rocmtunectl faults --json` and `rocmtunectl doctor` report the page fault (pasid 32772,
-#     python3, pid 4010) in this boot, and faults the runtime's line of ollama-double.service.
+#     python3, pid 4010) in this boot, and faults the runtime's line of ollama-double.service;
+#   - rocmtuned, as user rocmtune under its unit, answers Faults from the journal through the
+#     helper's read-log: root's answer has the page fault, uid 65534's (not in sudo, adm,
+#     systemd-journal) does not.
 IMAGE=bios
 EXPECT="1:-"
 PROBE=$BUILD/tests/vm/rocmtune_vm_log_probe
@@ -83,6 +86,11 @@ if rocmtunectl --help 2>&1 | grep -q -E '^  faults '; then
   say "faults: the installed rocmtunectl has the faults verb"
   json faults-json rocmtunectl faults --json
   report doctor rocmtunectl doctor
+  # rocmtuned under its unit (user rocmtune, not in systemd-journal) reads through the helper.
+  json bus-faults-root busctl --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Faults it 0 0
+  json bus-faults-nobody setpriv --reuid=65534 --regid=65534 --clear-groups \
+    busctl --json=short call org.rocmtune1 /org/rocmtune1 org.rocmtune1.Manager Faults it 0 0
+  say "faults: rocmtuned runs as $(ps -o user= -C rocmtuned | sort -u | tr '\n' ' ')"
 else
   say "faults: the installed rocmtunectl has no faults verb"
 fi
@@ -114,6 +122,15 @@ faults_json_has_page_fault() {
   faults_json_where "r['kind'] == 'page-fault' and r['pasid'] == 32772 and r['process'] == 'python3' and r['pid'] == 4010 and r['boot'] == 0"
 }
 faults_json_has_runtime_fault() { faults_json_where "r['unit'] == 'ollama-double.service'"; }
+# bus_faults LABEL PYTHON_CONDITION: busctl's reply to Faults (LABEL rc=0, {"type":"s","data":[DOC]})
+# is a rocmtune.faults.v1 document d for which the condition holds
+bus_faults() {
+  say_line 1 "$1 rc=0 " | sed "s/^$1 rc=0 //" | /usr/bin/python3 -c "
+import json, sys
+d = json.loads(json.load(sys.stdin)['data'][0])
+page = [r for r in d['faults'] if r['kind'] == 'page-fault' and r['pasid'] == 32772 and r['pid'] == 4010]
+sys.exit(0 if $2 else 1)"
+}
 verify() {
   check "journald: a written line is _TRANSPORT=kernel with SYSLOG_FACILITY=1" \
     probe_has 1 'journald: written _TRANSPORT=kernel SYSLOG_FACILITY=1 PRIORITY=3'
@@ -144,5 +161,10 @@ verify() {
     check "doctor: this boot's GPU faults, the page fault of python3 among them" \
       bash -c "grep -a -q -E '^VMPROBE boot=1 doctor: GPU faults in this boot:\$' '$RUN/probe.txt' &&
                grep -a -q -E '^VMPROBE boot=1 doctor: python3 \\(pid 4010\\) hit a GPU page fault' '$RUN/probe.txt'"
+    check "rocmtuned runs as user rocmtune under its unit" probe_has 1 'faults: rocmtuned runs as rocmtune $'
+    check "rocmtuned's Faults, root: the page fault of python3, read through the helper" \
+      bus_faults bus-faults-root "page and d['source'] == 'journal'"
+    check "rocmtuned's Faults, uid 65534: an answer without other users' faults" \
+      bus_faults bus-faults-nobody "not page"
   fi
 }
