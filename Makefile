@@ -11,7 +11,7 @@ deps:
 	@scripts/install-deps.sh
 
 # RelWithDebInfo with line tables only (-g1): the code is -O2's, a backtrace names file and line,
-# and the build costs a third less than with -g (BENCHMARKS.md, "Compile time of a cold full
+# and the build costs a third less than with -g (BENCHMARKS.md, "Compile
 # build"); CONTRIBUTING.md says how to get -g back. Sources compile eight to a unit (unity build).
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
