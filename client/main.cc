@@ -14,6 +14,7 @@
 #include "client/escaped_output.h"
 #include "client/exit_codes.h"
 #include "client/verbs.h"
+#include "detect/power_profiles_request.h"
 #include "util/json_text.h"
 #include "util/suggest.h"
 
@@ -109,6 +110,7 @@ int Run(int argc, char** argv) {
   }
   ctx.root_given = app.count("--root") > 0;
   EscapedOutput escaped(!ctx.json);
+  const rocmtune::detect::PowerProfilesRequest one_ppd_answer;  // the verb is one request
   for (const Verb& verb : Verbs())
     if (app.got_subcommand(std::string(verb.name))) return verb.run(ctx, args);
   return kExitUsage;

@@ -9,6 +9,8 @@
 #include <exception>
 #include <string_view>
 
+#include "detect/power_profiles_request.h"
+
 namespace rocmtune::daemon {
 
 namespace guard_detail {
@@ -29,6 +31,8 @@ template <typename Body>
 int Guard(std::string_view where, sd_bus_message* call, std::string_view property, sd_bus_error* ret,
           Body&& body) noexcept {
   try {
+    // A callback is one request: power-profiles-daemon is asked at most once in it.
+    const detect::PowerProfilesRequest one_ppd_answer;
     const int r = body();
     return r < 0 ? guard_detail::Failed(where, call, property, ret, r) : r;
   } catch (const std::exception& e) {

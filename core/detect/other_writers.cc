@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "detect/finding_ids.h"
+#include "detect/power_profiles_request.h"
 #include "util/text.h"
 
 namespace rocmtune::detect {
@@ -215,7 +216,7 @@ void SetPowerProfilesProbe(PowerProfilesProbe probe, bool any_root) {
 
 std::optional<PowerProfilesBus> AskPowerProfiles(const sys::Root& root) {
   if (!Probe() || !(root.IsLive() || ProbeAnyRoot())) return std::nullopt;
-  return Probe()();
+  return AskOncePerRequest(Probe());
 }
 
 // Enabled: a symlink in a .wants directory of /etc/systemd/system (systemctl enable).

@@ -36,20 +36,23 @@ bool IsDgpu(const detect::Gpu& g) { return g.apu && !*g.apu; }
 // a GPU (the CPU): that is the link the finding is about, and a GPU's PCIe links carry the same
 // flags (kfd_topology.c kfd_set_iolink_no_atomics sets them from the GPU's pci_atomic_requested;
 // XGMI links never have them). KFD's virtual CRAT lists the CPU link first (so do the captures),
-// so a GPU costs one read instead of one per link: 4,000 reads per Describe of a 64-partition MI300X.
+// so a GPU costs one read instead of one per link. The directory is not listed either:
+// kfd_topology.c kfd_build_sysfs_node_entry names a node's links "0", "1", ... in the order of
+// its io_link_props list, so link n exists only when 0..n-1 do, and the first missing one ends
+// the walk (listing io_links cost 63 entries per partition, 4,000 per Describe of a 64-partition
+// MI300X). A link directory without a readable properties file (a damaged capture) is skipped.
 void CheckAtomics(const sys::Root& root, const detect::Gpu& g, const std::set<int>& gpu_nodes,
                   std::vector<Finding>& out) {
   if (!g.kfd_node || !IsDgpu(g)) return;
-  std::string links = fmt::format("sys/class/kfd/kfd/topology/nodes/{}/io_links", *g.kfd_node);
-  auto names = root.ListDir(links);
-  if (!names) return;
-  std::vector<uint64_t> order;
-  for (const std::string& n : *names)
-    if (auto i = ParseU64(n); i && fmt::format("{}", *i) == n) order.push_back(*i);
-  std::sort(order.begin(), order.end());
-  for (uint64_t n : order) {
+  const std::string links = fmt::format("sys/class/kfd/kfd/topology/nodes/{}/io_links", *g.kfd_node);
+  // A node has at most one link to each other node: more than this many is not KFD's tree.
+  constexpr uint64_t kMaxLinks = 4096;
+  for (uint64_t n = 0; n < kMaxLinks; ++n) {
     auto props = root.ReadFile(fmt::format("{}/{}/properties", links, n));
-    if (!props) continue;
+    if (!props) {
+      if (!root.Exists(fmt::format("{}/{}", links, n))) return;
+      continue;
+    }
     auto kv = ParseKeySpaceValue(*props);
     auto it = kv.find("flags");
     auto flags = it == kv.end() ? std::nullopt : ParseU64(it->second);

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/text.h"
 
 namespace rocmtune::knowledge {
@@ -28,11 +26,6 @@ Result<AmdgpuIds> AmdgpuIds::Parse(std::string_view content, std::string_view or
   }
   if (ids.names_.empty()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: no entries", origin));
   return ids;
-}
-
-const AmdgpuIds& AmdgpuIds::Builtin() {
-  static const AmdgpuIds table = LoadBuiltin<AmdgpuIds>(embedded::kAmdgpuIds, "data/amdgpu.ids");
-  return table;
 }
 
 std::optional<std::string> AmdgpuIds::Lookup(uint16_t device_id, uint8_t revision) const {

@@ -13,6 +13,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 class AmdgpuIds {
  public:
   static const AmdgpuIds& Builtin();
@@ -27,7 +29,10 @@ class AmdgpuIds {
   const std::string& version() const { return version_; }
   size_t size() const { return names_.size(); }
 
+  bool operator==(const AmdgpuIds&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::string version_;
   std::map<std::pair<uint16_t, uint8_t>, std::string> names_;
 };

@@ -8,8 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/enum_names.h"
 #include "util/suggest.h"
 #include "util/toml_reader.h"
@@ -153,11 +151,6 @@ Result<Catalog> Catalog::Parse(std::string_view toml_text, std::string_view orig
       return Fail(ErrorCode::kInvalidData, fmt::format("{}: {} is listed twice", origin, p.Key()));
     catalog.params_.push_back(std::move(p));
   }
-  return catalog;
-}
-
-const Catalog& Catalog::Builtin() {
-  static const Catalog catalog = LoadBuiltin<Catalog>(embedded::kCatalogToml, "data/catalog.toml");
   return catalog;
 }
 

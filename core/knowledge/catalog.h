@@ -14,6 +14,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 // As the kernel declares the parameter (module_param(..., type, ...)).
 enum class ParamType { kInt, kUint, kUlong, kUllong, kHexint, kBool, kBint, kCharp, kString };
 
@@ -50,6 +52,8 @@ struct ModuleParam {
   std::string description, source;
 
   std::string Key() const { return module + "." + name; }  // "amdgpu.noretry"
+
+  bool operator==(const ModuleParam&) const = default;
 };
 
 class Catalog {
@@ -64,7 +68,10 @@ class Catalog {
   std::vector<const ModuleParam*> Suggest(std::string_view module, std::string_view name) const;
   const std::vector<ModuleParam>& params() const { return params_; }
 
+  bool operator==(const Catalog&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<ModuleParam> params_;
 };
 

@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/text.h"
 #include "util/toml_reader.h"
 
@@ -102,11 +100,6 @@ Result<EnvVars> EnvVars::Parse(std::string_view toml_text, std::string_view orig
   });
   if (!debug) return tl::unexpected(debug.error());
   return out;
-}
-
-const EnvVars& EnvVars::Builtin() {
-  static const EnvVars table = LoadBuiltin<EnvVars>(embedded::kEnvVarsToml, "data/env_vars.toml");
-  return table;
 }
 
 const EnvVar* EnvVars::Find(std::string_view name) const {

@@ -11,6 +11,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 struct EnvVar {
   std::string name;
   std::string check;  // enum, gfx-version, id-list, gfx-list, alloc-conf, uint
@@ -20,6 +22,8 @@ struct EnvVar {
   // What the reading library does with a value its check refuses: "fails" (the program or the
   // runtime stops: an error) or "ignored" (treated as unset: a warning).
   std::string on_invalid = "ignored";
+
+  bool operator==(const EnvVar&) const = default;
 };
 
 // A name people set that no library reads (folklore): `why`, what to set instead (`hint`).
@@ -28,6 +32,8 @@ struct NotReadVar {
   std::string why;
   std::string hint;
   std::string source;
+
+  bool operator==(const NotReadVar&) const = default;
 };
 
 // A debugging switch: on for the values in `on` (when given), else for any value but `off`.
@@ -38,6 +44,8 @@ struct DebugVar {
   std::string cost;  // what leaving it on costs
   std::string hint;
   std::string source;
+
+  bool operator==(const DebugVar&) const = default;
 };
 
 class EnvVars {
@@ -51,7 +59,10 @@ class EnvVars {
   const std::vector<NotReadVar>& not_read() const { return not_read_; }
   const std::vector<DebugVar>& debug() const { return debug_; }
 
+  bool operator==(const EnvVars&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<EnvVar> vars_;
   std::vector<NotReadVar> not_read_;
   std::vector<DebugVar> debug_;

@@ -4,8 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
@@ -62,11 +60,6 @@ Result<GfxTargetTable> GfxTargetTable::Parse(std::string_view toml_text, std::st
     if (!target) return tl::unexpected(target.error());
     table.targets_.push_back(std::move(*target));
   }
-  return table;
-}
-
-const GfxTargetTable& GfxTargetTable::Builtin() {
-  static const GfxTargetTable table = LoadBuiltin<GfxTargetTable>(embedded::kGfxTargetsToml, "data/gfx_targets.toml");
   return table;
 }
 

@@ -14,6 +14,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 struct GfxTarget {
   uint32_t version = 0;  // KFD gfx_target_version, e.g. 90010
   std::string name;      // "gfx90a"
@@ -21,6 +23,8 @@ struct GfxTarget {
   std::optional<Family> family;  // unset when the ISA spans families (gfx803)
   std::optional<bool> apu;       // unset when the ISA exists as APU and dGPU (gfx942)
   std::string source;
+
+  bool operator==(const GfxTarget&) const = default;
 };
 
 // "gfx" + major (decimal) + minor and stepping as hex digits: 90010 -> "gfx90a".
@@ -38,7 +42,10 @@ class GfxTargetTable {
   std::vector<const GfxTarget*> ByGcIp(std::string_view gc_ip) const;
   const std::vector<GfxTarget>& targets() const { return targets_; }
 
+  bool operator==(const GfxTargetTable&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<GfxTarget> targets_;
 };
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/text.h"
 #include "util/toml_reader.h"
 
@@ -57,11 +55,6 @@ Result<GpuTable> GpuTable::Parse(std::string_view toml_text, std::string_view or
     if (!model) return tl::unexpected(model.error());
     table.models_.push_back(std::move(*model));
   }
-  return table;
-}
-
-const GpuTable& GpuTable::Builtin() {
-  static const GpuTable table = LoadBuiltin<GpuTable>(embedded::kGpusToml, "data/gpus.toml");
   return table;
 }
 

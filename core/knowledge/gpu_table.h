@@ -13,6 +13,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 struct GpuModel {
   std::string product;
   std::vector<uint16_t> pci_ids;  // vendor 0x1002
@@ -22,6 +24,8 @@ struct GpuModel {
   std::optional<Family> family;
   std::optional<bool> apu;
   std::string source;
+
+  bool operator==(const GpuModel&) const = default;
 };
 
 class GpuTable {
@@ -32,7 +36,10 @@ class GpuTable {
   const GpuModel* ByDeviceId(uint16_t device_id) const;
   const std::vector<GpuModel>& models() const { return models_; }
 
+  bool operator==(const GpuTable&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<GpuModel> models_;
 };
 

@@ -4,8 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
@@ -42,12 +40,6 @@ Result<KernelOptions> KernelOptions::Parse(std::string_view toml_text, std::stri
     out.options_.push_back(std::move(o));
   }
   return out;
-}
-
-const KernelOptions& KernelOptions::Builtin() {
-  static const KernelOptions table =
-      LoadBuiltin<KernelOptions>(embedded::kKernelOptionsToml, "data/kernel_options.toml");
-  return table;
 }
 
 const KernelOption* KernelOptions::Find(std::string_view name) const {

@@ -10,6 +10,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 struct KernelOption {
   std::string name;
   std::vector<std::string> values;            // accepted values (words)
@@ -17,6 +19,8 @@ struct KernelOption {
   std::map<std::string, std::string> refuse;  // value -> why it is wrong
   std::string description;
   std::string source;
+
+  bool operator==(const KernelOption&) const = default;
 };
 
 class KernelOptions {
@@ -26,7 +30,10 @@ class KernelOptions {
   const KernelOption* Find(std::string_view name) const;
   const std::vector<KernelOption>& options() const { return options_; }
 
+  bool operator==(const KernelOptions&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<KernelOption> options_;
 };
 

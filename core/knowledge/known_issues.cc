@@ -7,8 +7,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/enum_names.h"
 #include "util/toml_reader.h"
 
@@ -208,11 +206,6 @@ Result<KnownIssues> KnownIssues::Parse(std::string_view toml_text, std::string_v
     out.issues_.push_back(std::move(*issue));
   }
   return out;
-}
-
-const KnownIssues& KnownIssues::Builtin() {
-  static const KnownIssues table = LoadBuiltin<KnownIssues>(embedded::kKnownIssuesToml, "data/known_issues.toml");
-  return table;
 }
 
 std::string_view OutcomeName(Outcome outcome) { return NameOf(kOutcomes, outcome, "explains"); }

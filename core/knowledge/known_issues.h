@@ -15,6 +15,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 // A dotted numeric version ("6.2", "5.3.0", "6.14.0-24-generic" compares as 6.14.0).
 struct Version {
   std::vector<int> parts;  // trailing zeros dropped, so 6.2 == 6.2.0
@@ -69,6 +71,8 @@ struct IssueRule {
   std::map<std::string, std::string> env;
   std::vector<std::string> facts;  // every one must hold
   bool log_only = false;           // only a crash log (doctor --log) can show it
+
+  bool operator==(const IssueRule&) const = default;
 };
 
 struct IssueFix {
@@ -79,6 +83,8 @@ struct IssueFix {
   std::string rocm;                // a ROCm version that fixes it (">= 7.0")
   std::string kernel;
   std::string none;  // no fix on this hardware, and what to do instead
+
+  bool operator==(const IssueFix&) const = default;
 };
 
 struct KnownIssue {
@@ -102,6 +108,8 @@ struct KnownIssue {
 
   // Whether a program running `workload` (kWorkloads or kWorkloadAny) meets it.
   bool Hits(std::string_view workload) const;
+
+  bool operator==(const KnownIssue&) const = default;
 };
 
 class KnownIssues {
@@ -116,7 +124,10 @@ class KnownIssues {
   const std::vector<KnownIssue>& issues() const { return issues_; }
   const KnownIssue* Find(std::string_view id) const;
 
+  bool operator==(const KnownIssues&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<KnownIssue> issues_;
 };
 

@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "util/toml_reader.h"
 
 namespace rocmtune::knowledge {
@@ -123,12 +121,6 @@ Result<RocmSupport> RocmSupport::Parse(std::string_view toml_text, std::string_v
     out.releases_.push_back(std::move(*release));
   }
   return out;
-}
-
-const RocmSupport& RocmSupport::Builtin() {
-  static const RocmSupport table =
-      LoadBuiltin<RocmSupport>(embedded::kRocmSupportToml, "data/rocm_support.toml", GfxTargetTable::Builtin());
-  return table;
 }
 
 const RocmRelease* RocmSupport::ForInstalled(const Version& installed) const {

@@ -13,6 +13,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 enum class TargetSupport {
   kSupported,
   kDeprecated,   // still supported; AMD announced the removal
@@ -32,6 +34,8 @@ struct RocmRelease {
   std::string note;
 
   TargetSupport StatusOf(std::string_view gfx) const;
+
+  bool operator==(const RocmRelease&) const = default;
 };
 
 // Whether the release supports the target in any way (supported, deprecated, radeon_ryzen).
@@ -52,7 +56,10 @@ class RocmSupport {
   // last older one; nullptr when none does.
   const RocmRelease* NearestSupporting(std::string_view gfx, const Version& installed) const;
 
+  bool operator==(const RocmSupport&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<RocmRelease> releases_;
 };
 

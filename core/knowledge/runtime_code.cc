@@ -7,8 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "knowledge/builtin.h"
-#include "knowledge/embedded.h"
 #include "knowledge/known_issues.h"
 #include "util/toml_reader.h"
 
@@ -93,10 +91,6 @@ bool CodeBuild::Carries(std::string_view gfx) const {
   return std::find(targets.begin(), targets.end(), gfx) != targets.end();
 }
 
-Result<RuntimeCode> RuntimeCode::Parse(std::string_view toml) {
-  return Parse(toml, "runtime_code.toml", GfxTargetTable::Builtin());
-}
-
 Result<RuntimeCode> RuntimeCode::Parse(std::string_view toml, std::string_view origin, const GfxTargetTable& targets) {
   auto parsed = ParseTomlDocument(toml, origin);
   if (!parsed) return tl::unexpected(parsed.error());
@@ -122,12 +116,6 @@ Result<RuntimeCode> RuntimeCode::Parse(std::string_view toml, std::string_view o
     out.builds_.push_back(std::move(*build));
   }
   return out;
-}
-
-const RuntimeCode& RuntimeCode::Builtin() {
-  static const RuntimeCode table =
-      LoadBuiltin<RuntimeCode>(embedded::kRuntimeCodeToml, "data/runtime_code.toml", GfxTargetTable::Builtin());
-  return table;
 }
 
 const CodeBuild* RuntimeCode::Find(std::string_view kind, std::string_view version,

@@ -13,6 +13,8 @@
 
 namespace rocmtune::knowledge {
 
+struct BuiltinData;
+
 struct CodeBuild {
   std::string kind;                 // "pytorch", "rocm", "therock"
   std::string version;              // pytorch: the torch minor ("2.4"); rocm/therock: the release line ("6.2")
@@ -22,6 +24,8 @@ struct CodeBuild {
   std::string note;
 
   bool Carries(std::string_view gfx) const;
+
+  bool operator==(const CodeBuild&) const = default;
 };
 
 class RuntimeCode {
@@ -42,7 +46,10 @@ class RuntimeCode {
   const CodeBuild* Find(std::string_view kind, std::string_view version,
                         std::optional<std::string_view> rocm = {}) const;
 
+  bool operator==(const RuntimeCode&) const = default;
+
  private:
+  friend struct BuiltinData;  // builds the table the build generated (knowledge/builtin_data.h)
   std::vector<CodeBuild> builds_;
 };
 

@@ -28,10 +28,85 @@
 
 #include <fmt/format.h>
 
+#include "sys/dl_symbol.h"
+
 namespace rocmtune::sys {
+namespace {
+
+// libsqlite3 is loaded when a database is first opened (rpm's, on an rpm system), not by every
+// program start: linking it cost every rocmtunectl, rocmtuned and rocmtune-helper start about
+// 0.5 ms of CPU (relocations and page faults of a 1.4 MiB library; ctest client.needed_libraries).
+// The types and signatures come from <sqlite3.h>; soname 0 is SQLite 3's.
+constexpr const char* kLibsqlite = "libsqlite3.so.0";
+
+struct Sqlite {
+  decltype(&sqlite3_close) close = nullptr;
+  decltype(&sqlite3_finalize) finalize = nullptr;
+  decltype(&sqlite3_vfs_find) vfs_find = nullptr;
+  decltype(&sqlite3_vfs_register) vfs_register = nullptr;
+  decltype(&sqlite3_open_v2) open_v2 = nullptr;
+  decltype(&sqlite3_errmsg) errmsg = nullptr;
+  decltype(&sqlite3_errstr) errstr = nullptr;
+  decltype(&sqlite3_extended_result_codes) extended_result_codes = nullptr;
+  decltype(&sqlite3_limit) limit = nullptr;
+  decltype(&sqlite3_db_config) db_config = nullptr;
+  decltype(&sqlite3_busy_timeout) busy_timeout = nullptr;
+  decltype(&sqlite3_progress_handler) progress_handler = nullptr;
+  decltype(&sqlite3_exec) exec = nullptr;
+  decltype(&sqlite3_column_int64) column_int64 = nullptr;
+  decltype(&sqlite3_column_type) column_type = nullptr;
+  decltype(&sqlite3_column_blob) column_blob = nullptr;
+  decltype(&sqlite3_column_bytes) column_bytes = nullptr;
+  decltype(&sqlite3_prepare_v2) prepare_v2 = nullptr;
+  decltype(&sqlite3_bind_text) bind_text = nullptr;
+  decltype(&sqlite3_step) step = nullptr;
+  std::string error;  // why libsqlite3 cannot be used ("" when every function was found)
+};
+
+// Loaded once and kept for the process (never dlclose'd: the functions stay valid).
+Sqlite LoadSqlite() {
+  Sqlite l;
+  void* lib = dlopen(kLibsqlite, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = dlerror();
+    l.error = fmt::format("libsqlite3 is not installed ({}: {})", kLibsqlite, why ? why : "cannot load");
+    return l;
+  }
+  std::string missing;
+  ResolveSymbol(lib, "sqlite3_close", l.close, missing);
+  ResolveSymbol(lib, "sqlite3_finalize", l.finalize, missing);
+  ResolveSymbol(lib, "sqlite3_vfs_find", l.vfs_find, missing);
+  ResolveSymbol(lib, "sqlite3_vfs_register", l.vfs_register, missing);
+  ResolveSymbol(lib, "sqlite3_open_v2", l.open_v2, missing);
+  ResolveSymbol(lib, "sqlite3_errmsg", l.errmsg, missing);
+  ResolveSymbol(lib, "sqlite3_errstr", l.errstr, missing);
+  ResolveSymbol(lib, "sqlite3_extended_result_codes", l.extended_result_codes, missing);
+  ResolveSymbol(lib, "sqlite3_limit", l.limit, missing);
+  ResolveSymbol(lib, "sqlite3_db_config", l.db_config, missing);
+  ResolveSymbol(lib, "sqlite3_busy_timeout", l.busy_timeout, missing);
+  ResolveSymbol(lib, "sqlite3_progress_handler", l.progress_handler, missing);
+  ResolveSymbol(lib, "sqlite3_exec", l.exec, missing);
+  ResolveSymbol(lib, "sqlite3_column_int64", l.column_int64, missing);
+  ResolveSymbol(lib, "sqlite3_column_type", l.column_type, missing);
+  ResolveSymbol(lib, "sqlite3_column_blob", l.column_blob, missing);
+  ResolveSymbol(lib, "sqlite3_column_bytes", l.column_bytes, missing);
+  ResolveSymbol(lib, "sqlite3_prepare_v2", l.prepare_v2, missing);
+  ResolveSymbol(lib, "sqlite3_bind_text", l.bind_text, missing);
+  ResolveSymbol(lib, "sqlite3_step", l.step, missing);
+  if (!missing.empty()) l.error = fmt::format("{} has no {}", kLibsqlite, missing);
+  return l;
+}
+
+const Sqlite& Libsqlite() {
+  static const Sqlite sqlite = LoadSqlite();
+  return sqlite;
+}
+
+}  // namespace
+
 namespace sqlite_detail {
-int Close(sqlite3* db) { return sqlite3_close(db); }
-int Finalize(sqlite3_stmt* statement) { return sqlite3_finalize(statement); }
+int Close(sqlite3* db) { return Libsqlite().close(db); }
+int Finalize(sqlite3_stmt* statement) { return Libsqlite().finalize(statement); }
 }  // namespace sqlite_detail
 
 namespace {
@@ -56,14 +131,14 @@ sqlite3_vfs* ReadOnlyVfs() {
   static bool ready = false;
   static std::once_flag once;
   std::call_once(once, [] {
-    unix_vfs = sqlite3_vfs_find("unix");
+    unix_vfs = Libsqlite().vfs_find("unix");
     if (unix_vfs == nullptr) return;
     vfs = *unix_vfs;
     vfs.pNext = nullptr;
     vfs.zName = kReadOnlyVfsName;
     vfs.xOpen = OpenReadOnly;
     vfs.xDelete = NeverDelete;
-    ready = sqlite3_vfs_register(&vfs, 0) == SQLITE_OK;
+    ready = Libsqlite().vfs_register(&vfs, 0) == SQLITE_OK;
   });
   return ready ? &vfs : nullptr;
 }
@@ -128,24 +203,25 @@ Result<Handle<sqlite3*, sqlite_detail::Close>> Connect(const std::string& uri, c
                                                        const SqliteLimits& limits) {
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
-  int rc = sqlite3_open_v2(uri.c_str(), &raw, flags, kReadOnlyVfsName);
+  int rc = Libsqlite().open_v2(uri.c_str(), &raw, flags, kReadOnlyVfsName);
   Handle<sqlite3*, sqlite_detail::Close> db(raw);
   if (rc != SQLITE_OK) {
-    return Fail(CodeOf(rc), fmt::format("{}: {}", display, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    return Fail(CodeOf(rc), fmt::format("{}: {}", display, raw ? Libsqlite().errmsg(raw) : Libsqlite().errstr(rc)));
   }
-  sqlite3_extended_result_codes(raw, 1);
-  sqlite3_limit(raw, SQLITE_LIMIT_LENGTH, limits.max_value_bytes);
-  sqlite3_db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-  sqlite3_db_config(raw, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-  sqlite3_db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-  sqlite3_db_config(raw, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
-  sqlite3_busy_timeout(raw, 200);
+  Libsqlite().extended_result_codes(raw, 1);
+  Libsqlite().limit(raw, SQLITE_LIMIT_LENGTH, limits.max_value_bytes);
+  Libsqlite().db_config(raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  Libsqlite().db_config(raw, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  Libsqlite().db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  Libsqlite().db_config(raw, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+  Libsqlite().busy_timeout(raw, 200);
   StepBudget budget{0, limits.max_steps / kProgressEvery + 1};
-  sqlite3_progress_handler(raw, kProgressEvery, OverBudget, &budget);
-  rc = sqlite3_exec(raw, "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -2048; SELECT count(*) FROM sqlite_master",
-                    nullptr, nullptr, nullptr);
-  sqlite3_progress_handler(raw, 0, nullptr, nullptr);
-  if (rc != SQLITE_OK) return Fail(CodeOf(rc), fmt::format("{}: {}", display, sqlite3_errmsg(raw)));
+  Libsqlite().progress_handler(raw, kProgressEvery, OverBudget, &budget);
+  rc =
+      Libsqlite().exec(raw, "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -2048; SELECT count(*) FROM sqlite_master",
+                       nullptr, nullptr, nullptr);
+  Libsqlite().progress_handler(raw, 0, nullptr, nullptr);
+  if (rc != SQLITE_OK) return Fail(CodeOf(rc), fmt::format("{}: {}", display, Libsqlite().errmsg(raw)));
   return db;
 }
 
@@ -153,19 +229,21 @@ bool TryImmutable(const Error& error) { return error.code == ErrorCode::kNotFoun
 
 }  // namespace
 
-int64_t SqliteRow::Int64(int column) const { return sqlite3_column_int64(statement_, column); }
+int64_t SqliteRow::Int64(int column) const { return Libsqlite().column_int64(statement_, column); }
 
-bool SqliteRow::IsInteger(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_INTEGER; }
+bool SqliteRow::IsInteger(int column) const { return Libsqlite().column_type(statement_, column) == SQLITE_INTEGER; }
 
 std::string_view SqliteRow::Bytes(int column) const {
-  const void* data = sqlite3_column_blob(statement_, column);
-  int size = sqlite3_column_bytes(statement_, column);
+  const void* data = Libsqlite().column_blob(statement_, column);
+  int size = Libsqlite().column_bytes(statement_, column);
   if (data == nullptr || size <= 0) return {};
   return {static_cast<const char*>(data), static_cast<size_t>(size)};
 }
 
 Result<SqliteDb> SqliteDb::Open(const Root& root, std::string_view rel, const SqliteLimits& limits) {
   std::string display = root.Display(rel);
+  if (!Libsqlite().error.empty())
+    return Fail(ErrorCode::kUnsupported, fmt::format("{}: {}", display, Libsqlite().error));
   if (ReadOnlyVfs() == nullptr) return Fail(ErrorCode::kUnsupported, display + ": SQLite has no unix VFS");
   auto fd = root.OpenRegular(rel);
   if (!fd) return tl::unexpected(fd.error());
@@ -197,21 +275,21 @@ Result<SqliteDb> SqliteDb::Open(const Root& root, std::string_view rel, const Sq
 Result<void> SqliteDb::Query(std::string_view sql, const std::vector<std::string>& params,
                              const RowVisitor& row) const {
   sqlite3* db = db_.get();
-  auto failed = [&](int rc) { return Fail(CodeOf(rc), fmt::format("{}: {}", display_, sqlite3_errmsg(db))); };
+  auto failed = [&](int rc) { return Fail(CodeOf(rc), fmt::format("{}: {}", display_, Libsqlite().errmsg(db))); };
   sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+  int rc = Libsqlite().prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
   Statement statement(raw);
   if (rc != SQLITE_OK) return failed(rc);
   for (size_t i = 0; i < params.size(); ++i) {
-    rc = sqlite3_bind_text(raw, static_cast<int>(i + 1), params[i].data(), static_cast<int>(params[i].size()),
-                           SQLITE_TRANSIENT);
+    rc = Libsqlite().bind_text(raw, static_cast<int>(i + 1), params[i].data(), static_cast<int>(params[i].size()),
+                               SQLITE_TRANSIENT);
     if (rc != SQLITE_OK) return failed(rc);
   }
   StepBudget budget{0, limits_.max_steps / kProgressEvery + 1};
-  sqlite3_progress_handler(db, kProgressEvery, OverBudget, &budget);
+  Libsqlite().progress_handler(db, kProgressEvery, OverBudget, &budget);
   auto steps = [&]() -> Result<bool> {  // true: every row was visited
     size_t rows = 0;
-    while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    while ((rc = Libsqlite().step(raw)) == SQLITE_ROW) {
       if (++rows > limits_.max_rows) {
         return Fail(ErrorCode::kTooLarge, fmt::format("{}: more than {} rows", display_, limits_.max_rows));
       }
@@ -221,7 +299,7 @@ Result<void> SqliteDb::Query(std::string_view sql, const std::vector<std::string
     return true;
   };
   auto visited = steps();
-  sqlite3_progress_handler(db, 0, nullptr, nullptr);
+  Libsqlite().progress_handler(db, 0, nullptr, nullptr);
   if (!visited) return tl::unexpected(visited.error());
   if (!*visited) return {};
   if (rc != SQLITE_DONE) {

@@ -9,7 +9,9 @@
 #   - first, the ratios BENCHMARKS.md reports (status over the bus <= 1.15x the floor): PAIRS
 #     alternated pairs (tests/bench/pairs.py) of the floor and `rocmtunectl status --json` over
 #     the bus, and of `busctl --version` and `rocmtunectl --version` (process start alone), the
-#     median of the pairs' ratios. The machine's load average is printed before and after.
+#     median of the pairs' ratios, and the median ratio of the CPU time each client used (user +
+#     system: the load moves it far less than wall time; the daemon's own work shows only in the
+#     wall time). The machine's load average is printed before and after.
 # Needs root (only root may own org.rocmtune1), dbus-daemon, busctl, hyperfine.
 #   tests/bench/time_bus.sh          # from the repository root, after `make`
 #   RUNS=100 IDLE=10 tests/bench/time_bus.sh
@@ -42,8 +44,8 @@ echo "machine: $(nproc) CPU(s), kernel $(uname -r); $CTL"
 echo
 echo "load average before: $(loadavg)"
 echo
-echo "| B / A | pairs | A median ms | B median ms | A min ms | B min ms | median of B/A | B/A of medians |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| B / A | pairs | A median ms | B median ms | A min ms | B min ms | median of B/A | B/A of medians | A CPU ms | B CPU ms | median of B/A CPU |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for world in phoenix mi300x-cpx; do
   W=$WORK/$world
   cp -a "$SRC/tests/worlds/$world" "$W"

@@ -82,5 +82,13 @@ TEST_F(AtomicsCheckTest, AnUnreadableLinkIsSkipped) {
   EXPECT_EQ(Atomics(), std::vector<std::string>{"0000:01:00.0"});
 }
 
+// The kernel numbers a node's links 0, 1, ... without gaps (kfd_topology.c
+// kfd_build_sysfs_node_entry), so the walk reads io_links/N until one is missing instead of
+// listing the directory: a link after a gap is not KFD's and is not read.
+TEST_F(AtomicsCheckTest, ALinkAfterAMissingOneIsNotRead) {
+  Link(1, 2, kCpuNode, 0xC);
+  EXPECT_TRUE(Atomics().empty());
+}
+
 }  // namespace
 }  // namespace rocmtune::diagnose

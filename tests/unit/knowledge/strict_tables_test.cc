@@ -9,8 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "embedded_data.h"
 #include "knowledge/catalog.h"
-#include "knowledge/embedded.h"
 #include "knowledge/env_vars.h"
 #include "knowledge/gfx_targets.h"
 #include "knowledge/gpu_table.h"

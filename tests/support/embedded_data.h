@@ -1,5 +1,6 @@
-// Data files compiled into rocmtune-knowledge: ROCMTUNE_DATA_FILES (CMakeLists.txt), each as the
-// symbol cmake/Embed.cmake derives from its name; the built-in profiles are in rocmtune-profiles.
+// The data files' text compiled into rocmtune_unit_tests (tests/CMakeLists.txt): ROCMTUNE_DATA_FILES,
+// each as the symbol cmake/Embed.cmake derives from its name. The programs carry the tables
+// generated from them instead (knowledge/builtin_data.h).
 #pragma once
 
 #include <string_view>
