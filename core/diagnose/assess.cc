@@ -150,6 +150,16 @@ std::vector<detect::Finding> TrialFindings(const sys::Root& root, const std::vec
   return out;
 }
 
+// The finding of each thing the journal says needs the admin (its row in detect/finding_ids.cc).
+FindingId JournalFindingId(journal::AttentionKind kind) {
+  switch (kind) {
+    case journal::AttentionKind::kInterrupted: return FindingId::kJournalInterrupted;
+    case journal::AttentionKind::kPendingRegeneration: return FindingId::kJournalPendingRegeneration;
+    case journal::AttentionKind::kLeftoverTemporary: return FindingId::kJournalLeftoverTemporary;
+  }
+  return FindingId::kJournalInterrupted;
+}
+
 // The knobs' table, the settings' findings and the journal's (status's part).
 void AssessSettings(const sys::Root& root, Assessment& a) {
   knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
@@ -163,11 +173,9 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
   if (txns) {
     a.active_profile = journal::ActiveProfile(*txns);
     a.had_module_options = journal::LastWritten(*txns, plan::kModprobeDropIn).has_value();
-    std::vector<journal::Attention> attention = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns));
-    for (journal::Attention& at : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(at));
-    for (journal::Attention& at : journal::LeftoverTemporaries(root, *txns)) attention.push_back(std::move(at));
-    for (journal::Attention& at : attention)
-      found.push_back({"journal." + at.kind, Severity::kWarning, std::move(at.message), std::move(at.subject)});
+    for (journal::Attention& at : journal::NeedsAttention(root, *txns))
+      found.push_back({FindingName(JournalFindingId(at.kind)), detect::RowOf(JournalFindingId(at.kind)).severity,
+                       std::move(at.message), std::move(at.subject)});
   } else {
     // A user the journal's permissions keep out is told so (info); a damaged journal is an error.
     found.push_back(JournalUnreadableFinding(txns.error()));
