@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "api/change.h"
+#include "plan/exit_codes.h"
 #include "util/result.h"
 
 namespace rocmtune::bus {
@@ -51,15 +52,35 @@ inline constexpr const char* kActionTrial = "org.rocmtune1.trial";
 inline constexpr std::array<const char*, 6> kActions = {kActionApply, kActionSet,        kActionRevert,
                                                         kActionForce, kActionAdminLines, kActionTrial};
 
-// rocmtunectl's exit codes: part of the CLI contract (rocmtunectl(1) EXIT STATUS); scripts
-// depend on them, locally and over the bus alike.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;  // check-compute: not safe, or no usable GPU
-inline constexpr int kExitUsage = 2;   // check-compute: also an unknown workload or device
-inline constexpr int kExitRefused = 3;
-inline constexpr int kExitNotAuthorized = 4;
-inline constexpr int kExitDrift = 5;
-inline constexpr int kExitVerifyDiffers = 6;
+// rocmtunectl's exit codes, the helper's too: declared in plan/exit_codes.h, the lowest layer
+// the helper shares with the front ends (the helper may not link this library).
+using plan::kExitDrift;
+using plan::kExitFailed;
+using plan::kExitNotAuthorized;
+using plan::kExitOk;
+using plan::kExitRefused;
+using plan::kExitUsage;
+using plan::kExitVerifyDiffers;
+
+// Other services' bus names rocmtuned and the probes call (each service's own documentation).
+struct PeerService {
+  const char* name;
+  const char* path;
+  const char* interface;
+};
+inline constexpr PeerService kBusDaemon = {"org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus"};
+inline constexpr const char* kPropertiesInterface = "org.freedesktop.DBus.Properties";
+inline constexpr const char* kPeerInterface = "org.freedesktop.DBus.Peer";
+// polkit's authority (polkit(8), org.freedesktop.PolicyKit1.Authority).
+inline constexpr PeerService kPolkitAuthority = {"org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                                                 "org.freedesktop.PolicyKit1.Authority"};
+// power-profiles-daemon, the new name first: 0.20 on owns both, and only its interface has
+// Version and ActionsInfo.
+inline constexpr std::array<PeerService, 2> kPowerProfilesServices = {{
+    {"org.freedesktop.UPower.PowerProfiles", "/org/freedesktop/UPower/PowerProfiles",
+     "org.freedesktop.UPower.PowerProfiles"},
+    {"net.hadess.PowerProfiles", "/net/hadess/PowerProfiles", "net.hadess.PowerProfiles"},
+}};
 
 // One error of the contract. The daemon sends `name` for a failure with `code` when
 // `names_code`, and for a change that ended with `status`; the client reads `name` back as

@@ -6,22 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "bus/contract.h"
 #include "bus/handles.h"
 
 namespace rocmtune::bus {
 namespace {
-
-struct Service {
-  const char* name;
-  const char* path;
-  const char* interface;
-};
-// The new name first: 0.20 on owns both, and only its interface has Version and ActionsInfo.
-constexpr Service kServices[] = {
-    {"org.freedesktop.UPower.PowerProfiles", "/org/freedesktop/UPower/PowerProfiles",
-     "org.freedesktop.UPower.PowerProfiles"},
-    {"net.hadess.PowerProfiles", "/net/hadess/PowerProfiles", "net.hadess.PowerProfiles"},
-};
 
 std::string Errno(int r) { return std::strerror(-r); }
 
@@ -40,8 +29,7 @@ int Call(sd_bus* bus, const char* dest, const char* path, const char* iface, con
 Result<bool> HasOwner(sd_bus* bus, const char* name) {
   BusError error;
   sd_bus_message* raw = nullptr;
-  int r = Call(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", &raw,
-               error, "s", name);
+  int r = Call(bus, kBusDaemon.name, kBusDaemon.path, kBusDaemon.interface, "NameHasOwner", &raw, error, "s", name);
   MessagePtr reply(raw);
   if (r < 0) return Fail(ErrorCode::kIo, fmt::format("NameHasOwner: {}", error.message() ? error.message() : Errno(r)));
   int owned = 0;
@@ -148,7 +136,7 @@ detect::PowerProfilesBus ProbePowerProfiles() {
     }
     bus = BusPtr(raw);
   }
-  for (const Service& s : kServices) {
+  for (const PeerService& s : kPowerProfilesServices) {
     auto owned = HasOwner(bus.get(), s.name);
     if (!owned) {
       out.error = owned.error().message;
@@ -159,8 +147,7 @@ detect::PowerProfilesBus ProbePowerProfiles() {
     out.name = s.name;
     BusError error;
     sd_bus_message* reply_raw = nullptr;
-    int r = Call(bus.get(), s.name, s.path, "org.freedesktop.DBus.Properties", "GetAll", &reply_raw, error, "s",
-                 s.interface);
+    int r = Call(bus.get(), s.name, s.path, kPropertiesInterface, "GetAll", &reply_raw, error, "s", s.interface);
     MessagePtr reply(reply_raw);
     if (r < 0) {
       out.error = fmt::format("{} did not answer GetAll: {}", s.name, error.message() ? error.message() : Errno(r));

@@ -53,8 +53,8 @@ void SayFallingBack(const char* method, std::string_view why) {
 std::optional<std::string> RootCannotReach(sd_bus* bus) {
   bus::BusError error;
   sd_bus_message* reply_raw = nullptr;
-  int r = sd_bus_call_method(bus, bus::kBusName, bus::kObjectPath, "org.freedesktop.DBus.Peer", "Ping", error.get(),
-                             &reply_raw, "");
+  int r = sd_bus_call_method(bus, bus::kBusName, bus::kObjectPath, bus::kPeerInterface, "Ping", error.get(), &reply_raw,
+                             "");
   bus::MessagePtr reply(reply_raw);
   if (r >= 0) return std::nullopt;
   const std::string name = error.name() ? error.name() : "";

@@ -19,11 +19,30 @@
 
 namespace rocmtune::client {
 
+namespace {
+
+// "prometheus (node_exporter's textfile format), nfd (features.d labels) or json": the table's rows.
+std::string FormatHelp() {
+  std::string out;
+  auto rows = plan::ExportFormats();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) out += i + 1 == rows.size() ? " or " : ", ";
+    out += rows[i].name;
+    if (!rows[i].help.empty()) out += fmt::format(" ({})", rows[i].help);
+  }
+  return out;
+}
+
+std::vector<std::string> FormatNames() {
+  std::vector<std::string> out;
+  for (const plan::ExportFormatRow& r : plan::ExportFormats()) out.emplace_back(r.name);
+  return out;
+}
+
+}  // namespace
+
 void AddExportOptions(CLI::App& sub, Args& args) {
-  sub.add_option("--format", args.format,
-                 "prometheus (node_exporter's textfile format), nfd (features.d labels) or json")
-      ->check(CLI::IsMember({"prometheus", "nfd", "json"}))
-      ->option_text("F");
+  sub.add_option("--format", args.format, FormatHelp())->check(CLI::IsMember(FormatNames()))->option_text("F");
   sub.add_flag("--no-live", args.no_live, "Do not ask rocm-smi-lib for live facts (ECC, PCIe, throttling)");
   sub.add_flag("--write", args.write,
                "Write each format /etc/rocmtune/export.toml enables where its engine reads it (root; what "
@@ -80,9 +99,9 @@ int RunExport(const Context& ctx, const Args& args) {
   auto report = api::Export(*root, detect::Detect(*root), options);
   if (!report) return Failed(ctx, report.error(), ExitFor(report.error()));
   if (args.write) return WriteExports(ctx, *root, *report);
-  if (format == "json") PrintJson(api::ExportJson(*report));
-  else if (format == "nfd") fmt::print("{}", api::NfdText(*report, {}, std::chrono::system_clock::now()));
-  else fmt::print("{}", api::PrometheusText(*report));
+  // Printed with each format's defaults: the NFD namespace rocmtune.org, whatever export.toml says.
+  fmt::print("{}", api::RenderExport(*plan::ParseExportFormat(format), *report, plan::ExportConfig{},
+                                     std::chrono::system_clock::now()));
   return kExitOk;
 }
 

@@ -2,15 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "bus/contract.h"
 #include "daemon/guard.h"
 #include "daemon/log.h"
 
 namespace rocmtune::daemon {
 namespace {
-
-constexpr const char* kPolkit = "org.freedesktop.PolicyKit1";
-constexpr const char* kAuthorityPath = "/org/freedesktop/PolicyKit1/Authority";
-constexpr const char* kAuthority = "org.freedesktop.PolicyKit1.Authority";
 
 uint64_t Usec(std::chrono::seconds s) { return static_cast<uint64_t>(s.count()) * 1000 * 1000; }
 
@@ -35,10 +32,9 @@ Result<void> Authorizer::Ask(const Caller& caller, const std::string& action,
 
   // The caller's connection going away ends the question (and polkit's agent dialog with it).
   // A unique name is ":N.M" (the bus checked it), so it is safe inside the match rule.
-  const std::string rule = fmt::format(
-      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
-      "member='NameOwnerChanged',arg0='{}'",
-      caller.sender);
+  const std::string rule =
+      fmt::format("type='signal',sender='{}',path='{}',interface='{}',member='NameOwnerChanged',arg0='{}'",
+                  bus::kBusDaemon.name, bus::kBusDaemon.path, bus::kBusDaemon.interface, caller.sender);
   sd_bus_slot* watch = nullptr;
   if (int r = sd_bus_add_match_async(bus_, &watch, rule.c_str(), OnNameOwnerChanged, nullptr, question.get()); r < 0)
     return Fail(ErrorCode::kIo, "asking polkit: cannot watch the caller's connection", -r);
@@ -63,8 +59,9 @@ std::unique_ptr<Authorizer::Question> Authorizer::Take(uid_t uid) {
 
 void Authorizer::Cancel(const std::string& cancellation_id) {
   // Fire and forget: polkit ends the agent's dialog; its reply (or an error) changes nothing here.
-  (void)sd_bus_call_method_async(bus_, nullptr, kPolkit, kAuthorityPath, kAuthority, "CancelCheckAuthorization",
-                                 nullptr, nullptr, "s", cancellation_id.c_str());
+  (void)sd_bus_call_method_async(bus_, nullptr, bus::kPolkitAuthority.name, bus::kPolkitAuthority.path,
+                                 bus::kPolkitAuthority.interface, "CancelCheckAuthorization", nullptr, nullptr, "s",
+                                 cancellation_id.c_str());
 }
 
 int Authorizer::OnAnswer(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {

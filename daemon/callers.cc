@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "bus/contract.h"
 #include "daemon/guard.h"
 
 namespace rocmtune::daemon {
@@ -88,8 +89,8 @@ Result<void> Callers::Resolve(const std::string& sender, Done done) {
   lookup->owner = this;
   lookup->sender = sender;
   sd_bus_message* call_raw = nullptr;
-  int r = sd_bus_message_new_method_call(bus_, &call_raw, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                         "org.freedesktop.DBus", "GetConnectionCredentials");
+  int r = sd_bus_message_new_method_call(bus_, &call_raw, bus::kBusDaemon.name, bus::kBusDaemon.path,
+                                         bus::kBusDaemon.interface, "GetConnectionCredentials");
   bus::MessagePtr call(call_raw);
   if (r >= 0) r = sd_bus_message_append(call.get(), "s", sender.c_str());
   sd_bus_slot* slot = nullptr;

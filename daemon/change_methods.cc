@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/change.h"
+#include "api/history.h"
 #include "api/reapply.h"
 #include "api/trial.h"
 #include "bus/handles.h"
@@ -24,7 +25,6 @@
 #include "daemon/helper_socket.h"
 #include "daemon/log.h"
 #include "daemon/polkit.h"
-#include "journal/journal.h"
 #include "util/json_text.h"
 
 namespace rocmtune::daemon {
@@ -212,13 +212,6 @@ void LogDenial(Manager& self, const Caller& caller, const api::ChangeReport& pla
   api::LogEvent(e);
 }
 
-bool Interrupted(const sys::Root& root) {
-  auto txns = journal::Load(root);
-  if (!txns) return false;
-  return std::any_of(txns->begin(), txns->end(),
-                     [](const journal::Transaction& t) { return t.state == journal::State::kIncomplete; });
-}
-
 // Every change: a check is answered at once. Root's request takes the change slot directly
 // (polkit is never asked for uid 0). Anyone else's is planned first, on the loop (milliseconds,
 // no write): one that is refused or changes nothing is answered at once, without polkit and
@@ -258,7 +251,7 @@ void Continue(const std::shared_ptr<sd_bus_message>& held, Manager& self, Reques
     return;
   }
   planned->outcome.check = false;
-  if (!WouldWrite(*planned) && !Interrupted(*root)) {
+  if (!WouldWrite(*planned) && !api::HasIncomplete(*root)) {
     (void)Reply(call, ToResult(*planned, false));
     return;
   }

@@ -31,7 +31,6 @@
 #include "detect/boot_setup.h"
 #include "detect/other_writers.h"
 #include "faults/records.h"
-#include "journal/history.h"
 #include "knobs/boot_files.h"
 #include "plan/publish.h"
 #include "util/json_text.h"
@@ -152,9 +151,9 @@ int GetVersion(sd_bus_message* reply, Manager&, sd_bus_error*) {
 }
 
 int GetActiveProfile(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {
-  auto txns = journal::Load(self.root());
-  if (!txns) return SetError(ret, txns.error());
-  return sd_bus_message_append(reply, "s", journal::ActiveProfile(*txns).c_str());
+  auto profile = api::ReadActiveProfile(self.root());
+  if (!profile) return SetError(ret, profile.error());
+  return sd_bus_message_append(reply, "s", profile->c_str());
 }
 
 int GetPendingReboot(sd_bus_message* reply, Manager& self, sd_bus_error* ret) {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "bus/contract.h"
+
 namespace rocmtune::daemon {
 namespace {
 
@@ -20,10 +22,10 @@ Result<bus::MessagePtr> NewCheckAuthorization(sd_bus* bus, const Caller& caller,
                                               const std::map<std::string, std::string>& details,
                                               const std::string& cancellation_id) {
   sd_bus_message* call_raw = nullptr;
-  if (auto ok = Check(sd_bus_message_new_method_call(bus, &call_raw, "org.freedesktop.PolicyKit1",
-                                                     "/org/freedesktop/PolicyKit1/Authority",
-                                                     "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization"),
-                      "building the call");
+  if (auto ok =
+          Check(sd_bus_message_new_method_call(bus, &call_raw, bus::kPolkitAuthority.name, bus::kPolkitAuthority.path,
+                                               bus::kPolkitAuthority.interface, "CheckAuthorization"),
+                "building the call");
       !ok)
     return tl::unexpected(ok.error());
   bus::MessagePtr call(call_raw);

@@ -15,6 +15,7 @@
 #include "helper/publish.h"
 #include "journal/write_access.h"
 #include "knobs/boot_files.h"
+#include "plan/exit_codes.h"
 #include "plan/plan_json.h"
 #include "sys/system_log_json.h"
 #include "util/json_text.h"
@@ -22,17 +23,17 @@
 namespace rocmtune::helper {
 namespace {
 
-// Exit codes as rocmtunectl's (rocmtunectl(1), EXIT STATUS), so the client can pass them on.
+// Exit codes as rocmtunectl's (plan/exit_codes.h), so the client can pass them on.
 int ExitCode(Status status) {
   switch (status) {
     case Status::kCommitted:
-    case Status::kUnchanged: return 0;
-    case Status::kRefused: return 3;
-    case Status::kConflict: return 5;
+    case Status::kUnchanged: return plan::kExitOk;
+    case Status::kRefused: return plan::kExitRefused;
+    case Status::kConflict: return plan::kExitDrift;
     case Status::kBusy:
-    case Status::kFailed: return 1;
+    case Status::kFailed: return plan::kExitFailed;
   }
-  return 1;
+  return plan::kExitFailed;
 }
 
 int Report(const Outcome& out) {
@@ -113,19 +114,19 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? plan::kExitOk : plan::kExitUsage;
   }
   options.wait = !no_wait;
 
   auto root = root_fd >= 0 ? sys::Root::Adopt(sys::UniqueFd(root_fd), root_path) : sys::Root::Open(root_path);
   if (!root) {
     fmt::print(stderr, "rocmtune-helper: {}\n", root.error().message);
-    return 1;
+    return plan::kExitFailed;
   }
   // Not root on the running system, or a tree this user may not write.
   if (auto access = journal::CheckWriteAccess(*root); !access) {
     fmt::print(stderr, "rocmtune-helper: {}\n", access.error().message);
-    return 4;
+    return plan::kExitNotAuthorized;
   }
   Executor executor(*root, hook);
   if (socket->parsed()) {
@@ -135,7 +136,7 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     auto peer = accounts ? CheckPeer(STDIN_FILENO, *accounts) : Result<void>(tl::unexpected(accounts.error()));
     if (!peer) {
       fmt::print(stderr, "rocmtune-helper: {}\n", peer.error().message);
-      return 4;
+      return plan::kExitNotAuthorized;
     }
     auto text = ReadStdin();
     if (!text) return Report({Status::kFailed, "", {text.error().message}, {}, {}, {}});
@@ -144,7 +145,7 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     options.force = request->force;
     if (request->kind == SocketRequest::Kind::kReadBoot) {
       fmt::print("{}\n", JsonText(knobs::BootFilesJson(knobs::CollectBootFiles(*root)), -1));
-      return 0;
+      return plan::kExitOk;
     }
     if (request->kind == SocketRequest::Kind::kReadLog) {
       // Read-only, as read-boot: only the GPU lines ReadSystemLog keeps, the reply bounded.
@@ -153,10 +154,10 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
       auto read = sys::ReadSystemLog(*root, *query);
       if (!read) {
         fmt::print(stderr, "rocmtune-helper: {}\n", read.error().message);
-        return 1;
+        return plan::kExitFailed;
       }
       fmt::print("{}\n", sys::LogReadJson(*read));
-      return 0;
+      return plan::kExitOk;
     }
     if (request->kind == SocketRequest::Kind::kRecover) return Report(executor.Recover(options));
     if (request->kind == SocketRequest::Kind::kPublish)
@@ -178,7 +179,7 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     return Report(executor.Run(*plan, options));
   }
   Outcome out = executor.Recover(options);
-  if (quiet && out.status == Status::kUnchanged && out.recovered.empty() && out.messages.empty()) return 0;
+  if (quiet && out.status == Status::kUnchanged && out.recovered.empty() && out.messages.empty()) return plan::kExitOk;
   return Report(out);
 }
 

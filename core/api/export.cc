@@ -65,13 +65,6 @@ const std::vector<std::string>& ExportWorkloads() {
   return kAll;
 }
 
-const std::vector<std::string>& VerifyDifferenceKinds() {
-  static const std::vector<std::string> kKinds = {
-      "pending-reboot", "not-running", "drift",       "unreadable",           "sysfs",
-      "profile",        "overridden",  "interrupted", "pending-regeneration", "leftover-temporary"};
-  return kKinds;
-}
-
 const std::vector<std::string>& ExportSeverities() {
   static const std::vector<std::string> kSeverities = {"error", "warning", "info"};
   return kSeverities;
@@ -218,8 +211,9 @@ json ExportJson(const ExportReport& report) {
     doc["journal_note"] = report.journal_note;
   } else {
     json differences = json::object();
-    for (const std::string& k : VerifyDifferenceKinds()) differences[k] = 0;
-    for (const Difference& d : report.verify->differences) differences[d.kind] = differences.value(d.kind, 0) + 1;
+    for (const DifferenceKindRow& k : DifferenceKinds()) differences[k.name] = 0;
+    for (const Difference& d : report.verify->differences)
+      differences[DifferenceKindName(d.kind)] = differences[DifferenceKindName(d.kind)].get<int>() + 1;
     json txns = json::object();
     for (const std::string& s : TransactionStates()) txns[s] = report.transactions.at(s);
     doc["in_effect"] = report.verify->ok();

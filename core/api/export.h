@@ -33,8 +33,6 @@ namespace rocmtune::api {
 inline constexpr const char* kExportSchema = "rocmtune.export.v1";
 // The workloads every export answers for: "any" first, then knowledge::kWorkloads.
 const std::vector<std::string>& ExportWorkloads();
-// The kinds of difference `verify` reports (api/verify.h), each exported even when 0.
-const std::vector<std::string>& VerifyDifferenceKinds();
 // Severities, and journal transaction states, in the order they are exported.
 const std::vector<std::string>& ExportSeverities();
 const std::vector<std::string>& TransactionStates();
@@ -106,12 +104,19 @@ struct NfdOptions {
   // How long the labels hold when nothing rewrites them (# +expiry-time): a dead node's lapse.
   std::chrono::seconds expiry{std::chrono::minutes(10)};
 };
-inline constexpr size_t kNfdMaxBytes = 64 * 1024;  // NFD's limit for one features.d file
 
 // node-feature-discovery `features.d` lines: `# +expiry-time=<RFC 3339>`, then `NS/name=value`,
 // every name and value within Kubernetes' label rules (a value that cannot be made valid is left
 // out, never written broken).
 std::string NfdText(const ExportReport& report, const NfdOptions& options, std::chrono::system_clock::time_point now);
+
+// The export in `format` (plan/export_format.h), rendered by the format's renderer
+// (api/export_render.cc): the text `rocmtunectl export --format` prints and the helper publishes.
+// `config` gives the published formats' options (NFD's namespace and expiry), `now` the time.
+std::string RenderExport(plan::ExportFormat format, const ExportReport& report, const plan::ExportConfig& config,
+                         std::chrono::system_clock::time_point now);
+// Whether `format` has a renderer: every row of plan::ExportFormats() must (ExportRender test).
+bool HasRenderer(plan::ExportFormat format);
 
 using plan::IsLabelName;
 using plan::IsLabelValue;

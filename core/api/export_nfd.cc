@@ -86,7 +86,7 @@ std::string NfdText(const ExportReport& report, const NfdOptions& options, std::
   if (report.journal_known) {
     l.Add("in-effect", report.verify->ok());
     size_t drift = 0;
-    for (const Difference& d : report.verify->differences) drift += d.kind == "drift" || d.kind == "sysfs" ? 1 : 0;
+    for (const Difference& d : report.verify->differences) drift += Row(d.kind).changed_by_others ? 1 : 0;
     l.Add("drift", drift > 0);
     l.Add("interrupted", report.interrupted > 0);
     l.Add("last-transaction-failed", report.last_failed);

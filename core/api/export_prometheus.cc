@@ -175,12 +175,11 @@ std::string PrometheusText(const ExportReport& report) {
   if (report.journal_known) {
     e.Gauge("rocmtune_in_effect", "Whether verify finds what rocmtune configured in effect (no difference)", {},
             report.verify->ok() ? 1 : 0);
-    std::map<std::string, uint64_t> kinds;
-    for (const std::string& k : VerifyDifferenceKinds()) kinds[k] = 0;
+    std::map<DifferenceKind, uint64_t> kinds;
     for (const Difference& d : report.verify->differences) ++kinds[d.kind];
-    for (const std::string& k : VerifyDifferenceKinds())
+    for (const DifferenceKindRow& k : DifferenceKinds())
       e.Gauge("rocmtune_verify_differences", "Differences verify reports, by kind (drift: someone edited a file)",
-              {{"kind", k}}, kinds[k]);
+              {{"kind", std::string(k.name)}}, kinds[k.kind]);
     for (const std::string& s : TransactionStates())
       e.Gauge("rocmtune_transactions", "Transactions in rocmtune's journal, by state", {{"state", s}},
               report.transactions.at(s));

@@ -1,5 +1,7 @@
 #include "api/history.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -74,6 +76,18 @@ json HistoryJson(const HistoryReport& report) {
               {"active_profile", report.active_profile.empty() ? nlohmann::ordered_json(nullptr)
                                                                : nlohmann::ordered_json(report.active_profile)},
               {"transactions", std::move(list)}};
+}
+
+Result<std::string> ReadActiveProfile(const sys::Root& root) {
+  auto txns = journal::Load(root);
+  if (!txns) return tl::unexpected(txns.error());
+  return journal::ActiveProfile(*txns);
+}
+
+bool HasIncomplete(const sys::Root& root) {
+  auto txns = journal::Load(root);
+  return txns && std::any_of(txns->begin(), txns->end(),
+                             [](const journal::Transaction& t) { return t.state == journal::State::kIncomplete; });
 }
 
 }  // namespace rocmtune::api

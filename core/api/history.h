@@ -7,6 +7,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "api/system.h"
+#include "sys/root.h"
+#include "util/result.h"
 
 namespace rocmtune::api {
 
@@ -30,5 +32,13 @@ struct HistoryReport {
 HistoryReport History(const System& system);
 
 nlohmann::ordered_json HistoryJson(const HistoryReport& report);
+
+// The journal read for a front end's one question, so that no front end reads it itself:
+// the active profile ("" for none; rocmtuned's ActiveProfile property), failing as the journal
+// read does (a user its permissions keep out) ...
+Result<std::string> ReadActiveProfile(const sys::Root& root);
+// ... and whether a transaction was begun and never finished (rocmtuned lets such a change
+// through to roll it back even when its plan writes nothing); false when it cannot be read.
+bool HasIncomplete(const sys::Root& root);
 
 }  // namespace rocmtune::api

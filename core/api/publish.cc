@@ -5,13 +5,8 @@ namespace rocmtune::api {
 std::vector<plan::PublishFile> PublishFiles(const ExportReport& report, const plan::ExportConfig& config,
                                             std::chrono::system_clock::time_point now) {
   std::vector<plan::PublishFile> files;
-  if (config.prometheus.enabled) files.push_back({plan::PublishFormat::kPrometheus, PrometheusText(report)});
-  if (config.nfd.enabled) {
-    NfdOptions options;
-    options.label_namespace = config.nfd_namespace;
-    options.expiry = config.nfd_expiry;
-    files.push_back({plan::PublishFormat::kNfd, NfdText(report, options, now)});
-  }
+  for (const plan::PublishTarget& target : config.targets)
+    if (target.enabled) files.push_back({target.format, RenderExport(target.format, report, config, now)});
   return files;
 }
 

@@ -28,23 +28,39 @@ namespace {
 // alias declared again, where a local one would shadow theirs (clang's -Wshadow).
 using json = nlohmann::ordered_json;
 
+constexpr DifferenceKindRow kDifferenceKinds[] = {
+    {DifferenceKind::kPendingReboot, "pending-reboot", 2, false, std::nullopt},
+    {DifferenceKind::kNotRunning, "not-running", 1, false, std::nullopt},
+    {DifferenceKind::kDrift, "drift", 0, true, std::nullopt},
+    {DifferenceKind::kUnreadable, "unreadable", 0, false, std::nullopt},
+    {DifferenceKind::kSysfs, "sysfs", 0, true, std::nullopt},
+    {DifferenceKind::kProfile, "profile", 4, false, std::nullopt},
+    {DifferenceKind::kOverridden, "overridden", 5, false, std::nullopt},
+    {DifferenceKind::kInterrupted, "interrupted", 0, false, journal::AttentionKind::kInterrupted},
+    {DifferenceKind::kPendingRegeneration, "pending-regeneration", 0, false,
+     journal::AttentionKind::kPendingRegeneration},
+    {DifferenceKind::kLeftoverTemporary, "leftover-temporary", 0, false, journal::AttentionKind::kLeftoverTemporary},
+    {DifferenceKind::kInitramfs, "initramfs", 3, false, std::nullopt},
+};
+
 // One row per knob, with status's CONFIGURED (the next boot's value) and RUNNING: the most
 // telling kind, and what else is wrong with the same knob in its message.
 void KnobDifferences(const System& system, std::vector<Difference>& out) {
   for (const knobs::KnobState& s : knobs::ReportKnobs(system.Context())) {
-    std::vector<std::pair<std::string, std::string>> found;  // kind, message
+    std::vector<std::pair<DifferenceKind, std::string>> found;  // kind, message
     if (s.overridden)
-      found.emplace_back("overridden", fmt::format("rocmtune configures {} but {} overrides it: rocmtune's value "
-                                                   "never takes effect while that is there",
-                                                   *s.overridden, s.overridden_by));
+      found.emplace_back(DifferenceKind::kOverridden,
+                         fmt::format("rocmtune configures {} but {} overrides it: rocmtune's value "
+                                     "never takes effect while that is there",
+                                     *s.overridden, s.overridden_by));
     // Runtime attributes: SysfsDifferences, device by device.
     if (s.owner == knobs::Owner::kRocmtune && s.configured && s.key.kind != knobs::KnobKind::kSysfs) {
       if (s.pending_reboot)
-        found.emplace_back("pending-reboot",
+        found.emplace_back(DifferenceKind::kPendingReboot,
                            fmt::format("configured {} but the running system has {}: takes effect at the next boot",
                                        *s.configured, s.running.value_or("it unset")));
       else if (s.running && *s.configured != *s.running)
-        found.emplace_back("not-running",
+        found.emplace_back(DifferenceKind::kNotRunning,
                            fmt::format("configured {} but the running system has {}", *s.configured, *s.running));
     }
     if (found.empty()) continue;
@@ -63,14 +79,14 @@ void BootImageDifferences(const System& system, std::vector<Difference>& out) {
   auto check = knobs::CheckBootImage(system.root, system.inventory,
                                      journal::LastWritten(system.journal, plan::kModprobeDropIn).has_value());
   if (check && check->state == knobs::ImageState::kStale) {
-    out.push_back({"initramfs", check->image, std::nullopt, check->carried, check->message});
+    out.push_back({DifferenceKind::kInitramfs, check->image, std::nullopt, check->carried, check->message});
     return;
   }
   if (!check || (check->state != knobs::ImageState::kLacks && check->state != knobs::ImageState::kDiffers)) return;
   std::vector<std::string> keys;
   std::erase_if(out, [&](const Difference& d) {
     auto key = knobs::ParseKnobKey(d.subject);
-    if (d.kind != "pending-reboot" || !key || key->kind != knobs::KnobKind::kModuleParam) return false;
+    if (d.kind != DifferenceKind::kPendingReboot || !key || key->kind != knobs::KnobKind::kModuleParam) return false;
     keys.push_back(d.subject);
     return true;
   });
@@ -78,17 +94,13 @@ void BootImageDifferences(const System& system, std::vector<Difference>& out) {
   if (!keys.empty())
     message += fmt::format("; so {} {} not take effect at the next boot", fmt::join(keys, ", "),
                            keys.size() == 1 ? "does" : "do");
-  out.push_back({"initramfs", check->image, check->configured, check->carried, std::move(message)});
+  out.push_back({DifferenceKind::kInitramfs, check->image, check->configured, check->carried, std::move(message)});
 }
 
-// How telling a knob's kind is: a value that never takes effect, then the active profile's setting
-// changed since, then a reboot to wait for, then a difference with what runs; 0: not a knob's kind.
-int KnobRank(const Difference& d) {
-  constexpr std::string_view kOrder[] = {"not-running", "pending-reboot", "initramfs", "profile", "overridden"};
-  for (size_t i = 0; i < std::size(kOrder); ++i)
-    if (d.kind == kOrder[i]) return static_cast<int>(i) + 1;
-  return 0;
-}
+// How telling a knob's kind is (the table's knob_rank): a value that never takes effect, then the
+// active profile's setting changed since, then a reboot to wait for, then a difference with what
+// runs; 0: not a knob's kind.
+int KnobRank(const Difference& d) { return Row(d.kind).knob_rank; }
 
 // A knob another check also names (the active profile's setting changed since) stays one row: the
 // most telling kind, the other findings joined to its message.
@@ -130,26 +142,21 @@ void FileDifferences(const System& system, std::vector<Difference>& out) {
     if (!read && read.error().code != ErrorCode::kNotFound) continue;
     std::optional<std::string> current = read ? std::optional(*read) : std::nullopt;
     if (journal::IsDrift(system.journal, p, current))
-      out.push_back({"drift", "/" + p, std::nullopt, std::nullopt,
+      out.push_back({DifferenceKind::kDrift, "/" + p, std::nullopt, std::nullopt,
                      current ? "edited by someone else since rocmtune wrote it" : "removed by someone else"});
   }
 }
 
 // Interrupted transactions, regenerations not run, temporaries a cut-short write left.
 void JournalDifferences(const System& system, std::vector<Difference>& out) {
-  std::vector<journal::Attention> found =
-      journal::Interrupted(system.journal, journal::LastIsRunning(system.root, system.journal));
-  for (journal::Attention& a : journal::PendingRegenerations(system.root, system.journal))
-    found.push_back(std::move(a));
-  for (journal::Attention& a : journal::LeftoverTemporaries(system.root, system.journal)) found.push_back(std::move(a));
-  for (journal::Attention& a : found)
-    out.push_back({std::move(a.kind), std::move(a.subject), std::nullopt, std::nullopt, std::move(a.message)});
+  for (journal::Attention& a : journal::NeedsAttention(system.root, system.journal))
+    out.push_back({DifferenceKindOf(a.kind), std::move(a.subject), std::nullopt, std::nullopt, std::move(a.message)});
 }
 
 // Files that decide what rocmtune reports but cannot be read: nothing about them is verified.
 void UnreadableDifferences(const System& system, std::vector<Difference>& out) {
   for (const detect::Finding& f : knobs::UnreadableFileFindings(system.Context()))
-    out.push_back({"unreadable", f.subject, std::nullopt, std::nullopt, f.message});
+    out.push_back({DifferenceKind::kUnreadable, f.subject, std::nullopt, std::nullopt, f.message});
 }
 
 // The runtime attributes rocmtune keeps set (knobs/runtime_state.h): the driver puts its default
@@ -186,7 +193,7 @@ void SysfsDifferences(const System& system, std::vector<Difference>& out) {
       if (g.id == r.device) gpu = &g;
     const knobs::SysfsAttribute* attr = knobs::FindSysfsAttribute(r.attribute);
     if (!gpu || !gpu->device_dir || !attr) {
-      out.push_back({"sysfs", fmt::format("{} {}", r.device, r.attribute), r.value, std::nullopt,
+      out.push_back({DifferenceKind::kSysfs, fmt::format("{} {}", r.device, r.attribute), r.value, std::nullopt,
                      fmt::format("rocmtune keeps {} set on {}, which is not here", r.value, r.device)});
       continue;
     }
@@ -196,7 +203,7 @@ void SysfsDifferences(const System& system, std::vector<Difference>& out) {
     if (current == r.value) continue;
     std::string shown = !read ? "unreadable" : current.value_or("no value it can name");
     std::string writer = current ? OtherWriterOf(system, r.attribute, *current) : "";
-    out.push_back({"sysfs", "/" + path, r.value, shown,
+    out.push_back({DifferenceKind::kSysfs, "/" + path, r.value, shown,
                    writer.empty()
                        ? fmt::format("rocmtune keeps {} set, it reads {} (a GPU reset or reboot puts the driver's "
                                      "value back; `rocmtunectl set` writes it again)",
@@ -216,7 +223,8 @@ void ProfileDifferences(const System& system, std::vector<Difference>& out) {
   const journal::Transaction* apply = journal::ActiveApply(system.journal);
   if (!apply) return;
   const bool boot_files_pending = std::any_of(out.begin(), out.end(), [](const Difference& d) {
-    auto regenerator = d.kind == "pending-regeneration" ? plan::ParseRegenerator(d.subject) : std::nullopt;
+    auto regenerator =
+        d.kind == DifferenceKind::kPendingRegeneration ? plan::ParseRegenerator(d.subject) : std::nullopt;
     return regenerator && plan::Row(*regenerator).backend == plan::BackendId::kBootloader;
   });
   auto ctx = system.Context();
@@ -228,7 +236,7 @@ void ProfileDifferences(const System& system, std::vector<Difference>& out) {
     // A runtime attribute: what the device runs is what counts.
     std::optional<std::string> now = a.key.kind == knobs::KnobKind::kSysfs ? state.running : state.configured;
     if (now == a.value) continue;
-    out.push_back({"profile", a.key.Text(), now, state.running,
+    out.push_back({DifferenceKind::kProfile, a.key.Text(), now, state.running,
                    fmt::format("profile {} (transaction {}) set {}, now {}", apply->intent.profile, apply->id, a.value,
                                now ? fmt::format("it is {}", *now) : std::string("it is not set"))});
   }
@@ -240,13 +248,28 @@ void ProfileDifferences(const System& system, std::vector<Difference>& out) {
     std::vector<knobs::KnobKey> owned = backend->OwnedKeys(ctx);
     if (std::find(owned.begin(), owned.end(), *key) == owned.end()) continue;
     knobs::KnobState state = backend->Read(ctx, *key);
-    out.push_back({"profile", key->Text(), state.configured, state.running,
+    out.push_back({DifferenceKind::kProfile, key->Text(), state.configured, state.running,
                    fmt::format("profile {} (transaction {}) unsets it, but rocmtune configures it again",
                                apply->intent.profile, apply->id)});
   }
 }
 
 }  // namespace
+
+std::span<const DifferenceKindRow> DifferenceKinds() { return kDifferenceKinds; }
+
+const DifferenceKindRow& Row(DifferenceKind kind) {
+  return *std::find_if(std::begin(kDifferenceKinds), std::end(kDifferenceKinds),
+                       [&](const DifferenceKindRow& r) { return r.kind == kind; });
+}
+
+std::string_view DifferenceKindName(DifferenceKind kind) { return Row(kind).name; }
+
+DifferenceKind DifferenceKindOf(journal::AttentionKind kind) {
+  return std::find_if(std::begin(kDifferenceKinds), std::end(kDifferenceKinds),
+                      [&](const DifferenceKindRow& r) { return r.attention == kind; })
+      ->kind;
+}
 
 VerifyReport Verify(const System& system) {
   VerifyReport report{journal::ActiveProfile(system.journal), {}};
@@ -264,7 +287,7 @@ VerifyReport Verify(const System& system) {
 nlohmann::ordered_json VerifyJson(const VerifyReport& report) {
   json list = json::array();
   for (const auto& d : report.differences)
-    list.push_back(WithSizes({{"kind", d.kind},
+    list.push_back(WithSizes({{"kind", DifferenceKindName(d.kind)},
                               {"subject", d.subject},
                               {"configured", d.configured ? json(*d.configured) : json(nullptr)},
                               {"running", d.running ? json(*d.running) : json(nullptr)},

@@ -104,28 +104,28 @@ void AdminModprobeLine(const sys::Root& root, Finding& f) {
 
 // The knob's row of status's table, or its state read now for a knob the table leaves out (one
 // nothing configures: the table lists those only when rocmtune manages them).
-std::optional<knobs::KnobState> KnobOf(const sys::Root& root, const Assessment& a, const std::string& key) {
+std::optional<knobs::KnobState> KnobOf(const Facts& facts, const Assessment& a, const std::string& key) {
   auto it =
       std::find_if(a.knobs.begin(), a.knobs.end(), [&](const knobs::KnobState& k) { return k.key.Text() == key; });
   if (it != a.knobs.end()) return *it;
   auto parsed = knobs::ParseKnobKey(key);
   const knobs::Backend* backend = parsed ? knobs::Registry::Builtin().For(*parsed) : nullptr;
   if (!backend) return std::nullopt;
-  knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
-  return backend->Read(ctx, *parsed);
+  return backend->Read(facts.Knobs(), *parsed);
 }
 
 // A fix's `set` and `unset` (not env.*: AdminEnvLines) against the knobs' table: what rocmtune
 // already did is not asked again but said (in effect, or waiting for the next boot), and a value
 // an admin's file decides is named by file and line, since rocmtune's own setting would not
 // change what boots.
-void SettingsInPlace(const sys::Root& root, const Assessment& a, Finding& f) {
+void SettingsInPlace(const Facts& facts, const Assessment& a, Finding& f) {
+  const sys::Root& root = facts.root();
   std::vector<std::string> done, admin, keep_set, keep_unset;
   for (const std::string& item : f.fix.set) {
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    const std::optional<knobs::KnobState> k = KnobOf(root, a, key);
+    const std::optional<knobs::KnobState> k = KnobOf(facts, a, key);
     if (k && k->owner == knobs::Owner::kRocmtune && k->configured == value && !k->overridden) {
       done.push_back(k->pending_reboot ? fmt::format("rocmtune has set {}; it takes effect at the next boot.", item)
                                        : fmt::format("{} is set and in effect.", item));
@@ -136,7 +136,7 @@ void SettingsInPlace(const sys::Root& root, const Assessment& a, Finding& f) {
     keep_set.push_back(item);
   }
   for (const std::string& key : f.fix.unset) {
-    const std::optional<knobs::KnobState> k = key.starts_with(kEnvPrefix) ? std::nullopt : KnobOf(root, a, key);
+    const std::optional<knobs::KnobState> k = key.starts_with(kEnvPrefix) ? std::nullopt : KnobOf(facts, a, key);
     if (k && !k->configured) {
       // Nothing configures it: unset would change nothing, and the next boot drops what runs.
       if (k->running)
@@ -206,17 +206,17 @@ void MixedMachine(Assessment& a) {
 
 }  // namespace
 
-void Advise(const sys::Root& root, Assessment& a) {
-  const std::vector<knobs::EnvSetting> foreign = knobs::ForeignEnvSettings(root);
+void Advise(const Facts& facts, Assessment& a) {
+  const std::vector<knobs::EnvSetting>& foreign = facts.ForeignEnv();
   for (Finding& f : a.findings) {
     ProfileApplied(a, f);
-    SettingsInPlace(root, a, f);
+    SettingsInPlace(facts, a, f);
     AdminEnvLines(foreign, a, f);
-    AdminModprobeLine(root, f);
+    AdminModprobeLine(facts.root(), f);
   }
   for (Finding& f : a.log_matches) {
     ProfileApplied(a, f);
-    SettingsInPlace(root, a, f);
+    SettingsInPlace(facts, a, f);
     AdminEnvLines(foreign, a, f);
   }
   MixedMachine(a);

@@ -11,10 +11,11 @@
 #pragma once
 
 #include "diagnose/assess.h"
-#include "sys/root.h"
+#include "diagnose/facts.h"
 
 namespace rocmtune::diagnose {
 
-void Advise(const sys::Root& root, Assessment& assessment);
+// `facts`: the request's (diagnose/facts.h), the environment files and knobs read once.
+void Advise(const Facts& facts, Assessment& assessment);
 
 }  // namespace rocmtune::diagnose

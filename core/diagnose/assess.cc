@@ -150,9 +150,20 @@ std::vector<detect::Finding> TrialFindings(const sys::Root& root, const std::vec
   return out;
 }
 
+// The finding of each thing the journal says needs the admin (its row in detect/finding_ids.cc).
+FindingId JournalFindingId(journal::AttentionKind kind) {
+  switch (kind) {
+    case journal::AttentionKind::kInterrupted: return FindingId::kJournalInterrupted;
+    case journal::AttentionKind::kPendingRegeneration: return FindingId::kJournalPendingRegeneration;
+    case journal::AttentionKind::kLeftoverTemporary: return FindingId::kJournalLeftoverTemporary;
+  }
+  return FindingId::kJournalInterrupted;
+}
+
 // The knobs' table, the settings' findings and the journal's (status's part).
-void AssessSettings(const sys::Root& root, Assessment& a) {
-  knobs::KnobContext ctx{root, a.inventory, knowledge::Catalog::Builtin()};
+void AssessSettings(const Facts& facts, Assessment& a) {
+  const sys::Root& root = facts.root();
+  const knobs::KnobContext& ctx = facts.Knobs();
   a.knobs = knobs::ReportKnobs(ctx);
   std::vector<detect::Finding> found = a.inventory.findings;
   for (detect::Finding& f : knobs::SettingFindings(ctx)) found.push_back(std::move(f));
@@ -163,11 +174,9 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
   if (txns) {
     a.active_profile = journal::ActiveProfile(*txns);
     a.had_module_options = journal::LastWritten(*txns, plan::kModprobeDropIn).has_value();
-    std::vector<journal::Attention> attention = journal::Interrupted(*txns, journal::LastIsRunning(root, *txns));
-    for (journal::Attention& at : journal::PendingRegenerations(root, *txns)) attention.push_back(std::move(at));
-    for (journal::Attention& at : journal::LeftoverTemporaries(root, *txns)) attention.push_back(std::move(at));
-    for (journal::Attention& at : attention)
-      found.push_back({"journal." + at.kind, Severity::kWarning, std::move(at.message), std::move(at.subject)});
+    for (journal::Attention& at : journal::NeedsAttention(root, *txns))
+      found.push_back({FindingName(JournalFindingId(at.kind)), detect::RowOf(JournalFindingId(at.kind)).severity,
+                       std::move(at.message), std::move(at.subject)});
   } else {
     // A user the journal's permissions keep out is told so (info); a damaged journal is an error.
     found.push_back(JournalUnreadableFinding(txns.error()));
@@ -180,10 +189,8 @@ void AssessSettings(const sys::Root& root, Assessment& a) {
 // A process variable that some file sets to the same value came from that file (a login reads
 // /etc/environment, a shell ~/.bashrc): the file's finding names the line to change, so the
 // process's own is not said again.
-std::vector<knobs::EnvSetting> WithoutEchoes(const sys::Root& root, const std::vector<knobs::EnvSetting>& caller) {
-  std::vector<knobs::EnvSetting> files = knobs::ForeignEnvSettings(root);
-  for (const knobs::EnvSource& src : knobs::OwnedEnvSources())
-    for (knobs::EnvSetting& s : knobs::ReadEnvSource(root, src)) files.push_back(std::move(s));
+std::vector<knobs::EnvSetting> WithoutEchoes(const Facts& facts, const std::vector<knobs::EnvSetting>& caller) {
+  std::vector<knobs::EnvSetting> files = facts.LoginSettings();
   for (const knobs::EnvSetting& s : caller)
     if (!s.file.empty()) files.push_back(s);
   std::vector<knobs::EnvSetting> out;
@@ -196,31 +203,23 @@ std::vector<knobs::EnvSetting> WithoutEchoes(const sys::Root& root, const std::v
   return out;
 }
 
-void AssessCaller(const sys::Root& root, const AssessOptions& options, Assessment& a) {
+void AssessCaller(const Facts& facts, const AssessOptions& options, Assessment& a) {
   // Another program's environment is checked as the caller's is: its files and lines.
   const std::vector<knobs::EnvSetting>& env = options.program ? options.program->env : options.caller_env;
-  for (Finding& f : CallerFindings(root, a.inventory, env)) a.findings.push_back(std::move(f));
-}
-
-// The login environment a program gets from the machine's files: pam_env, environment.d, the
-// profile, rocmtune's drop-ins last (the order a login reads them: the last assignment wins).
-std::vector<knobs::EnvSetting> LoginSettings(const sys::Root& root) {
-  std::vector<knobs::EnvSetting> out = knobs::ForeignEnvSettings(root);
-  for (const knobs::EnvSource& src : knobs::OwnedEnvSources())
-    for (knobs::EnvSetting& s : knobs::ReadEnvSource(root, src)) out.push_back(std::move(s));
-  return out;
+  for (Finding& f : CallerFindings(facts, env)) a.findings.push_back(std::move(f));
 }
 
 // Whose environment the verdict is for, and the runtimes that program may load: read once, used
 // by the known issues' rules, the visible GPUs, the overrides and the code check.
-ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options) {
+ProgramView MakeProgramView(const Facts& facts, const AssessOptions& options) {
   ProgramView v;
   if (options.program) {
     v.kind = std::string(program::ContextKindName(options.program->kind));
     v.name = options.program->name;
     // A system service gets the manager's environment and its unit's, no login file (systemd.exec(5)).
     v.login_env = options.program->kind != program::ContextKind::kUnit;
-    if (v.login_env) v.settings = LoginSettings(root);
+    // The login files' settings (Facts::LoginSettings: the admin's files, rocmtune's drop-ins last).
+    if (v.login_env) v.settings = facts.LoginSettings();
     v.settings.insert(v.settings.end(), options.program->env.begin(), options.program->env.end());
     v.notes = options.program->notes;
     v.exec = options.program->exec;
@@ -231,7 +230,7 @@ ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options)
       v.kind = "caller";
       v.name = "programs started from this shell";
     }
-    v.settings = LoginSettings(root);
+    v.settings = facts.LoginSettings();
     v.settings.insert(v.settings.end(), options.caller_env.begin(), options.caller_env.end());
   }
   for (const knobs::EnvSetting& s : v.settings) {
@@ -242,7 +241,7 @@ ProgramView MakeProgramView(const sys::Root& root, const AssessOptions& options)
     if (auto it = v.env.find(std::string(name)); it != v.env.end() && v.python_looked.empty())
       v.python_looked = it->second;
   if (v.python_looked.empty() && v.env.contains("PATH")) v.python_looked = "the python3 on PATH";
-  v.runtimes = runtime::FindRuntimes(root, v.env, v.exec);
+  v.runtimes = runtime::FindRuntimes(facts.root(), v.env, v.exec);
   return v;
 }
 
@@ -373,10 +372,14 @@ void AssessKnownIssues(const sys::Root& root, Assessment& a) {
 
 std::vector<Finding> CallerFindings(const sys::Root& root, const detect::Inventory& inventory,
                                     const std::vector<knobs::EnvSetting>& caller_env) {
+  if (caller_env.empty()) return {};
+  return CallerFindings(Facts(root, inventory), caller_env);
+}
+
+std::vector<Finding> CallerFindings(const Facts& facts, const std::vector<knobs::EnvSetting>& caller_env) {
   std::vector<Finding> out;
   if (caller_env.empty()) return out;
-  knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
-  for (const detect::Finding& f : knobs::CallerEnvFindings(ctx, WithoutEchoes(root, caller_env))) {
+  for (const detect::Finding& f : knobs::CallerEnvFindings(facts.Knobs(), WithoutEchoes(facts, caller_env))) {
     Finding c = FromStatus(f);
     c.kind = Kind::kCaller;
     if (c.file.empty()) c.evidence.push_back(fmt::format("{} is set in the environment of this process", f.subject));
@@ -422,13 +425,15 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   a.log_given = options.log.has_value();
   if (root.IsLive() && options.live_facts)
     a.live = options.known_live ? *options.known_live : detect::ReadLiveFacts(a.inventory.gpus);
-  AssessSettings(root, a);
-  a.program = MakeProgramView(root, options);
+  // Every configuration file of this request read once, the settings merged by one rule.
+  const Facts facts(root, a.inventory);
+  AssessSettings(facts, a);
+  a.program = MakeProgramView(facts, options);
   for (const detect::Gpu& g : a.inventory.gpus) a.memory.push_back(RocmMemoryOf(root, g));
   a.visibility = program::VisibleGpus(a.inventory, a.program.env);
-  AssessCaller(root, options, a);
+  AssessCaller(facts, options, a);
   if (std::optional<Finding> none = NoGpuFinding(a.inventory)) a.findings.push_back(std::move(*none));
-  Append(a.findings, SettingChecks(root, a.inventory, a.knobs, a.memory), Kind::kSetting, false);
+  Append(a.findings, SettingChecks(facts.Knobs(), a.knobs, a.memory), Kind::kSetting, false);
   Append(a.findings, MachineChecks(root, a.inventory, options.caller), Kind::kMachine, false);
   Append(a.findings, CodeChecks(a.inventory, a.program), Kind::kRuntime, false);
   Append(a.findings, SupportChecks(a.inventory), Kind::kSupport, false);
@@ -442,7 +447,7 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
     for (Finding& f : a.log_matches) f.kind = Kind::kLog;
   }
   MergeSameFacts(a.findings);
-  Advise(root, a);
+  Advise(facts, a);
   return a;
 }
 

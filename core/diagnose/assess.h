@@ -14,6 +14,7 @@
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
 #include "diagnose/crash_log.h"
+#include "diagnose/facts.h"
 #include "diagnose/finding.h"
 #include "diagnose/rocm_memory.h"
 #include "knobs/backend.h"
@@ -105,5 +106,7 @@ bool IsLogCause(const Finding& finding);
 // (rocmtuned's Doctor, which sees no caller's environment).
 std::vector<Finding> CallerFindings(const sys::Root& root, const detect::Inventory& inventory,
                                     const std::vector<knobs::EnvSetting>& caller_env);
+// The same within a request, on its facts (diagnose/facts.h).
+std::vector<Finding> CallerFindings(const Facts& facts, const std::vector<knobs::EnvSetting>& caller_env);
 
 }  // namespace rocmtune::diagnose

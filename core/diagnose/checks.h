@@ -40,8 +40,9 @@ std::vector<Finding> LiveChecks(const std::vector<detect::LiveFacts>& live);
 // kernel queues from 6.19 where a Vulkan or Mesa OpenCL driver uses them (module.lockup-timeout-short),
 // and an amdgpu.gttsize other than TTM's pages_limit (module.gtt-ttm-disagree). `states`: the knob
 // table (knobs::ReportKnobs); `memory`: each GPU's (rocm_memory.h), in the inventory's order.
-std::vector<Finding> SettingChecks(const sys::Root& root, const detect::Inventory& inventory,
-                                   const std::vector<knobs::KnobState>& states, const std::vector<RocmMemory>& memory);
+// `ctx`: the request's (Facts::Knobs), whose command line and modprobe.d are read once.
+std::vector<Finding> SettingChecks(const knobs::KnobContext& ctx, const std::vector<knobs::KnobState>& states,
+                                   const std::vector<RocmMemory>& memory);
 
 // shm_checks.cc: every world-writable /dev/shm/rocm_smi_* file no running process holds (warning).
 std::vector<Finding> ShmChecks(const sys::Root& root);

@@ -93,7 +93,7 @@ void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
         if (!has) {
           in.facts[std::string(knowledge::kFactKfdWithoutCwsrSize)] =
               fmt::format("{} ({}) has no cwsr_size property: the kernel lacks AMD's KFD fixes", node, gpu.id);
-        } else if (auto cwsr = root.ReadFile("sys/module/amdgpu/parameters/cwsr_enable"); cwsr && Trim(*cwsr) == "0") {
+        } else if (in.cwsr_enable && Trim(*in.cwsr_enable) == "0") {
           in.facts[std::string(knowledge::kFactCwsrDisabledWithKfdFix)] =
               fmt::format("amdgpu.cwsr_enable is 0 while {} has cwsr_size (the kernel has AMD's KFD fixes)", node);
         }
@@ -156,6 +156,9 @@ IssueInputs ProgramInputs(const detect::Inventory& inventory, const ProgramView&
   if (!view.runtimes.empty() && view.runtimes.front().version) in.rocm_version = view.runtimes.front().version;
   in.kernel = inventory.system.kernel;
   in.env = view.env;
+  if (auto it = inventory.system.amdgpu.parameters.find("cwsr_enable");
+      it != inventory.system.amdgpu.parameters.end() && it->second)
+    in.cwsr_enable = it->second;
   return in;
 }
 

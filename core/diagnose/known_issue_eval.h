@@ -22,6 +22,8 @@ struct IssueInputs {
   std::optional<std::string> kernel;
   std::map<std::string, std::string> env;    // the environment the workload runs with
   std::map<std::string, std::string> facts;  // fact name (knowledge::kFact*) that holds -> evidence
+  // amdgpu's cwsr_enable as detection read it (SystemFacts::amdgpu.parameters): not read again.
+  std::optional<std::string> cwsr_enable = std::nullopt;
 };
 
 struct IssueMatch {

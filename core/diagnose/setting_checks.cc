@@ -87,7 +87,7 @@ constexpr uint64_t kTtmPage = 4096;  // TTM's pages_limit counts PAGE_SIZE pages
 // stops ROCm at pages_limit, and amdgpu's GTT manager at gttsize. Whichever is smaller caps what a
 // ROCm program allocates in system memory; the larger one only looks like more. Since 6.5 GTT
 // follows pages_limit without gttsize, so removing gttsize and sizing pages_limit makes them agree.
-void CheckGttAgainstTtm(const sys::Root& root, const detect::Inventory& inventory,
+void CheckGttAgainstTtm(const knobs::KnobContext& ctx, const detect::Inventory& inventory,
                         const std::vector<knobs::KnobState>& states, const std::vector<RocmMemory>& memory,
                         std::vector<Finding>& out) {
   if (!inventory.system.amdgpu.loaded) return;
@@ -152,7 +152,6 @@ void CheckGttAgainstTtm(const sys::Root& root, const detect::Inventory& inventor
       f.line = s.configured_line;
     }
   if (f.file.empty()) {
-    const knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
     for (const knobs::CmdlineTokenAt& t : knobs::ScanCmdlineTokens(ctx)) {
       if (knobs::TokenKey(t.token) != "amdgpu.gttsize") continue;
       if (f.file.empty() || (f.file == "proc/cmdline" && t.file != "proc/cmdline")) {
@@ -170,11 +169,11 @@ void CheckGttAgainstTtm(const sys::Root& root, const detect::Inventory& inventor
 
 }  // namespace
 
-std::vector<Finding> SettingChecks(const sys::Root& root, const detect::Inventory& inventory,
-                                   const std::vector<knobs::KnobState>& states, const std::vector<RocmMemory>& memory) {
+std::vector<Finding> SettingChecks(const knobs::KnobContext& ctx, const std::vector<knobs::KnobState>& states,
+                                   const std::vector<RocmMemory>& memory) {
   std::vector<Finding> out;
-  CheckLockupTimeout(root, inventory, states, out);
-  CheckGttAgainstTtm(root, inventory, states, memory, out);
+  CheckLockupTimeout(ctx.root, ctx.inventory, states, out);
+  CheckGttAgainstTtm(ctx, ctx.inventory, states, memory, out);
   return out;
 }
 

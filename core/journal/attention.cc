@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "journal/history.h"
+#include "journal/writer_probe.h"
 #include "plan/owned_paths.h"
 
 namespace rocmtune::journal {
@@ -100,6 +101,22 @@ std::string Describe(const sys::Root& root, const Pending& p, std::string_view i
 
 }  // namespace
 
+std::string_view AttentionKindName(AttentionKind kind) {
+  switch (kind) {
+    case AttentionKind::kInterrupted: return "interrupted";
+    case AttentionKind::kPendingRegeneration: return "pending-regeneration";
+    case AttentionKind::kLeftoverTemporary: return "leftover-temporary";
+  }
+  return "interrupted";
+}
+
+std::vector<Attention> NeedsAttention(const sys::Root& root, const std::vector<Transaction>& txns) {
+  std::vector<Attention> out = Interrupted(txns, LastIsRunning(root, txns));
+  for (Attention& a : PendingRegenerations(root, txns)) out.push_back(std::move(a));
+  for (Attention& a : LeftoverTemporaries(root, txns)) out.push_back(std::move(a));
+  return out;
+}
+
 std::string RequestCommand(const Transaction& txn) {
   std::vector<std::string> words = {"rocmtunectl", txn.intent.verb};
   if (txn.intent.verb == "apply") {
@@ -118,7 +135,7 @@ std::vector<Attention> Interrupted(const std::vector<Transaction>& txns, bool wr
   for (const Transaction& t : txns) {
     if (t.state != State::kIncomplete) continue;
     if (writer_running && &t == &txns.back()) continue;
-    out.push_back({"interrupted", fmt::format("transaction {}", t.id),
+    out.push_back({AttentionKind::kInterrupted, fmt::format("transaction {}", t.id),
                    fmt::format("transaction {} ({}) was interrupted: begun but never committed or rolled back, so "
                                "its files may be half-changed. The next change rolls it back first: run `{}` to roll "
                                "it back and make that change whole",
@@ -156,7 +173,8 @@ std::vector<Attention> PendingRegenerations(const sys::Root& root, const std::ve
         regenerator == plan::Regenerator::kRpmOstreeKargs || regenerator == plan::Regenerator::kRpmOstreeInitramfsEtc ||
         regenerator == plan::Regenerator::kBootc) {
       for (const Pending& p : chain)
-        out.push_back({"pending-regeneration", name, Describe(root, p, fmt::format("transaction {}", p.txn->id))});
+        out.push_back(
+            {AttentionKind::kPendingRegeneration, name, Describe(root, p, fmt::format("transaction {}", p.txn->id))});
       continue;
     }
     std::vector<const Transaction*> txns_of;
@@ -165,7 +183,7 @@ std::vector<Attention> PendingRegenerations(const sys::Root& root, const std::ve
     std::string ids;
     for (const Pending& p : chain) ids += (ids.empty() ? "" : ", ") + p.txn->id;
     out.push_back(
-        {"pending-regeneration", name,
+        {AttentionKind::kPendingRegeneration, name,
          Describe(root, chain.back(), fmt::format("{} {}", chain.size() == 1 ? "transaction" : "transactions", ids))});
   }
   return out;
@@ -182,7 +200,7 @@ std::vector<Attention> LeftoverTemporaries(const sys::Root& root, const std::vec
   for (const std::string& p : paths) {
     std::string tmp = plan::TemporaryName(p);
     if (root.TypeOf(tmp) == sys::EntryType::kMissing) continue;
-    out.push_back({"leftover-temporary", "/" + tmp,
+    out.push_back({AttentionKind::kLeftoverTemporary, "/" + tmp,
                    fmt::format("a write of /{} by rocmtune-helper was cut short and left this temporary; the helper "
                                "removes it when it next writes or rolls back /{}, or remove it by hand",
                                p, p)});

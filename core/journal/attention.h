@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "journal/journal.h"
@@ -12,8 +13,13 @@
 
 namespace rocmtune::journal {
 
+// What needs the admin, one kind each: verify's difference kind of the same name
+// (api/verify.h) and status's finding `journal.<name>` (diagnose/assess.cc) come from it.
+enum class AttentionKind { kInterrupted, kPendingRegeneration, kLeftoverTemporary };
+std::string_view AttentionKindName(AttentionKind kind);  // "interrupted", "pending-regeneration", ...
+
 struct Attention {
-  std::string kind;     // "interrupted", "pending-regeneration", "leftover-temporary"
+  AttentionKind kind = AttentionKind::kInterrupted;
   std::string subject;  // "transaction 3", the regenerator's name, the temporary's path ("/etc/...")
   std::string message;  // what happened and what to run
 };
@@ -40,5 +46,8 @@ std::vector<Attention> PendingRegenerations(const sys::Root& root, const std::ve
 
 // `.NAME.rocmtune-new` (plan::TemporaryName) beside any file a transaction wrote or removed.
 std::vector<Attention> LeftoverTemporaries(const sys::Root& root, const std::vector<Transaction>& txns);
+
+// All three, in that order (interrupted ones as LastIsRunning says): what verify and status report.
+std::vector<Attention> NeedsAttention(const sys::Root& root, const std::vector<Transaction>& txns);
 
 }  // namespace rocmtune::journal

@@ -1,6 +1,10 @@
 #include "knobs/file_findings.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <string>
 
 #include <fmt/format.h>
@@ -18,11 +22,12 @@ class Checker {
  public:
   explicit Checker(const sys::Root& root) : root_(root) {}
 
-  // Reads `rel` the way the backends do (same size limit); a missing file is no finding.
+  // Whether the backends could read `rel` (same size limit), without reading its content a second
+  // time in the request (the backends read it); a missing file is no finding.
   void Check(std::string_view rel, bool owned) {
     std::string subject = "/" + std::string(rel);
     if (std::any_of(out_.begin(), out_.end(), [&](const detect::Finding& f) { return f.subject == subject; })) return;
-    auto content = root_.ReadFile(rel, sys::Root::kDefaultMaxBytes);
+    auto content = Readable(rel);
     if (content || content.error().code == ErrorCode::kNotFound) return;
     out_.push_back({detect::FindingName(detect::FindingId::kFileUnreadable),
                     owned ? detect::Severity::kError : detect::Severity::kWarning,
@@ -44,6 +49,26 @@ class Checker {
   std::vector<detect::Finding> Take() { return std::move(out_); }
 
  private:
+  // ReadFile's answer without the content: opened for reading (not regular, not permitted) and
+  // within the size limit by its size. A root with a supplement (rocmtuned's boot files, in
+  // memory) is asked by reading, as its files are not on disk for this user.
+  Result<void> Readable(std::string_view rel) const {
+    if (root_.supplement()) {
+      auto read = root_.ReadFile(rel, sys::Root::kDefaultMaxBytes);
+      if (!read) return tl::unexpected(read.error());
+      return {};
+    }
+    auto fd = root_.OpenRegular(rel);
+    if (!fd) return tl::unexpected(fd.error());
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0)
+      return Fail(ErrorCode::kIo, fmt::format("{}: {}", root_.Display(rel), std::strerror(errno)), errno);
+    if (static_cast<uint64_t>(st.st_size) > sys::Root::kDefaultMaxBytes)
+      return Fail(ErrorCode::kTooLarge,
+                  fmt::format("{}: larger than {} bytes, not read", root_.Display(rel), sys::Root::kDefaultMaxBytes));
+    return {};
+  }
+
   const sys::Root& root_;
   std::vector<detect::Finding> out_;
 };

@@ -1,6 +1,6 @@
 #include "plan/publish.h"
 
-#include <array>
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -35,23 +35,17 @@ bool CleanAbsolute(std::string_view path) {
   return true;
 }
 
-Result<void> ReadTarget(const toml::table& doc, std::string_view name, const std::string& origin, PublishTarget& target,
-                        std::string* ns, std::chrono::minutes* expiry) {
-  const toml::node* node = doc.get(name);
+// A published format's table: enabled, directory and the row's own options.
+Result<void> ReadTarget(const toml::table& doc, const ExportFormatRow& row, const std::string& origin,
+                        ExportConfig& config) {
+  const toml::node* node = doc.get(row.name);
   if (!node) return {};
   const toml::table* t = node->as_table();
-  std::string where = fmt::format("{}: [{}]", origin, name);
-  static constexpr std::array<TomlKey, 2> kPrometheus = {
-      {{"enabled", TomlType::kBoolean}, {"directory", TomlType::kString}}};
-  static constexpr std::array<TomlKey, 4> kNfd = {{{"enabled", TomlType::kBoolean},
-                                                   {"directory", TomlType::kString},
-                                                   {"namespace", TomlType::kString},
-                                                   {"expiry_minutes", TomlType::kInteger}}};
-  if (ns) {
-    if (auto ok = CheckTomlTable(*t, kNfd, where); !ok) return ok;
-  } else if (auto ok = CheckTomlTable(*t, kPrometheus, where); !ok) {
-    return ok;
-  }
+  std::string where = fmt::format("{}: [{}]", origin, row.name);
+  std::vector<TomlKey> keys = {{"enabled", TomlType::kBoolean}, {"directory", TomlType::kString}};
+  keys.insert(keys.end(), row.options.begin(), row.options.end());
+  if (auto ok = CheckTomlTable(*t, keys, where); !ok) return ok;
+  PublishTarget& target = config.Target(row.format);
   target.enabled = TomlBool(*t, "enabled").value_or(false);
   if (auto dir = TomlString(*t, "directory")) {
     if (!CleanAbsolute(*dir))
@@ -59,22 +53,7 @@ Result<void> ReadTarget(const toml::table& doc, std::string_view name, const std
                   fmt::format("{}: directory must be an absolute path without '.', '..' or empty parts", where));
     target.directory = *dir;
   }
-  if (ns) {
-    if (auto v = TomlString(*t, "namespace")) {
-      if (!IsDnsSubdomain(*v) || *v == "kubernetes.io" || v->ends_with(".kubernetes.io"))
-        return Fail(ErrorCode::kInvalidData,
-                    fmt::format("{}: namespace must be a lowercase DNS subdomain outside kubernetes.io (nfd-master "
-                                "denies that one): '{}'",
-                                where, *v));
-      *ns = *v;
-    }
-    if (auto m = TomlInt(*t, "expiry_minutes")) {
-      if (*m < 1 || *m > 24 * 60)
-        return Fail(ErrorCode::kInvalidData, fmt::format("{}: expiry_minutes must be from 1 to 1440", where));
-      *expiry = std::chrono::minutes(*m);
-    }
-  }
-  return {};
+  return row.read_options ? row.read_options(*t, where, config) : Result<void>{};
 }
 
 Result<void> CheckText(std::string_view content, size_t limit, std::string_view what) {
@@ -89,56 +68,27 @@ Result<void> CheckText(std::string_view content, size_t limit, std::string_view 
   return {};
 }
 
-bool MetricName(std::string_view name) {
-  if (!name.starts_with("rocmtune_")) return false;
-  for (char c : name)
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
-      return false;
-  return true;
-}
-
-bool PrometheusLine(std::string_view line) {
-  if (line.starts_with("# HELP ") || line.starts_with("# TYPE ")) {
-    std::string_view rest = line.substr(7);
-    std::string_view name = rest.substr(0, rest.find(' '));
-    if (!MetricName(name)) return false;
-    if (line.starts_with("# TYPE ")) {
-      std::string_view type = rest.substr(name.size());
-      return type == " gauge" || type == " counter";
-    }
-    return true;
-  }
-  // NAME[{label="value",...}] VALUE: one unsigned integer, no timestamp (node_exporter's textfile
-  // collector refuses them).
-  size_t end = line.find_first_of("{ ");
-  if (end == std::string_view::npos || !MetricName(line.substr(0, end))) return false;
-  if (line[end] == '{') {
-    bool quoted = false;
-    for (++end; end < line.size(); ++end) {
-      char c = line[end];
-      if (quoted && c == '\\') ++end;
-      else if (c == '"') quoted = !quoted;
-      else if (!quoted && c == '}') break;
-    }
-    if (end >= line.size()) return false;
-    ++end;
-  }
-  std::string_view value = line.substr(end);
-  if (value.size() < 2 || value.front() != ' ') return false;
-  for (char c : value.substr(1))
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
-
 }  // namespace
 
-std::string_view PublishFormatName(PublishFormat format) {
-  return format == PublishFormat::kNfd ? "nfd" : "prometheus";
+std::string PublishTarget::Path() const {
+  return fmt::format("{}/{}", std::string_view(directory).substr(1), Row(format).file);
 }
 
-std::string PublishTarget::Path() const {
-  std::string_view file = format == PublishFormat::kNfd ? kNfdFile : kPrometheusFile;
-  return fmt::format("{}/{}", std::string_view(directory).substr(1), file);
+ExportConfig::ExportConfig() {
+  for (const ExportFormatRow& row : ExportFormats())
+    if (row.Published()) targets.push_back({row.format, false, std::string(row.directory)});
+}
+
+const PublishTarget& ExportConfig::Target(ExportFormat format) const {
+  return *std::find_if(targets.begin(), targets.end(), [&](const PublishTarget& t) { return t.format == format; });
+}
+
+PublishTarget& ExportConfig::Target(ExportFormat format) {
+  return *std::find_if(targets.begin(), targets.end(), [&](const PublishTarget& t) { return t.format == format; });
+}
+
+bool ExportConfig::AnyEnabled() const {
+  return std::any_of(targets.begin(), targets.end(), [](const PublishTarget& t) { return t.enabled; });
 }
 
 bool IsLabelValue(std::string_view value) {
@@ -181,19 +131,20 @@ Result<ExportConfig> ReadExportConfig(const sys::Root& root) {
   if (auto ok = CheckTomlBytes(*text, origin); !ok) return tl::unexpected(ok.error());
   auto doc = ParseTomlDocument(*text, origin);
   if (!doc) return tl::unexpected(doc.error());
-  static constexpr std::array<TomlKey, 2> kTop = {{{"prometheus", TomlType::kTable}, {"nfd", TomlType::kTable}}};
-  if (auto ok = CheckTomlTable(*doc, kTop, origin); !ok) return tl::unexpected(ok.error());
+  std::vector<TomlKey> top;
+  for (const ExportFormatRow& row : ExportFormats())
+    if (row.Published()) top.push_back({row.name, TomlType::kTable});
+  if (auto ok = CheckTomlTable(*doc, top, origin); !ok) return tl::unexpected(ok.error());
   config.present = true;
-  if (auto ok = ReadTarget(*doc, "prometheus", origin, config.prometheus, nullptr, nullptr); !ok)
-    return tl::unexpected(ok.error());
-  if (auto ok = ReadTarget(*doc, "nfd", origin, config.nfd, &config.nfd_namespace, &config.nfd_expiry); !ok)
-    return tl::unexpected(ok.error());
+  for (const ExportFormatRow& row : ExportFormats())
+    if (row.Published())
+      if (auto ok = ReadTarget(*doc, row, origin, config); !ok) return tl::unexpected(ok.error());
   return config;
 }
 
 nlohmann::ordered_json PublishRequestJson(const std::vector<PublishFile>& files) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const PublishFile& f : files) list.push_back({{"format", PublishFormatName(f.format)}, {"content", f.content}});
+  for (const PublishFile& f : files) list.push_back({{"format", ExportFormatName(f.format)}, {"content", f.content}});
   return {{"schema", kPublishSchema}, {"files", list}};
 }
 
@@ -211,10 +162,11 @@ Result<std::vector<PublishFile>> ParsePublishRequest(std::string_view text) {
         !f.contains("content") || !f["content"].is_string())
       return Fail(ErrorCode::kInvalidData, "the publish request: each file is {format, content}");
     std::string name = f["format"].get<std::string>();
-    PublishFile file;
-    if (name == "nfd") file.format = PublishFormat::kNfd;
-    else if (name != "prometheus")
+    std::optional<ExportFormat> format = ParseExportFormat(name);
+    if (!format || !Row(*format).Published())
       return Fail(ErrorCode::kInvalidData, fmt::format("the publish request: unknown format '{}'", name));
+    PublishFile file;
+    file.format = *format;
     for (const PublishFile& seen : out)
       if (seen.format == file.format)
         return Fail(ErrorCode::kInvalidData, fmt::format("the publish request: {} twice", name));
@@ -225,9 +177,10 @@ Result<std::vector<PublishFile>> ParsePublishRequest(std::string_view text) {
 }
 
 Result<void> CheckPublishContent(const ExportConfig& config, const PublishFile& file) {
-  bool nfd = file.format == PublishFormat::kNfd;
-  std::string what = fmt::format("the {} export", PublishFormatName(file.format));
-  if (auto ok = CheckText(file.content, nfd ? kMaxNfdBytes : kMaxPrometheusBytes, what); !ok) return ok;
+  const ExportFormatRow& row = Row(file.format);
+  std::string what = fmt::format("the {} export", row.name);
+  if (!row.Published()) return Fail(ErrorCode::kInvalidData, fmt::format("{}: not a published format", what));
+  if (auto ok = CheckText(file.content, row.max_bytes, what); !ok) return ok;
   std::string_view text = file.content;
   size_t number = 0;
   while (!text.empty()) {
@@ -235,24 +188,8 @@ Result<void> CheckPublishContent(const ExportConfig& config, const PublishFile& 
     std::string_view line = text.substr(0, eol);
     text.remove_prefix(eol + 1);
     ++number;
-    bool ok = false;
-    if (nfd) {
-      std::string prefix = config.nfd_namespace + "/";
-      if (line.starts_with("#")) {
-        ok = true;
-      } else if (line.starts_with(prefix)) {
-        std::string_view rest = line.substr(prefix.size());
-        size_t eq = rest.find('=');
-        ok = eq != std::string_view::npos && IsLabelName(rest.substr(0, eq)) && IsLabelValue(rest.substr(eq + 1));
-      }
-    } else {
-      ok = PrometheusLine(line);
-    }
-    if (!ok)
-      return Fail(ErrorCode::kInvalidData,
-                  fmt::format("{}: line {} is not {}", what, number,
-                              nfd ? fmt::format("a comment or a {}/NAME=VALUE label", config.nfd_namespace)
-                                  : std::string("a HELP/TYPE line or a sample of a rocmtune_ metric")));
+    if (!row.line_ok(config, line))
+      return Fail(ErrorCode::kInvalidData, fmt::format("{}: line {} is not {}", what, number, row.line_rule(config)));
   }
   return {};
 }

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "plan/export_format.h"
 #include "sys/root.h"
 #include "util/result.h"
 
@@ -20,18 +21,10 @@ namespace rocmtune::plan {
 
 inline constexpr std::string_view kExportConfigPath = "etc/rocmtune/export.toml";
 inline constexpr const char* kPublishSchema = "rocmtune.publish.v1";
-// node_exporter's textfile collector reads `*.prom`; NFD's local source every file not starting
-// with a dot.
-inline constexpr std::string_view kPrometheusFile = "rocmtune.prom";
-inline constexpr std::string_view kNfdFile = "rocmtune";
-inline constexpr size_t kMaxPrometheusBytes = 1 << 20;
-inline constexpr size_t kMaxNfdBytes = 64 * 1024;  // NFD's own limit for a features.d file
 
-enum class PublishFormat { kPrometheus, kNfd };
-std::string_view PublishFormatName(PublishFormat format);
-
+// One published format's place (plan/export_format.h: its file name and default directory).
 struct PublishTarget {
-  PublishFormat format = PublishFormat::kPrometheus;
+  ExportFormat format = ExportFormat::kPrometheus;
   bool enabled = false;
   std::string directory;  // absolute, as configured
   // The file's root-relative path ("var/lib/prometheus/node-exporter/rocmtune.prom").
@@ -39,13 +32,15 @@ struct PublishTarget {
 };
 
 struct ExportConfig {
-  bool present = false;  // the file exists
-  PublishTarget prometheus{PublishFormat::kPrometheus, false, "/var/lib/prometheus/node-exporter"};
-  PublishTarget nfd{PublishFormat::kNfd, false, "/etc/kubernetes/node-feature-discovery/features.d"};
+  ExportConfig();                      // every published format, disabled, in its default directory
+  bool present = false;                // the file exists
+  std::vector<PublishTarget> targets;  // one per published format, in ExportFormats()' order
   std::string nfd_namespace = "rocmtune.org";
   std::chrono::minutes nfd_expiry{10};
-  const PublishTarget& Target(PublishFormat format) const { return format == PublishFormat::kNfd ? nfd : prometheus; }
-  bool AnyEnabled() const { return prometheus.enabled || nfd.enabled; }
+  // The target of a published format (every row with a file has one).
+  const PublishTarget& Target(ExportFormat format) const;
+  PublishTarget& Target(ExportFormat format);
+  bool AnyEnabled() const;
 };
 
 // The admin's file; defaults (nothing enabled) when it does not exist. A key outside the
@@ -54,18 +49,18 @@ struct ExportConfig {
 Result<ExportConfig> ReadExportConfig(const sys::Root& root);
 
 struct PublishFile {
-  PublishFormat format = PublishFormat::kPrometheus;
+  ExportFormat format = ExportFormat::kPrometheus;
   std::string content;
 };
 
 nlohmann::ordered_json PublishRequestJson(const std::vector<PublishFile>& files);
-// Strict: the schema, known formats, each at most once, string content.
+// Strict: the schema, known published formats, each at most once, string content.
 Result<std::vector<PublishFile>> ParsePublishRequest(std::string_view text);
 
-// What a published file may hold (the helper's rule, checked again whoever rendered it):
-// Prometheus text whose every line is a HELP/TYPE comment or a sample of a `rocmtune_` metric,
-// or NFD lines that are comments or `<namespace>/<name>=<value>` within Kubernetes' label rules;
-// text only (no NUL or other control byte), ending in a newline, within the size limit.
+// What a published file may hold (the helper's rule, checked again whoever rendered it): every
+// line as its format's row says (Prometheus: a HELP/TYPE comment or a sample of a `rocmtune_`
+// metric; NFD: a comment or `<namespace>/<name>=<value>` within Kubernetes' label rules); text
+// only (no NUL or other control byte), ending in a newline, within the row's size limit.
 Result<void> CheckPublishContent(const ExportConfig& config, const PublishFile& file);
 
 // Kubernetes' rules for a label's name part and value: at most 63 of [A-Za-z0-9._-], beginning

@@ -16,8 +16,8 @@ using namespace rocmtune;
 namespace {
 
 bool Shaped(const plan::PublishFile& f) {
-  bool nfd = f.format == plan::PublishFormat::kNfd;
-  if (f.content.size() > (nfd ? plan::kMaxNfdBytes : plan::kMaxPrometheusBytes)) return false;
+  bool nfd = f.format == plan::ExportFormat::kNfd;
+  if (f.content.size() > (nfd ? 64 * 1024 : 1 << 20)) return false;
   std::string_view text = f.content;
   while (!text.empty()) {
     size_t eol = text.find('\n');
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto again = plan::ParsePublishRequest(plan::PublishRequestJson(*files).dump());
   if (!again || again->size() != files->size()) __builtin_trap();
   plan::ExportConfig config;
-  config.prometheus.enabled = config.nfd.enabled = true;
+  for (plan::PublishTarget& t : config.targets) t.enabled = true;
   for (size_t i = 0; i < files->size(); ++i) {
     const plan::PublishFile& f = (*files)[i];
     if ((*again)[i].format != f.format || (*again)[i].content != f.content) __builtin_trap();

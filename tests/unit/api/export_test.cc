@@ -9,6 +9,10 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "plan/publish.h"
+#include "util/json_text.h"
 
 namespace rocmtune::api {
 namespace {
@@ -126,7 +130,93 @@ TEST(ExportNfdTest, ExpiryFirstAndEveryLabelValid) {
   EXPECT_NE(text.find("rocmtune.org/profile=rdna3-safe"), std::string::npos);
   EXPECT_NE(text.find("rocmtune.org/gfx1100=1"), std::string::npos);
   EXPECT_EQ(text.find("rocmtune.org/in-effect"), std::string::npos) << "a journal not read has no verdict";
-  EXPECT_LT(text.size(), kNfdMaxBytes);
+  EXPECT_LT(text.size(), plan::Row(plan::ExportFormat::kNfd).max_bytes);
+}
+
+// Every format of the one table (plan/export_format.h) has its renderer, and what a published one
+// renders passes the helper's rule for it (the same row's line rule, limit and "ours" prefix).
+TEST(ExportFormatTable, EveryFormatRendersAndPublishedOnesPassTheHelpersRule) {
+  ExportReport r = Hostile();
+  plan::ExportConfig config;
+  auto now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 27};
+  std::set<std::string_view> names;
+  for (const plan::ExportFormatRow& row : plan::ExportFormats()) {
+    SCOPED_TRACE(std::string(row.name));
+    EXPECT_TRUE(names.insert(row.name).second) << "twice";
+    EXPECT_EQ(plan::ParseExportFormat(row.name), row.format);
+    ASSERT_TRUE(HasRenderer(row.format));
+    std::string text = RenderExport(row.format, r, config, now);
+    ASSERT_FALSE(text.empty());
+    if (!row.Published()) continue;
+    EXPECT_TRUE(text.starts_with(row.ours)) << "the helper would not remove it once disabled";
+    EXPECT_FALSE(row.engine.empty());
+    auto ok = plan::CheckPublishContent(config, {row.format, text});
+    EXPECT_TRUE(ok) << (ok ? "" : ok.error().message);
+    EXPECT_EQ(config.Target(row.format).Path(), std::string(row.directory.substr(1)) + "/" + std::string(row.file));
+  }
+  EXPECT_EQ(plan::ParseExportFormat("csv"), std::nullopt);
+}
+
+// `rocmtunectl export --json` printed PrintJson(ExportJson): the json row prints the same bytes.
+TEST(ExportFormatTable, JsonIsTheDocumentAsPrintedBefore) {
+  ExportReport r = Hostile();
+  EXPECT_EQ(RenderExport(plan::ExportFormat::kJson, r, {}, {}), JsonText(ExportJson(r)) + "\n");
+  // Printed only: no publish target, and the helper refuses it by name.
+  EXPECT_FALSE(plan::Row(plan::ExportFormat::kJson).Published());
+  auto refused =
+      plan::ParsePublishRequest(R"({"schema":"rocmtune.publish.v1","files":[{"format":"json","content":"{}\n"}]})");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("unknown format 'json'"), std::string::npos) << refused.error().message;
+}
+
+ExportReport WithDifferences(std::vector<DifferenceKind> kinds) {
+  ExportReport r = Hostile();
+  r.journal_known = true;
+  for (const std::string& s : TransactionStates()) r.transactions[s] = 0;
+  r.verify = VerifyReport{};
+  for (DifferenceKind k : kinds) r.verify->differences.push_back({k, "/x", std::nullopt, std::nullopt, "m"});
+  return r;
+}
+
+// Every kind of verify's table is counted in every format, 0 included; "initramfs" was left out
+// of the export's list: absent from the JSON until it happened and never a Prometheus series.
+TEST(ExportVerifyKinds, EveryKindOfTheTableIsCountedInEveryFormat) {
+  std::vector<DifferenceKind> all;
+  for (const DifferenceKindRow& row : DifferenceKinds()) all.push_back(row.kind);
+  ExportReport none = WithDifferences({});
+  nlohmann::json doc = nlohmann::json::parse(JsonText(ExportJson(none)));
+  ExportReport each = WithDifferences(all);
+  nlohmann::json counted = nlohmann::json::parse(JsonText(ExportJson(each)));
+  std::string prom = PrometheusText(each);
+  for (const DifferenceKindRow& row : DifferenceKinds()) {
+    std::string name(row.name);
+    EXPECT_EQ(doc["differences"].value(name, -1), 0) << name;
+    EXPECT_EQ(counted["differences"].value(name, -1), 1) << name;
+    EXPECT_NE(prom.find("rocmtune_verify_differences{kind=\"" + name + "\"} 1"), std::string::npos) << name;
+  }
+  EXPECT_EQ(doc["differences"].size(), DifferenceKinds().size());
+}
+
+// NFD's drift label: a file or attribute someone else changed (the table's changed_by_others), not
+// a difference rocmtune itself is waiting on.
+TEST(ExportVerifyKinds, NfdDriftOnlyForChangesBySomeoneElse) {
+  auto now = std::chrono::sys_days{std::chrono::year{2026} / 11 / 27};
+  EXPECT_NE(NfdText(WithDifferences({DifferenceKind::kInitramfs, DifferenceKind::kPendingReboot}), {}, now)
+                .find("rocmtune.org/drift=false"),
+            std::string::npos);
+  EXPECT_NE(NfdText(WithDifferences({DifferenceKind::kSysfs}), {}, now).find("rocmtune.org/drift=true"),
+            std::string::npos);
+  EXPECT_NE(NfdText(WithDifferences({DifferenceKind::kDrift}), {}, now).find("rocmtune.org/drift=true"),
+            std::string::npos);
+}
+
+// The journal's kinds are verify's kinds of the same name (status's findings `journal.<name>`).
+TEST(ExportVerifyKinds, JournalAttentionKindsMapToTheirRows) {
+  for (journal::AttentionKind k : {journal::AttentionKind::kInterrupted, journal::AttentionKind::kPendingRegeneration,
+                                   journal::AttentionKind::kLeftoverTemporary})
+    EXPECT_EQ(DifferenceKindName(DifferenceKindOf(k)), journal::AttentionKindName(k));
+  std::set<std::string_view> names;
+  for (const DifferenceKindRow& row : DifferenceKinds()) EXPECT_TRUE(names.insert(row.name).second) << row.name;
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ class PublishTest : public ::testing::Test {
 };
 
 TEST_F(PublishTest, WritesBothEnabledFilesAtomically) {
-  Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm}, {plan::PublishFormat::kNfd, kNfd}}));
+  Outcome out = Run(Request({{plan::ExportFormat::kPrometheus, kProm}, {plan::ExportFormat::kNfd, kNfd}}));
   ASSERT_EQ(out.status, Status::kCommitted) << Message(out);
   EXPECT_EQ(out.messages.size(), 2u);
   EXPECT_TRUE(Exists(kPromPath));
@@ -62,12 +62,12 @@ TEST_F(PublishTest, WritesBothEnabledFilesAtomically) {
 // A publish killed after its temporary was made (the helper has no journal for it): the next
 // publish replaces the leftover, and a reader never sees the half-written text.
 TEST_F(PublishTest, AKilledPublishsTemporaryIsReplacedByTheNext) {
-  ASSERT_EQ(Run(Request({{plan::PublishFormat::kPrometheus, kProm}})).status, Status::kCommitted);
+  ASSERT_EQ(Run(Request({{plan::ExportFormat::kPrometheus, kProm}})).status, Status::kCommitted);
   const std::string tmp = FileWriter::TemporaryName(kPromPath);
   tree_.Write(tmp, "# HELP rocmtune_info cut sho");
   std::ifstream before(tree_.Path(kPromPath));
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(before), {}), kProm) << "the reader saw the leftover";
-  Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  Outcome out = Run(Request({{plan::ExportFormat::kPrometheus, kProm}}));
   EXPECT_EQ(out.status, Status::kCommitted) << Message(out);
   EXPECT_FALSE(Exists(tmp)) << "the leftover temporary stayed";
   std::ifstream after(tree_.Path(kPromPath));
@@ -80,16 +80,16 @@ TEST_F(PublishTest, RefusesWhatTheAllowListDoesNotName) {
     std::string request;
     const char* message;
   } cases[] = {
-      {"another metric", Request({{plan::PublishFormat::kPrometheus, "node_load1 1\n"}}), "rocmtune_ metric"},
-      {"a timestamp", Request({{plan::PublishFormat::kPrometheus, "rocmtune_gpus 1 1700000000\n"}}), "line 1"},
-      {"a NUL byte", Request({{plan::PublishFormat::kPrometheus, std::string("rocmtune_gpus 1\n\0\n", 18)}}),
+      {"another metric", Request({{plan::ExportFormat::kPrometheus, "node_load1 1\n"}}), "rocmtune_ metric"},
+      {"a timestamp", Request({{plan::ExportFormat::kPrometheus, "rocmtune_gpus 1 1700000000\n"}}), "line 1"},
+      {"a NUL byte", Request({{plan::ExportFormat::kPrometheus, std::string("rocmtune_gpus 1\n\0\n", 18)}}),
        "control byte"},
-      {"no final newline", Request({{plan::PublishFormat::kPrometheus, "rocmtune_gpus 1"}}), "newline"},
-      {"a label of another namespace", Request({{plan::PublishFormat::kNfd, "amd.com/gpu.family=AI\n"}}),
+      {"no final newline", Request({{plan::ExportFormat::kPrometheus, "rocmtune_gpus 1"}}), "newline"},
+      {"a label of another namespace", Request({{plan::ExportFormat::kNfd, "amd.com/gpu.family=AI\n"}}),
        "rocmtune.org/NAME=VALUE"},
-      {"a bad label value", Request({{plan::PublishFormat::kNfd, "rocmtune.org/x=a b\n"}}), "line 1"},
-      {"too large", Request({{plan::PublishFormat::kNfd, std::string(70000, '#') + "\n"}}), "limit"},
-      {"twice", Request({{plan::PublishFormat::kNfd, kNfd}, {plan::PublishFormat::kNfd, kNfd}}), "twice"},
+      {"a bad label value", Request({{plan::ExportFormat::kNfd, "rocmtune.org/x=a b\n"}}), "line 1"},
+      {"too large", Request({{plan::ExportFormat::kNfd, std::string(70000, '#') + "\n"}}), "limit"},
+      {"twice", Request({{plan::ExportFormat::kNfd, kNfd}, {plan::ExportFormat::kNfd, kNfd}}), "twice"},
       {"an unknown format", R"({"schema":"rocmtune.publish.v1","files":[{"format":"shell","content":"x\n"}]})",
        "unknown format"},
       {"a path", R"({"schema":"rocmtune.publish.v1","files":[{"format":"nfd","content":"#\n","path":"/etc/x"}]})",
@@ -106,10 +106,10 @@ TEST_F(PublishTest, RefusesWhatTheAllowListDoesNotName) {
 }
 
 TEST_F(PublishTest, ADisabledTargetIsRefusedAndLosesOnlyRocmtunesFile) {
-  ASSERT_EQ(Run(Request({{plan::PublishFormat::kPrometheus, kProm}})).status, Status::kCommitted);
+  ASSERT_EQ(Run(Request({{plan::ExportFormat::kPrometheus, kProm}})).status, Status::kCommitted);
   tree_.Write(kNfdPath, "someone.else/x=1\n");  // not rocmtune's: stays
   Config("[prometheus]\nenabled = false\n[nfd]\nenabled = false\n");
-  Outcome refused = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  Outcome refused = Run(Request({{plan::ExportFormat::kPrometheus, kProm}}));
   EXPECT_EQ(refused.status, Status::kRefused);
   EXPECT_NE(Message(refused).find("not enabled"), std::string::npos) << Message(refused);
   EXPECT_TRUE(Exists(kPromPath)) << "a refused request removes nothing";
@@ -127,7 +127,7 @@ TEST_F(PublishTest, TheAdminsBadConfigIsNamedAndNothingIsWritten) {
         "[nfd]\nenabled = true\nnamespace = \"node.kubernetes.io\"\n", "[nfd]\nenabled = true\nexpiry_minutes = 0\n",
         "[nfd]\nenabled = \"yes\"\n", "[grafana]\nenabled = true\n", "[prometheus\n"}) {
     Config(text);
-    Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+    Outcome out = Run(Request({{plan::ExportFormat::kPrometheus, kProm}}));
     EXPECT_EQ(out.status, Status::kRefused) << text;
     EXPECT_NE(Message(out).find("export.toml"), std::string::npos) << text << ": " << Message(out);
   }
@@ -136,13 +136,13 @@ TEST_F(PublishTest, TheAdminsBadConfigIsNamedAndNothingIsWritten) {
 
 TEST_F(PublishTest, AMissingOrSymlinkedDirectoryIsNotWrittenThrough) {
   std::filesystem::remove_all(tree_.Path("var/lib/prometheus"));
-  Outcome missing = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  Outcome missing = Run(Request({{plan::ExportFormat::kPrometheus, kProm}}));
   EXPECT_EQ(missing.status, Status::kFailed);
   EXPECT_NE(Message(missing).find("node_exporter installed"), std::string::npos) << Message(missing);
   tree_.Mkdir("elsewhere");
   tree_.Mkdir("var/lib/prometheus");
   tree_.Symlink("var/lib/prometheus/node-exporter", "../../../elsewhere");
-  Outcome linked = Run(Request({{plan::PublishFormat::kPrometheus, kProm}}));
+  Outcome linked = Run(Request({{plan::ExportFormat::kPrometheus, kProm}}));
   EXPECT_NE(linked.status, Status::kCommitted);
   EXPECT_FALSE(Exists("elsewhere/rocmtune.prom")) << "written through a symlink";
 }
@@ -152,9 +152,9 @@ TEST_F(PublishTest, ConfiguredDirectoriesAndNamespaceAreUsed) {
   Config(
       "[prometheus]\nenabled = true\ndirectory = \"/srv/textfiles\"\n[nfd]\nenabled = true\nnamespace = "
       "\"gpu.example.com\"\n");
-  EXPECT_EQ(Run(Request({{plan::PublishFormat::kNfd, kNfd}})).status, Status::kRefused) << "rocmtune.org/ now";
-  Outcome out = Run(Request({{plan::PublishFormat::kPrometheus, kProm},
-                             {plan::PublishFormat::kNfd, "# rocmtune 1\ngpu.example.com/gpus=1\n"}}));
+  EXPECT_EQ(Run(Request({{plan::ExportFormat::kNfd, kNfd}})).status, Status::kRefused) << "rocmtune.org/ now";
+  Outcome out = Run(Request({{plan::ExportFormat::kPrometheus, kProm},
+                             {plan::ExportFormat::kNfd, "# rocmtune 1\ngpu.example.com/gpus=1\n"}}));
   EXPECT_EQ(out.status, Status::kCommitted) << Message(out);
   EXPECT_TRUE(Exists("srv/textfiles/rocmtune.prom"));
   EXPECT_FALSE(Exists(kPromPath));
@@ -164,7 +164,7 @@ TEST_F(PublishTest, ConfiguredDirectoriesAndNamespaceAreUsed) {
 // else owns or may write is refused, naming the file and the rule, and nothing is written
 // (profile_store_test.cc's UntrustedAdminFilesAreNotUsed, the same rule: sys/trusted_config.h).
 TEST_F(PublishTest, AnExportConfigRootDoesNotOwnIsRefused) {
-  const std::string request = Request({{plan::PublishFormat::kPrometheus, kProm}});
+  const std::string request = Request({{plan::ExportFormat::kPrometheus, kProm}});
   tree_.Chmod("etc/rocmtune/export.toml", 0664);
   Outcome group = Run(request);
   EXPECT_EQ(group.status, Status::kRefused);

@@ -1,0 +1,78 @@
+// One request, one read of each input (diagnose/facts.h): an assessment with everything that
+// reads the environment files and modprobe.d at work — the settings' table, the caller's checks
+// with their echo rule, the login environment of the verdict, the setting checks and the advice —
+// reads the content of each of those files once (checks that a file may be read open it without
+// reading it). The readings are counted by the kernel (inotify IN_ACCESS on the world's
+// directories: one event per read(2) that returns bytes), not by a stand-in Root.
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "detect/inventory.h"
+#include "diagnose/assess.h"
+
+namespace rocmtune::diagnose {
+namespace {
+
+// Reads of files in the directories watched, by "dir/name", while it lives.
+class OpenCounter {
+ public:
+  OpenCounter(const rocmtune::testing::WorldCopy& w, std::initializer_list<std::string_view> dirs)
+      : fd_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    for (std::string_view d : dirs) {
+      int wd = inotify_add_watch(fd_, w.Path(d).c_str(), IN_ACCESS);
+      EXPECT_GE(wd, 0) << d;
+      names_[wd] = std::string(d);
+    }
+  }
+  ~OpenCounter() { close(fd_); }
+  std::map<std::string, int> Counts() {
+    std::map<std::string, int> out;
+    alignas(inotify_event) char buf[65536];
+    for (ssize_t n; (n = read(fd_, buf, sizeof buf)) > 0;)
+      for (char* p = buf; p < buf + n;) {
+        auto* e = reinterpret_cast<inotify_event*>(p);
+        if (e->len > 0) ++out[names_[e->wd] + "/" + e->name];
+        p += sizeof(inotify_event) + e->len;
+      }
+    return out;
+  }
+
+ private:
+  int fd_;
+  std::map<int, std::string> names_;
+};
+
+TEST(FactsTest, OneAssessmentReadsEachEnvironmentAndModprobeFileOnce) {
+  rocmtune::testing::WorldCopy w("rx6600");
+  // The admin's files: a variable the verdict, the caller's echo rule and the advice all look
+  // at, and a module option the knobs' table, the setting checks and the advice look at.
+  w.Write("etc/environment", "HSA_OVERRIDE_GFX_VERSION=10.3.0\n");
+  w.Write("etc/modprobe.d/local.conf", "options amdgpu noretry=0\n");
+  auto root = sys::Root::Open(w.root());
+  ASSERT_TRUE(root);
+  detect::Inventory inventory = detect::Detect(*root, {.use_libdrm = false});
+  AssessOptions options;
+  options.live_facts = false;
+  // The caller's own variable, the same value as the file's: the echo rule reads the files too.
+  options.caller_env = {{"", 0, "HSA_OVERRIDE_GFX_VERSION", std::string("10.3.0")}};
+  OpenCounter counter(w, {"etc", "etc/modprobe.d"});
+  auto a = Assess(*root, inventory, options);
+  ASSERT_TRUE(a) << a.error().message;
+  std::map<std::string, int> opened = counter.Counts();
+  EXPECT_EQ(opened["etc/environment"], 1);
+  EXPECT_EQ(opened["etc/modprobe.d/local.conf"], 1);
+  // The assessment did read them: the variable is judged and the option is in the knobs' table.
+  EXPECT_EQ(a->program.env.at("HSA_OVERRIDE_GFX_VERSION"), "10.3.0");
+  bool noretry = false;
+  for (const knobs::KnobState& k : a->knobs) noretry |= k.key.Text() == "amdgpu.noretry" && k.configured == "0";
+  EXPECT_TRUE(noretry);
+}
+
+}  // namespace
+}  // namespace rocmtune::diagnose
