@@ -26,6 +26,50 @@ window.RocmtuneRender = (function () {
         return e;
     }
 
+    // PatternFly's alert icons, drawn here (PatternFly's CSS brings no icons): a circle with "!" for
+    // danger, a triangle for warning, a circle with "i" for info, a tick for success. Decorative:
+    // the alert's words say the same.
+    const SVG = "http://www.w3.org/2000/svg";
+    const ICONS = {
+        danger: ["M8 0a8 8 0 1 0 0 16A8 8 0 0 0 8 0zm-1 3.5h2v6H7zm0 7.5h2v2H7z"],
+        warning: ["M8 .5 0 15.5h16zM7 6h2v5H7zm0 6h2v2H7z"],
+        info: ["M8 0a8 8 0 1 0 0 16A8 8 0 0 0 8 0zM7 3h2v2H7zm0 3.5h2V13H7z"],
+        success: ["M8 0a8 8 0 1 0 0 16A8 8 0 0 0 8 0zM6.8 11.9 3 8.1l1.4-1.4 2.4 2.4 4.8-4.8L13 5.7z"],
+        default: ["M8 0a8 8 0 1 0 0 16A8 8 0 0 0 8 0zm0 4a4 4 0 1 1 0 8 4 4 0 0 1 0-8z"],
+    };
+
+    function icon(kind) {
+        const svg = document.createElementNS(SVG, "svg");
+        svg.setAttribute("viewBox", "0 0 16 16");
+        svg.setAttribute("aria-hidden", "true");
+        svg.setAttribute("focusable", "false");
+        for (const d of ICONS[kind] || ICONS.default) {
+            const path = document.createElementNS(SVG, "path");
+            path.setAttribute("d", d);
+            path.setAttribute("fill-rule", "evenodd");
+            svg.append(path);
+        }
+        return svg;
+    }
+
+    // A PatternFly label: its word, coloured (colour is never the only signal: the word is there).
+    function label(text, colour, cls) {
+        return el("span", { class: ["pf-c-label", colour ? "pf-m-" + colour : "", cls || ""].join(" ").trim() },
+                  el("span", { class: "pf-c-label__content" }, text));
+    }
+
+    // A PatternFly inline alert (as a list item): its variant (danger, warning, info, success or
+    // "" for the default), the title's parts and the description's. The title starts with a label
+    // that says in words what the variant's colour says.
+    function alertItem(tag, variant, title, description, attrs) {
+        const item = el(tag, Object.assign({ class: "pf-c-alert pf-m-inline" + (variant ? " pf-m-" + variant : "") }, attrs || {}),
+                        el("div", { class: "pf-c-alert__icon" }, icon(variant || "default")),
+                        el("p", { class: "pf-c-alert__title" }, title));
+        const parts = (description || []).filter(Boolean);
+        if (parts.length) item.append(el("div", { class: "pf-c-alert__description" }, parts));
+        return item;
+    }
+
     function clear(node) {
         while (node.firstChild) node.removeChild(node.firstChild);
         return node;
@@ -37,16 +81,29 @@ window.RocmtuneRender = (function () {
         return (item.key ? item.key + ": " : "") + (item.message || JSON.stringify(item));
     }
 
+    // One term and its value in a PatternFly description list.
     function fact(dl, term, value) {
-        dl.append(el("dt", {}, term), el("dd", {}, value));
+        dl.append(el("div", { class: "pf-c-description-list__group" },
+                     el("dt", { class: "pf-c-description-list__term" }, el("span", { class: "pf-c-description-list__text" }, term)),
+                     el("dd", { class: "pf-c-description-list__description" }, el("div", { class: "pf-c-description-list__text" }, value))));
     }
 
-    // check-compute's state (safe, unknown, unsupported, unsafe, unusable); a document without one
-    // (an older daemon) falls back to its boolean.
+    function facts() {
+        return el("dl", { class: "pf-c-description-list pf-m-horizontal pf-m-compact" });
+    }
+
+    // check-compute's state (safe, unknown, unsupported, unsafe, unusable) as a label of its colour;
+    // a document without one (an older daemon) falls back to its boolean.
+    const VERDICT_COLOURS = { safe: "green", unknown: "", unsupported: "orange", unsafe: "red", unusable: "red", "not safe": "red" };
+
+    function verdictState(doc) {
+        if (!doc) return "unknown";
+        return doc.state || (doc.safe === true ? "safe" : doc.safe === false ? "not safe" : "unknown");
+    }
+
     function verdictText(doc) {
-        if (!doc) return el("span", { class: "muted" }, "unknown");
-        const state = doc.state || (doc.safe === true ? "safe" : doc.safe === false ? "not safe" : "unknown");
-        return el("span", { class: "verdict " + (state === "safe" ? "safe" : "unsafe") }, state);
+        const state = verdictState(doc);
+        return label(state, VERDICT_COLOURS[state] !== undefined ? VERDICT_COLOURS[state] : "red", "rt-verdict");
     }
 
     function runtimeText(status) {
@@ -68,11 +125,12 @@ window.RocmtuneRender = (function () {
     }
 
     function reasonItem(r) {
-        const li = el("li", {}, el("span", { class: "badge " + (r.outcome === "crash" || r.outcome === "no-gpu" ? "sev-error" : "sev-warning") }, r.outcome || ""), r.title || r.id);
-        if (r.why) li.append(el("p", {}, r.why));
-        if (r.fix && r.fix.text) li.append(el("p", {}, el("strong", {}, "Fix: "), r.fix.text));
-        if (r.sources && r.sources.length) li.append(el("p", { class: "source" }, "Source: " + r.sources.join("; ")));
-        return li;
+        const bad = r.outcome === "crash" || r.outcome === "no-gpu";
+        return alertItem("li", bad ? "danger" : "warning",
+                         [label(r.outcome || "", bad ? "red" : "gold", "rt-badge"), " ", r.title || r.id],
+                         [r.why ? el("p", {}, r.why) : null,
+                          r.fix && r.fix.text ? el("p", {}, el("strong", {}, "Fix: "), r.fix.text) : null,
+                          r.sources && r.sources.length ? el("p", { class: "rt-source" }, "Source: " + r.sources.join("; ")) : null]);
     }
 
     // Bytes as the CLI prints them (util/byte_size.h): binary units, one decimal rounded down.
@@ -84,6 +142,62 @@ window.RocmtuneRender = (function () {
         return (Number.isInteger(v) ? String(v) : (Math.floor(v * 10) / 10).toFixed(1)) + " " + units[u];
     }
 
+    // The memory a ROCm program can allocate on one GPU (rocm_memory of rocmtune.status.v1,
+    // core/diagnose/rocm_memory.h), as a picture: one bar of what it can allocate, its parts (VRAM
+    // and, on an APU, the system memory KFD lets it have) in proportion and named with their size;
+    // then the limits on system memory side by side, the smallest (the one that caps it) marked.
+    // Nothing is computed here but the widths: every number is the daemon's.
+    function memoryPicture(g) {
+        const m = g.rocm_memory || {};
+        if (typeof m.allocatable_bytes !== "number") return null;
+        const parts = [];
+        if (typeof m.vram_bytes === "number")
+            parts.push({ key: "vram", name: g.apu ? "VRAM (the firmware's carve-out)" : "VRAM", bytes: m.vram_bytes });
+        if (g.apu && typeof m.gtt_allocatable_bytes === "number")
+            parts.push({ key: "gtt", name: "system memory (GTT)", bytes: m.gtt_allocatable_bytes });
+        const total = m.allocatable_bytes;
+        const words = parts.map(p => p.name + " " + gib(p.bytes)).join(" and ");
+        const bar = el("div", { class: "rt-membar", role: "img", "data-total": total,
+                                "aria-label": "ROCm can allocate " + gib(total) + (words ? ": " + words : "") });
+        const legend = el("ul", { class: "rt-legend" });
+        for (const p of parts) {
+            const seg = el("div", { class: "rt-seg rt-seg-" + p.key, "data-part": p.key, "data-bytes": p.bytes });
+            seg.style.width = (total > 0 ? Math.min(100, 100 * p.bytes / total) : 0) + "%"; // CSSOM: the CSP allows it
+            bar.append(seg);
+            legend.append(el("li", { "data-part": p.key }, el("span", { class: "rt-swatch rt-seg-" + p.key, "aria-hidden": "true" }),
+                             p.name + ": " + gib(p.bytes)));
+        }
+        const box = el("div", { class: "rt-memory" },
+                       el("h4", {}, "Memory a ROCm program can allocate: " + gib(total)), bar, legend);
+        const limits = memoryLimits(m);
+        if (limits) box.append(limits);
+        return box;
+    }
+
+    function memoryLimits(m) {
+        if (typeof m.gtt_allocatable_bytes !== "number") return null;
+        const by = m.limited_by || "";
+        const rows = [
+            { key: "gtt", name: "amdgpu's GTT domain (mem_info_gtt_total)", bytes: m.gtt_bytes, limits: by === "gtt" },
+            { key: "ttm", name: (m.ttm_module || "ttm") + ".pages_limit (TTM)", bytes: m.ttm_limit_bytes, limits: by.endsWith("pages_limit") },
+            { key: "kfd", name: "KFD's system memory limit (from the RAM)", bytes: m.kfd_system_limit_bytes, limits: by === "ram" },
+        ].filter(r => typeof r.bytes === "number");
+        if (!rows.length) return null;
+        const top = Math.max(...rows.map(r => r.bytes));
+        const box = el("div", { class: "rt-limits" },
+                       el("p", { class: "rt-muted" }, "System memory ROCm may use is the smallest of these: " + gib(m.gtt_allocatable_bytes)));
+        for (const r of rows) {
+            const indicator = el("div", { class: "pf-c-progress__indicator" });
+            indicator.style.width = (top > 0 ? 100 * r.bytes / top : 0) + "%";
+            box.append(el("div", { class: "pf-c-progress pf-m-sm" + (r.limits ? " rt-limiting" : ""), "data-limit": r.key, "data-bytes": r.bytes },
+                          el("div", { class: "pf-c-progress__description" }, r.name),
+                          el("div", { class: "pf-c-progress__status" },
+                             el("span", { class: "pf-c-progress__measure" }, gib(r.bytes) + (r.limits ? " (the limit)" : ""))),
+                          el("div", { class: "pf-c-progress__bar", "aria-hidden": "true" }, indicator)));
+        }
+        return box;
+    }
+
     function renderGpus(status, checks) {
         const box = clear($("gpu-list"));
         if (!status.gpus.length) {
@@ -92,9 +206,12 @@ window.RocmtuneRender = (function () {
         }
         for (const g of status.gpus) {
             const c = g.compute || {};
-            const card = el("article", { class: "gpu", "aria-labelledby": "gpu-" + g.id.replace(/[^A-Za-z0-9]/g, "-") });
-            card.append(el("h3", { id: "gpu-" + g.id.replace(/[^A-Za-z0-9]/g, "-") }, (g.marketing_name || "AMD GPU") + " ", el("span", { class: "muted" }, g.id)));
-            const dl = el("dl", { class: "facts" });
+            const id = "gpu-" + g.id.replace(/[^A-Za-z0-9]/g, "-");
+            const card = el("article", { class: "pf-c-card pf-m-flat rt-gpu", "aria-labelledby": id });
+            card.append(el("div", { class: "pf-c-card__title" },
+                           el("h3", { id, class: "pf-c-title pf-m-md" }, (g.marketing_name || "AMD GPU") + " ", el("span", { class: "rt-muted" }, g.id))));
+            const body = el("div", { class: "pf-c-card__body" });
+            const dl = facts();
             fact(dl, "gfx target", g.gfx_target || "unknown");
             fact(dl, "Family", g.family || "unknown");
             fact(dl, "KFD", g.kfd_node !== null && g.kfd_node !== undefined ? "node " + g.kfd_node + (c.usable ? ", usable" : ", not usable")
@@ -106,18 +223,23 @@ window.RocmtuneRender = (function () {
                     (g.apu && m.limited_by ? " (system memory limited by " + m.limited_by + ")" : ""));
             else if (m.unknown)
                 fact(dl, "Memory ROCm can allocate", "unknown: " + m.unknown);
-            card.append(dl);
-            for (const [w, label] of WORKLOADS) {
+            body.append(dl);
+            const picture = memoryPicture(g);
+            if (picture) body.append(picture);
+            for (const [w, words] of WORKLOADS) {
                 const doc = checks[w];
                 const mine = doc && doc.gpus.find((x) => x.id === g.id);
-                const h = el("h4", {}, "Compute, " + label + ": ", mine ? verdictText(mine) : el("span", { class: "muted" }, "unknown"));
-                card.append(h);
+                body.append(el("h4", {}, "Compute, " + words + ": ", verdictText(mine || null)));
                 if (mine && mine.reasons.length)
-                    card.append(el("ul", { class: "findings" }, mine.reasons.map(reasonItem)));
+                    body.append(el("ul", { class: "rt-alerts" }, mine.reasons.map(reasonItem)));
             }
+            card.append(body);
             box.append(card);
         }
     }
+
+    // A finding's or a likely cause's severity: the alert's variant and its label's colour.
+    const SEVERITIES = { error: ["danger", "red"], warning: ["warning", "gold"], info: ["info", "blue"] };
 
     function renderFindings(doctor) {
         const list = clear($("finding-list"));
@@ -126,17 +248,17 @@ window.RocmtuneRender = (function () {
             return;
         }
         for (const f of doctor.findings) {
-            const li = el("li", { class: "sev-" + f.severity },
-                          el("p", {}, el("span", { class: "badge sev-" + f.severity }, f.severity), f.what));
-            if (f.why) li.append(el("p", {}, f.why));
-            if (f.fix && f.fix.text) li.append(el("p", {}, el("strong", {}, "Fix: "), f.fix.text));
-            if (f.fix && f.fix.profile) li.append(el("p", {}, "Profile that fixes it: " + f.fix.profile));
+            const [variant, colour] = SEVERITIES[f.severity] || ["", ""];
             // Every place that writes the setting (one finding per fact), the one to edit first.
             const places = (f.places && f.places.length ? f.places : (f.file ? [{ file: f.file, line: f.line }] : []))
                     .map(p => "/" + p.file + (p.line ? ":" + p.line : ""));
-            if (places.length) li.append(el("p", { class: "source" }, "In " + places.join(", ")));
-            if (f.sources && f.sources.length) li.append(el("p", { class: "source" }, "Source: " + f.sources.join("; ")));
-            list.append(li);
+            list.append(alertItem("li", variant, [label(f.severity, colour, "rt-badge"), " ", f.what], [
+                f.why ? el("p", {}, f.why) : null,
+                f.fix && f.fix.text ? el("p", {}, el("strong", {}, "Fix: "), f.fix.text) : null,
+                f.fix && f.fix.profile ? el("p", {}, "Profile that fixes it: " + f.fix.profile) : null,
+                places.length ? el("p", { class: "rt-source" }, "In " + places.join(", ")) : null,
+                f.sources && f.sources.length ? el("p", { class: "rt-source" }, "Source: " + f.sources.join("; ")) : null,
+            ], { "data-severity": f.severity }));
         }
     }
 
@@ -167,15 +289,13 @@ window.RocmtuneRender = (function () {
         }
         for (const f of doc.faults.slice().reverse()) {
             const cause = (f.causes || []).find(c => c.id === f.likely_cause) || null;
-            const li = el("li", { class: cause ? "sev-" + cause.severity : "" },
-                          el("p", {}, el("span", { class: "badge" }, f.kind), " ", faultSentence(f)));
-            if (f.boot !== null && f.boot !== 0) li.append(el("p", { class: "muted" }, "Boot " + f.boot));
-            if (cause) {
-                li.append(el("p", {}, el("strong", {}, "Likely cause: "), cause.what));
-                if (cause.fix && cause.fix.text) li.append(el("p", {}, el("strong", {}, "Fix: "), cause.fix.text));
-                if (cause.fix && cause.fix.profile) li.append(el("p", {}, "Profile that fixes it: " + cause.fix.profile));
-            }
-            list.append(li);
+            const [variant, colour] = (cause && SEVERITIES[cause.severity]) || ["", ""];
+            list.append(alertItem("li", variant, [label(f.kind, colour, "rt-badge"), " ", faultSentence(f)], [
+                f.boot !== null && f.boot !== 0 ? el("p", { class: "rt-muted" }, "Boot " + f.boot) : null,
+                cause ? el("p", {}, el("strong", {}, "Likely cause: "), cause.what) : null,
+                cause && cause.fix && cause.fix.text ? el("p", {}, el("strong", {}, "Fix: "), cause.fix.text) : null,
+                cause && cause.fix && cause.fix.profile ? el("p", {}, "Profile that fixes it: " + cause.fix.profile) : null,
+            ]));
         }
     }
 
@@ -187,10 +307,10 @@ window.RocmtuneRender = (function () {
             if (k.ineffective) notes.unshift("ineffective here");
             const where = k.configured_in ? k.configured_in + (k.line ? ":" + k.line : "") : null;
             body.append(el("tr", {},
-                           el("th", { scope: "row", class: "mono" }, k.key),
-                           el("td", { class: "mono", title: where }, k.configured === null ? "—" : k.configured),
-                           el("td", { class: "mono" }, k.running === null ? "—" : k.running),
-                           el("td", { class: "mono" }, k.effective === null ? "—" : k.effective),
+                           el("th", { scope: "row", class: "rt-mono" }, k.key),
+                           el("td", { class: "rt-mono", title: where }, k.configured === null ? "—" : k.configured),
+                           el("td", { class: "rt-mono" }, k.running === null ? "—" : k.running),
+                           el("td", { class: "rt-mono" }, k.effective === null ? "—" : k.effective),
                            el("td", {}, k.owner || "—"),
                            el("td", {}, notes.join("; "))));
         }
@@ -217,7 +337,7 @@ window.RocmtuneRender = (function () {
     }
 
     function diffBlock(text) {
-        const pre = el("pre", { class: "diff", tabindex: "0" });
+        const pre = el("pre", { class: "rt-diff", tabindex: "0", "aria-label": "The file's changes, as a diff" });
         for (const line of text.split("\n")) {
             const cls = line.startsWith("+++") || line.startsWith("---") ? null
                 : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : null;
@@ -244,7 +364,7 @@ window.RocmtuneRender = (function () {
             if (!list || !list.length) continue;
             box.append(el("h4", {}, title));
             box.append(el("ul", {}, list.map((n) => el("li", {}, itemText(n),
-                                                      n.source ? el("span", { class: "source" }, " (" + n.source + ")") : null))));
+                                                      n.source ? el("span", { class: "rt-source" }, " (" + n.source + ")") : null))));
         }
     }
 
@@ -255,7 +375,7 @@ window.RocmtuneRender = (function () {
                         verify.ok ? "what rocmtune configured is in effect and its files are as it left them."
                             : verify.differences.length + " difference(s):"));
             if (!verify.ok)
-                v.append(el("ul", {}, verify.differences.map((d) => el("li", {}, el("span", { class: "badge" }, d.kind), d.message))));
+                v.append(el("ul", {}, verify.differences.map((d) => el("li", {}, label(d.kind, "gold", "rt-badge"), " ", d.message))));
         }
         const body = clear($("history-table").tBodies[0]);
         if (!history) {
@@ -267,14 +387,14 @@ window.RocmtuneRender = (function () {
         for (const t of history.transactions) {
             const actions = el("td", {});
             if (t.in_effect && !t.reverted && t.state === "committed") {
-                actions.append(el("button", { type: "button", class: "revert", "data-id": t.id, "aria-label": "Revert transaction " + t.id + ": " + t.what }, "Revert"));
+                actions.append(el("button", { type: "button", class: "revert pf-c-button pf-m-secondary pf-m-small", "data-id": t.id, "aria-label": "Revert transaction " + t.id + ": " + t.what }, "Revert"));
             }
             body.append(el("tr", { "data-id": t.id },
                            el("th", { scope: "row" }, t.id),
                            el("td", {}, t.time),
                            el("td", {}, t.what),
                            el("td", {}, t.effect + (t.state !== "committed" ? " (" + t.state + ")" : "")),
-                           el("td", { class: "mono" }, t.changes.join(", ")),
+                           el("td", { class: "rt-mono" }, t.changes.join(", ")),
                            actions));
         }
     }
@@ -301,7 +421,7 @@ window.RocmtuneRender = (function () {
             box.append(el("p", {}, "No trial boot was ever prepared here."));
             return;
         }
-        const dl = el("dl", { class: "facts" });
+        const dl = facts();
         fact(dl, "Trial", trial.id);
         fact(dl, "State", TRIAL_WORDS[trial.state] || trial.state);
         if (trial.request) fact(dl, "Change", [trial.request.verb, trial.request.profile, ...(trial.request.args || [])].filter(Boolean).join(" "));
@@ -309,8 +429,10 @@ window.RocmtuneRender = (function () {
         fact(dl, "Updated", trial.updated || "");
         box.append(dl);
         if (trial.seen && trial.seen.length) {
-            box.append(el("h3", {}, "What the check saw"));
-            box.append(el("ul", {}, trial.seen.map((line) => el("li", { class: line.startsWith("FAILED") ? "sev-error" : null }, line))));
+            box.append(el("h3", { class: "pf-c-title pf-m-md" }, "What the check saw"));
+            box.append(el("ul", { class: "rt-alerts" }, trial.seen.map((line) => line.startsWith("FAILED")
+                ? alertItem("li", "danger", [el("span", { class: "pf-screen-reader" }, "Danger: "), line], [])
+                : el("li", {}, line))));
         }
         if (["prepared", "booted", "confirmed", "failed"].includes(trial.state)) {
             cancel.hidden = false;
@@ -319,7 +441,7 @@ window.RocmtuneRender = (function () {
     }
 
     return {
-        WORKLOADS, $, el, clear, itemText, renderOverview, renderGpus, renderFindings, renderKnobs,
+        WORKLOADS, $, el, clear, itemText, alertItem, label, verdictState, memoryPicture, gib, renderOverview, renderGpus, renderFindings, renderKnobs,
         renderProfiles, describeProfile, renderResult, renderHistory, renderTrial, renderFaults, faultSentence,
     };
 })();

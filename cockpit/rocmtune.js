@@ -17,7 +17,7 @@
     const PATH = "/org/rocmtune1";
     const IFACE = "org.rocmtune1.Manager";
     const {
-        $, el, clear, itemText, renderOverview, renderGpus, renderFindings, renderKnobs, renderProfiles, renderFaults,
+        $, el, clear, itemText, alertItem, renderOverview, renderGpus, renderFindings, renderKnobs, renderProfiles, renderFaults,
         describeProfile, renderResult, renderHistory, renderTrial,
     } = window.RocmtuneRender;
 
@@ -149,12 +149,13 @@
 
     // --- changing ---------------------------------------------------------------------------
 
+    // The outcome of a change: a PatternFly inline alert, danger or success, its title a heading.
     function showOutcome(title, body, failed) {
         const box = clear($("outcome"));
-        box.className = failed ? "failed" : "";
-        box.append(el("h3", {}, title));
-        if (typeof body === "string") box.append(el("p", {}, body));
-        else if (body) box.append(body);
+        box.className = "pf-c-alert pf-m-inline " + (failed ? "pf-m-danger" : "pf-m-success");
+        const alert = alertItem("div", failed ? "danger" : "success", [], [typeof body === "string" ? el("p", {}, body) : body]);
+        alert.querySelector(".pf-c-alert__title").replaceWith(el("h3", { class: "pf-c-alert__title" }, title));
+        box.append(...alert.childNodes);
         document.documentElement.dataset.rtOutcome = failed ? "failed" : "done";
     }
 
@@ -230,7 +231,6 @@
             describeProfile(lastProfiles);
             closePlan();
         });
-        $("apply-button").classList.add("primary");
         $("apply-button").addEventListener("click", apply);
         $("plan-cancel").addEventListener("click", () => {
             closePlan();
@@ -244,7 +244,6 @@
         $("reapply-button").addEventListener("click", () => change("Reapply runtime settings", "Reapply", [""], "s"));
         $("trial-cancel").addEventListener("click", () => change($("trial-cancel").textContent, "CancelTrial", [], ""));
         $("reset-cancel").addEventListener("click", () => resetAsk(false));
-        $("reset-confirm").classList.add("danger");
         $("reset-confirm").addEventListener("click", () => {
             resetAsk(false);
             change("Reset to stock", "Reset", [], "");

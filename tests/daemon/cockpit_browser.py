@@ -15,6 +15,7 @@ decides. Scenarios: `root` (reads, keyboard, both window sizes, plan, apply, rev
 Reapply) and `denied` (an unprivileged user's refused apply).
 """
 import argparse
+import base64
 import json
 import os
 import pwd
@@ -44,6 +45,36 @@ UNNAMED = r"""return [...document.querySelectorAll('button, select, input, [tabi
                  || (e.tagName === 'BUTTON' && e.textContent.trim())
                  || e.tagName === 'MAIN'))
   .map(e => e.outerHTML.slice(0, 120));"""
+
+# Each GPU card's memory picture (null where the page drew none): the bar's bytes and width, each
+# part's bytes, drawn width and legend, each system-memory limit, and the texts around them.
+MEMORY = r"""return [...document.querySelectorAll('#gpu-list article')].map(a => {
+  const bar = a.querySelector('.rt-membar');
+  if (!bar) return null;
+  return {
+    heading: bar.parentElement.querySelector('h4').innerText,
+    label: bar.getAttribute('aria-label'),
+    role: bar.getAttribute('role'),
+    total: +bar.dataset.total,
+    bar_px: bar.clientWidth,
+    parts: [...bar.querySelectorAll('.rt-seg')].map(s => ({
+      part: s.dataset.part, bytes: +s.dataset.bytes, px: s.getBoundingClientRect().width,
+      colour: getComputedStyle(s).backgroundColor,
+      legend: (a.querySelector('.rt-legend li[data-part="' + s.dataset.part + '"]') || {}).innerText || null})),
+    limits: [...a.querySelectorAll('.rt-limits [data-limit]')].map(l => ({
+      limit: l.dataset.limit, bytes: +l.dataset.bytes, limiting: l.classList.contains('rt-limiting'),
+      text: l.innerText, px: l.querySelector('.pf-c-progress__indicator').getBoundingClientRect().width,
+      bar_px: l.querySelector('.pf-c-progress__bar').clientWidth})),
+  };
+});"""
+
+# The verdict labels: the overview's (one per workload) and each GPU card's, with their word,
+# classes and drawn colours.
+BADGES = r"""const one = b => ({text: b.innerText, cls: b.className,
+                    colour: getComputedStyle(b.querySelector('.pf-c-label__content')).color,
+                    background: getComputedStyle(b).backgroundColor});
+return {overview: [...document.querySelectorAll('#overview-facts .rt-verdict')].map(one),
+        gpus: [...document.querySelectorAll('#gpu-list article')].map(a => [...a.querySelectorAll('h4 .rt-verdict')].map(one))};"""
 
 
 def log(*a):
@@ -126,9 +157,20 @@ class Page:
     def refreshes(self):
         return int(self.d.execute_script("return document.documentElement.dataset.rtRefreshes || '0'"))
 
-    def shot(self, name):
-        path = os.path.join(self.a.artifacts, f"{self.a.scenario}-{name}.png")
-        self.d.save_screenshot(path)
+    def shot(self, name, full=False, at=None):
+        """A PNG of the window (full: of the whole page), scrolled to `at` (a selector) first."""
+        path = os.path.join(self.a.artifacts, f"{self.a.name or self.a.scenario}-{name}.png")
+        if at:
+            self.d.execute_script(f"document.querySelector({json.dumps(at)}).scrollIntoView()")
+        if full:
+            size = self.d.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+            png = self.d.execute_cdp_cmd("Page.captureScreenshot", {
+                "format": "png", "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(png["data"]))
+        else:
+            self.d.save_screenshot(path)
         self.report["screenshots"].append(path)
 
     def text(self, css):
@@ -180,6 +222,8 @@ class Page:
         r["history"] = self.texts("#history-table tbody tr")
         r["trial_section"] = self.text("#trial-section")
         r["unnamed_controls"] = self.d.execute_script(UNNAMED)
+        r["memory"] = self.d.execute_script(MEMORY)
+        r["badges"] = self.d.execute_script(BADGES)
 
 
 def keyboard(p):
@@ -201,12 +245,16 @@ def keyboard(p):
         p.report["plan_focus"] = d.execute_script("return document.activeElement.id")
 
 
-def narrow(p):
+def overflow(p):
+    """How far the page scrolls sideways (0 when it does not)."""
+    return p.d.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+def narrow(p, at=None):
     p.d.set_window_size(400, 800)
     time.sleep(0.5)
-    p.report["narrow_overflow"] = p.d.execute_script(
-        "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-    p.shot("narrow")
+    p.report["narrow_overflow"] = overflow(p)
+    p.shot("narrow", at=at)
     p.d.set_window_size(1280, 800)
     time.sleep(0.5)
 
@@ -215,8 +263,7 @@ def scenario_root(p, a):
     r = p.report
     p.loaded()
     p.shot("loaded")
-    r["wide_overflow"] = p.d.execute_script(
-        "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    r["wide_overflow"] = overflow(p)
     narrow(p)
     p.choose(a.profile)
     keyboard(p)
@@ -278,8 +325,13 @@ def scenario_trial(p, a):
 
 
 def scenario_read(p, a):
+    """What the page shows, at 1280x800 (the whole page, the GPUs, the faults) and 400 px wide."""
     p.loaded()
-    p.shot("loaded")
+    p.shot("loaded", full=True)
+    p.shot("gpus", at="#gpus")
+    p.shot("faults", at="#faults")
+    p.report["wide_overflow"] = overflow(p)
+    narrow(p, at="#gpus")
 
 
 def main():
@@ -288,6 +340,7 @@ def main():
         ap.add_argument(f"--{opt}", required=True)
     ap.add_argument("--user", default="root")
     ap.add_argument("--profile", default="rdna2-consumer-compat")
+    ap.add_argument("--name", default="", help="the screenshots' prefix (default: the scenario)")
     a = ap.parse_args()
     os.makedirs(a.artifacts, exist_ok=True)
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)

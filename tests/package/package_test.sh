@@ -30,12 +30,12 @@ if [ "${4:-}" != --inner ]; then
   WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocmtune-package-XXXXXX")
   trap 'rm -rf "$WORK"' EXIT
   dpkg-deb -x "$DEB" "$WORK/content" || fail "dpkg-deb -x $DEB"
-  # The Cockpit page is its own package (cockpit/README.md): its five files there, none in rocmtune.
+  # The Cockpit page is its own package (cockpit/README.md): its seven files there, none in rocmtune.
   COCKPIT_DEB=$(find "$BUILD/package" -maxdepth 1 -name 'cockpit-rocmtune_*_all.deb' | head -1)
   [ -f "$COCKPIT_DEB" ] || fail "no cockpit-rocmtune_*_all.deb in $BUILD/package"
   [ -e "$WORK/content/usr/share/cockpit" ] && fail "rocmtune's package holds /usr/share/cockpit"
   dpkg-deb -x "$COCKPIT_DEB" "$WORK/cockpit" || fail "dpkg-deb -x $COCKPIT_DEB"
-  for f in manifest.json index.html render.js rocmtune.js rocmtune.css; do
+  for f in manifest.json index.html render.js rocmtune.js rocmtune.css patternfly.css PATTERNFLY-LICENSE; do
     cmp -s "$WORK/cockpit/usr/share/cockpit/rocmtune/$f" "$SRC/cockpit/$f" ||
       fail "cockpit-rocmtune's /usr/share/cockpit/rocmtune/$f is not cockpit/$f"
   done

@@ -7,6 +7,7 @@
 # reason and writes nothing; no console error, every control named, no sideways scrolling at
 # 1280x800 or 400 px wide. Screenshots go to ./cockpit-artifacts (the test's build directory).
 import json
+import math
 import os
 import pwd
 import subprocess
@@ -44,6 +45,26 @@ why = "the test's boot change"
 source = "tests/daemon/suite/test_cockpit.py"
 """
 ARTIFACTS = os.path.join(os.getcwd(), "cockpit-artifacts")
+# The label colour each compute verdict gets (cockpit/render.js), "" for none: PatternFly's grey.
+VERDICT_COLOURS = {"safe": "pf-m-green", "unknown": "", "unsupported": "pf-m-orange", "unsafe": "pf-m-red",
+                   "unusable": "pf-m-red"}
+# The system-memory limit rows of the memory picture, with the daemon's field and the limited_by
+# that names it (core/diagnose/rocm_memory.h).
+LIMITS = (("gtt", "gtt_bytes", ("gtt",)), ("ttm", "ttm_limit_bytes", ("ttm.pages_limit", "amdttm.pages_limit")),
+          ("kfd", "kfd_system_limit_bytes", ("ram",)))
+
+
+def size_text(n):
+    """A size as rocmtune prints it (core/util/byte_size.h): binary units, a whole number without a
+    fraction, else one decimal rounded down."""
+    units = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    u, v = 0, float(n)
+    while v >= 1024 and u < len(units) - 1:
+        v /= 1024
+        u += 1
+    if u == 0:
+        return f"{n} bytes"
+    return f"{int(v)} {units[u]}" if v == int(v) else f"{math.floor(v * 10) / 10:.1f} {units[u]}"
 
 
 class CockpitTest(DaemonTest):
@@ -67,10 +88,11 @@ class CockpitTest(DaemonTest):
         self.start_helper(self.w)
         self.start_daemon(self.w)
 
-    def browse(self, scenario, user="root", profile=PROFILE):
+    def browse(self, scenario, user="root", profile=PROFILE, name=""):
         argv = ["unshare", "--net", "/usr/bin/python3", os.path.join(self.pydir, "cockpit_browser.py"),
                 "--bus", self.bus_address, "--package", os.path.join(self.src, "cockpit"), "--world", self.w,
-                "--artifacts", ARTIFACTS, "--scenario", scenario, "--user", user, "--profile", profile]
+                "--artifacts", ARTIFACTS, "--scenario", scenario, "--user", user, "--profile", profile,
+                "--name", name]
         r = self.run_cmd(argv, timeout=TIMEOUT - 60)
         print(r.stderr[-4000:])
         self.assertEqual(r.returncode, 0, r.stderr[-4000:])
@@ -132,6 +154,66 @@ class CockpitTest(DaemonTest):
             self.assertEqual(len(report["faults"]), max(1, len(faults["faults"])))
         self.assertIn(PROFILE, report["profiles"])
         self.assertEqual(report["unnamed_controls"], [])
+        self.assert_badges(report, docs)
+        self.assert_memory(report, status)
+
+    def assert_badges(self, report, docs):
+        """Each verdict is a label with the daemon's word, coloured by it: the overview's per
+        workload, each GPU card's per workload."""
+        self.assertEqual(len(report["badges"]["overview"]), 3, "one verdict label per workload in the overview")
+        for badge, w in zip(report["badges"]["overview"], ("any", "conv", "gemm")):
+            state = docs[w]["state"]
+            self.assertEqual(badge["text"], state, badge)
+            self.assertIn("pf-c-label", badge["cls"].split())
+            colour = VERDICT_COLOURS[state]
+            if colour:
+                self.assertIn(colour, badge["cls"].split(), badge)
+        self.assertEqual(len(report["badges"]["gpus"]), len(docs["status"]["gpus"]))
+        for badges, g in zip(report["badges"]["gpus"], docs["status"]["gpus"]):
+            self.assertEqual(len(badges), 3, badges)
+            for badge, w in zip(badges, ("any", "conv", "gemm")):
+                state = next(x for x in docs[w]["gpus"] if x["id"] == g["id"])["state"]
+                self.assertEqual(badge["text"], state, badge)
+                want = VERDICT_COLOURS[state]
+                got = [c for c in badge["cls"].split() if c in VERDICT_COLOURS.values()]
+                self.assertEqual(got, [want] if want else [], badge)
+
+    def assert_memory(self, report, status):
+        """Each GPU's memory picture: the daemon's numbers, each part drawn in proportion and named
+        with its size; none where the daemon does not know, which the card then says."""
+        self.assertEqual(len(report["memory"]), len(status["gpus"]))
+        for picture, text, g in zip(report["memory"], report["gpus"], status["gpus"]):
+            m = g["rocm_memory"]
+            if m["allocatable_bytes"] is None:
+                self.assertIsNone(picture, g["id"])
+                self.assertIn("unknown: " + m["unknown"], text)
+                continue
+            self.assertIsNotNone(picture, f"no memory picture for {g['id']}")
+            total = m["allocatable_bytes"]
+            self.assertEqual(picture["total"], total)
+            self.assertEqual(picture["heading"], "Memory a ROCm program can allocate: " + size_text(total))
+            self.assertEqual(picture["role"], "img")
+            self.assertIn(size_text(total), picture["label"])
+            want = [("vram", m["vram_bytes"])] if m["vram_bytes"] is not None else []
+            if g["apu"] and m["gtt_allocatable_bytes"] is not None:
+                want.append(("gtt", m["gtt_allocatable_bytes"]))
+            self.assertEqual([(p["part"], p["bytes"]) for p in picture["parts"]], want)
+            self.assertEqual(sum(b for _, b in want), total, "the parts make up what ROCm can allocate")
+            self.assertEqual(len({p["colour"] for p in picture["parts"]}), len(want), "each part a colour of its own")
+            for p in picture["parts"]:
+                self.assertAlmostEqual(p["px"], max(2, picture["bar_px"] * p["bytes"] / total), delta=1.5, msg=p)
+                self.assertTrue(p["legend"].endswith(": " + size_text(p["bytes"])), p)
+            rows = [(key, m[field], m["limited_by"] in by) for key, field, by in LIMITS if m[field] is not None]
+            if m["gtt_allocatable_bytes"] is None:
+                self.assertEqual(picture["limits"], [])
+                continue
+            self.assertEqual([(r["limit"], r["bytes"], r["limiting"]) for r in picture["limits"]], rows)
+            self.assertEqual(min(b for _, b, _ in rows), m["gtt_allocatable_bytes"])
+            top = max(b for _, b, _ in rows)
+            for r in picture["limits"]:
+                self.assertIn(size_text(r["bytes"]), r["text"])
+                self.assertEqual("(the limit)" in r["text"], r["limiting"], r)
+                self.assertAlmostEqual(r["px"], r["bar_px"] * r["bytes"] / top, delta=1.5, msg=r)
 
     def test_a_world_with_safe_gpus_reads_the_same(self):
         # Eight MI210s where every workload is safe: the page's verdicts are the daemon's, both ways.
@@ -142,8 +224,9 @@ class CockpitTest(DaemonTest):
             json.dump(FAILED_TRIAL, f, indent=2)
         self.start_helper(self.w)
         self.start_daemon(self.w)
-        report = self.browse("read")
+        report = self.browse("read", name="mi210x8")
         self.assert_same_as_daemon(report)
+        self.assert_fits(report)
         self.assertEqual(len(report["gpus"]), 8)
         self.assertIn("Compute, any workload\nsafe", report["overview"])
         trial = self.doc("Trial")
@@ -182,8 +265,9 @@ class CockpitTest(DaemonTest):
         ])
         self.start_helper(self.w)
         self.start_daemon(self.w)
-        report = self.browse("read")
+        report = self.browse("read", name="faults")
         self.assert_same_as_daemon(report)
+        self.assert_fits(report)
         faults = self.doc("Faults", "it", "1", "0")
         self.assertEqual(faults["source"], "journal", faults)
         self.assertEqual(len(report["faults"]), len(faults["faults"]))
@@ -202,6 +286,28 @@ class CockpitTest(DaemonTest):
         cause = next(c for c in record["causes"] if c["id"] == record["likely_cause"])
         self.assertIn("Likely cause: " + cause["what"], page)
         self.assertIn("Fix: " + cause["fix"]["text"], page)
+
+    def assert_fits(self, report):
+        self.assertLessEqual(report["wide_overflow"], 0, "sideways scrolling at 1280x800")
+        self.assertLessEqual(report["narrow_overflow"], 0, "sideways scrolling at 400 px")
+
+    def test_an_apu_shows_the_memory_rocm_can_allocate(self):
+        # A Strix Point APU (Radeon 890M, 512 MiB carve-out, TTM's pages_limit below RAM): its card
+        # draws what a ROCm program can allocate, the VRAM and the system memory KFD allows, from
+        # the daemon's numbers, and the limits on that system memory with TTM's marked as the one
+        # that caps it; the verdict (unsafe here) is a red label with its word.
+        self.serve("strixpoint")
+        report = self.browse("read", name="strixpoint")
+        self.assert_same_as_daemon(report)
+        self.assert_fits(report)
+        status = self.doc("Describe")
+        g = status["gpus"][0]
+        self.assertTrue(g["apu"], g)
+        self.assertEqual(g["rocm_memory"]["limited_by"], "ttm.pages_limit")
+        picture = report["memory"][0]
+        self.assertEqual([p["part"] for p in picture["parts"]], ["vram", "gtt"])
+        self.assertEqual([r["limit"] for r in picture["limits"] if r["limiting"]], ["ttm"])
+        self.assertTrue(any("pf-m-red" in b["cls"] for b in report["badges"]["overview"]), report["badges"])
 
     def test_a_boot_change_is_offered_as_a_trial(self):
         # A Debian GRUB machine (what trials need, as daemon.trial's world) with an admin's profile
