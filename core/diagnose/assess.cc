@@ -308,7 +308,8 @@ void AssessKnownIssues(const sys::Root& root, Assessment& a) {
   const knowledge::KnownIssues& issues = knowledge::KnownIssues::Builtin();
   // (GPU id, finding id) -> the index of the issue's finding that replaces it
   std::map<std::pair<std::string, std::string>, size_t> superseded;
-  const IssueInputs machine = ProgramInputs(a.inventory, a.program);
+  IssueInputs machine = ProgramInputs(a.inventory, a.program);
+  machine.system_memory = a.system_memory;
   for (const detect::Gpu& gpu : a.inventory.gpus) {
     if (gpu.id.empty()) continue;
     IssueInputs inputs = GpuInputs(root, machine, gpu);
@@ -429,7 +430,8 @@ Result<Assessment> Assess(const sys::Root& root, detect::Inventory inventory, co
   const Facts facts(root, a.inventory);
   AssessSettings(facts, a);
   a.program = MakeProgramView(facts, options);
-  for (const detect::Gpu& g : a.inventory.gpus) a.memory.push_back(RocmMemoryOf(root, g));
+  a.system_memory = ReadSystemMemory(root);
+  for (const detect::Gpu& g : a.inventory.gpus) a.memory.push_back(RocmMemoryOf(root, g, *a.system_memory));
   a.visibility = program::VisibleGpus(a.inventory, a.program.env);
   AssessCaller(facts, options, a);
   if (std::optional<Finding> none = NoGpuFinding(a.inventory)) a.findings.push_back(std::move(*none));

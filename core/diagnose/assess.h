@@ -75,6 +75,8 @@ struct Assessment {
   ProgramView program;
   // The memory ROCm programs can allocate, one per GPU in the inventory's order (rocm_memory.h).
   std::vector<RocmMemory> memory;
+  // What `memory` was computed from, read once; empty in an assessment not made by Assess.
+  std::optional<SystemMemory> system_memory;
   // The GPUs the program sees and in which order (HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES).
   std::optional<program::Visibility> visibility;
   bool log_given = false;

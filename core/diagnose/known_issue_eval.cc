@@ -103,9 +103,9 @@ void AddFacts(const sys::Root& root, const detect::Gpu& gpu, IssueInputs& in) {
           fmt::format("{} runs MES firmware {}", gpu.id, Trim(*mes));
     // What KFD lets ROCm allocate in system memory, not amdgpu's GTT alone: amdgpu.gttsize can
     // make GTT 124 GiB while TTM's default pages_limit still stops ROCm at half the RAM.
-    const RocmMemory memory = RocmMemoryOf(root, gpu);
-    auto ram_kib = sys::MemTotalKib(root);
-    std::optional<uint64_t> ram = ram_kib ? std::optional<uint64_t>(*ram_kib * 1024) : std::nullopt;
+    const SystemMemory system = in.system_memory ? *in.system_memory : ReadSystemMemory(root);
+    const RocmMemory memory = RocmMemoryOf(root, gpu, system);
+    const std::optional<uint64_t> ram = system.ram_bytes;
     // The TTM default is RAM/2 (ttm_device.c); a little slack for the kernel's rounding.
     if (memory.gtt_allocatable_bytes && ram && *memory.gtt_allocatable_bytes * 100 <= *ram * 55)
       in.facts[std::string(knowledge::kFactGttAtMostHalfRam)] =

@@ -11,6 +11,7 @@
 
 #include "detect/inventory.h"
 #include "diagnose/finding.h"
+#include "diagnose/rocm_memory.h"
 #include "knobs/env_sources.h"
 #include "knowledge/known_issues.h"
 #include "sys/root.h"
@@ -24,6 +25,8 @@ struct IssueInputs {
   std::map<std::string, std::string> facts;  // fact name (knowledge::kFact*) that holds -> evidence
   // amdgpu's cwsr_enable as detection read it (SystemFacts::amdgpu.parameters): not read again.
   std::optional<std::string> cwsr_enable = std::nullopt;
+  // The machine's memory inputs (rocm_memory.h), read once per request; read here when absent.
+  std::optional<SystemMemory> system_memory = std::nullopt;
 };
 
 struct IssueMatch {

@@ -154,7 +154,8 @@ void AddLogMatches(const sys::Root& root, std::string_view log, const std::vecto
   ProgramView view = assessment.program;
   for (const knobs::EnvSetting& s : caller_env)
     if (s.value) view.env[s.name] = *s.value;
-  const IssueInputs machine = ProgramInputs(inventory, view);
+  IssueInputs machine = ProgramInputs(inventory, view);
+  machine.system_memory = assessment.system_memory;
   for (const detect::Gpu& gpu : scope)
     for (IssueMatch& m : EvaluateKnownIssues(issues, gpu, GpuInputs(root, machine, gpu), log))
       matches.push_back(std::move(m));

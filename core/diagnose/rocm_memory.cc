@@ -29,7 +29,25 @@ uint64_t KfdSystemLimit(uint64_t ram) {
 
 }  // namespace
 
+SystemMemory ReadSystemMemory(const sys::Root& root) {
+  SystemMemory s;
+  // amdgpu-dkms links amdgpu against its own amdttm; the in-kernel driver uses ttm.
+  for (const char* module : {"amdttm", "ttm"}) {
+    if (auto pages = ReadNumber(root, fmt::format("sys/module/{}/parameters/pages_limit", module))) {
+      s.ttm_module = module;
+      s.ttm_pages = pages;
+      break;
+    }
+  }
+  if (auto ram_kib = sys::MemTotalKib(root)) s.ram_bytes = *ram_kib * 1024;
+  return s;
+}
+
 RocmMemory RocmMemoryOf(const sys::Root& root, const detect::Gpu& gpu) {
+  return RocmMemoryOf(root, gpu, ReadSystemMemory(root));
+}
+
+RocmMemory RocmMemoryOf(const sys::Root& root, const detect::Gpu& gpu, const SystemMemory& system) {
   RocmMemory m;
   m.vram_bytes = gpu.vram_bytes;
   if (gpu.device_dir) {
@@ -37,18 +55,14 @@ RocmMemory RocmMemoryOf(const sys::Root& root, const detect::Gpu& gpu) {
     m.gtt_bytes = ReadNumber(root, *gpu.device_dir + "/mem_info_gtt_total");
   }
   if (m.gtt_bytes) m.evidence.push_back(fmt::format("amdgpu's GTT is {}", util::FormatBytes(*m.gtt_bytes)));
-  // amdgpu-dkms links amdgpu against its own amdttm; the in-kernel driver uses ttm.
-  for (const char* module : {"amdttm", "ttm"}) {
-    if (auto pages = ReadNumber(root, fmt::format("sys/module/{}/parameters/pages_limit", module))) {
-      m.ttm_module = module;
-      m.ttm_limit_bytes = *pages * kPage;
-      m.evidence.push_back(
-          fmt::format("{}.pages_limit is {} pages ({})", module, *pages, util::FormatBytes(*m.ttm_limit_bytes)));
-      break;
-    }
+  if (system.ttm_pages) {
+    m.ttm_module = system.ttm_module;
+    m.ttm_limit_bytes = *system.ttm_pages * kPage;
+    m.evidence.push_back(fmt::format("{}.pages_limit is {} pages ({})", m.ttm_module, *system.ttm_pages,
+                                     util::FormatBytes(*m.ttm_limit_bytes)));
   }
-  if (auto ram_kib = sys::MemTotalKib(root)) {
-    const uint64_t ram = *ram_kib * 1024;
+  if (system.ram_bytes) {
+    const uint64_t ram = *system.ram_bytes;
     m.system_limit_bytes = KfdSystemLimit(ram);
     m.evidence.push_back(fmt::format("RAM is {}: KFD's system memory limit {}", util::FormatBytes(ram),
                                      util::FormatBytes(*m.system_limit_bytes)));

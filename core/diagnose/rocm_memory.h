@@ -39,8 +39,18 @@ struct RocmMemory {
   std::string unknown;                // why allocatable_bytes is not known; empty when it is
 };
 
-// One GPU's memory as ROCm sees it. Reads the device's mem_info files, the TTM module in use and
-// /proc/meminfo beneath the root.
+// What every GPU's memory depends on, the same for each: the TTM module in use and its
+// pages_limit, and MemTotal. Read once per request (63 partitions read them once, not 63 times).
+struct SystemMemory {
+  std::string ttm_module;             // "ttm", "amdttm" (amdgpu-dkms); "" when neither is readable
+  std::optional<uint64_t> ttm_pages;  // its pages_limit
+  std::optional<uint64_t> ram_bytes;  // /proc/meminfo MemTotal
+};
+SystemMemory ReadSystemMemory(const sys::Root& root);
+
+// One GPU's memory as ROCm sees it: the device's mem_info files beneath the root, and `system`.
+RocmMemory RocmMemoryOf(const sys::Root& root, const detect::Gpu& gpu, const SystemMemory& system);
+// The same, reading `system` first.
 RocmMemory RocmMemoryOf(const sys::Root& root, const detect::Gpu& gpu);
 
 }  // namespace rocmtune::diagnose

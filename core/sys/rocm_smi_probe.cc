@@ -1,8 +1,8 @@
 // ProbeRocmSmi: ReadRocmSmi in a forked (for a threaded caller, re-exec'd) child whose stdout
-// and stderr are /dev/null, its answer a JSON document on a pipe. rocm-smi-lib 5.2 is built with assert() live and prints its errors
-// to stdout; a crash, a hang or a stray line stays in the child. The child keeps no descriptor
-// but the pipe (not the caller's bus connection or root handle) and enters the sandbox
-// (sys/sandbox.h: its own /dev/shm, no privileges) before the library is loaded.
+// and stderr are /dev/null, its answer a JSON document on a pipe. rocm-smi-lib 5.2 is built with assert() live and
+// prints its errors to stdout; a crash, a hang or a stray line stays in the child. The child keeps no descriptor but
+// the pipe (not the caller's bus connection or root handle) and enters the sandbox (sys/sandbox.h: its own /dev/shm, no
+// privileges) before the library is loaded.
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>

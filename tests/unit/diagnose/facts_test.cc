@@ -74,5 +74,31 @@ TEST(FactsTest, OneAssessmentReadsEachEnvironmentAndModprobeFileOnce) {
   EXPECT_TRUE(noretry);
 }
 
+// The memory every GPU's figure depends on (TTM's pages_limit, MemTotal) is read once per
+// assessment, not once per GPU and again by the known issues' rules: on the 63 partitions of an
+// MI300X that was 126 readings of each, a quarter of rocmtuned's Describe.
+TEST(FactsTest, OneAssessmentReadsTheMemoryLimitsOnceForEveryGpu) {
+  rocmtune::testing::WorldCopy w("mi300x-cpx");
+  w.Write("proc/meminfo", "MemTotal:       1584847704 kB\nMemFree:        1500000000 kB\n");
+  auto root = sys::Root::Open(w.root());
+  ASSERT_TRUE(root);
+  detect::Inventory inventory = detect::Detect(*root, {.use_libdrm = false});
+  ASSERT_GT(inventory.gpus.size(), 60u);
+  AssessOptions options;
+  options.live_facts = false;
+  OpenCounter counter(w, {"proc", "sys/module/ttm/parameters"});
+  auto a = Assess(*root, inventory, options);
+  ASSERT_TRUE(a) << a.error().message;
+  std::map<std::string, int> read = counter.Counts();
+  // One reading for the GPUs' memory; the knobs' table reads pages_limit's running value once more.
+  EXPECT_EQ(read["proc/meminfo"], 1);
+  EXPECT_LE(read["sys/module/ttm/parameters/pages_limit"], 2);
+  ASSERT_EQ(a->memory.size(), inventory.gpus.size());
+  for (const RocmMemory& m : a->memory) {
+    EXPECT_EQ(m.ttm_module, "ttm");
+    EXPECT_TRUE(m.system_limit_bytes.has_value());
+  }
+}
+
 }  // namespace
 }  // namespace rocmtune::diagnose
