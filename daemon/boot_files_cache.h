@@ -1,5 +1,5 @@
 // The boot loader's files on a root-only ESP, as rocmtune-helper read them for the daemon
-// (`read-boot`, knobs/boot_files.h), kept. Before, every Plan() and check-only Set/Apply on such
+// (`read-boot`, boot/boot_files.h), kept. Before, every Plan() and check-only Set/Apply on such
 // a machine (Debian/Ubuntu UEFI, umask=0077) started a root helper first: ~1000 calls of one user
 // in 10 s started ~1000 (round-3 review), and under systemd each is a unit start that counts
 // against the socket's trigger limit, past which no change can be made at all. Now:

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "knobs/boot_files.h"
+#include "boot/boot_files.h"
 #include "plan/helper_status.h"
 #include "plan/plan_json.h"
 #include "plan/publish.h"
@@ -117,7 +117,7 @@ Result<sys::RootSupplement> HelperSocketWriter::AskBootFiles() const {
   auto reply = Talk("read-boot\n");
   if (!reply) return tl::unexpected(reply.error());
   if (reply->empty()) return Fail(ErrorCode::kIo, "rocmtune-helper closed the connection without the boot files");
-  return knobs::BootFilesFromJson(*reply);
+  return boot::BootFilesFromJson(*reply);
 }
 
 Result<sys::LogRead> HelperSocketWriter::ReadLog(const sys::LogQuery& query) const {

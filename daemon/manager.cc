@@ -19,6 +19,7 @@
 #include "api/system.h"
 #include "api/trial.h"
 #include "api/verify.h"
+#include "boot/boot_files.h"
 #include "daemon/bus_errors.h"
 #include "daemon/bus_options.h"
 #include "daemon/change_methods.h"
@@ -31,7 +32,6 @@
 #include "detect/boot_setup.h"
 #include "detect/other_writers.h"
 #include "faults/records.h"
-#include "knobs/boot_files.h"
 #include "plan/publish.h"
 #include "util/json_text.h"
 
@@ -307,7 +307,7 @@ void Manager::LiveFacts(const std::vector<detect::Gpu>& gpus, LiveFactsWorker::D
 Result<sys::Root> Manager::ReadRoot() {
   auto root = root_.Duplicate();
   if (!root) return root;
-  if (!knobs::BootFilesHidden(*root) || !knobs::BootFilesDecide(*root)) return root;
+  if (!boot::BootFilesHidden(*root) || !boot::BootFilesDecide(*root)) return root;
   // Not admitted: anyone may read. When nothing is kept and the helper may not be asked yet, the
   // read goes on without: the boot setup is then unknown with its reason, never another one.
   auto files = boot_files_.Get(*root, /*admitted=*/false);

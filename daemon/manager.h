@@ -76,7 +76,7 @@ class Manager {
   // Detects again now; emits GpusChanged when the GPUs differ from the ones known before.
   void RefreshInventory();
   // The served root as reads see it: where the daemon's user cannot list an ESP that decides the
-  // boot setup or the next boot (knobs::BootFilesDecide), with the loader files rocmtune-helper
+  // boot setup or the next boot (boot::BootFilesDecide), with the loader files rocmtune-helper
   // read as root (BootFilesCache, not admitted: at most one read a minute, else what is kept).
   Result<sys::Root> ReadRoot();
   // The kept inventory with the boot setup as `read_root` (ReadRoot) shows it.

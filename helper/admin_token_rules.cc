@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "boot/cmdline_owned.h"
 #include "helper/allow_list.h"
 #include "helper/rules.h"
-#include "knobs/cmdline_owned.h"
 #include "plan/owned_paths.h"
 
 namespace rocmtune::helper {
@@ -26,8 +26,8 @@ Result<void> CheckAdminTokens(const sys::Root& root, const plan::Plan& plan) {
   } else if (auto on_disk = root.ReadFile(plan::kCmdlineTokensState)) {
     before = after = *on_disk;
   }
-  std::vector<knobs::OwnedToken> ours = knobs::ParseTokensState(before.value_or(""));
-  std::vector<knobs::OwnedToken> remembered = knobs::ParseTokensState(after.value_or(""));
+  std::vector<boot::OwnedToken> ours = boot::ParseTokensState(before.value_or(""));
+  std::vector<boot::OwnedToken> remembered = boot::ParseTokensState(after.value_or(""));
   for (const plan::Op& op : plan.ops) {
     std::optional<SharedFile> kind = SharedFileOf(op.path);
     if (!kind || op.kind != plan::OpKind::kWriteFile || !op.before || !op.after) continue;

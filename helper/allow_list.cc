@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "boot/grub_config.h"
 #include "helper/rules.h"
 #include "knobs/cmdline_backend.h"
-#include "knobs/grub_config.h"
 #include "plan/admin_lines.h"
 #include "plan/owned_paths.h"
 #include "plan/trial_state.h"
@@ -58,7 +58,7 @@ const std::array<OwnedFile, 8> kOwnedFiles = {{
 // boot/loader/entries/<name>.conf with a plain name (no subdirectory, no dot file), as bootctl,
 // kernel-install and grubby create them.
 bool IsBlsEntry(std::string_view path) {
-  std::string dir = std::string(knobs::kBlsEntriesDir) + "/";
+  std::string dir = std::string(boot::kBlsEntriesDir) + "/";
   if (!path.starts_with(dir)) return false;
   std::string_view name = path.substr(dir.size());
   return name.find('/') == std::string_view::npos && !name.starts_with('.') && name.size() > 5 &&
@@ -71,9 +71,8 @@ std::optional<FileRule> FindFileRule(std::string_view path) {
     if (path == f.path) return f.rule;
   // Before the BLS entries: boot/loader/entries/rocmtune-trial.conf is rocmtune's own.
   if (IsTrialEntryPath(path)) return FileRule{plan::BackendId::kBootloader, nullptr, std::nullopt, std::nullopt, true};
-  if (path == knobs::kGrubDefaultsPath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kGrubDefaults};
-  if (path == knobs::kKernelCmdlinePath)
-    return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
+  if (path == boot::kGrubDefaultsPath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kGrubDefaults};
+  if (path == boot::kKernelCmdlinePath) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kKernelCmdline};
   if (IsBlsEntry(path)) return FileRule{plan::BackendId::kCmdline, nullptr, SharedFile::kBlsEntry};
   if (auto kind = plan::AdminLineFileOf(path)) {
     plan::BackendId backend =

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "boot/cmdline_tokens.h"
+#include "boot/grub_config.h"
 #include "detect/pci_address.h"
 #include "helper/allow_list.h"
 #include "helper/rules.h"
-#include "knobs/cmdline_tokens.h"
-#include "knobs/grub_config.h"
 #include "knobs/runtime_state.h"
 #include "knobs/service_backend.h"
 #include "knobs/sysfs_attributes.h"
@@ -178,8 +178,8 @@ Result<void> CheckProfileDropIn(std::string_view content) { return CheckEnvFile(
 // shell in a file grub-mkconfig sources as root is refused, and every token must be one
 // rocmtune may add.
 Result<void> CheckGrubDropIn(std::string_view content) {
-  for (std::string_view var : {knobs::kGrubCmdlineLinuxDefault, knobs::kGrubCmdlineLinux}) {
-    auto tokens = knobs::RocmtuneDropInTokens(content, var);
+  for (std::string_view var : {boot::kGrubCmdlineLinuxDefault, boot::kGrubCmdlineLinux}) {
+    auto tokens = boot::RocmtuneDropInTokens(content, var);
     if (!tokens) continue;
     for (const std::string& token : *tokens)
       if (auto ok = CheckAddedToken(token); !ok) return ok;
@@ -219,7 +219,7 @@ Result<void> CheckTokensState(std::string_view content) {
       return Refuse(rule::kOwnedGrammar, fmt::format("line {}: one token per line, or TOKEN replaced ORIGINAL", i + 1));
     if (auto ok = CheckAddedToken(words[0]); !ok) return ok;
     if (!replaced) continue;
-    if (!knobs::SameKey(knobs::TokenKey(words[0]), knobs::TokenKey(words[2])) || words[0] == words[2])
+    if (!boot::SameKey(boot::TokenKey(words[0]), boot::TokenKey(words[2])) || words[0] == words[2])
       return Refuse(rule::kOwnedGrammar,
                     fmt::format("line {}: a token replaces another value of the same option", i + 1));
     if (auto ok = CheckAddedToken(words[2]); !ok) return ok;

@@ -10,11 +10,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "boot/boot_files.h"
 #include "helper/executor.h"
 #include "helper/peer_check.h"
 #include "helper/publish.h"
 #include "journal/write_access.h"
-#include "knobs/boot_files.h"
 #include "plan/exit_codes.h"
 #include "plan/plan_json.h"
 #include "sys/system_log_json.h"
@@ -56,7 +56,7 @@ Result<std::string> ReadStdin() {
 }
 
 // The request line: "apply" or "apply --force" (then the plan), "recover", "read-boot" (the
-// boot loader's files on a root-only ESP, for the daemon's planner: knobs/boot_files.h), or
+// boot loader's files on a root-only ESP, for the daemon's planner: boot/boot_files.h), or
 // "publish" (then the export files: helper/publish.h), or "read-log" (then the query: the GPU
 // lines of the journal the daemon's user may not read, sys/system_log_json.h).
 struct SocketRequest {
@@ -144,7 +144,7 @@ int HelperMain(int argc, char** argv, StepHook& hook) {
     if (!request) return Report({Status::kRefused, "", {request.error().message}, {}, {}, {}});
     options.force = request->force;
     if (request->kind == SocketRequest::Kind::kReadBoot) {
-      fmt::print("{}\n", JsonText(knobs::BootFilesJson(knobs::CollectBootFiles(*root)), -1));
+      fmt::print("{}\n", JsonText(boot::BootFilesJson(boot::CollectBootFiles(*root)), -1));
       return plan::kExitOk;
     }
     if (request->kind == SocketRequest::Kind::kReadLog) {

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "boot/cmdline_tokens.h"
 #include "helper/allow_list.h"
 #include "helper/rules.h"
-#include "knobs/cmdline_tokens.h"
 #include "knowledge/catalog.h"
 #include "knowledge/kernel_options.h"
 
@@ -37,9 +37,9 @@ bool IsModuleKey(std::string_view key, std::string_view* module, std::string_vie
 }  // namespace
 
 Result<void> CheckAddedToken(std::string_view token) {
-  if (auto ok = knobs::ValidateToken(token); !ok)
+  if (auto ok = boot::ValidateToken(token); !ok)
     return Refuse(rule::kKernelToken, fmt::format("'{}': {}", token, ok.error().message));
-  std::string key = Underscored(knobs::TokenKey(token));
+  std::string key = Underscored(boot::TokenKey(token));
   size_t eq = token.find('=');
   std::string_view value = eq == std::string_view::npos ? std::string_view() : token.substr(eq + 1);
   std::string_view module, name;
@@ -63,7 +63,7 @@ Result<void> CheckAddedToken(std::string_view token) {
 }
 
 Result<void> CheckRemovedToken(std::string_view token) {
-  std::string key = Underscored(knobs::TokenKey(token));
+  std::string key = Underscored(boot::TokenKey(token));
   std::string_view module, name;
   bool managed = IsModuleKey(key, &module, &name) ? knowledge::Catalog::Builtin().Find(module, name) != nullptr
                                                   : knowledge::KernelOptions::Builtin().Find(key) != nullptr;
@@ -77,8 +77,8 @@ Result<void> CheckTokenChange(std::string_view before_cmdline, std::string_view 
                               std::vector<std::string>* removed) {
   // Multisets: a token present twice before and once after was removed once.
   std::map<std::string, int> balance;
-  for (std::string& t : knobs::SplitCmdline(before_cmdline)) ++balance[std::move(t)];
-  for (std::string& t : knobs::SplitCmdline(after_cmdline)) --balance[std::move(t)];
+  for (std::string& t : boot::SplitCmdline(before_cmdline)) ++balance[std::move(t)];
+  for (std::string& t : boot::SplitCmdline(after_cmdline)) --balance[std::move(t)];
   for (const auto& [token, n] : balance) {
     if (n < 0)
       if (auto ok = CheckAddedToken(token); !ok) return ok;

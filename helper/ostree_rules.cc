@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "boot/cmdline_tokens.h"
 #include "helper/allow_list.h"
 #include "helper/rules.h"
-#include "knobs/cmdline_tokens.h"
 #include "plan/bootc_argv.h"
 #include "plan/owned_paths.h"
 #include "plan/rpm_ostree_argv.h"
@@ -34,7 +34,7 @@ Result<void> RpmOstreeKargsArgs(std::span<const std::string> args) {
       if (auto ok = CheckAddedToken(value); !ok) return ok;
     } else if (flag == plan::kKargsDelete) {
       if (auto ok = CheckRemovedToken(value); !ok) return ok;
-      if (auto ok = knobs::ValidateToken(value); !ok)
+      if (auto ok = boot::ValidateToken(value); !ok)
         return Refuse(rule::kRegenArgv, fmt::format("'{}': {}", value, ok.error().message));
     } else {
       auto r = plan::ParseKargsReplace(value);

@@ -1,6 +1,6 @@
 // Regenerators: the only programs the helper runs (as root, without a shell). Each is a bare
 // name from the fixed table (plan/regenerator.cc), found on the helper's own fixed PATH, and
-// its whole argv must be one of the shapes knobs/cmdline_backend.cc and knobs/initramfs.cc make.
+// its whole argv must be one of the shapes knobs/cmdline_backend.cc and boot/initramfs.cc make.
 #include <algorithm>
 #include <span>
 #include <string>
@@ -62,7 +62,7 @@ Result<void> GrubbyArgs(Args args) {
   return {};
 }
 
-// kernelstub -a "TOKENS" | kernelstub -d "TOKENS" (knobs/kernelstub_setup.h): pop-os/kernelstub's
+// kernelstub -a "TOKENS" | kernelstub -d "TOKENS" (boot/kernelstub_setup.h): pop-os/kernelstub's
 // bin/kernelstub --add-options/--delete-options take one value that application.py splits on " ";
 // every token is one rocmtune may add (-a) or take off (-d, a whole KEY=VALUE it added). Nothing
 // else: -o would replace every option, -e/-k/-i/-r/-l/-s/-m change where and how it boots.

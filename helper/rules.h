@@ -102,7 +102,7 @@ Result<void> CheckSysfsTarget(const sys::Root& root, const detect::Inventory& in
 // regenerator_rules.cc
 Result<void> CheckRegenerateOp(const plan::Op& op);
 
-// trial_boot_rules.cc: a trial boot's entry files (knobs/trial_boot.h) and one-shot switches.
+// trial_boot_rules.cc: a trial boot's entry files (boot/trial_boot.h) and one-shot switches.
 bool IsTrialEntryPath(std::string_view path);
 // `op.after` is the entry rocmtune renders from the files under `root` now, for the trial its
 // header names, whose tokens are each one rocmtune may add or the trial's panic=N / id.

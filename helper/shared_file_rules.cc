@@ -1,6 +1,6 @@
 // Edits of files rocmtune shares with the system (/etc/default/grub, BLS entries,
 // /etc/kernel/cmdline): `before` and `after` may differ only in the tokens of the lines that
-// carry the kernel command line, the same edits knobs/cmdline_tokens.h and grub_config.h make.
+// carry the kernel command line, the same edits boot/cmdline_tokens.h and grub_config.h make.
 // Everything else in these files (GRUB_TIMEOUT, GRUB_INIT_TUNE, an entry's linux/initrd lines)
 // decides how the machine boots and is the admin's.
 #include <optional>
@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "boot/grub_config.h"
 #include "helper/allow_list.h"
 #include "helper/rules.h"
-#include "knobs/grub_config.h"
 
 namespace rocmtune::helper {
 namespace {
@@ -65,7 +65,7 @@ std::optional<CmdlineLine> ParseGrubLine(std::string_view line) {
   if (eq == std::string_view::npos) return std::nullopt;
   CmdlineLine out;
   out.key = line.substr(i, eq - i);
-  if (out.key != knobs::kGrubCmdlineLinux && out.key != knobs::kGrubCmdlineLinuxDefault) return std::nullopt;
+  if (out.key != boot::kGrubCmdlineLinux && out.key != boot::kGrubCmdlineLinuxDefault) return std::nullopt;
   size_t v = eq + 1;
   if (v < line.size() && (line[v] == '"' || line[v] == '\'')) {
     out.quote = line[v];

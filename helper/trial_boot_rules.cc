@@ -1,4 +1,4 @@
-// Trial boots (knobs/trial_boot.h): the entry files and the one-shot switches, and nothing
+// Trial boots (boot/trial_boot.h): the entry files and the one-shot switches, and nothing
 // more. An entry is a boot menu entry, GRUB script or a BLS entry that picks a kernel and its
 // command line, so its content is not checked line by line: the helper renders the entry again
 // from the files on disk for the trial its header names, and the two must be the same bytes.
@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "boot/trial_boot.h"
 #include "detect/boot_setup.h"
 #include "helper/allow_list.h"
 #include "helper/rules.h"
-#include "knobs/trial_boot.h"
 #include "util/text.h"
 
 namespace rocmtune::helper {
@@ -31,12 +31,12 @@ Result<void> CheckTrialToken(std::string_view token) {
       return Refuse(rule::kTrialEntry, fmt::format("'{}': panic= takes 1 to {} seconds", token, kMaxPanicSeconds));
     return {};
   }
-  if (token.starts_with(knobs::kTrialIdKey)) return {};  // its form: knobs::CheckTrialTokens
+  if (token.starts_with(boot::kTrialIdKey)) return {};  // its form: boot::CheckTrialTokens
   return CheckAddedToken(token);
 }
 
 Result<void> SetOrUnsetNextEntry(Args args) {
-  const std::string set = fmt::format("next_entry={}", knobs::kTrialEntryId);
+  const std::string set = fmt::format("next_entry={}", boot::kTrialEntryId);
   if (args.size() == 2 && args[0] == "set" && args[1] == set) return {};
   if (args.size() == 2 && args[0] == "unset" && args[1] == "next_entry") return {};
   return Refuse(rule::kRegenArgv, fmt::format("only `set {}` and `unset next_entry` are allowed", set));
@@ -45,20 +45,20 @@ Result<void> SetOrUnsetNextEntry(Args args) {
 }  // namespace
 
 bool IsTrialEntryPath(std::string_view path) {
-  if (path == knobs::kGrubTrialEntryPath || path == knobs::kBlsTrialEntryPath) return true;
-  auto paths = knobs::SdBootTrialEntryPaths();
+  if (path == boot::kGrubTrialEntryPath || path == boot::kBlsTrialEntryPath) return true;
+  auto paths = boot::SdBootTrialEntryPaths();
   return std::find(paths.begin(), paths.end(), path) != paths.end();
 }
 
 Result<void> CheckTrialEntryWrite(const sys::Root& root, const plan::Op& op) {
-  auto trial = knobs::ParseTrialHeader(*op.after);
+  auto trial = boot::ParseTrialHeader(*op.after);
   if (!trial) return Refuse(rule::kTrialEntry, "the entry does not start with rocmtune's `# rocmtune-trial` line");
-  if (auto ok = knobs::CheckTrialTokens(trial->tokens); !ok) return Refuse(rule::kTrialEntry, ok.error().message);
+  if (auto ok = boot::CheckTrialTokens(trial->tokens); !ok) return Refuse(rule::kTrialEntry, ok.error().message);
   for (const std::string& t : trial->tokens)
     if (auto ok = CheckTrialToken(t); !ok) return ok;
   auto kind = detect::DetectBootSetup(root).kind;
   if (!kind) return Refuse(rule::kTrialEntry, "the boot setup is unknown");
-  auto expected = knobs::RenderTrialEntry(root, *kind, op.path, *trial);
+  auto expected = boot::RenderTrialEntry(root, *kind, op.path, *trial);
   if (!expected) return Refuse(rule::kTrialEntry, expected.error().message);
   if (*expected != *op.after)
     return Refuse(rule::kTrialEntry,
@@ -69,7 +69,7 @@ Result<void> CheckTrialEntryWrite(const sys::Root& root, const plan::Op& op) {
 
 // grub-editenv /boot/grub/grubenv set next_entry=rocmtune-trial | unset next_entry
 Result<void> GrubEditenvArgs(Args args) {
-  const std::string env = fmt::format("/{}", knobs::kGrubEnvPath);
+  const std::string env = fmt::format("/{}", boot::kGrubEnvPath);
   if (args.empty() || args[0] != env) return Refuse(rule::kRegenArgv, fmt::format("grub-editenv edits only {}", env));
   return SetOrUnsetNextEntry(args.subspan(1));
 }
@@ -83,10 +83,10 @@ Result<void> Grub2EditenvArgs(Args args) {
 
 // bootctl set-oneshot rocmtune-trial.conf | set-oneshot "" (removes LoaderEntryOneShot)
 Result<void> BootctlArgs(Args args) {
-  if (args.size() == 2 && args[0] == "set-oneshot" && (args[1] == knobs::kTrialEntryFile || args[1].empty())) return {};
+  if (args.size() == 2 && args[0] == "set-oneshot" && (args[1] == boot::kTrialEntryFile || args[1].empty())) return {};
   return Refuse(rule::kRegenArgv,
                 fmt::format("bootctl runs only as `bootctl set-oneshot {}` or `bootctl set-oneshot \"\"`",
-                            knobs::kTrialEntryFile));
+                            boot::kTrialEntryFile));
 }
 
 }  // namespace rocmtune::helper

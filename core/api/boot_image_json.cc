@@ -4,9 +4,9 @@
 
 namespace rocmtune::api {
 
-nlohmann::ordered_json BootImageJson(const knobs::BootImageCheck& c) {
+nlohmann::ordered_json BootImageJson(const boot::BootImageCheck& c) {
   using Json = nlohmann::ordered_json;
-  return Json{{"state", knobs::ImageStateName(c.state)},
+  return Json{{"state", boot::ImageStateName(c.state)},
               {"image", c.image.empty() ? Json(nullptr) : Json(c.image)},
               {"kernel", c.kernel.empty() ? Json(nullptr) : Json(c.kernel)},
               {"configured", c.configured},

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "api/change_internal.h"
+#include "boot/boot_files.h"
+#include "boot/boot_image.h"
 #include "detect/boot_setup.h"
 #include "journal/history.h"
-#include "knobs/boot_files.h"
-#include "knobs/boot_image.h"
 #include "knobs/registry.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
@@ -36,11 +36,11 @@ ChangeStatus StatusForReply(const plan::HelperReply& reply) {
 void CheckRegeneratedImage(const sys::Root& root, ChangeReport& report) {
   auto kernel = root.ReadFile("proc/sys/kernel/osrelease", 4096);
   // had_options: the regeneration may be the one that takes rocmtune's options out again.
-  report.outcome.boot_image = knobs::CheckBootImage(root, kernel ? text::Clean(*kernel) : std::string(),
-                                                    detect::DetectBootSetup(root).initramfs, true);
+  report.outcome.boot_image = boot::CheckBootImage(root, kernel ? text::Clean(*kernel) : std::string(),
+                                                   detect::DetectBootSetup(root).initramfs, true);
   const auto& image = report.outcome.boot_image;
-  if (image && (image->state == knobs::ImageState::kLacks || image->state == knobs::ImageState::kDiffers ||
-                image->state == knobs::ImageState::kStale))
+  if (image && (image->state == boot::ImageState::kLacks || image->state == boot::ImageState::kDiffers ||
+                image->state == boot::ImageState::kStale))
     report.plan.warnings.push_back({"", image->message, ""});
 }
 
@@ -86,10 +86,10 @@ Result<System> PrepareChange(const sys::Root& root, const ChangeOptions& options
   // The daemon cannot read a root-only ESP; the helper reads the loader's files for it, only for
   // the plans that read them: a trial's (its systemd-boot entry copies the default one), any
   // change while a trial's state exists (it may remove the trial's entry), and every plan
-  // whose boot setup or next boot the ESP decides (knobs::BootFilesDecide).
+  // whose boot setup or next boot the ESP decides (boot::BootFilesDecide).
   const bool needs_boot_files =
-      options.trial || dup->Exists(plan::kTrialState) || (knobs::BootFilesHidden(*dup) && knobs::BootFilesDecide(*dup));
-  if (!dup->supplement() && needs_boot_files && knobs::BootFilesHidden(*dup)) {
+      options.trial || dup->Exists(plan::kTrialState) || (boot::BootFilesHidden(*dup) && boot::BootFilesDecide(*dup));
+  if (!dup->supplement() && needs_boot_files && boot::BootFilesHidden(*dup)) {
     auto files = writer.ReadBootFiles(*dup);
     if (files && *files) dup->Supplement(std::make_shared<const sys::RootSupplement>(std::move(**files)));
     else if (!files)

@@ -5,10 +5,10 @@
 
 #include "api/change_internal.h"
 #include "api/trial_internal.h"
+#include "boot/initramfs.h"
 #include "journal/history.h"
 #include "journal/revert.h"
 #include "knobs/admin_lines.h"
-#include "knobs/initramfs.h"
 #include "knobs/knob_key.h"
 #include "knobs/setting_findings.h"
 #include "knobs/sysfs_attributes.h"
@@ -101,7 +101,7 @@ Result<ChangeReport> Reset(const sys::Root& root, const ChangeOptions& options, 
     if (modprobe) {
       std::stable_partition(report.plan.ops.begin(), report.plan.ops.end(),
                             [](const plan::Op& op) { return op.kind != plan::OpKind::kRegenerate; });
-      knobs::AddInitramfsRegeneration(kctx, report.plan);
+      boot::AddInitramfsRegeneration(kctx, report.plan);
       report.plan.reboot_required = true;
     }
   }

@@ -34,7 +34,7 @@ namespace rocmtune::api {
 inline constexpr std::string_view kPurgePlanHeader = "rocmtune-purge-plan 1";
 
 // The commands a purge plan may run, as its `run` lines spell them (argv joined by one blank): the
-// reset's regenerators (knobs/cmdline_backend.cc, knobs/initramfs.cc) with their exact arguments.
+// reset's regenerators (knobs/cmdline_backend.cc, boot/initramfs.cc) with their exact arguments.
 // A trailing '*' stands for one plain word: the option key grubby removes, which the script
 // checks against rocmtune's token record. debian/rocmtune.postrm's run_form() accepts these and
 // nothing else; PurgePlanTest.PostrmRunsTheSameCommands fails when the two lists differ. A reset

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "knobs/boot_image.h"
+#include "boot/boot_image.h"
 #include "plan/plan.h"
 
 namespace rocmtune::api {
@@ -23,8 +23,8 @@ struct Outcome {
   std::optional<std::string> transaction;
   std::optional<plan::Regen> initramfs, bootloader;  // unset: as the plan says
   std::vector<std::string> errors;
-  // After a regeneration the helper ran: what the next boot's image carries (knobs/boot_image.h).
-  std::optional<knobs::BootImageCheck> boot_image;
+  // After a regeneration the helper ran: what the next boot's image carries (boot/boot_image.h).
+  std::optional<boot::BootImageCheck> boot_image;
 };
 
 nlohmann::ordered_json ResultJson(const plan::Plan& plan, const Outcome& outcome);

@@ -75,7 +75,7 @@ Result<StatusReport> Status(const sys::Root& root, detect::Inventory inventory, 
   assess.known_live = options.known_live;
   assess.caller = options.caller;
   auto report = diagnose::Assess(root, std::move(inventory), assess);
-  if (report) report->boot_image = knobs::CheckBootImage(root, report->inventory, report->had_module_options);
+  if (report) report->boot_image = boot::CheckBootImage(root, report->inventory, report->had_module_options);
   return report;
 }
 

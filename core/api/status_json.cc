@@ -31,7 +31,7 @@ json SystemJson(const detect::SystemFacts& s) {
       {"boot_evidence", s.boot.evidence},
       // Why `boot` is null when something this caller may not read could decide it.
       {"boot_unknown", s.boot.why_unknown.empty() ? json(nullptr) : json(s.boot.why_unknown)},
-      {"initramfs", OrNull(s.boot.initramfs)},
+      {"initramfs", s.boot.initramfs ? json(detect::InitramfsKindName(*s.boot.initramfs)) : json(nullptr)},
       {"initramfs_evidence", s.boot.initramfs_evidence},
       {"iommu",
        {{"enabled", OrNull(s.iommu.enabled)},

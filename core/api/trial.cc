@@ -12,10 +12,10 @@
 #include "api/change_internal.h"
 #include "api/check_compute.h"
 #include "api/trial_internal.h"
+#include "boot/cmdline_tokens.h"
+#include "boot/setup.h"
 #include "journal/history.h"
 #include "journal/journal.h"
-#include "knobs/cmdline_setup.h"
-#include "knobs/cmdline_tokens.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
 
@@ -114,8 +114,7 @@ int VerdictRank(std::string_view verdict) {
 void AddTrialCleanup(const System& system, const plan::TrialState& state, plan::TrialPhase phase,
                      const std::vector<std::string>& seen, plan::Plan& plan) {
   auto kctx = system.Context();
-  if (const knobs::CmdlineSetup* setup = knobs::CmdlineSetupFor(system.inventory.system.boot.kind))
-    setup->PlanTrialCleanup(kctx, plan);
+  if (const boot::Setup* setup = boot::SetupFor(system.inventory.system.boot.kind)) setup->PlanTrialCleanup(kctx, plan);
   AddTrialState(system, state, phase, seen, plan);
 }
 
@@ -167,7 +166,7 @@ void MakeTrial(const System& system, const plan::Request& request, ChangeReport&
     return refuse(
         "nothing in this change affects the boot (no kernel option, no amdgpu/ttm option): there is "
         "nothing to try in a boot; make it without --trial");
-  const knobs::CmdlineSetup* setup = knobs::CmdlineSetupFor(system.inventory.system.boot.kind);
+  const boot::Setup* setup = boot::SetupFor(system.inventory.system.boot.kind);
   if (!setup) return refuse("the boot setup is unknown: rocmtune cannot write a one-shot boot entry here");
   auto kctx = system.Context();
   if (auto why = setup->RefuseTrial(kctx)) return refuse(*why);
@@ -198,7 +197,7 @@ void MakeTrial(const System& system, const plan::Request& request, ChangeReport&
   plan.initramfs = plan::Regen::kNo;
   plan.bootloader = plan::Regen::kNo;
   size_t first = plan.ops.size();
-  setup->PlanTrial(kctx, knobs::TrialBoot{state.id, state.tokens}, plan);
+  setup->PlanTrial(kctx, boot::TrialBoot{state.id, state.tokens}, plan);
   if (!plan.refused.empty()) {
     plan.ops.clear();
     return;
@@ -216,7 +215,7 @@ void MakeTrial(const System& system, const plan::Request& request, ChangeReport&
   plan.notes.push_back({"",
                         fmt::format("trial {}: reboot to try {} once; it is kept only when the GPUs come up "
                                     "healthy (rocmtunectl trial shows it, rocmtunectl trial cancel drops it)",
-                                    state.id, knobs::JoinCmdline(part.tokens)),
+                                    state.id, boot::JoinCmdline(part.tokens)),
                         ""});
 }
 
@@ -336,8 +335,8 @@ ChangeReport Nothing(std::string step, std::string why) {
 bool TokenOnCmdline(const sys::Root& root, const std::string& id) {
   auto cmdline = root.ReadFile("proc/cmdline", 64 * 1024);
   if (!cmdline) return false;
-  auto tokens = knobs::SplitCmdline(*cmdline);
-  return knobs::TokenValue(tokens, plan::kTrialTokenKey) == id;
+  auto tokens = boot::SplitCmdline(*cmdline);
+  return boot::TokenValue(tokens, plan::kTrialTokenKey) == id;
 }
 
 }  // namespace

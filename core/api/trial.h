@@ -1,6 +1,6 @@
 // Trial boots (`apply|set|unset ... --trial`): a change whose boot-affecting part is booted once
 // from a one-shot entry before anything permanent is written, and kept only when the GPUs come
-// up healthy in that boot. The per-setup part (the entry and its switch) is knobs::CmdlineSetup's
+// up healthy in that boot. The per-setup part (the entry and its switch) is boot::Setup's
 // PlanTrial/PlanTrialCleanup; this is the trial's life: prepare, the boot's check, the commit, the
 // recovery after a boot without the trial, cancel. Every step is one journaled transaction of
 // the helper that writes the state file (plan/trial_state.h) with whatever else the step needs,

@@ -10,7 +10,7 @@
 #include "api/change_internal.h"
 #include "api/trial.h"
 #include "api/trial_internal.h"
-#include "knobs/cmdline_tokens.h"
+#include "boot/cmdline_tokens.h"
 #include "sys/trusted_config.h"
 #include "util/text.h"
 #include "util/toml_reader.h"
@@ -95,13 +95,13 @@ void CheckKernelLog(const std::optional<std::string>& log, Findings& out) {
 
 void CheckSettings(const System& system, const plan::TrialState& state, Findings& out) {
   auto cmdline = system.root.ReadFile("proc/cmdline", 64 * 1024);
-  std::vector<std::string> running = cmdline ? knobs::SplitCmdline(*cmdline) : std::vector<std::string>{};
+  std::vector<std::string> running = cmdline ? boot::SplitCmdline(*cmdline) : std::vector<std::string>{};
   for (const std::string& token : state.tokens) {
     if (std::find(running.begin(), running.end(), token) == running.end()) {
       out.Bad(fmt::format("{} is not on this boot's command line (/proc/cmdline)", token));
       continue;
     }
-    std::string_view key = knobs::TokenKey(token);
+    std::string_view key = boot::TokenKey(token);
     size_t dot = key.find('.');
     std::string_view module = dot == std::string_view::npos ? "" : key.substr(0, dot);
     if (module != "amdgpu" && module != "ttm" && module != "amdttm") continue;

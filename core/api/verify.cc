@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "api/size_json.h"
+#include "boot/boot_image.h"
 #include "detect/finding_ids.h"
 #include "journal/attention.h"
 #include "journal/history.h"
 #include "journal/writer_probe.h"
-#include "knobs/boot_image.h"
 #include "knobs/file_findings.h"
 #include "knobs/registry.h"
 #include "knobs/runtime_state.h"
@@ -70,19 +70,19 @@ void KnobDifferences(const System& system, std::vector<Difference>& out) {
   }
 }
 
-// The image the next boot loads (knobs/boot_image.h). One that loads amdgpu without rocmtune's
+// The image the next boot loads (boot/boot_image.h). One that loads amdgpu without rocmtune's
 // options, or with others, boots without them: one difference naming the image, what it has and
 // the module options it keeps from the next boot, in place of their "pending reboot" rows. One
 // that cannot be read or found says nothing here (status shows it as unknown); one without amdgpu
 // does not matter. One that still has options rocmtune took out (kStale) is a difference too.
 void BootImageDifferences(const System& system, std::vector<Difference>& out) {
-  auto check = knobs::CheckBootImage(system.root, system.inventory,
-                                     journal::LastWritten(system.journal, plan::kModprobeDropIn).has_value());
-  if (check && check->state == knobs::ImageState::kStale) {
+  auto check = boot::CheckBootImage(system.root, system.inventory,
+                                    journal::LastWritten(system.journal, plan::kModprobeDropIn).has_value());
+  if (check && check->state == boot::ImageState::kStale) {
     out.push_back({DifferenceKind::kInitramfs, check->image, std::nullopt, check->carried, check->message});
     return;
   }
-  if (!check || (check->state != knobs::ImageState::kLacks && check->state != knobs::ImageState::kDiffers)) return;
+  if (!check || (check->state != boot::ImageState::kLacks && check->state != boot::ImageState::kDiffers)) return;
   std::vector<std::string> keys;
   std::erase_if(out, [&](const Difference& d) {
     auto key = knobs::ParseKnobKey(d.subject);

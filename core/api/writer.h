@@ -24,7 +24,7 @@ class Writer {
   // Rolls back an interrupted transaction, if any.
   virtual Result<plan::HelperReply> Recover() = 0;
   // The boot loader's files of `root` as root reads them, for a planner that may not
-  // (knobs/boot_files.h): the daemon asks its helper, or answers from what it kept. nullopt: this
+  // (boot/boot_files.h): the daemon asks its helper, or answers from what it kept. nullopt: this
   // writer has no other view (the CLI reads as itself).
   virtual Result<std::optional<sys::RootSupplement>> ReadBootFiles(const sys::Root& root) const {
     (void)root;

@@ -114,16 +114,10 @@ void DetectLoader(const sys::Root& root, BootSetup& setup) {
 }
 
 void DetectInitramfs(const sys::Root& root, BootSetup& setup) {
-  static constexpr std::array<std::pair<std::string_view, std::array<std::string_view, 2>>, 4> kTools = {{
-      {"initramfs-tools", {"usr/sbin/update-initramfs", "etc/initramfs-tools/initramfs.conf"}},
-      {"dracut", {"usr/bin/dracut", "etc/dracut.conf"}},
-      {"mkinitcpio", {"usr/bin/mkinitcpio", "etc/mkinitcpio.conf"}},
-      {"booster", {"usr/bin/booster", "etc/booster.yaml"}},
-  }};
-  for (const auto& [tool, paths] : kTools) {
-    for (std::string_view p : paths) {
-      if (root.Exists(p)) {
-        setup.initramfs = std::string(tool);
+  for (const InitramfsToolRow& tool : InitramfsTools()) {
+    for (std::string_view p : tool.evidence) {
+      if (!p.empty() && root.Exists(p)) {
+        setup.initramfs = tool.kind;
         setup.initramfs_evidence.emplace_back(p);
         return;
       }

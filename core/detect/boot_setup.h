@@ -7,12 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "detect/initramfs_tool.h"
 #include "sys/root.h"
 
 namespace rocmtune::detect {
 
 // The boot setups rocmtune knows. What each one edits, reads and regenerates is one class behind
-// knobs::CmdlineSetup (knobs/cmdline_setup.h); the names are only for output and parsing.
+// boot::Setup (boot/setup.h); the names are only for output and parsing.
 enum class BootKind {
   kGrubDebian,   // "grub-debian": GRUB reading /etc/default/grub.d drop-ins (Debian, Ubuntu)
   kGrub,         // "grub": upstream GRUB, only /etc/default/grub
@@ -37,8 +38,8 @@ struct BootSetup {
   // Why the kind is unknown when something this process may not read could decide it (an ESP
   // mounted root-only); empty: nothing was found, or the kind is known.
   std::string why_unknown;
-  // "initramfs-tools", "dracut", "mkinitcpio", "booster"; nullopt: unknown.
-  std::optional<std::string> initramfs;
+  // The initramfs tool (detect/initramfs_tool.h); nullopt: unknown.
+  std::optional<InitramfsKind> initramfs;
   std::vector<std::string> initramfs_evidence;
 };
 

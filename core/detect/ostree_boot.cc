@@ -157,7 +157,7 @@ bool DetectOstreeBoot(const sys::Root& root, BootSetup& setup) {
     setup.evidence.emplace_back("usr/bin/rpm-ostree");
     // The image's initramfs is built with the deployment (dracut on the build server); the
     // machine adds its /etc files to it only with `rpm-ostree initramfs-etc`.
-    setup.initramfs = "rpm-ostree-initramfs-etc";
+    setup.initramfs = InitramfsKind::kRpmOstreeInitramfsEtc;
     setup.initramfs_evidence.emplace_back("usr/bin/rpm-ostree");
     return true;
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "boot/boot_image.h"
 #include "detect/inventory.h"
 #include "detect/live_facts.h"
 #include "diagnose/crash_log.h"
@@ -18,7 +19,6 @@
 #include "diagnose/finding.h"
 #include "diagnose/rocm_memory.h"
 #include "knobs/backend.h"
-#include "knobs/boot_image.h"
 #include "knobs/env_sources.h"
 #include "program/context.h"
 #include "program/visible.h"
@@ -83,9 +83,9 @@ struct Assessment {
   std::vector<Finding> log_matches;   // most likely cause first
   std::vector<LogGpuRef> log_names;   // how the log names GPUs (crash_log.h)
   std::vector<std::string> log_gpus;  // the GPUs here it names; none: matched against every GPU
-  // The next boot's initramfs and rocmtune's module options (knobs/boot_image.h): `status` only,
+  // The next boot's initramfs and rocmtune's module options (boot/boot_image.h): `status` only,
   // when rocmtune sets module options or set them before (a stale image).
-  std::optional<knobs::BootImageCheck> boot_image;
+  std::optional<boot::BootImageCheck> boot_image;
   // The journal shows rocmtune wrote or removed its modprobe.d file (journal::LastWritten).
   bool had_module_options = false;
 };

@@ -4,9 +4,9 @@
 // pages_limit.
 #include <fmt/format.h>
 
+#include "boot/cmdline_scan.h"
 #include "detect/finding_ids.h"
 #include "diagnose/checks.h"
-#include "knobs/cmdline_scan.h"
 #include "knobs/effective.h"
 #include "knobs/kernel_rules.h"
 #include "knowledge/catalog.h"
@@ -152,8 +152,8 @@ void CheckGttAgainstTtm(const knobs::KnobContext& ctx, const detect::Inventory& 
       f.line = s.configured_line;
     }
   if (f.file.empty()) {
-    for (const knobs::CmdlineTokenAt& t : knobs::ScanCmdlineTokens(ctx)) {
-      if (knobs::TokenKey(t.token) != "amdgpu.gttsize") continue;
+    for (const boot::CmdlineTokenAt& t : boot::ScanCmdlineTokens(ctx)) {
+      if (boot::TokenKey(t.token) != "amdgpu.gttsize") continue;
       if (f.file.empty() || (f.file == "proc/cmdline" && t.file != "proc/cmdline")) {
         f.file = t.file;
         f.line = t.line;

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "boot/boot_context.h"
 #include "detect/inventory.h"
 #include "knobs/env_sources.h"
 #include "knobs/knob_key.h"
-#include "knobs/next_boot.h"
 #include "knowledge/catalog.h"
 #include "plan/plan.h"
 #include "sys/kmod_config.h"
@@ -19,17 +19,16 @@
 
 namespace rocmtune::knobs {
 
-struct KnobContext {
-  const sys::Root& root;
-  const detect::Inventory& inventory;
-  const knowledge::Catalog& catalog;
+// A boot setup's context (boot/boot_context.h: root, inventory, catalog, the next boot's command
+// line computed once) with the backends' own caches; `KnobContext ctx{root, inventory, catalog}`.
+struct KnobContext : boot::BootContext {
+  using boot::BootContext::BootContext;
+
   // modprobe.d as libkmod reads it, read once per context: every module-parameter knob of a
   // request or of `status` needs the same answer.
   mutable std::optional<Result<sys::ModprobeConfig>> modprobe_config = std::nullopt;
   // Environment assignments in files rocmtune does not own, read once for the same reason.
   mutable std::optional<std::vector<EnvSetting>> foreign_env = std::nullopt;
-  // The next boot's command line (next_boot.h), computed once for the same reason.
-  mutable std::optional<NextBoot> next_boot = std::nullopt;
   // The request's opt-in (`--admin-lines`): the env backend also comments out the admin's lines
   // that set a key of the request (knobs/admin_lines.h) instead of warning that they stay.
   bool admin_lines = false;
@@ -73,11 +72,7 @@ struct KnobState {
   std::vector<std::string> notes;  // conflicts, why effective differs, ...
 };
 
-// A file's content for an op's `before`, or nullopt when it cannot be read.
-inline std::optional<std::string> ReadOptional(const sys::Root& root, std::string_view path) {
-  auto content = root.ReadFile(path, 1 << 20);
-  return content ? std::optional(*content) : std::nullopt;
-}
+using boot::ReadOptional;
 
 class Backend {
  public:

@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
-#include "knobs/cmdline_owned.h"
-#include "knobs/cmdline_scan.h"
-#include "knobs/cmdline_setup.h"
-#include "knobs/cmdline_tokens.h"
+#include "boot/cmdline_owned.h"
+#include "boot/cmdline_scan.h"
+#include "boot/cmdline_tokens.h"
+#include "boot/next_boot.h"
+#include "boot/setup.h"
 #include "knobs/effective.h"
-#include "knobs/next_boot.h"
 #include "knobs/size_checks.h"
 #include "knowledge/kernel_options.h"
 #include "plan/owned_paths.h"
@@ -43,15 +43,16 @@ std::string Token(const KnobKey& key, const std::string& value) {
   return value.empty() ? key.name : fmt::format("{}={}", key.name, value);
 }
 
-bool OwnsKey(const std::vector<OwnedToken>& owned, std::string_view key) {
-  return std::any_of(owned.begin(), owned.end(), [&](const OwnedToken& t) { return SameKey(TokenKey(t.token), key); });
+bool OwnsKey(const std::vector<boot::OwnedToken>& owned, std::string_view key) {
+  return std::any_of(owned.begin(), owned.end(),
+                     [&](const boot::OwnedToken& t) { return boot::SameKey(boot::TokenKey(t.token), key); });
 }
 
 // What rocmtune owns now, however the boot setup stores it (cmdline_setup.h); with the setup
 // unknown, what the state file remembers.
-std::vector<OwnedToken> OwnedTokens(const KnobContext& ctx) {
-  if (const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind)) return setup->Owned(ctx);
-  if (auto content = ReadOptional(ctx.root, plan::kCmdlineTokensState)) return ParseTokensState(*content);
+std::vector<boot::OwnedToken> OwnedTokens(const KnobContext& ctx) {
+  if (const boot::Setup* setup = boot::SetupFor(ctx.inventory.system.boot.kind)) return setup->Owned(ctx);
+  if (auto content = ReadOptional(ctx.root, plan::kCmdlineTokensState)) return boot::ParseTokensState(*content);
   return {};
 }
 
@@ -62,13 +63,13 @@ bool OwnsCmdlineKey(const KnobContext& ctx, std::string_view key) { return OwnsK
 void CmdlineBackend::Validate(const KnobContext& ctx, const KnobKey& key, const std::optional<std::string>& value,
                               plan::Plan& plan) const {
   const std::string text = key.Text();
-  if (auto ok = ValidateKey(key.name); !ok) {
+  if (auto ok = boot::ValidateKey(key.name); !ok) {
     plan.refused.push_back({text, ok.error().message, ""});
     return;
   }
   if (!value) return;
   if (!value->empty())
-    if (auto ok = knobs::ValidateValue(*value); !ok) {
+    if (auto ok = boot::ValidateValue(*value); !ok) {
       plan.refused.push_back({text, fmt::format("{}: {}", text, ok.error().message), ""});
       return;
     }
@@ -116,29 +117,30 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
   KnobState state;
   state.key = key;
   state.owner = Owner::kKernel;
-  if (ctx.inventory.system.cmdline) state.running = TokenValue(SplitCmdline(*ctx.inventory.system.cmdline), key.name);
-  const NextBoot& next = ReadNextBoot(ctx);
+  if (ctx.inventory.system.cmdline)
+    state.running = boot::TokenValue(boot::SplitCmdline(*ctx.inventory.system.cmdline), key.name);
+  const boot::NextBoot& next = boot::ReadNextBoot(ctx);
   if (next.cmdline) {
     // CONFIGURED is the next boot's command line, WHERE the file and line of the token that
     // decides it; /proc/cmdline is only what runs now.
-    if (const CmdlineTokenAt* token = DecidingToken(next, key.name)) {
-      state.configured = TokenValue(std::vector<std::string>{token->token}, key.name);
+    if (const boot::CmdlineTokenAt* token = boot::DecidingToken(next, key.name)) {
+      state.configured = boot::TokenValue(std::vector<std::string>{token->token}, key.name);
       state.configured_in = token->file;
       state.configured_line = token->line;
       state.owner = OwnsCmdlineKey(ctx, key.name) ? Owner::kRocmtune : Owner::kAdmin;
     }
     // systemd-boot: the entry boots next, /etc/kernel/cmdline goes into kernels installed later.
     if (!next.later_file.empty()) {
-      NextBoot later_boot;
+      boot::NextBoot later_boot;
       later_boot.tokens = next.later_tokens;
-      const CmdlineTokenAt* later = DecidingToken(later_boot, key.name);
+      const boot::CmdlineTokenAt* later = boot::DecidingToken(later_boot, key.name);
       std::optional<std::string> later_value =
-          later ? TokenValue(std::vector<std::string>{later->token}, key.name) : std::nullopt;
+          later ? boot::TokenValue(std::vector<std::string>{later->token}, key.name) : std::nullopt;
       if (later_value != state.configured)
         state.notes.push_back(
             fmt::format("kernels installed later get {} from {} (kernel-install), not what the next boot's entry has",
                         later_value ? fmt::format("{}={}", key.name, *later_value) : fmt::format("no {}", key.name),
-                        WhereText(next.later_file, later ? later->line : 0)));
+                        boot::WhereText(next.later_file, later ? later->line : 0)));
     }
   } else {
     state.owner = Owner::kUnknown;
@@ -167,7 +169,7 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
       state.ineffective = true;
       if (state.configured != state.running)
         state.notes.push_back(fmt::format("ineffective at the next boot ({}): {}",
-                                          WhereText(*state.configured_in, state.configured_line), rejected));
+                                          boot::WhereText(*state.configured_in, state.configured_line), rejected));
     }
   if (next.cmdline && state.running && !state.configured) {
     state.gone_after_reboot = true;
@@ -183,17 +185,17 @@ KnobState CmdlineBackend::Read(const KnobContext& ctx, const KnobKey& key) const
 
 void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignment> set,
                                  std::span<const KnobKey> unset, plan::Plan& plan) const {
-  const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind);
-  std::vector<OwnedToken> owned = OwnedTokens(ctx);
-  std::vector<OwnedToken> desired = owned;
+  const boot::Setup* setup = boot::SetupFor(ctx.inventory.system.boot.kind);
+  std::vector<boot::OwnedToken> owned = OwnedTokens(ctx);
+  std::vector<boot::OwnedToken> desired = owned;
   // `add` holds rocmtune's tokens and the admin's being put back; each replaces the last token
   // of its key where it stands, or goes at the end.
   std::vector<std::string> add, remove;
-  std::optional<std::string> next = NextBootCmdline(ctx);
-  const std::vector<std::string> next_tokens = next ? SplitCmdline(*next) : std::vector<std::string>{};
+  std::optional<std::string> next = boot::NextBootCmdline(ctx);
+  const std::vector<std::string> next_tokens = next ? boot::SplitCmdline(*next) : std::vector<std::string>{};
   auto find = [&](std::string_view key) {
     return std::find_if(desired.begin(), desired.end(),
-                        [&](const OwnedToken& t) { return SameKey(TokenKey(t.token), key); });
+                        [&](const boot::OwnedToken& t) { return boot::SameKey(boot::TokenKey(t.token), key); });
   };
   for (const Assignment& a : set) {
     std::string token = Token(a.key, a.value);
@@ -204,12 +206,12 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
       add.push_back(std::move(token));
       continue;
     }
-    std::optional<std::string> admin = TokenValue(next_tokens, a.key.name);
+    std::optional<std::string> admin = boot::TokenValue(next_tokens, a.key.name);
     // The admin's already, with this value: nothing to write, and it stays the admin's.
     if (admin && *admin == a.value) continue;
-    OwnedToken record{token, std::nullopt};
+    boot::OwnedToken record{token, std::nullopt};
     if (admin && setup && setup->InPlace()) {
-      auto replaced = ReplacedAdminToken(ctx, *setup, a.key.name);
+      auto replaced = boot::ReplacedAdminToken(ctx, *setup, a.key.name);
       if (!replaced) {
         plan.refused.push_back({a.key.Text(), replaced.error().message, ""});
         continue;
@@ -241,14 +243,15 @@ void CmdlineBackend::PlanChanges(const KnobContext& ctx, std::span<const Assignm
   if (desired == owned) return;  // nothing of rocmtune's changes
   std::vector<std::string> desired_tokens;
   desired_tokens.reserve(desired.size());
-  for (const OwnedToken& t : desired) desired_tokens.push_back(t.token);
-  const std::optional<std::string> state = desired.empty() ? std::nullopt : std::optional(TokensStateText(desired));
+  for (const boot::OwnedToken& t : desired) desired_tokens.push_back(t.token);
+  const std::optional<std::string> state =
+      desired.empty() ? std::nullopt : std::optional(boot::TokensStateText(desired));
 
   if (!setup) {
     plan.refused.push_back({"", "unknown boot setup: no kernel command line can be changed", ""});
     return;
   }
-  setup->PlanChange(ctx, CmdlineChange{add, remove, desired_tokens, state}, plan);
+  setup->PlanChange(ctx, boot::CmdlineChange{add, remove, desired_tokens, state}, plan);
   plan.reboot_required = true;
 }
 
@@ -258,15 +261,15 @@ std::vector<KnobKey> CmdlineBackend::ConfiguredKeys(const KnobContext& ctx) cons
     KnobKey k{KnobKind::kCmdline, "", "", std::string(name)};
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
   };
-  for (const OwnedToken& t : OwnedTokens(ctx)) add(TokenKey(t.token));
-  for (const std::string& name : KnownOptionsInUse(ctx)) add(name);
+  for (const boot::OwnedToken& t : OwnedTokens(ctx)) add(boot::TokenKey(t.token));
+  for (const std::string& name : boot::KnownOptionsInUse(ctx)) add(name);
   return keys;
 }
 
 std::vector<KnobKey> CmdlineBackend::OwnedKeys(const KnobContext& ctx) const {
   std::vector<KnobKey> keys;
-  for (const OwnedToken& t : OwnedTokens(ctx)) {
-    KnobKey k{KnobKind::kCmdline, "", "", std::string(TokenKey(t.token))};
+  for (const boot::OwnedToken& t : OwnedTokens(ctx)) {
+    KnobKey k{KnobKind::kCmdline, "", "", std::string(boot::TokenKey(t.token))};
     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(std::move(k));
   }
   return keys;

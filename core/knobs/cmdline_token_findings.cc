@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "boot/cmdline_scan.h"
+#include "boot/cmdline_tokens.h"
 #include "detect/finding_ids.h"
-#include "knobs/cmdline_scan.h"
-#include "knobs/cmdline_tokens.h"
 #include "knobs/module_param_checks.h"
 #include "knobs/setting_findings.h"
 #include "knowledge/kernel_options.h"
@@ -22,9 +22,9 @@ std::vector<detect::Finding> CmdlineTokenFindings(const KnobContext& ctx) {
     });
     if (!seen) out.push_back(std::move(f));
   };
-  for (const CmdlineTokenAt& t : ScanCmdlineTokens(ctx)) {
-    std::string key(TokenKey(t.token));
-    std::optional<std::string> value = TokenValue(std::vector<std::string>{t.token}, key);
+  for (const boot::CmdlineTokenAt& t : boot::ScanCmdlineTokens(ctx)) {
+    std::string key(boot::TokenKey(t.token));
+    std::optional<std::string> value = boot::TokenValue(std::vector<std::string>{t.token}, key);
     size_t dot = key.find('.');
     std::string module = dot == std::string::npos ? "" : key.substr(0, dot);
     if (module == "amdgpu" || module == "ttm" || module == "amdttm") {

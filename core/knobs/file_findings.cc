@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "boot/setup.h"
 #include "detect/finding_ids.h"
-#include "knobs/cmdline_setup.h"
 #include "knobs/env_sources.h"
 #include "knobs/registry.h"
 #include "plan/owned_paths.h"
@@ -81,8 +81,8 @@ std::vector<detect::Finding> UnreadableFileFindings(const KnobContext& ctx) {
   // What the backends read: libkmod's modprobe.d directories, the environment sources, GRUB's defaults.
   for (std::string_view dir : sys::kModprobeDirs) checker.CheckDirectory(dir, ".conf");
   for (const EnvSource& source : ForeignEnvSources(ctx.root)) checker.Check(source.path, false);
-  if (const CmdlineSetup* setup = CmdlineSetupFor(ctx.inventory.system.boot.kind))
-    for (const SetupFile& file : setup->FilesRead()) {
+  if (const boot::Setup* setup = boot::SetupFor(ctx.inventory.system.boot.kind))
+    for (const boot::SetupFile& file : setup->FilesRead()) {
       if (file.dir_suffix.empty()) checker.Check(file.path, false);
       else checker.CheckDirectory(file.path, file.dir_suffix);
     }

@@ -5,13 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "boot/cmdline_tokens.h"
+#include "boot/initramfs.h"
+#include "boot/next_boot.h"
+#include "boot/setup.h"
 #include "knobs/admin_lines.h"
 #include "knobs/cmdline_backend.h"
-#include "knobs/cmdline_tokens.h"
 #include "knobs/effective.h"
-#include "knobs/initramfs.h"
 #include "knobs/module_param_checks.h"
-#include "knobs/next_boot.h"
 #include "knowledge/param_size.h"
 #include "plan/owned_paths.h"
 #include "util/text.h"
@@ -58,9 +59,9 @@ const sys::ModprobeConfig* ReadConfig(const KnobContext& ctx, std::vector<std::s
 // `module.name=` on the command line the boot configuration gives the next boot; nullopt when
 // absent or unknown.
 std::optional<std::string> BootCmdlineValue(const KnobContext& ctx, const KnobKey& key) {
-  auto next = NextBootCmdline(ctx);
+  auto next = boot::NextBootCmdline(ctx);
   if (!next) return std::nullopt;
-  return TokenValue(SplitCmdline(*next), fmt::format("{}.{}", key.module, key.name));
+  return boot::TokenValue(boot::SplitCmdline(*next), fmt::format("{}.{}", key.module, key.name));
 }
 
 const detect::ModuleState& ModuleStateFor(const KnobContext& ctx, std::string_view module) {
@@ -141,10 +142,10 @@ void ReadConfigured(const KnobContext& ctx, const KnobKey& key, KnobState& state
       file_win = o;
       in_files.push_back(&o);
     }
-  const NextBoot& next = ReadNextBoot(ctx);
-  const CmdlineTokenAt* boot = next.cmdline ? DecidingToken(next, param) : nullptr;
+  const boot::NextBoot& next = boot::ReadNextBoot(ctx);
+  const boot::CmdlineTokenAt* boot = next.cmdline ? boot::DecidingToken(next, param) : nullptr;
   if (boot) {
-    state.configured = TokenValue(std::vector<std::string>{boot->token}, param);
+    state.configured = boot::TokenValue(std::vector<std::string>{boot->token}, param);
     state.configured_in = boot->file;
     state.configured_line = boot->line;
     state.owner = OwnsCmdlineKey(ctx, param) ? Owner::kRocmtune : Owner::kAdmin;
@@ -154,12 +155,13 @@ void ReadConfigured(const KnobContext& ctx, const KnobKey& key, KnobState& state
     state.configured_line = file_win->line;
     state.owner = file_win->file == plan::kModprobeDropIn ? Owner::kRocmtune : Owner::kAdmin;
   }
-  const std::string where = state.configured_in ? WhereText(*state.configured_in, state.configured_line) : "";
+  const std::string where = state.configured_in ? boot::WhereText(*state.configured_in, state.configured_line) : "";
   for (size_t i = 0; i < in_files.size(); ++i) {
     const sys::ModuleOption* o = in_files[i];
     if (!boot && i + 1 == in_files.size()) continue;  // the winner itself
-    state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}{}", o->value, WhereText(o->file, o->line),
-                                      where, boot ? " (the kernel command line wins over modprobe.d)" : ""));
+    state.notes.push_back(fmt::format("also set to {} in {}, overridden by {}{}", o->value,
+                                      boot::WhereText(o->file, o->line), where,
+                                      boot ? " (the kernel command line wins over modprobe.d)" : ""));
     if (o->file == plan::kModprobeDropIn && o->value != *state.configured) {
       state.overridden = o->value;
       state.overridden_by =
@@ -249,7 +251,7 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
   }
   auto finish = [&] {
     plan.reboot_required = true;
-    AddInitramfsRegeneration(ctx, plan);
+    boot::AddInitramfsRegeneration(ctx, plan);
   };
   auto owned = OwnedOptions(*config);
   auto desired = owned;
@@ -296,7 +298,7 @@ void ModprobeBackend::PlanChanges(const KnobContext& ctx, std::span<const Assign
       bool theirs_wins = o.file == "proc/cmdline" || base > std::string_view("rocmtune.conf");
       if (o.file == "proc/cmdline") {
         // Known next boot: what it passes is warned about below; the running value then goes.
-        if (NextBootCmdline(ctx)) continue;
+        if (boot::NextBootCmdline(ctx)) continue;
         plan.warnings.push_back(
             {a.key.Text(),
              fmt::format("the kernel command line (/proc/cmdline) sets {}.{}={}, and it overrides modprobe.d: {} "
@@ -333,8 +335,8 @@ std::vector<KnobKey> ModprobeBackend::ConfiguredKeys(const KnobContext& ctx) con
   if (auto config = ReadConfig(ctx))
     for (const sys::ModuleOption& o : config->options) add({KnobKind::kModuleParam, o.module, "", o.name});
   // `module.option=` on the next boot's command line configures the module as well.
-  for (const CmdlineTokenAt& t : ReadNextBoot(ctx).tokens) {
-    std::string key(TokenKey(t.token));
+  for (const boot::CmdlineTokenAt& t : boot::ReadNextBoot(ctx).tokens) {
+    std::string key(boot::TokenKey(t.token));
     size_t dot = key.find('.');
     if (dot == std::string::npos) continue;
     std::string module = key.substr(0, dot), name = key.substr(dot + 1);

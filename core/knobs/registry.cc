@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "boot/grub_config.h"
 #include "knobs/cmdline_backend.h"
 #include "knobs/env_backend.h"
-#include "knobs/grub_config.h"
 #include "knobs/modprobe_backend.h"
 #include "knobs/service_backend.h"
 #include "knobs/sysfs_backend.h"

@@ -1,5 +1,5 @@
 // bootc's source-tracked kernel arguments, the one command rocmtune runs on a bootc system
-// (knobs/ostree_setups.h): `bootc loader-entries set-options-for-source --source rocmtune
+// (boot/ostree_setups.h): `bootc loader-entries set-options-for-source --source rocmtune
 // [--options "TOKENS"]` replaces the whole list of the source's arguments in the next
 // deployment's BLS entry (kept there as `x-options-source-rocmtune`), and without --options
 // removes them (bootc-dev/bootc crates/lib/src/cli.rs SetOptionsForSourceOpts,

@@ -18,7 +18,7 @@ enum class OpKind { kWriteFile, kRemoveFile, kWriteSysfs, kRegenerate };
 enum class BackendId { kModprobe, kCmdline, kSysfs, kEnv, kInitramfs, kBootloader, kService };
 
 // The programs that rebuild boot files from the files rocmtune edits, and the one-shot switches
-// of trial boots (knobs/trial_boot.h): the only programs the helper runs. A regenerate op's path
+// of trial boots (boot/trial_boot.h): the only programs the helper runs. A regenerate op's path
 // is Name(regenerator); regenerator.cc holds the one table.
 enum class Regenerator {
   kUpdateGrub,
@@ -38,7 +38,7 @@ enum class Regenerator {
   kRpmOstreeKargs,         // bootloader: `rpm-ostree kargs`, a new deployment with other arguments
   kRpmOstreeInitramfsEtc,  // initramfs: `rpm-ostree initramfs-etc`, /etc files carried into it
   kBootc,                  // bootloader: `bootc loader-entries set-options-for-source` (plan/bootc_argv.h)
-  kKernelstub,             // bootloader: Pop!_OS's `kernelstub -a/-d OPTIONS` (knobs/kernelstub_setup.cc)
+  kKernelstub,             // bootloader: Pop!_OS's `kernelstub -a/-d OPTIONS` (boot/kernelstub_setup.cc)
 };
 
 struct RegeneratorRow {
@@ -61,7 +61,7 @@ std::optional<Regenerator> ParseRegenerator(std::string_view name);
 // (rpm-ostree has two rows: its undo keeps its name).
 std::optional<Regenerator> RegeneratorOfProgram(std::string_view program);
 std::optional<BackendId> ParseBackendId(std::string_view name);
-// The id of a trial boot's entry in every boot setup (knobs/trial_boot.h): GRUB's `menuentry
+// The id of a trial boot's entry in every boot setup (boot/trial_boot.h): GRUB's `menuentry
 // --id`, a BLS entry's file name without ".conf".
 inline constexpr std::string_view kTrialEntryId = "rocmtune-trial";
 // A trial's one-shot switch undone (a rollback, a revert): `grub-editenv F set next_entry=X` <->

@@ -11,10 +11,10 @@ namespace {
 
 // update-grub is Debian's `grub-mkconfig -o /boot/grub/grub.cfg`; kernel-install add-all
 // rebuilds every installed kernel's entry/UKI; the initramfs tools rebuild every image
-// (knobs/initramfs.cc). The artifacts: grub.cfg as update-grub/grub(2)-mkconfig -o write it, the
+// (boot/initramfs.cc). The artifacts: grub.cfg as update-grub/grub(2)-mkconfig -o write it, the
 // BLS entries grubby edits and kernel-install adds, each tool's default image names (initrd.img-V
 // for initramfs-tools, initramfs-V.img for dracut and mkinitcpio, booster-V.img). The initramfs rows are named as
-// detect/boot_setup.cc names the tool. The trial switches (knobs/trial_boot.h) write GRUB's
+// detect/boot_setup.cc names the tool. The trial switches (boot/trial_boot.h) write GRUB's
 // environment block (grub-editenv FILE, grub2-editenv's `-` = /boot/grub2/grubenv) and systemd's
 // LoaderEntryOneShot EFI variable (bootctl set-oneshot; docs/BOOT_LOADER_INTERFACE.md). systemctl
 // and busctl tell power-profiles-daemon about rocmtune's drop-in (knobs/service_backend.h): they

@@ -1,4 +1,4 @@
-// The rpm-ostree command lines rocmtune runs on an rpm-ostree system (knobs/ostree_setups.h),
+// The rpm-ostree command lines rocmtune runs on an rpm-ostree system (boot/ostree_setups.h),
 // in the fixed forms the helper allows (helper/regenerator_rules.cc) and undoes. rpm-ostree is
 // not in Debian: every form is checked against rpm-ostree's own CLI, src/app/rpmostree-builtin-
 // kargs.cxx and -initramfs-etc.cxx and man/rpm-ostree.xml (coreos/rpm-ostree):

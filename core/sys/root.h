@@ -24,7 +24,7 @@ enum class EntryType { kMissing, kFile, kDirectory, kSymlink, kOther };
 
 // What root sees in directories this process may not read, as rocmtune-helper read them for it:
 // the daemon's user cannot list an ESP that Debian mounts root-only (umask=0077), but a trial must
-// copy its default entry (knobs/boot_files.h). Paths are root-relative, without a leading '/'.
+// copy its default entry (boot/boot_files.h). Paths are root-relative, without a leading '/'.
 struct RootSupplement {
   std::map<std::string, std::string, std::less<>> files;              // path -> content
   std::map<std::string, std::vector<std::string>, std::less<>> dirs;  // path -> sorted names

@@ -1,4 +1,4 @@
-// What rocmtuned reads from rocmtune-helper's `read-boot` reply (knobs/boot_files.h): parsed
+// What rocmtuned reads from rocmtune-helper's `read-boot` reply (boot/boot_files.h): parsed
 // strictly; what parses prints and parses back equal, and a Root answering from it reads each of
 // its paths without leaving it (reads only, on a copy of a world).
 #include <cstddef>
@@ -7,17 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "boot/boot_files.h"
 #include "fuzz_support.h"
-#include "knobs/boot_files.h"
 #include "sys/root.h"
 
 using namespace rocmtune;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const fuzz::ScratchRoot world("strixpoint");
-  auto files = knobs::BootFilesFromJson(fuzz::AsText(data, size));
+  auto files = boot::BootFilesFromJson(fuzz::AsText(data, size));
   if (!files) return 0;
-  auto again = knobs::BootFilesFromJson(knobs::BootFilesJson(*files).dump());
+  auto again = boot::BootFilesFromJson(boot::BootFilesJson(*files).dump());
   if (!again || again->files != files->files || again->dirs != files->dirs) __builtin_trap();
   auto root = sys::Root::Open(world.path());
   if (!root) __builtin_trap();

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "boot/grub_config.h"
 #include "fuzz_support.h"
-#include "knobs/grub_config.h"
 #include "sys/root.h"
 
 using namespace rocmtune;
@@ -20,19 +20,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   std::string_view input = fuzz::AsText(data, size);
   auto parts = fuzz::SplitInput(input, 2);
-  scratch.Write(knobs::kGrubDefaultsPath, parts[0]);
+  scratch.Write(boot::kGrubDefaultsPath, parts[0]);
   scratch.Remove("etc/default/grub.d");
   if (!parts[1].empty()) scratch.Write("etc/default/grub.d/50-fuzz.cfg", parts[1]);
   for (bool debian : {false, true}) {
-    auto vars = knobs::EvaluateGrubDefaults(root, debian);
-    if (vars) (void)knobs::EffectiveLinuxArgs(*vars);
+    auto vars = boot::EvaluateGrubDefaults(root, debian);
+    if (vars) (void)boot::EffectiveLinuxArgs(*vars);
   }
-  for (std::string_view var : {knobs::kGrubCmdlineLinux, knobs::kGrubCmdlineLinuxDefault}) {
-    (void)knobs::SetAssignmentTokens(input, var, kAdd, kRemove);
-    (void)knobs::SetAssignmentTokens(input, var, {}, kRemove);
-    if (auto tokens = knobs::RocmtuneDropInTokens(input, var)) {
+  for (std::string_view var : {boot::kGrubCmdlineLinux, boot::kGrubCmdlineLinuxDefault}) {
+    (void)boot::SetAssignmentTokens(input, var, kAdd, kRemove);
+    (void)boot::SetAssignmentTokens(input, var, {}, kRemove);
+    if (auto tokens = boot::RocmtuneDropInTokens(input, var)) {
       // A drop-in recognised as rocmtune's is byte for byte what RocmtuneDropIn writes.
-      auto rendered = knobs::RocmtuneDropIn(var, *tokens);
+      auto rendered = boot::RocmtuneDropIn(var, *tokens);
       if (!rendered || *rendered != input) __builtin_trap();
     }
   }

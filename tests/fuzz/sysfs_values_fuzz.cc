@@ -2,7 +2,7 @@
 // (fuzz::kSeparator) into what an attribute reads (any device, any SMU generation's
 // pp_power_profile_mode layout, NUL padding), a value a person asks for, and a value the helper
 // is asked to write. Every codec of knobs/sysfs_attributes.h reads, encodes, checks and emulates
-// them. Also the kernel command-line ownership record (knobs/cmdline_owned.h) and the names
+// them. Also the kernel command-line ownership record (boot/cmdline_owned.h) and the names
 // plans and journals carry (plan/plan.h), which all come from files a person can edit.
 #include <cstddef>
 #include <cstdint>
@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "boot/cmdline_owned.h"
 #include "fuzz_support.h"
-#include "knobs/cmdline_owned.h"
 #include "knobs/power_profiles.h"
 #include "knobs/sysfs_attributes.h"
 #include "plan/plan.h"
@@ -49,8 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)knobs::MarkPowerProfile(raw, wanted);
 
   // The ownership record reads back as written.
-  auto tokens = knobs::ParseTokensState(raw);
-  if (knobs::ParseTokensState(knobs::TokensStateText(tokens)) != tokens) std::abort();
+  auto tokens = boot::ParseTokensState(raw);
+  if (boot::ParseTokensState(boot::TokensStateText(tokens)) != tokens) std::abort();
 
   (void)plan::ParseRegenerator(wanted);
   (void)plan::ParseBackendId(wanted);

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "knobs/grub_config.h"
+#include "boot/grub_config.h"
 
 namespace {
 
@@ -25,7 +25,7 @@ int Usage() {
 int PrintDropIn(int argc, char** argv) {
   if (argc < 4) return Usage();
   std::vector<std::string> tokens(argv + 3, argv + argc);
-  auto text = rocmtune::knobs::RocmtuneDropIn(argv[2], tokens);
+  auto text = rocmtune::boot::RocmtuneDropIn(argv[2], tokens);
   if (!text) {
     std::fprintf(stderr, "grub_eval: %s\n", text.error().message.c_str());
     return 1;
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "grub_eval: %s\n", root.error().message.c_str());
     return 1;
   }
-  auto vars = rocmtune::knobs::EvaluateGrubDefaults(*root, dropins);
+  auto vars = rocmtune::boot::EvaluateGrubDefaults(*root, dropins);
   if (!vars) {
     std::fprintf(stderr, "grub_eval: %s\n", vars.error().message.c_str());
     return 1;
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   } else if (what == "linux_default") {
     value = vars->linux_default;
   } else if (what == "effective") {
-    value = rocmtune::knobs::EffectiveLinuxArgs(*vars);
+    value = rocmtune::boot::EffectiveLinuxArgs(*vars);
   } else {
     return Usage();
   }

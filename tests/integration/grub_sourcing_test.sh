@@ -2,7 +2,7 @@
 # usage: grub_sourcing_test.sh GRUB_EVAL WORLDS_DIR
 #
 # rocmtune computes GRUB_CMDLINE_LINUX / GRUB_CMDLINE_LINUX_DEFAULT without running a shell
-# (core/knobs/grub_config.cc). This test computes them the way grub-mkconfig does -- /bin/sh
+# (core/boot/grub_config.cc). This test computes them the way grub-mkconfig does -- /bin/sh
 # sourcing /etc/default/grub and then /etc/default/grub.d/*.cfg with the loop copied from the
 # installed /usr/sbin/grub-mkconfig (grub-common), or from shared/recipes/grub-effective.sh when
 # grub-common is not installed -- in a clean environment (env -i), and compares, for every world

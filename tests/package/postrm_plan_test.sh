@@ -22,7 +22,7 @@ setup() {
   echo "HSA_ENABLE_SDMA=0" >"$R/etc/environment.d/90-rocmtune.conf"
   echo "secret" >"$R/etc/shadow-like"
   mkdir -p "$R/var/lib/rocmtune/journal"
-  # What rocmtune added to the command lines it edits in place (knobs/cmdline_owned.h).
+  # What rocmtune added to the command lines it edits in place (boot/cmdline_owned.h).
   printf '# rocmtune\niommu=pt\n' >"$R/var/lib/rocmtune/cmdline-tokens"
 }
 files() { (cd "$R" && find . -path ./var -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # System test: a trial boot's GRUB half with the real tools, in the cached debootstrap'd Debian 12
 # (tests/system/cached_root.sh). grub.cfg is made without 42_rocmtune; the package's 42_rocmtune
-# is installed; the trial plan (rocmtune_trial_plan: knobs::CmdlineSetup::PlanTrial, checked by
+# is installed; the trial plan (rocmtune_trial_plan: boot::Setup::PlanTrial, checked by
 # the helper's allow-list) is carried out op by op exactly as planned: the entry written, the
 # regenerator and `grub-editenv ... set next_entry=rocmtune-trial` run in the chroot. Then the
 # real grub-mkconfig output must source the entry, `grub-script-check` must pass on grub.cfg and

@@ -1,5 +1,5 @@
 // rocmtune_trial_plan ROOT [--cleanup] ID TOKEN...: the trial boot plan (or its cleanup) the boot
-// setup of ROOT makes (knobs::CmdlineSetup::PlanTrial / PlanTrialCleanup), as plan JSON
+// setup of ROOT makes (boot::Setup::PlanTrial / PlanTrialCleanup), as plan JSON
 // (plan/plan_json.h), and the helper's allow-list verdict on each op: what
 // trial_grub_chroot_test.sh carries out with the real tools. Exit 0 with the JSON, 1 on errors.
 #include <iostream>
@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "boot/setup.h"
 #include "detect/inventory.h"
 #include "helper/allow_list.h"
-#include "knobs/cmdline_setup.h"
 #include "knowledge/catalog.h"
 #include "plan/plan_json.h"
 
@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   detect::Inventory inventory = detect::Detect(*root);
-  knobs::KnobContext ctx{*root, inventory, knowledge::Catalog::Builtin()};
-  const knobs::CmdlineSetup* setup = knobs::CmdlineSetupFor(inventory.system.boot.kind);
+  boot::BootContext ctx{*root, inventory, knowledge::Catalog::Builtin()};
+  const boot::Setup* setup = boot::SetupFor(inventory.system.boot.kind);
   if (!setup) {
     std::cerr << "the boot setup is unknown\n";
     return 1;
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     setup->PlanTrialCleanup(ctx, plan);
   } else {
     plan.intent = {"trial", "", {"prepare"}, "", {}};
-    knobs::TrialBoot trial{args[1], std::vector<std::string>(args.begin() + 2, args.end())};
+    boot::TrialBoot trial{args[1], std::vector<std::string>(args.begin() + 2, args.end())};
     setup->PlanTrial(ctx, trial, plan);
   }
   nlohmann::ordered_json out = plan::PlanToJson(plan);

@@ -12,8 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "boot/initramfs.h"
 #include "detect/inventory.h"
-#include "knobs/initramfs.h"
 #include "knowledge/catalog.h"
 #include "test_tree.h"
 
@@ -48,19 +48,19 @@ TEST(PurgePlanTest, PostrmRunsTheSameCommands) {
   EXPECT_EQ(PostrmRunForms(), ours);
 }
 
-// Every initramfs tool's regeneration, as knobs/initramfs.cc makes it, is one the purge runs;
+// Every initramfs tool's regeneration, as boot/initramfs.cc makes it, is one the purge runs;
 // not rpm-ostree's initramfs-etc, whose argument names the file of each change (an image-based
 // system has no Debian package to purge: MakePurgePlan leaves such a command to the admin).
 TEST(PurgePlanTest, InitramfsRegenerationsAreBuiltIn) {
   testing::TestTree tree;
   auto root = sys::Root::Open(tree.path());
   ASSERT_TRUE(root);
-  for (const plan::RegeneratorRow& row : plan::Regenerators()) {
-    if (row.backend != plan::BackendId::kInitramfs || row.id == plan::Regenerator::kRpmOstreeInitramfsEtc) continue;
+  for (const detect::InitramfsToolRow& row : detect::InitramfsTools()) {
+    if (row.tracks_etc_files) continue;  // rpm-ostree: the ostree setup's own ops
     detect::Inventory inventory;
-    inventory.system.boot.initramfs = std::string(row.name);
+    inventory.system.boot.initramfs = row.kind;
     knobs::KnobContext ctx{*root, inventory, knowledge::Catalog::Builtin()};
-    auto tool = knobs::FindInitramfsTool(ctx);
+    auto tool = boot::FindInitramfsTool(ctx);
     ASSERT_TRUE(tool) << row.name;
     std::string command;
     for (const std::string& a : tool->argv) command += (command.empty() ? "" : " ") + a;

@@ -1,7 +1,7 @@
 // A trial's life on a world, through the helper's own Executor (real writes, journal and all):
 // the state a `--trial` prepare writes, then the trial boot (a /proc/cmdline carrying the token,
 // written into the world) checked and committed; a check that fails; a boot without the token;
-// cancel; reset (the CLI's side: trial_cli_test.cc). The entry and switch are the boot setup's (knobs::CmdlineSetup);
+// cancel; reset (the CLI's side: trial_cli_test.cc). The entry and switch are the boot setup's (boot::Setup);
 // these tests are about the state machine around them, so the trial is seeded with its state only.
 #include "api/trial.h"
 

@@ -25,7 +25,7 @@ TEST(BootSetupTest, DebianGrubReadsDropIns) {
   t.Write("usr/sbin/update-initramfs", "#!/bin/sh\n");
   BootSetup b = Detect(t);
   EXPECT_EQ(b.kind, BootKind::kGrubDebian);
-  EXPECT_EQ(b.initramfs, "initramfs-tools");
+  EXPECT_EQ(b.initramfs, InitramfsKind::kInitramfsTools);
 }
 
 TEST(BootSetupTest, UpstreamGrubWithoutDropIns) {
@@ -34,7 +34,7 @@ TEST(BootSetupTest, UpstreamGrubWithoutDropIns) {
   t.Write("etc/mkinitcpio.conf", "MODULES=(amdgpu)\n");
   BootSetup b = Detect(t);
   EXPECT_EQ(b.kind, BootKind::kGrub);
-  EXPECT_EQ(b.initramfs, "mkinitcpio");
+  EXPECT_EQ(b.initramfs, InitramfsKind::kMkinitcpio);
 }
 
 TEST(BootSetupTest, FedoraBls) {
@@ -44,7 +44,7 @@ TEST(BootSetupTest, FedoraBls) {
   t.Write("etc/dracut.conf", "");
   BootSetup b = Detect(t);
   EXPECT_EQ(b.kind, BootKind::kGrubBls);
-  EXPECT_EQ(b.initramfs, "dracut");
+  EXPECT_EQ(b.initramfs, InitramfsKind::kDracut);
 }
 
 TEST(BootSetupTest, BlsEntriesWithoutBlsGrubAreNotBls) {

@@ -53,7 +53,7 @@ TEST(OstreeBootTest, SilverblueIsRpmOstreeNotGrubBls) {
   BootSetup b = DetectIn(t);
   EXPECT_EQ(b.kind, BootKind::kRpmOstree);
   EXPECT_EQ(BootKindName(*b.kind), "rpm-ostree");
-  EXPECT_EQ(b.initramfs, "rpm-ostree-initramfs-etc");  // not dracut: the image's initramfs is built with it
+  EXPECT_EQ(b.initramfs, InitramfsKind::kRpmOstreeInitramfsEtc);  // not dracut: the image's initramfs is built with it
   EXPECT_EQ(b.evidence,
             (std::vector<std::string>{"run/ostree-booted", "proc/cmdline", "ostree", "sysroot", "boot/loader",
                                       "sysroot/ostree/deploy/fedora/deploy/e7641ec2.0.origin", "usr/bin/rpm-ostree"}));

@@ -14,9 +14,9 @@ namespace rocmtune::helper {
 namespace {
 
 TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
-  const std::string grub = Disk(knobs::kGrubDefaultsPath);
+  const std::string grub = Disk(boot::kGrubDefaultsPath);
   const std::string bls(kBlsContent), kcmd(kKernelCmdline);
-  const std::string grub_path(knobs::kGrubDefaultsPath), bls_path(kBls), kcmd_path("etc/kernel/cmdline");
+  const std::string grub_path(boot::kGrubDefaultsPath), bls_path(kBls), kcmd_path("etc/kernel/cmdline");
   const std::string iommu_line = "GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet iommu=pt\"";
   const std::string cmdline_line = "GRUB_CMDLINE_LINUX_DEFAULT=\"loglevel=3 quiet\"";
   Op no_before = GrubEdit(GrubWith({"iommu=pt"}));
@@ -60,10 +60,10 @@ TEST_F(AllowListTest, SharedFileEditsOutsideTheCommandLineAreRefused) {
        rule::kSharedOtherLine},
       {"BLS init line added", File(bls_path, "cmdline", bls + "initrd /tmp/evil.img\n", bls), rule::kSharedOtherLine},
       {"BLS amd_iommu=pt",
-       File(bls_path, "cmdline", *knobs::SetBlsOptions(bls, std::vector<std::string>{"amd_iommu=pt"}, {}), bls),
+       File(bls_path, "cmdline", *boot::SetBlsOptions(bls, std::vector<std::string>{"amd_iommu=pt"}, {}), bls),
        rule::kKernelToken},
       {"BLS root= removed",
-       File(bls_path, "cmdline", *knobs::SetBlsOptions(bls, {}, std::vector<std::string>{"root"}), bls),
+       File(bls_path, "cmdline", *boot::SetBlsOptions(bls, {}, std::vector<std::string>{"root"}), bls),
        rule::kRemovedToken},
       {"kernel cmdline amd_iommu=on",
        File(kcmd_path, "cmdline", rocmtune::testing::Edited(kcmd, "quiet", "quiet amd_iommu=on"), kcmd),
@@ -91,8 +91,8 @@ TEST_F(AllowListTest, ReplacingAnOptionRocmtuneManages) {
 
   // A bare value that gains a space gets quotes, as SetAssignmentTokens writes it.
   tree_.Write("root/etc/default/grub", "GRUB_CMDLINE_LINUX=quiet # keep\n");
-  after = *knobs::SetAssignmentTokens(Disk(knobs::kGrubDefaultsPath), knobs::kGrubCmdlineLinux,
-                                      std::vector<std::string>{"iommu=pt"}, {});
+  after = *boot::SetAssignmentTokens(Disk(boot::kGrubDefaultsPath), boot::kGrubCmdlineLinux,
+                                     std::vector<std::string>{"iommu=pt"}, {});
   EXPECT_EQ(after, "GRUB_CMDLINE_LINUX=\"quiet iommu=pt\" # keep\n");
   EXPECT_TRUE(Check(GrubEdit(after)));
   ExpectRefused(Check(GrubEdit("GRUB_CMDLINE_LINUX='quiet iommu=pt' # keep\n")), {"quote", {}, rule::kSharedOtherLine});
@@ -105,7 +105,7 @@ TEST_F(AllowListTest, AppendedCommandLineLineOnlyWhereThereWasNone) {
   std::string bare = "GRUB_TIMEOUT=5\n";
   tree_.Write("root/etc/default/grub", bare);
   std::string appended =
-      *knobs::SetAssignmentTokens(bare, knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"}, {});
+      *boot::SetAssignmentTokens(bare, boot::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"}, {});
   ASSERT_EQ(appended, bare + "GRUB_CMDLINE_LINUX_DEFAULT=\"iommu=pt\"\n");
   EXPECT_TRUE(Check(GrubEdit(appended)));
   ExpectRefused(Check(GrubEdit(bare + "GRUB_CMDLINE_LINUX_DEFAULT=\"init=/bin/sh\"\n")),
@@ -122,7 +122,7 @@ TEST_F(AllowListTest, AppendedCommandLineLineOnlyWhereThereWasNone) {
   std::string entry = "title x\nlinux /vmlinuz\n";
   tree_.Write("root/" + std::string(kBls), entry);
   Op bls =
-      File(std::string(kBls), "cmdline", *knobs::SetBlsOptions(entry, std::vector<std::string>{"iommu=pt"}, {}), entry);
+      File(std::string(kBls), "cmdline", *boot::SetBlsOptions(entry, std::vector<std::string>{"iommu=pt"}, {}), entry);
   EXPECT_EQ(*bls.after, entry + "options iommu=pt\n");
   EXPECT_TRUE(Check(bls));
 }
@@ -271,7 +271,7 @@ namespace {
 // rocmtune's replaced.
 TEST_F(AllowListTest, AdminTokensAreTakenOffOnlyRemembered) {
   const std::string state_path(plan::kCmdlineTokensState);
-  tree_.Write("root/etc/default/grub", rocmtune::testing::Edited(Disk(knobs::kGrubDefaultsPath), "loglevel=3 quiet",
+  tree_.Write("root/etc/default/grub", rocmtune::testing::Edited(Disk(boot::kGrubDefaultsPath), "loglevel=3 quiet",
                                                                  "loglevel=3 iommu=nopt pci=realloc=off quiet"));
   auto plan_of = [](std::vector<Op> ops) {
     plan::Plan p;

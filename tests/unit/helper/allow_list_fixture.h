@@ -9,10 +9,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "boot/cmdline_tokens.h"
+#include "boot/grub_config.h"
 #include "detect/inventory.h"
 #include "helper/allow_list.h"
-#include "knobs/cmdline_tokens.h"
-#include "knobs/grub_config.h"
 #include "test_tree.h"
 
 namespace rocmtune::helper {
@@ -79,10 +79,10 @@ class AllowListTest : public ::testing::Test {
   std::string Disk(std::string_view rel) const { return *root_->ReadFile(rel); }
   // /etc/default/grub with its command line edited by the backend's own function, before = disk.
   Op GrubEdit(std::string after) const {
-    return File(std::string(knobs::kGrubDefaultsPath), "cmdline", std::move(after), Disk(knobs::kGrubDefaultsPath));
+    return File(std::string(boot::kGrubDefaultsPath), "cmdline", std::move(after), Disk(boot::kGrubDefaultsPath));
   }
   std::string GrubWith(std::vector<std::string> add, std::vector<std::string> remove = {}) const {
-    return *knobs::SetAssignmentTokens(Disk(knobs::kGrubDefaultsPath), knobs::kGrubCmdlineLinuxDefault, add, remove);
+    return *boot::SetAssignmentTokens(Disk(boot::kGrubDefaultsPath), boot::kGrubCmdlineLinuxDefault, add, remove);
   }
 
   Result<void> Check(const Op& op) const { return CheckOp(*root_, inventory_, op); }

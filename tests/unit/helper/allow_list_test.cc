@@ -24,15 +24,15 @@ TEST_F(AllowListTest, BaselineOpsPass) {
       File("etc/profile.d/rocmtune.sh", "env",
            "# x\nexport HSA_OVERRIDE_GFX_VERSION=10.3.0\nexport HIP_VISIBLE_DEVICES=0,1\n"),
       File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline",
-           *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, iommu)),
+           *boot::RocmtuneDropIn(boot::kGrubCmdlineLinuxDefault, iommu)),
       File("var/lib/rocmtune/cmdline-tokens", "cmdline", "# tokens\niommu=pt\namdgpu.noretry=0\n"),
       File("var/lib/rocmtune/runtime-settings", "sysfs",
            "# kept\n0000:0c:00.0 pp_power_profile_mode COMPUTE BOOTUP_DEFAULT\n"
            "0000:0c:00.0 power_dpm_force_performance_level high auto\n"),
       GrubEdit(GrubWith(iommu)),
       GrubEdit(GrubWith({"amdgpu.noretry=1", "iommu=pt"})),
-      File(std::string(kBls), "cmdline", *knobs::SetBlsOptions(kBlsContent, iommu, {}), std::string(kBlsContent)),
-      File("etc/kernel/cmdline", "cmdline", *knobs::SetKernelCmdlineFile(kKernelCmdline, iommu, {}),
+      File(std::string(kBls), "cmdline", *boot::SetBlsOptions(kBlsContent, iommu, {}), std::string(kBlsContent)),
+      File("etc/kernel/cmdline", "cmdline", *boot::SetKernelCmdlineFile(kKernelCmdline, iommu, {}),
            std::string(kKernelCmdline)),
       Sysfs(Attr("power_dpm_force_performance_level"), "high"),
       Sysfs(Attr("pp_power_profile_mode"), "5"),
@@ -138,8 +138,7 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
   auto dropin = [](std::string c) { return File("etc/default/grub.d/zz-rocmtune.cfg", "cmdline", std::move(c)); };
   auto state = [](std::string c) { return File("var/lib/rocmtune/cmdline-tokens", "cmdline", std::move(c)); };
   auto runtime = [](std::string c) { return File("var/lib/rocmtune/runtime-settings", "sysfs", std::move(c)); };
-  std::string good_dropin =
-      *knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"});
+  std::string good_dropin = *boot::RocmtuneDropIn(boot::kGrubCmdlineLinuxDefault, std::vector<std::string>{"iommu=pt"});
   const std::vector<Hostile> cases = {
       {"NUL byte", modprobe(std::string("options amdgpu noretry=1\0\n", 26)), rule::kContentText},
       {"not UTF-8", env("# \xc0\xaf\nHSA_XNACK=1\n"), rule::kContentText},
@@ -165,10 +164,10 @@ TEST_F(AllowListTest, HostileOwnedContentIsRefused) {
       {"drop-in with another line", dropin(good_dropin + "GRUB_TIMEOUT=0\n"), rule::kGrubDropInShape},
       {"drop-in assigning another variable", dropin("GRUB_INIT_TUNE=\"480 440 1\"\n"), rule::kGrubDropInShape},
       {"drop-in with amd_iommu=on",
-       dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"amd_iommu=on"})),
+       dropin(*boot::RocmtuneDropIn(boot::kGrubCmdlineLinuxDefault, std::vector<std::string>{"amd_iommu=on"})),
        rule::kKernelToken},
       {"drop-in with init=",
-       dropin(*knobs::RocmtuneDropIn(knobs::kGrubCmdlineLinuxDefault, std::vector<std::string>{"init=/bin/sh"})),
+       dropin(*boot::RocmtuneDropIn(boot::kGrubCmdlineLinuxDefault, std::vector<std::string>{"init=/bin/sh"})),
        rule::kKernelToken},
       {"state with two tokens on a line", state("iommu=pt rd.break\n"), rule::kOwnedGrammar},
       {"state with an unknown option", state("init=/bin/sh\n"), rule::kKernelToken},

@@ -1,23 +1,23 @@
 // The allow-list's trial boot rules (helper/trial_boot_rules.cc): exactly the trial entry files
 // and the one-shot switches' argv shapes pass; every variation next to them is refused by the
 // rule it breaks (other variables, other values, extra arguments, other files, other content).
+#include "boot/setup.h"
+#include "boot/trial_boot.h"
 #include "cli_runner.h"
 #include "helper/allow_list.h"
 #include "helper/allow_list_fixture.h"
-#include "knobs/cmdline_setup.h"
-#include "knobs/trial_boot.h"
 #include "knowledge/catalog.h"
 
 namespace rocmtune::helper {
 namespace {
 
-const knobs::TrialBoot kTrial{"t1", {"amdgpu.noretry=0", "panic=10", "rocmtune.trial=t1"}};
+const boot::TrialBoot kTrial{"t1", {"amdgpu.noretry=0", "panic=10", "rocmtune.trial=t1"}};
 
 class TrialBootRulesTest : public AllowListTest {
  protected:
   // The world is upstream GRUB (rx6900xt, Arch): the entry as the planner renders it.
-  std::string Entry(const knobs::TrialBoot& trial = kTrial) const {
-    return *knobs::RenderTrialEntry(*root_, detect::BootKind::kGrub, knobs::kGrubTrialEntryPath, trial);
+  std::string Entry(const boot::TrialBoot& trial = kTrial) const {
+    return *boot::RenderTrialEntry(*root_, detect::BootKind::kGrub, boot::kGrubTrialEntryPath, trial);
   }
 };
 
@@ -158,7 +158,7 @@ TEST(TrialBootRulesBls, PlannedTrialsPassAndEditedEntriesDoNot) {
     knobs::KnobContext ctx{root, inventory, knowledge::Catalog::Builtin()};
     plan::Plan plan;
     plan.intent = {"trial", "", {"prepare"}, "", {}};
-    knobs::CmdlineSetupFor(inventory.system.boot.kind)->PlanTrial(ctx, kTrial, plan);
+    boot::SetupFor(inventory.system.boot.kind)->PlanTrial(ctx, kTrial, plan);
     ASSERT_TRUE(plan.refused.empty()) << setup.world << ": " << plan.refused.front().message;
     ASSERT_EQ(plan.ops.size(), 2u) << setup.world;
     auto violations = CheckPlan(root, inventory, plan);
