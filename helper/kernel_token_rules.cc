@@ -15,16 +15,6 @@
 namespace rocmtune::helper {
 namespace {
 
-// The kernel compares parameter names with '-' and '_' equal (kernel/params.c parameq()); the
-// knowledge spells them with '_'. Looking up the '_' spelling means "amd-iommu=on" is refused
-// like "amd_iommu=on".
-std::string Underscored(std::string_view key) {
-  std::string out(key);
-  for (char& c : out)
-    if (c == '-') c = '_';
-  return out;
-}
-
 // "amdgpu.noretry" -> amdgpu's noretry: module parameters given on the command line.
 bool IsModuleKey(std::string_view key, std::string_view* module, std::string_view* name) {
   size_t dot = key.find('.');
@@ -39,7 +29,7 @@ bool IsModuleKey(std::string_view key, std::string_view* module, std::string_vie
 Result<void> CheckAddedToken(std::string_view token) {
   if (auto ok = boot::ValidateToken(token); !ok)
     return Refuse(rule::kKernelToken, fmt::format("'{}': {}", token, ok.error().message));
-  std::string key = Underscored(boot::TokenKey(token));
+  std::string key = boot::UnderscoredKey(boot::TokenKey(token));
   size_t eq = token.find('=');
   std::string_view value = eq == std::string_view::npos ? std::string_view() : token.substr(eq + 1);
   std::string_view module, name;
@@ -63,7 +53,7 @@ Result<void> CheckAddedToken(std::string_view token) {
 }
 
 Result<void> CheckRemovedToken(std::string_view token) {
-  std::string key = Underscored(boot::TokenKey(token));
+  std::string key = boot::UnderscoredKey(boot::TokenKey(token));
   std::string_view module, name;
   bool managed = IsModuleKey(key, &module, &name) ? knowledge::Catalog::Builtin().Find(module, name) != nullptr
                                                   : knowledge::KernelOptions::Builtin().Find(key) != nullptr;

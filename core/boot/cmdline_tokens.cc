@@ -114,6 +114,13 @@ std::string_view TokenKey(std::string_view token) {
   return token;
 }
 
+std::string UnderscoredKey(std::string_view key) {
+  std::string out(key);
+  for (char& c : out)
+    if (c == '-') c = '_';
+  return out;
+}
+
 bool SameKey(std::string_view a, std::string_view b) {
   // kernel/params.c parameq(): dashes and underscores are equivalent in parameter names.
   if (a.size() != b.size()) return false;

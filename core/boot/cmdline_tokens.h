@@ -43,6 +43,9 @@ std::string JoinCmdline(std::span<const std::string> tokens);
 // the same parameter ('-' == '_').
 std::string_view TokenKey(std::string_view token);
 bool SameKey(std::string_view a, std::string_view b);
+// A key as the knowledge spells it, '-' written '_': the kernel compares parameter names with
+// '-' and '_' equal (parameq()), so "amd-iommu=on" is looked up, and refused, as "amd_iommu=on".
+std::string UnderscoredKey(std::string_view key);
 
 // Value of the last `key` before "--" (later parameters override earlier ones for most
 // parameters); "" for a bare flag; surrounding double quotes removed as the kernel does.

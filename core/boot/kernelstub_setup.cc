@@ -36,7 +36,11 @@ std::optional<std::pair<std::string, std::string>> CurrentEntry(const sys::Root&
   return std::pair{def->path, *content};
 }
 
-class KernelstubSetup final : public Setup {
+// The trial entry is a copy of Pop_OS-current.conf booted once through LoaderEntryOneShot, as
+// on any systemd-boot: kernelstub writes only <OS>-current.conf and <OS>-oldkern.conf (and
+// loader.conf when it is missing), never another entry, so the copy stays; its `linux` path is
+// the one kernelstub keeps current. The stored change is then made with kernelstub -a.
+class KernelstubSetup final : public SdBootTrialSetup {
  public:
   detect::BootKind Kind() const override { return detect::BootKind::kKernelstub; }
   std::vector<SetupFile> FilesRead() const override { return {{kKernelstubConfigPath, ""}}; }
@@ -116,20 +120,6 @@ class KernelstubSetup final : public Setup {
     if (!remove.empty() || !add.empty()) plan.bootloader = plan::Regen::kPending;
     AddFileOp(ctx, plan::BackendId::kCmdline, plan::kCmdlineTokensState, change.state,
               "what rocmtune added, so it removes only that", plan);
-  }
-
-  // The trial entry is a copy of Pop_OS-current.conf booted once through LoaderEntryOneShot, as
-  // on any systemd-boot: kernelstub writes only <OS>-current.conf and <OS>-oldkern.conf (and
-  // loader.conf when it is missing), never another entry, so the copy stays; its `linux` path is
-  // the one kernelstub keeps current. The stored change is then made with kernelstub -a.
-  std::optional<std::string> RefuseTrial(const BootContext& ctx) const override { return RefuseSdBootTrial(ctx); }
-  void PlanTrial(const BootContext& ctx, const TrialBoot& trial, plan::Plan& plan) const override {
-    PlanSdBootTrial(ctx, trial, plan);
-  }
-  void PlanTrialCleanup(const BootContext& ctx, plan::Plan& plan) const override { PlanSdBootTrialCleanup(ctx, plan); }
-  std::optional<Result<std::string>> TrialEntry(const sys::Root& root, std::string_view path,
-                                                const TrialBoot& trial) const override {
-    return SdBootTrialEntryAt(root, path, trial);
   }
 };
 

@@ -11,17 +11,10 @@
 namespace rocmtune::boot {
 namespace {
 
-std::string Underscored(std::string_view key) {
-  std::string out(key);
-  for (char& c : out)
-    if (c == '-') c = '_';
-  return out;
-}
-
 // What the helper's CheckAddedToken asks of a token it writes: a known option, a valid value.
 bool Writable(const BootContext& ctx, std::string_view token) {
   if (!ValidateToken(token)) return false;
-  std::string key = Underscored(TokenKey(token));
+  std::string key = UnderscoredKey(TokenKey(token));
   size_t eq = token.find('=');
   std::string_view value = eq == std::string_view::npos ? std::string_view() : token.substr(eq + 1);
   size_t dot = key.find('.');

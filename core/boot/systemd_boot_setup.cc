@@ -12,7 +12,7 @@ namespace rocmtune::boot {
 namespace {
 
 // systemd-boot and UKIs: kernel-install builds every entry from /etc/kernel/cmdline.
-class KernelInstallSetup final : public Setup {
+class KernelInstallSetup final : public SdBootTrialSetup {
  public:
   detect::BootKind Kind() const override { return detect::BootKind::kSystemdBoot; }
   bool ReadsEsp() const override { return true; }
@@ -32,15 +32,6 @@ class KernelInstallSetup final : public Setup {
     AddState(ctx, change, plan);
     AddRegen(plan, plan::Regenerator::kKernelInstall, {"add-all"},
              "boot entries / UKIs carry the command line and are rebuilt from /etc/kernel/cmdline");
-  }
-  std::optional<std::string> RefuseTrial(const BootContext& ctx) const override { return RefuseSdBootTrial(ctx); }
-  void PlanTrial(const BootContext& ctx, const TrialBoot& trial, plan::Plan& plan) const override {
-    PlanSdBootTrial(ctx, trial, plan);
-  }
-  void PlanTrialCleanup(const BootContext& ctx, plan::Plan& plan) const override { PlanSdBootTrialCleanup(ctx, plan); }
-  std::optional<Result<std::string>> TrialEntry(const sys::Root& root, std::string_view path,
-                                                const TrialBoot& trial) const override {
-    return SdBootTrialEntryAt(root, path, trial);
   }
 };
 

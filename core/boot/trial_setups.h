@@ -57,6 +57,21 @@ std::optional<Result<std::string>> GrubBlsTrialEntryAt(const sys::Root& root, st
 std::optional<Result<std::string>> SdBootTrialEntryAt(const sys::Root& root, std::string_view path,
                                                       const TrialBoot& trial);
 
+// A setup whose trial boot is systemd-boot's one-shot entry (systemd-boot, and kernelstub, which
+// writes systemd-boot's entries): the four trial hooks, written once.
+class SdBootTrialSetup : public Setup {
+ public:
+  std::optional<std::string> RefuseTrial(const BootContext& ctx) const override { return RefuseSdBootTrial(ctx); }
+  void PlanTrial(const BootContext& ctx, const TrialBoot& trial, plan::Plan& plan) const override {
+    PlanSdBootTrial(ctx, trial, plan);
+  }
+  void PlanTrialCleanup(const BootContext& ctx, plan::Plan& plan) const override { PlanSdBootTrialCleanup(ctx, plan); }
+  std::optional<Result<std::string>> TrialEntry(const sys::Root& root, std::string_view path,
+                                                const TrialBoot& trial) const override {
+    return SdBootTrialEntryAt(root, path, trial);
+  }
+};
+
 // Shared by the setups (setups.cc) and their trials (trial_grub.cc, trial_bls.cc): a
 // write (or, `after` nullopt, a removal) of `path` by `backend`, nothing when the file already is
 // `after`; and a run of a regenerator row's program with `args` (a regeneration or a one-shot switch).
