@@ -2,10 +2,13 @@
 """Writes cockpit/patternfly.css: the parts of PatternFly 4 the Cockpit page uses, from the npm
 package's tarball (a maintainer runs this by hand; nothing is built or downloaded at build time).
 
-  npm pack @patternfly/patternfly@4.224.2      # the PatternFly 4 line Cockpit 287 builds its pages with
-  /usr/bin/python3 scripts/vendor-patternfly.py patternfly-patternfly-4.224.2.tgz
+  npm pack @patternfly/patternfly@4.224.4      # the version Cockpit 287 builds its pages with
+  /usr/bin/python3 scripts/vendor-patternfly.py patternfly-patternfly-4.224.4.tgz
 
-Cockpit 287 (Debian 12) serves no shared PatternFly stylesheet: /usr/share/cockpit/base1 holds
+4.224.4 is the version Cockpit 287 (Debian 12) builds with: its package.json at tag 287 pins
+"@patternfly/patternfly": "4.224.4" (cockpit-project/cockpit, commit 96ecd6dc, 2023-03-06).
+
+Cockpit 287 serves no shared PatternFly stylesheet: /usr/share/cockpit/base1 holds
 cockpit.js and translations only, and each of Cockpit's own pages (users, systemd, ...) bundles the
 PatternFly it uses into its own CSS. So the page carries one too: patternfly-base.css (the tokens
 and the reset) and the components the page uses, unchanged, but for the @font-face rules: the Red
