@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <span>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -84,6 +86,27 @@ int UsageError(CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   return kExitUsage;
 }
 
+// The verb the command line names: its first word that is neither an option nor --root's value.
+// Only that verb is declared to CLI11: declaring all of them (with their options and help) was
+// about a quarter of a verb's instructions at start, and check-compute runs before every training
+// script. Without one (no verb, a word that is none, or --help/--version before it) every verb is
+// declared, for the help and the error that lists them.
+const Verb* NamedVerb(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word == "--" || word == "--help" || word == "-h" || word == "--version") return nullptr;
+    if (word == "--root") {
+      ++i;
+      continue;
+    }
+    if (word.starts_with('-')) continue;
+    for (const Verb& verb : Verbs())
+      if (verb.name == word) return &verb;
+    return nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 namespace {
@@ -101,7 +124,9 @@ int Run(int argc, char** argv) {
   app.add_flag("--json", ctx.json, "Print one JSON document on stdout, nothing else");
   app.add_flag("--no-ask-password", ctx.no_ask_password, "Do not ask for authentication interactively");
   Args args;
-  for (const Verb& verb : Verbs()) AddVerb(app, verb, ctx, args);
+  const Verb* named = NamedVerb(argc, argv);
+  std::span<const Verb> declared = named ? std::span<const Verb>(named, 1) : Verbs();
+  for (const Verb& verb : declared) AddVerb(app, verb, ctx, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -111,7 +136,7 @@ int Run(int argc, char** argv) {
   ctx.root_given = app.count("--root") > 0;
   EscapedOutput escaped(!ctx.json);
   const rocmtune::detect::PowerProfilesRequest one_ppd_answer;  // the verb is one request
-  for (const Verb& verb : Verbs())
+  for (const Verb& verb : declared)
     if (app.got_subcommand(std::string(verb.name))) return verb.run(ctx, args);
   return kExitUsage;
 }
