@@ -10,6 +10,7 @@
 #include "detect/drm_cards.h"
 #include "detect/finding_ids.h"
 #include "detect/identify.h"
+#include "detect/kfd_io_links.h"
 #include "detect/kfd_topology.h"
 #include "detect/libdrm_probe.h"
 #include "detect/pci_gpus.h"
@@ -207,6 +208,7 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
   GroupPartitions(inv.gpus, unique_by_node);
   if (options.use_libdrm && root.IsLive()) EnrichWithLibdrm(inv.gpus);
   ApplyIommuGroups(root, inv.gpus, inv.system.iommu);
+  ReadCpuLinkAtomics(root, inv.gpus);
   ReportIdentityGaps(inv.gpus, root.IsDirectory("sys/class/kfd/kfd/topology/nodes"), inv.findings);
   std::vector<std::string> amdgpu_ids;
   for (const Gpu& gpu : inv.gpus) amdgpu_ids.insert(amdgpu_ids.end(), {gpu.id, gpu.physical_id});

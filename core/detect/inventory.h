@@ -38,6 +38,9 @@ struct Gpu {
   std::string physical_id;
   std::string identified_by;              // "kfd", "ip_discovery", "pci_table", "none"
   std::optional<std::string> device_dir;  // root-relative sysfs device dir, when there is a DRM card
+  // Not in the JSON contract. Discrete GPUs with a KFD node: whether KFD flags the GPU's link to
+  // the CPU NO_ATOMICS (detect/kfd_io_links.h); nullopt: not read, or no link to the CPU found.
+  std::optional<bool> cpu_link_no_atomics;
 };
 
 struct Inventory {

@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <limits>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -18,8 +16,6 @@ namespace rocmtune::diagnose {
 namespace {
 
 using detect::Severity;
-using text::ParseKeySpaceValue;
-using text::ParseU64;
 using text::SplitLines;
 
 Finding Make(std::string id, Severity severity, std::string subject, std::string what, std::string why, std::string fix,
@@ -30,48 +26,17 @@ Finding Make(std::string id, Severity severity, std::string subject, std::string
 
 bool IsDgpu(const detect::Gpu& g) { return g.apu && !*g.apu; }
 
-// KFD io_link flags (kfd_crat.h): bit 2 NO_ATOMICS_32_BIT, bit 3 NO_ATOMICS_64_BIT, from the
-// link's PCIe DEVCAP2; readable by any user, unlike the config space.
-// The links are read in the kernel's order up to the first one that leads to a node that is not
-// a GPU (the CPU): that is the link the finding is about, and a GPU's PCIe links carry the same
-// flags (kfd_topology.c kfd_set_iolink_no_atomics sets them from the GPU's pci_atomic_requested;
-// XGMI links never have them). KFD's virtual CRAT lists the CPU link first (so do the captures),
-// so a GPU costs one read instead of one per link. The directory is not listed either:
-// kfd_topology.c kfd_build_sysfs_node_entry names a node's links "0", "1", ... in the order of
-// its io_link_props list, so link n exists only when 0..n-1 do, and the first missing one ends
-// the walk (listing io_links cost 63 entries per partition, 4,000 per Describe of a 64-partition
-// MI300X). A link directory without a readable properties file (a damaged capture) is skipped.
-void CheckAtomics(const sys::Root& root, const detect::Gpu& g, const std::set<int>& gpu_nodes,
-                  std::vector<Finding>& out) {
-  if (!g.kfd_node || !IsDgpu(g)) return;
-  const std::string links = fmt::format("sys/class/kfd/kfd/topology/nodes/{}/io_links", *g.kfd_node);
-  // A node has at most one link to each other node: more than this many is not KFD's tree.
-  constexpr uint64_t kMaxLinks = 4096;
-  for (uint64_t n = 0; n < kMaxLinks; ++n) {
-    auto props = root.ReadFile(fmt::format("{}/{}/properties", links, n));
-    if (!props) {
-      if (!root.Exists(fmt::format("{}/{}", links, n))) return;
-      continue;
-    }
-    auto kv = ParseKeySpaceValue(*props);
-    auto it = kv.find("flags");
-    auto flags = it == kv.end() ? std::nullopt : ParseU64(it->second);
-    if (flags && (*flags & 0xC)) {
-      out.push_back(Make(FindingName(FindingId::kPcieNoAtomics), Severity::kInfo, g.id,
-                         "The GPU's PCIe link to the CPU has no 32/64-bit AtomicOps",
-                         "KFD marks the link NO_ATOMICS; ROCm runs without them only where the GPU's firmware "
-                         "copes (Navi 1x/2x with new MEC firmware, GFX9, GFX11 and newer)",
-                         "If ROCm programs fail, put the GPU in a slot wired to the CPU",
-                         "linux drivers/gpu/drm/amd/amdkfd/kfd_crat.h (CRAT_IOLINK_FLAGS_NO_ATOMICS_*); ROCm docs "
-                         "conceptual/pcie-atomics.rst"));
-      return;
-    }
-    auto to_it = kv.find("node_to");
-    auto to = to_it == kv.end() ? std::nullopt : ParseU64(to_it->second);
-    if (to && *to <= static_cast<uint64_t>(std::numeric_limits<int>::max()) &&
-        !gpu_nodes.contains(static_cast<int>(*to)))
-      return;  // the link to the CPU, without the flags
-  }
+// The GPU's KFD link to the CPU without 32/64-bit AtomicOps, as detection read its io_link flags
+// (detect/kfd_io_links.h; rocmtuned reads them once per inventory, not per Describe).
+void CheckAtomics(const detect::Gpu& g, std::vector<Finding>& out) {
+  if (!IsDgpu(g) || !g.cpu_link_no_atomics.value_or(false)) return;
+  out.push_back(Make(FindingName(FindingId::kPcieNoAtomics), Severity::kInfo, g.id,
+                     "The GPU's PCIe link to the CPU has no 32/64-bit AtomicOps",
+                     "KFD marks the link NO_ATOMICS; ROCm runs without them only where the GPU's firmware "
+                     "copes (Navi 1x/2x with new MEC firmware, GFX9, GFX11 and newer)",
+                     "If ROCm programs fail, put the GPU in a slot wired to the CPU",
+                     "linux drivers/gpu/drm/amd/amdkfd/kfd_crat.h (CRAT_IOLINK_FLAGS_NO_ATOMICS_*); ROCm docs "
+                     "conceptual/pcie-atomics.rst"));
 }
 
 void CheckBar(const detect::Gpu& g, std::vector<Finding>& out) {
@@ -169,11 +134,8 @@ void CheckReboot(const sys::Root& root, std::vector<Finding>& out) {
 
 std::vector<Finding> MachineChecks(const sys::Root& root, const detect::Inventory& inventory, bool caller) {
   std::vector<Finding> out;
-  std::set<int> gpu_nodes;
-  for (const detect::Gpu& g : inventory.gpus)
-    if (g.kfd_node) gpu_nodes.insert(*g.kfd_node);
   for (const detect::Gpu& g : inventory.gpus) {
-    CheckAtomics(root, g, gpu_nodes, out);
+    CheckAtomics(g, out);
     CheckBar(g, out);
   }
   CheckIommu(inventory, out);

@@ -7,6 +7,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -22,9 +23,9 @@ namespace {
 // Reads of files in the directories watched, by "dir/name", while it lives.
 class OpenCounter {
  public:
-  OpenCounter(const rocmtune::testing::WorldCopy& w, std::initializer_list<std::string_view> dirs)
+  OpenCounter(const rocmtune::testing::WorldCopy& w, const std::vector<std::string>& dirs)
       : fd_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
-    for (std::string_view d : dirs) {
+    for (const std::string& d : dirs) {
       int wd = inotify_add_watch(fd_, w.Path(d).c_str(), IN_ACCESS);
       EXPECT_GE(wd, 0) << d;
       names_[wd] = std::string(d);
@@ -98,6 +99,31 @@ TEST(FactsTest, OneAssessmentReadsTheMemoryLimitsOnceForEveryGpu) {
     EXPECT_EQ(m.ttm_module, "ttm");
     EXPECT_TRUE(m.system_limit_bytes.has_value());
   }
+}
+
+// The GPUs' links to the CPU are read at detection, which rocmtuned keeps: an assessment (a
+// Describe) reads no io_links. It read one per partition of a 64-partition MI300X before.
+TEST(FactsTest, AnAssessmentReadsNoIoLinks) {
+  rocmtune::testing::WorldCopy w("mi300x-cpx");
+  auto root = sys::Root::Open(w.root());
+  ASSERT_TRUE(root);
+  std::vector<std::string> links;
+  for (const auto& node : std::filesystem::directory_iterator(w.Path("sys/class/kfd/kfd/topology/nodes")))
+    if (std::filesystem::exists(node.path() / "io_links/0"))
+      links.push_back("sys/class/kfd/kfd/topology/nodes/" + node.path().filename().string() + "/io_links/0");
+  ASSERT_GT(links.size(), 60u);
+  OpenCounter detection(w, links);
+  detect::Inventory inventory = detect::Detect(*root, {.use_libdrm = false});
+  ASSERT_GT(inventory.gpus.size(), 60u);
+  // Detection reads them (the counter can see the reads it is there to see).
+  EXPECT_GE(detection.Counts().size(), inventory.gpus.size());
+  for (const detect::Gpu& g : inventory.gpus) EXPECT_EQ(g.cpu_link_no_atomics, std::optional<bool>(false)) << g.id;
+  OpenCounter assessment(w, links);
+  AssessOptions options;
+  options.live_facts = false;
+  auto a = Assess(*root, inventory, options);
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(assessment.Counts().empty());
 }
 
 }  // namespace

@@ -1,8 +1,13 @@
-// doctor's machine check of PCIe atomics: the flags of the GPU's KFD io_link to the CPU, read in
-// the kernel's order up to that link (core/diagnose/machine_checks.cc CheckAtomics).
+// doctor's machine check of PCIe atomics: the flags of the GPU's KFD io_link to the CPU, read at
+// detection in the kernel's order up to that link (core/detect/kfd_io_links.cc), reported by
+// core/diagnose/machine_checks.cc CheckAtomics.
+#include <filesystem>
+#include <optional>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "detect/kfd_io_links.h"
 #include "diagnose/checks.h"
 #include "test_tree.h"
 
@@ -33,8 +38,10 @@ class AtomicsCheckTest : public ::testing::Test {
       g.kfd_node = node;
       inv.gpus.push_back(g);
     }
+    auto root = sys::Root::Open(tree_.path());
+    detect::ReadCpuLinkAtomics(*root, inv.gpus);
     std::vector<std::string> subjects;
-    for (const Finding& f : MachineChecks(*sys::Root::Open(tree_.path()), inv, false))
+    for (const Finding& f : MachineChecks(*root, inv, false))
       if (f.id == "pcie.no-atomics") subjects.push_back(f.subject);
     return subjects;
   }
@@ -88,6 +95,40 @@ TEST_F(AtomicsCheckTest, AnUnreadableLinkIsSkipped) {
 TEST_F(AtomicsCheckTest, ALinkAfterAMissingOneIsNotRead) {
   Link(1, 2, kCpuNode, 0xC);
   EXPECT_TRUE(Atomics().empty());
+}
+
+// The check reads no file: what it reports is what detection read (rocmtuned keeps its inventory,
+// so a Describe reads no io_links).
+TEST_F(AtomicsCheckTest, TheCheckReadsWhatDetectionRead) {
+  Link(0, 2, kCpuNode, 0x1 | 0x4 | 0x8);
+  detect::Inventory inv;
+  detect::Gpu g;
+  g.id = "0000:01:00.0";
+  g.apu = false;
+  g.kfd_node = kGpuNode;
+  inv.gpus.push_back(g);
+  auto root = sys::Root::Open(tree_.path());
+  // Not read at detection: nothing is reported, though the file says so.
+  for (const Finding& f : MachineChecks(*root, inv, false)) EXPECT_NE(f.id, "pcie.no-atomics");
+  // Detection's answer, with the file gone: reported.
+  detect::ReadCpuLinkAtomics(*root, inv.gpus);
+  ASSERT_EQ(inv.gpus[0].cpu_link_no_atomics, std::optional<bool>(true));
+  std::filesystem::remove_all(tree_.Path(fmt::format("sys/class/kfd/kfd/topology/nodes/{}/io_links", kGpuNode)));
+  int reported = 0;
+  for (const Finding& f : MachineChecks(*root, inv, false)) reported += f.id == "pcie.no-atomics";
+  EXPECT_EQ(reported, 1);
+}
+
+// An APU's links are not read: its memory is the CPU's, there is no PCIe link to speak of.
+TEST_F(AtomicsCheckTest, AnApusLinksAreNotRead) {
+  Link(0, 2, kCpuNode, 0x1 | 0x4 | 0x8);
+  detect::Gpu g;
+  g.id = "0000:01:00.0";
+  g.apu = true;
+  g.kfd_node = kGpuNode;
+  std::vector<detect::Gpu> gpus{g};
+  detect::ReadCpuLinkAtomics(*sys::Root::Open(tree_.path()), gpus);
+  EXPECT_FALSE(gpus[0].cpu_link_no_atomics.has_value());
 }
 
 }  // namespace
