@@ -47,7 +47,7 @@ std::string GpuList(const std::vector<detect::Gpu>& gpus) {
 std::string NoGpuReason(const detect::Inventory& inventory) {
   std::vector<std::string> seen;
   for (const detect::Finding& f : inventory.findings)
-    if (f.id.starts_with("gpu.")) seen.push_back(f.message);
+    if (f.id.starts_with("gpu.")) seen.push_back(f.what);
   std::string reason = "no AMD GPU driven by amdgpu was found";
   if (!seen.empty()) reason += fmt::format(" ({})", fmt::join(seen, "; "));
   return reason;

@@ -17,12 +17,6 @@ using json = nlohmann::ordered_json;
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-std::string Sources(const std::vector<std::string>& sources) {
-  std::string out;
-  for (const std::string& s : sources) out += (out.empty() ? "" : "; ") + s;
-  return out;
-}
-
 json FindingJson(const diagnose::Finding& f) {
   json doc = FindingHeadJson(f);
   doc["message"] = f.what;
@@ -30,7 +24,7 @@ json FindingJson(const diagnose::Finding& f) {
   doc["line"] = f.line > 0 ? json(f.line) : json(nullptr);
   doc["places"] = PlacesJson(f);
   doc["hint"] = OrNull(f.fix.text);
-  doc["source"] = OrNull(Sources(f.sources));
+  doc["source"] = OrNull(detect::SourceText(f));
   return doc;
 }
 
