@@ -93,8 +93,8 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workl
 ComputeGpu ComputeGpuOf(const diagnose::Assessment& assessment, const detect::Gpu& gpu, std::string_view workload) {
   diagnose::Verdict v = diagnose::VerdictFor(assessment, gpu, workload);
   ComputeGpu out{gpu, v.state, v.visible, v.hip_index, {}, {}};
-  for (const diagnose::Finding* f : v.reasons) out.reasons.push_back({diagnose::EffectName(f->effect), *f});
-  for (const diagnose::Finding* f : v.notes) out.notes.push_back({diagnose::EffectName(f->effect), *f});
+  for (const detect::Finding* f : v.reasons) out.reasons.push_back({detect::EffectName(f->effect), *f});
+  for (const detect::Finding* f : v.notes) out.notes.push_back({detect::EffectName(f->effect), *f});
   return out;
 }
 
