@@ -223,8 +223,8 @@ Result<ChangeReport> Apply(const sys::Root& root, const std::string& name, const
     if (!f.file.empty() && !warned(f))
       plan.notes.push_back({f.subject,
                             fmt::format("/{}:{} still sets {}: {}; rocmtune does not edit it ({})", f.file, f.line,
-                                        f.subject, f.message, f.hint),
-                            f.source});
+                                        f.subject, f.what, f.fix.text),
+                            detect::SourceText(f)});
   report.skipped = desired->skipped;
   const journal::Transaction* active = journal::ActiveApply(system->journal);
   plan.record_if_empty = !active || active->intent.profile != name || active->intent.with != with;

@@ -47,7 +47,7 @@ std::string GpuList(const std::vector<detect::Gpu>& gpus) {
 std::string NoGpuReason(const detect::Inventory& inventory) {
   std::vector<std::string> seen;
   for (const detect::Finding& f : inventory.findings)
-    if (f.id.starts_with("gpu.")) seen.push_back(f.message);
+    if (f.id.starts_with("gpu.")) seen.push_back(f.what);
   std::string reason = "no AMD GPU driven by amdgpu was found";
   if (!seen.empty()) reason += fmt::format(" ({})", fmt::join(seen, "; "));
   return reason;
@@ -93,8 +93,8 @@ Result<ComputeReport> CheckCompute(const sys::Root& root, std::string_view workl
 ComputeGpu ComputeGpuOf(const diagnose::Assessment& assessment, const detect::Gpu& gpu, std::string_view workload) {
   diagnose::Verdict v = diagnose::VerdictFor(assessment, gpu, workload);
   ComputeGpu out{gpu, v.state, v.visible, v.hip_index, {}, {}};
-  for (const diagnose::Finding* f : v.reasons) out.reasons.push_back({diagnose::EffectName(f->effect), *f});
-  for (const diagnose::Finding* f : v.notes) out.notes.push_back({diagnose::EffectName(f->effect), *f});
+  for (const detect::Finding* f : v.reasons) out.reasons.push_back({detect::EffectName(f->effect), *f});
+  for (const detect::Finding* f : v.notes) out.notes.push_back({detect::EffectName(f->effect), *f});
   return out;
 }
 

@@ -24,7 +24,7 @@
 namespace rocmtune::api {
 
 struct ComputeReason {
-  std::string_view outcome;  // diagnose::EffectName: "crash", "no-gpu", "limits", "unsupported", "unknown", "none"
+  std::string_view outcome;  // detect::EffectName: "crash", "no-gpu", "limits", "unsupported", "unknown", "none"
   DoctorFinding finding;     // as doctor reports it
 };
 

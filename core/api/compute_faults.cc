@@ -56,10 +56,10 @@ void AddFaultNotes(const sys::Root& root, diagnose::Assessment& assessment, Comp
       if (r.gpu == g.gpu.id && ThisBoot(*found, r) && r.realtime_usec >= since) mine.push_back(&r);
     if (mine.empty()) continue;
     const faults::FaultRecord& last = *mine.back();
-    const diagnose::Finding* cause = faults::LikelyCause(last);
+    const detect::Finding* cause = faults::LikelyCause(last);
     bool confirms = false;
     for (const ComputeReason& reason : g.reasons) confirms = confirms || (cause && reason.finding.id == cause->id);
-    diagnose::Finding f = diagnose::MakeFinding(
+    detect::Finding f = diagnose::MakeFinding(
         diagnose::FindingName(diagnose::FindingId::kFaultThisBoot),
         confirms ? diagnose::Severity::kWarning : diagnose::Severity::kInfo, g.gpu.id,
         fmt::format("This GPU faulted {} time{} in this boot under the current configuration; last: {} hit {} at {}",
@@ -75,12 +75,12 @@ void AddFaultNotes(const sys::Root& root, diagnose::Assessment& assessment, Comp
                                 : std::string("No known issue explains it")),
         "rocmtunectl faults --boot 0");
     f.gpu = g.gpu.id;
-    f.kind = diagnose::Kind::kLog;
+    f.kind = detect::Kind::kLog;
     for (const faults::FaultRecord* r : mine)
       f.evidence.push_back(fmt::format("{}: {} {}{}", FaultTimeText(r->realtime_usec), Who(*r),
                                        faults::FaultKindName(r->kind),
                                        faults::LikelyCause(*r) ? " (" + faults::LikelyCause(*r)->id + ")" : ""));
-    g.notes.push_back({diagnose::EffectName(f.effect), std::move(f)});
+    g.notes.push_back({detect::EffectName(f.effect), std::move(f)});
   }
 }
 

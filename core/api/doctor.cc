@@ -18,8 +18,8 @@ using json = nlohmann::ordered_json;
 json FindingHeadJson(const DoctorFinding& f) {
   return {{"id", f.id},
           {"severity", detect::SeverityName(f.severity)},
-          {"kind", diagnose::KindName(f.kind)},
-          {"effect", diagnose::EffectName(f.effect)},
+          {"kind", detect::KindName(f.kind)},
+          {"effect", detect::EffectName(f.effect)},
           {"gpu", StringOrNull(f.gpu)},
           {"subject", StringOrNull(f.subject)}};
 }
@@ -41,7 +41,7 @@ json DoctorFindingJson(const DoctorFinding& f) {
 
 json PlacesJson(const DoctorFinding& f) {
   json out = json::array();
-  for (const diagnose::Place& p : f.places)
+  for (const detect::Place& p : f.places)
     out.push_back({{"file", p.file}, {"line", p.line > 0 ? json(p.line) : json(nullptr)}});
   return out;
 }

@@ -17,8 +17,8 @@
 
 namespace rocmtune::api {
 
-using DoctorFix = diagnose::Fix;
-using DoctorFinding = diagnose::Finding;
+using DoctorFix = detect::Fix;
+using DoctorFinding = detect::Finding;
 
 struct DoctorReport {
   std::vector<detect::Gpu> gpus;

@@ -159,7 +159,7 @@ Result<ExportReport> Export(const sys::Root& root, const detect::Inventory& inve
   }
   for (const knobs::KnobState& k : a.knobs) report.reboot_pending |= k.pending_reboot;
   for (const std::string& s : ExportSeverities()) report.findings[s] = 0;
-  for (const diagnose::Finding& f : a.findings) ++report.findings[std::string(detect::SeverityName(f.severity))];
+  for (const detect::Finding& f : a.findings) ++report.findings[std::string(detect::SeverityName(f.severity))];
 
   AddJournal(root, inventory, report);
   auto trial = ReadTrial(root);
@@ -188,11 +188,11 @@ json ExportJson(const ExportReport& report) {
   json safe = json::object();
   for (const std::string& w : ExportWorkloads()) safe[w] = report.safe.at(w);
   json findings = json::array();
-  for (const diagnose::Finding& f : a.findings)
+  for (const detect::Finding& f : a.findings)
     findings.push_back({{"id", f.id},
                         {"severity", detect::SeverityName(f.severity)},
                         {"gpu", NullIfEmpty(f.gpu)},
-                        {"effect", diagnose::EffectName(f.effect)}});
+                        {"effect", detect::EffectName(f.effect)}});
   json counts = json::object();
   for (const std::string& s : ExportSeverities()) counts[s] = report.findings.at(s);
   json doc = {

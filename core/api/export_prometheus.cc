@@ -162,7 +162,7 @@ std::string PrometheusText(const ExportReport& report) {
     e.Gauge("rocmtune_findings", "Findings of status and doctor, by severity", {{"severity", s}},
             report.findings.at(s));
   std::map<std::tuple<std::string, std::string, std::string>, uint64_t> by_id;
-  for (const diagnose::Finding& f : a.findings) ++by_id[{f.id, std::string(detect::SeverityName(f.severity)), f.gpu}];
+  for (const detect::Finding& f : a.findings) ++by_id[{f.id, std::string(detect::SeverityName(f.severity)), f.gpu}];
   for (const auto& [key, n] : by_id)
     e.Gauge("rocmtune_finding", "Findings by id, severity and the GPU they concern (empty: the machine)",
             {{"id", std::get<0>(key)}, {"severity", std::get<1>(key)}, {"gpu", std::get<2>(key)}}, n);

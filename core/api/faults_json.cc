@@ -47,8 +47,8 @@ json FaultRecordJson(const faults::FaultRecord& r) {
                    {"file", StringOrNull(s.file)},
                    {"line", s.line > 0 ? json(s.line) : json(nullptr)}});
   json causes = json::array();
-  for (const diagnose::Finding& f : r.causes) causes.push_back(DoctorFindingJson(f));
-  const diagnose::Finding* cause = faults::LikelyCause(r);
+  for (const detect::Finding& f : r.causes) causes.push_back(DoctorFindingJson(f));
+  const detect::Finding* cause = faults::LikelyCause(r);
   return {{"kind", faults::FaultKindName(r.kind)},
           {"description", faults::FaultKindDescription(r.kind)},
           {"time", FaultTimeText(r.realtime_usec)},

@@ -40,7 +40,7 @@ void PlanSetting(const knobs::KnobContext& ctx, const knobs::RuntimeSetting& r, 
   if (!written) return;
   for (plan::Message& w : one.warnings) {
     bool writer = std::any_of(ctx.inventory.findings.begin(), ctx.inventory.findings.end(), [&](const auto& f) {
-      return f.id.starts_with("writer.") && w.message.find(f.message) != std::string::npos;
+      return f.id.starts_with("writer.") && w.message.find(f.what) != std::string::npos;
     });
     bool known = std::any_of(plan.warnings.begin(), plan.warnings.end(),
                              [&](const plan::Message& m) { return m.message == w.message; });

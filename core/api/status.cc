@@ -17,20 +17,14 @@ using json = nlohmann::ordered_json;
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-std::string Sources(const std::vector<std::string>& sources) {
-  std::string out;
-  for (const std::string& s : sources) out += (out.empty() ? "" : "; ") + s;
-  return out;
-}
-
-json FindingJson(const diagnose::Finding& f) {
+json FindingJson(const detect::Finding& f) {
   json doc = FindingHeadJson(f);
   doc["message"] = f.what;
   doc["file"] = OrNull(f.file);
   doc["line"] = f.line > 0 ? json(f.line) : json(nullptr);
   doc["places"] = PlacesJson(f);
   doc["hint"] = OrNull(f.fix.text);
-  doc["source"] = OrNull(Sources(f.sources));
+  doc["source"] = OrNull(detect::SourceText(f));
   return doc;
 }
 
@@ -90,7 +84,7 @@ nlohmann::ordered_json StatusJson(const StatusReport& report) {
   json doc = StatusJson(report.inventory, report.knobs);
   doc["profile"] = OrNull(report.active_profile);
   json findings = json::array();
-  for (const diagnose::Finding& f : report.findings) findings.push_back(FindingJson(f));
+  for (const detect::Finding& f : report.findings) findings.push_back(FindingJson(f));
   doc["findings"] = std::move(findings);
   doc["program"] = ProgramJson(report.program);
   if (report.boot_image) doc["boot_image"] = BootImageJson(*report.boot_image);

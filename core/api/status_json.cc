@@ -68,15 +68,17 @@ json StatusJson(const detect::Inventory& inv) {
   json gpus = json::array();
   for (const detect::Gpu& g : inv.gpus) gpus.push_back(GpuJson(g));
   json findings = json::array();
-  for (const detect::Finding& f : inv.findings)
+  for (const detect::Finding& f : inv.findings) {
+    const std::string source = detect::SourceText(f);
     findings.push_back({{"id", f.id},
                         {"severity", detect::SeverityName(f.severity)},
                         {"subject", f.subject.empty() ? json(nullptr) : json(f.subject)},
-                        {"message", f.message},
+                        {"message", f.what},
                         {"file", f.file.empty() ? json(nullptr) : json(f.file)},
                         {"line", f.line > 0 ? json(f.line) : json(nullptr)},
-                        {"hint", f.hint.empty() ? json(nullptr) : json(f.hint)},
-                        {"source", f.source.empty() ? json(nullptr) : json(f.source)}});
+                        {"hint", f.fix.text.empty() ? json(nullptr) : json(f.fix.text)},
+                        {"source", source.empty() ? json(nullptr) : json(source)}});
+  }
   return json{
       {"schema", kStatusSchema},         {"system", SystemJson(inv.system)},
       {"gpus", std::move(gpus)},         {"profile", nullptr},

@@ -156,7 +156,7 @@ void JournalDifferences(const System& system, std::vector<Difference>& out) {
 // Files that decide what rocmtune reports but cannot be read: nothing about them is verified.
 void UnreadableDifferences(const System& system, std::vector<Difference>& out) {
   for (const detect::Finding& f : knobs::UnreadableFileFindings(system.Context()))
-    out.push_back({DifferenceKind::kUnreadable, f.subject, std::nullopt, std::nullopt, f.message});
+    out.push_back({DifferenceKind::kUnreadable, f.subject, std::nullopt, std::nullopt, f.what});
 }
 
 // The runtime attributes rocmtune keeps set (knobs/runtime_state.h): the driver puts its default
@@ -175,10 +175,10 @@ std::string OtherWriterOf(const System& system, std::string_view attribute, std:
       return fmt::format("power-profiles-daemon's amdgpu_dpm action writes {} ({})", value,
                          value == "low" ? "its power-saver profile" : "its balanced and performance profiles");
     if (f.id == detect::FindingName(FindingId::kWriterTuned) && f.severity == detect::Severity::kWarning &&
-        f.message.find(fmt::format("/{}={}", attribute, value)) != std::string::npos)
+        f.what.find(fmt::format("/{}={}", attribute, value)) != std::string::npos)
       return "tuned's active profile writes it ([sysfs])";
     if (f.id == detect::FindingName(FindingId::kWriterGameMode) && attribute == "power_dpm_force_performance_level" &&
-        f.message.find(fmt::format(" to {} while", value)) != std::string::npos)
+        f.what.find(fmt::format(" to {} while", value)) != std::string::npos)
       return "GameMode sets it while a game runs";
     if (f.id == detect::FindingName(FindingId::kWriterLact)) return "LACT's daemon (lactd) may have written it";
     if (f.id == detect::FindingName(FindingId::kWriterCoreCtrl)) return "CoreCtrl's helper may have written it";

@@ -27,60 +27,58 @@ bool BindingCmdlineHas(const SystemFacts& facts, std::string_view token) {
 }
 
 Finding UnboundFinding(const BindingDevice& d, const std::string& name, const SystemFacts& facts) {
-  Finding f{FindingName(FindingId::kGpuNotAmdgpu), Severity::kWarning, "", d.id};
+  Finding f{.id = FindingName(FindingId::kGpuNotAmdgpu), .severity = Severity::kWarning, .subject = d.id};
   if (!facts.amdgpu.loaded)
     if (std::optional<DriverCause> cause = DkmsSignatureCause(facts.secure_boot, facts.amdgpu_dkms)) {
       f.severity = Severity::kError;
-      f.message = fmt::format("{} has no driver: {}", name, cause->why);
-      f.hint = cause->fix;
-      f.source = cause->source;
+      f.what = fmt::format("{} has no driver: {}", name, cause->why);
+      f.fix.text = cause->fix;
+      f.sources = SourcesOf(cause->source);
       return f;
     }
-  f.source = std::string(kAmdgpuSource);
+  f.sources = {std::string(kAmdgpuSource)};
   // amdgpu_pci_probe refuses a display-class GPU when the command line has nomodeset
   // (drm_firmware_drivers_only()) and amdgpu.modeset is not 1.
   const bool display = !d.class_code || (*d.class_code >> 16) == 0x03;
   if (display && BindingCmdlineHas(facts, "nomodeset") && !BindingCmdlineHas(facts, "amdgpu.modeset=1")) {
-    f.message = fmt::format(
+    f.what = fmt::format(
         "{} has no driver: the kernel command line has nomodeset, which keeps amdgpu off display "
         "GPUs; ROCm programs cannot use it",
         name);
-    f.hint = "Remove nomodeset from the kernel command line (or add amdgpu.modeset=1) and reboot";
+    f.fix.text = "Remove nomodeset from the kernel command line (or add amdgpu.modeset=1) and reboot";
   } else if (!facts.amdgpu.loaded) {
-    f.message = fmt::format("{} has no driver and the amdgpu module is not loaded: ROCm programs cannot use it", name);
-    f.hint =
+    f.what = fmt::format("{} has no driver and the amdgpu module is not loaded: ROCm programs cannot use it", name);
+    f.fix.text =
         "sudo modprobe amdgpu, then read why it fails in dmesg: a blacklist in /etc/modprobe.d or "
         "modprobe.blacklist=amdgpu, missing firmware (linux-firmware), a module built for another kernel";
   } else {
-    f.message =
-        fmt::format("{} has no driver: amdgpu is loaded but did not take it; ROCm programs cannot use it", name);
-    f.hint = "dmesg | grep -i amdgpu says why: missing firmware, a failed init, a device this amdgpu does not know";
+    f.what = fmt::format("{} has no driver: amdgpu is loaded but did not take it; ROCm programs cannot use it", name);
+    f.fix.text = "dmesg | grep -i amdgpu says why: missing firmware, a failed init, a device this amdgpu does not know";
   }
   return f;
 }
 
 Finding BoundFinding(const BindingDevice& d, const std::string& name, const std::string& driver) {
   if (driver == "radeon")
-    return {FindingName(FindingId::kGpuNotAmdgpu),
-            Severity::kWarning,
-            fmt::format("{} is driven by radeon, not amdgpu: rocmtune does not manage it and ROCm programs cannot use "
-                        "it",
-                        name),
-            d.id,
-            "",
-            0,
-            "amdgpu takes a Southern Islands (HD 7000) or Sea Islands (R7/R9 200) GPU from radeon in a kernel built "
-            "with CONFIG_DRM_AMDGPU_SI / CONFIG_DRM_AMDGPU_CIK: amdgpu.si_support=1 radeon.si_support=0 (SI) or "
-            "amdgpu.cik_support=1 radeon.cik_support=0 (CIK) on the kernel command line; older GPUs have no amdgpu "
-            "support",
-            "linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c (si_support, cik_support); "
-            "drivers/gpu/drm/radeon/radeon_drv.c (si_support, cik_support)"};
+    return {.id = FindingName(FindingId::kGpuNotAmdgpu),
+            .severity = Severity::kWarning,
+            .subject = d.id,
+            .what = fmt::format("{} is driven by radeon, not amdgpu: rocmtune does not manage it and ROCm programs "
+                                "cannot use it",
+                                name),
+            .fix = {.text = "amdgpu takes a Southern Islands (HD 7000) or Sea Islands (R7/R9 200) GPU from radeon in "
+                            "a kernel built with CONFIG_DRM_AMDGPU_SI / CONFIG_DRM_AMDGPU_CIK: amdgpu.si_support=1 "
+                            "radeon.si_support=0 (SI) or amdgpu.cik_support=1 radeon.cik_support=0 (CIK) on the "
+                            "kernel command line; older GPUs have no amdgpu support"},
+            .sources = {"linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c (si_support, cik_support); "
+                        "drivers/gpu/drm/radeon/radeon_drv.c (si_support, cik_support)"}};
   // vfio-pci and the like hold a GPU for a virtual machine on purpose.
   const bool passthrough = driver == "vfio-pci" || driver == "pci-stub" || driver == "xen-pciback";
-  return {FindingName(FindingId::kGpuNotAmdgpu), Severity::kInfo,
-          fmt::format("{} is bound to {}{}; rocmtune manages amdgpu devices only", name, driver,
-                      passthrough ? " (held for a virtual machine)" : ""),
-          d.id};
+  return {.id = FindingName(FindingId::kGpuNotAmdgpu),
+          .severity = Severity::kInfo,
+          .subject = d.id,
+          .what = fmt::format("{} is bound to {}{}; rocmtune manages amdgpu devices only", name, driver,
+                              passthrough ? " (held for a virtual machine)" : "")};
 }
 
 }  // namespace

@@ -37,8 +37,10 @@ std::optional<std::string> ReadClean(const sys::Root& root, const DrmCard& card,
   auto content = root.ReadFile(card.device_dir + "/" + std::string(attr), 4096);
   if (!content) {
     if (content.error().code != ErrorCode::kNotFound)
-      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
-                          fmt::format("{}: {}", card.card, content.error().message), card.card});
+      findings.push_back({.id = FindingName(FindingId::kDetectReadError),
+                          .severity = Severity::kWarning,
+                          .subject = card.card,
+                          .what = fmt::format("{}: {}", card.card, content.error().message)});
     return std::nullopt;
   }
   std::string value = text::Clean(*content);
@@ -58,16 +60,19 @@ void ReadUevent(const sys::Root& root, DrmCard& card, std::vector<Finding>& find
   std::string path = card.device_dir + "/uevent";
   auto content = root.ReadFile(path, 16384);
   if (!content) {
-    findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
-                        fmt::format("{}: cannot identify the device: {}", card.card, content.error().message),
-                        card.card});
+    findings.push_back({.id = FindingName(FindingId::kDetectReadError),
+                        .severity = Severity::kWarning,
+                        .subject = card.card,
+                        .what = fmt::format("{}: cannot identify the device: {}", card.card, content.error().message)});
     return;
   }
   auto kv = text::ParseKeyEqualsValue(text::Clean(*content));
   if (kv.empty()) {
-    findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
-                        fmt::format("{}: {} is empty: cannot identify the device", card.card, root.Display(path)),
-                        card.card});
+    findings.push_back(
+        {.id = FindingName(FindingId::kDetectReadError),
+         .severity = Severity::kWarning,
+         .subject = card.card,
+         .what = fmt::format("{}: {} is empty: cannot identify the device", card.card, root.Display(path))});
     return;
   }
   if (auto it = kv.find("DRIVER"); it != kv.end() && !it->second.empty()) card.driver = it->second;
@@ -90,7 +95,9 @@ std::vector<DrmCard> ScanDrmCards(const sys::Root& root, std::vector<Finding>& f
   auto names = root.ListDir(kDrmClass);
   if (!names) {
     if (names.error().code != ErrorCode::kNotFound)
-      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning, names.error().message, ""});
+      findings.push_back({.id = FindingName(FindingId::kDetectReadError),
+                          .severity = Severity::kWarning,
+                          .what = names.error().message});
     return cards;
   }
   for (const std::string& name : *names) {
@@ -99,9 +106,11 @@ std::vector<DrmCard> ScanDrmCards(const sys::Root& root, std::vector<Finding>& f
     card.card = name;
     card.device_dir = fmt::format("{}/{}/device", kDrmClass, name);
     if (!root.IsDirectory(card.device_dir)) {
-      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
-                          fmt::format("{}: {} is not a readable directory", name, root.Display(card.device_dir)),
-                          name});
+      findings.push_back(
+          {.id = FindingName(FindingId::kDetectReadError),
+           .severity = Severity::kWarning,
+           .subject = name,
+           .what = fmt::format("{}: {} is not a readable directory", name, root.Display(card.device_dir))});
       continue;
     }
     ReadUevent(root, card, findings);

@@ -98,31 +98,40 @@ void ReportIdentityGaps(const std::vector<Gpu>& gpus, bool kfd, std::vector<Find
     const knowledge::GpuModel* model =
         gpu.device_id ? knowledge::GpuTable::Builtin().ByDeviceId(*gpu.device_id) : nullptr;
     if (!gpu.gfx_target && model && !model->gfx_target)
-      findings.push_back({FindingName(FindingId::kGpuNoRocmIsa), Severity::kWarning,
-                          fmt::format("{}: {} ({}) has no ROCm ISA: amdgpu offers no compute (KFD) for this "
-                                      "generation; rocmtune can only report it",
-                                      gpu.id, gpu.marketing_name, model->product),
-                          gpu.id});
+      findings.push_back({.id = FindingName(FindingId::kGpuNoRocmIsa),
+                          .severity = Severity::kWarning,
+                          .subject = gpu.id,
+                          .what = fmt::format("{}: {} ({}) has no ROCm ISA: amdgpu offers no compute (KFD) for this "
+                                              "generation; rocmtune can only report it",
+                                              gpu.id, gpu.marketing_name, model->product)});
     else if (!gpu.gfx_target)
-      findings.push_back({FindingName(FindingId::kGpuGfxTargetUnknown), Severity::kWarning,
-                          fmt::format("{}: the gfx target could not be determined (no KFD node, no ip_discovery, "
-                                      "device id not in rocmtune's table)",
-                                      gpu.id),
-                          gpu.id});
+      findings.push_back(
+          {.id = FindingName(FindingId::kGpuGfxTargetUnknown),
+           .severity = Severity::kWarning,
+           .subject = gpu.id,
+           .what = fmt::format("{}: the gfx target could not be determined (no KFD node, no ip_discovery, "
+                               "device id not in rocmtune's table)",
+                               gpu.id)});
     else if (!gpu.family)
-      findings.push_back({FindingName(FindingId::kGpuNotRocmFamily), Severity::kInfo,
-                          fmt::format("{}: {} is not a GPU family ROCm targets", gpu.id, *gpu.gfx_target), gpu.id});
+      findings.push_back({.id = FindingName(FindingId::kGpuNotRocmFamily),
+                          .severity = Severity::kInfo,
+                          .subject = gpu.id,
+                          .what = fmt::format("{}: {} is not a GPU family ROCm targets", gpu.id, *gpu.gfx_target)});
     // ROCm programs reach a GPU only through KFD (/dev/kfd and its topology): a GPU KFD does not
     // list is not usable by them, whatever amdgpu's DRM side shows (linux amdkfd kfd_topology.c).
     if (!gpu.kfd_node && gpu.card && gpu.gfx_target)
       findings.push_back(
-          {FindingName(FindingId::kGpuNoKfd), Severity::kError,
-           kfd ? fmt::format("{}: KFD's topology does not list this GPU: ROCm programs cannot use it", gpu.id)
-               : fmt::format("{}: there is no KFD (no /sys/class/kfd): ROCm programs cannot use any GPU", gpu.id),
-           gpu.id, "", 0,
-           kfd ? "Check dmesg for 'kfd' lines about this device (skipped device, PCI rejects atomics)"
-               : "Load amdgpu from a kernel built with CONFIG_HSA_AMD=y (Debian's, Ubuntu's and Fedora's are)",
-           "linux drivers/gpu/drm/amd/amdkfd/kfd_topology.c; drivers/gpu/drm/amd/amdkfd/Kconfig (HSA_AMD)"});
+          {.id = FindingName(FindingId::kGpuNoKfd),
+           .severity = Severity::kError,
+           .subject = gpu.id,
+           .what =
+               kfd ? fmt::format("{}: KFD's topology does not list this GPU: ROCm programs cannot use it", gpu.id)
+                   : fmt::format("{}: there is no KFD (no /sys/class/kfd): ROCm programs cannot use any GPU", gpu.id),
+           .fix = {.text = kfd ? "Check dmesg for 'kfd' lines about this device (skipped device, PCI rejects atomics)"
+                               : "Load amdgpu from a kernel built with CONFIG_HSA_AMD=y (Debian's, Ubuntu's and "
+                                 "Fedora's are)"},
+           .sources = {
+               "linux drivers/gpu/drm/amd/amdkfd/kfd_topology.c; drivers/gpu/drm/amd/amdkfd/Kconfig (HSA_AMD)"}});
   }
   // Each says what one GPU does (programs cannot run on it) except the family note.
   for (size_t i = first; i < findings.size(); ++i)
@@ -183,11 +192,13 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
     }
     const KfdNode* match = MatchNode(card, nodes, node_used);
     if (match && match->device_id && card.device_id && *match->device_id != *card.device_id)
-      inv.findings.push_back({FindingName(FindingId::kDetectIdMismatch), Severity::kWarning,
-                              fmt::format("{}: DRM says device 1002:{:04x}, its KFD node {} says 1002:{:04x}; the "
-                                          "DRM id is used",
-                                          card.card, *card.device_id, match->node, *match->device_id),
-                              card.card});
+      inv.findings.push_back(
+          {.id = FindingName(FindingId::kDetectIdMismatch),
+           .severity = Severity::kWarning,
+           .subject = card.card,
+           .what = fmt::format("{}: DRM says device 1002:{:04x}, its KFD node {} says 1002:{:04x}; the "
+                               "DRM id is used",
+                               card.card, *card.device_id, match->node, *match->device_id)});
     inv.gpus.push_back(FromParts(&card, match, system_ids.get()));
   }
 
@@ -198,9 +209,11 @@ Inventory Detect(const sys::Root& root, const DetectOptions& options) {
     if (nodes[i].vendor_id && *nodes[i].vendor_id != kAmdVendor) continue;
     if (!nodes[i].domain_reported && nodes[i].address)
       inv.findings.push_back(
-          {FindingName(FindingId::kDetectKfdNoDomain), Severity::kInfo,
-           fmt::format("KFD node {}: this kernel does not report the PCI domain; 0000 assumed", nodes[i].node),
-           nodes[i].address->ToString()});
+          {.id = FindingName(FindingId::kDetectKfdNoDomain),
+           .severity = Severity::kInfo,
+           .subject = nodes[i].address->ToString(),
+           .what =
+               fmt::format("KFD node {}: this kernel does not report the PCI domain; 0000 assumed", nodes[i].node)});
     inv.gpus.push_back(FromParts(nullptr, &nodes[i], system_ids.get()));
   }
 

@@ -46,8 +46,9 @@ std::optional<KfdNode> ReadNode(const sys::Root& root, int index, std::vector<Fi
   std::string dir = fmt::format("{}/{}", kNodes, index);
   auto content = root.ReadFile(dir + "/properties", 65536);
   if (!content) {
-    findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
-                        fmt::format("KFD node {}: {}", index, content.error().message), ""});
+    findings.push_back({.id = FindingName(FindingId::kDetectReadError),
+                        .severity = Severity::kWarning,
+                        .what = fmt::format("KFD node {}: {}", index, content.error().message)});
     return std::nullopt;
   }
   Props props = text::ParseKeySpaceValue(text::Clean(*content));
@@ -84,7 +85,9 @@ std::vector<KfdNode> ScanKfdGpuNodes(const sys::Root& root, std::vector<Finding>
   auto names = root.ListDir(kNodes);
   if (!names) {
     if (names.error().code != ErrorCode::kNotFound)
-      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning, names.error().message, ""});
+      findings.push_back({.id = FindingName(FindingId::kDetectReadError),
+                          .severity = Severity::kWarning,
+                          .what = names.error().message});
     return nodes;
   }
   std::vector<int> indices;

@@ -75,14 +75,13 @@ constexpr std::string_view kSettle =
     "--block-action=amdgpu_dpm; revert and reset undo it), or leave the performance level to it";
 
 Finding PpdFinding(Severity severity, std::string message, std::string file, std::string hint = "") {
-  return {FindingName(FindingId::kWriterPowerProfilesDaemon),
-          severity,
-          std::move(message),
-          "power-profiles-daemon",
-          std::move(file),
-          0,
-          std::move(hint),
-          std::string(kPpdSource)};
+  return {.id = FindingName(FindingId::kWriterPowerProfilesDaemon),
+          .severity = severity,
+          .subject = "power-profiles-daemon",
+          .what = std::move(message),
+          .fix = {.text = std::move(hint)},
+          .sources = {std::string(kPpdSource)},
+          .file = std::move(file)};
 }
 
 // What the running daemon said decides; its files say the rest.
@@ -179,14 +178,16 @@ void Lact(const sys::Root& root, std::vector<Finding>& out) {
   std::string state = socket && !enabled.empty() ? "is enabled and running (/run/lactd.sock)"
                       : socket                   ? "is running (/run/lactd.sock)"
                                                  : "is enabled";
-  out.push_back({FindingName(FindingId::kWriterLact), Severity::kInfo,
-                 fmt::format("LACT's daemon (lactd) {}{}: it writes the GPU attributes its profiles set "
-                             "(performance level, power profile, clocks) when it starts and when a profile "
-                             "changes, over what rocmtune set",
-                             state, configured ? " and has a configuration (/etc/lact/config.yaml)" : ""),
-                 "lactd", configured ? "etc/lact/config.yaml" : (socket ? "run/lactd.sock" : enabled), 0,
-                 "Set the GPU's performance level in one of them, not both",
-                 "LACT docs/CONFIG.md, docs/API.md (ilya-zlobintsev/LACT)"});
+  out.push_back({.id = FindingName(FindingId::kWriterLact),
+                 .severity = Severity::kInfo,
+                 .subject = "lactd",
+                 .what = fmt::format("LACT's daemon (lactd) {}{}: it writes the GPU attributes its profiles set "
+                                     "(performance level, power profile, clocks) when it starts and when a profile "
+                                     "changes, over what rocmtune set",
+                                     state, configured ? " and has a configuration (/etc/lact/config.yaml)" : ""),
+                 .fix = {.text = "Set the GPU's performance level in one of them, not both"},
+                 .sources = {"LACT docs/CONFIG.md, docs/API.md (ilya-zlobintsev/LACT)"},
+                 .file = configured ? "etc/lact/config.yaml" : (socket ? "run/lactd.sock" : enabled)});
 }
 
 void CoreCtrl(const sys::Root& root, std::vector<Finding>& out) {
@@ -194,11 +195,14 @@ void CoreCtrl(const sys::Root& root, std::vector<Finding>& out) {
   // (org.corectrl.helper.init); its bus service file says it is installed.
   const std::string service = "usr/share/dbus-1/system-services/org.corectrl.helper.service";
   if (!root.Exists(service)) return;
-  out.push_back({FindingName(FindingId::kWriterCoreCtrl), Severity::kInfo,
-                 "CoreCtrl is installed: while a user runs it, its helper writes the GPU attributes of the "
-                 "user's CoreCtrl profile (performance level, power profile, clocks), over what rocmtune set",
-                 "corectrl", service, 0, "Set the GPU's performance level in one of them, not both",
-                 "CoreCtrl src/helper/org.corectrl.helper.policy (gitlab.com/corectrl/corectrl)"});
+  out.push_back({.id = FindingName(FindingId::kWriterCoreCtrl),
+                 .severity = Severity::kInfo,
+                 .subject = "corectrl",
+                 .what = "CoreCtrl is installed: while a user runs it, its helper writes the GPU attributes of the "
+                         "user's CoreCtrl profile (performance level, power profile, clocks), over what rocmtune set",
+                 .fix = {.text = "Set the GPU's performance level in one of them, not both"},
+                 .sources = {"CoreCtrl src/helper/org.corectrl.helper.policy (gitlab.com/corectrl/corectrl)"},
+                 .file = service});
 }
 
 }  // namespace

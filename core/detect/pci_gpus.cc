@@ -56,7 +56,9 @@ PciScan ScanPciGpus(const sys::Root& root, std::vector<Finding>& findings) {
   auto names = root.ListDir(kPciDevices);
   if (!names) {
     if (names.error().code != ErrorCode::kNotFound)
-      findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning, names.error().message, ""});
+      findings.push_back({.id = FindingName(FindingId::kDetectReadError),
+                          .severity = Severity::kWarning,
+                          .what = names.error().message});
     return scan;
   }
   scan.listed = true;
@@ -81,10 +83,12 @@ PciScan ScanPciGpus(const sys::Root& root, std::vector<Finding>& findings) {
     if (!class_code) class_code = ParsePciClass(from_uevent("PCI_CLASS"));
     if (!class_code) {
       if (class_text)
-        findings.push_back({FindingName(FindingId::kDetectReadError), Severity::kWarning,
-                            fmt::format("{}: {} holds no PCI class code ('{}'): whether it is a GPU is unknown", name,
-                                        root.Display(dir + "/class"), text::EscapeControl(class_text->substr(0, 32))),
-                            name});
+        findings.push_back(
+            {.id = FindingName(FindingId::kDetectReadError),
+             .severity = Severity::kWarning,
+             .subject = name,
+             .what = fmt::format("{}: {} holds no PCI class code ('{}'): whether it is a GPU is unknown", name,
+                                 root.Display(dir + "/class"), text::EscapeControl(class_text->substr(0, 32)))});
       continue;
     }
     if (!IsGpuClass(*class_code)) continue;

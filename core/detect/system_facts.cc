@@ -50,10 +50,11 @@ ModuleState ReadModule(const sys::Root& root, std::string_view module, std::vect
     }
   }
   if (unreadable > 0)
-    findings.push_back(
-        {FindingName(FindingId::kDetectParametersUnreadable), Severity::kInfo,
-         fmt::format("{} {} parameter(s) could not be read (some are readable by root only)", unreadable, module),
-         std::string(module)});
+    findings.push_back({.id = FindingName(FindingId::kDetectParametersUnreadable),
+                        .severity = Severity::kInfo,
+                        .subject = std::string(module),
+                        .what = fmt::format("{} {} parameter(s) could not be read (some are readable by root only)",
+                                            unreadable, module)});
   return state;
 }
 

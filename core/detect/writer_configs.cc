@@ -133,19 +133,26 @@ void TunedFindings(const sys::Root& root, std::vector<Finding>& out) {
   const std::string source =
       "tuned tuned/plugins/plugin_sysfs.py, plugin_video.py (redhat-performance/tuned; issue 634)";
   if (!writes.lines.empty()) {
-    out.push_back({FindingName(FindingId::kWriterTuned), Severity::kWarning,
-                   fmt::format("tuned's active profile ({}) writes GPU attributes each time tuned applies it (at its "
-                               "start and at each profile switch): {}",
-                               profile, fmt::join(writes.lines, ", ")),
-                   "tuned", writes.file, 0,
-                   "Set the GPU's power attributes in tuned's profile or in rocmtune, not both", source});
+    out.push_back(
+        {.id = FindingName(FindingId::kWriterTuned),
+         .severity = Severity::kWarning,
+         .subject = "tuned",
+         .what = fmt::format("tuned's active profile ({}) writes GPU attributes each time tuned applies it (at its "
+                             "start and at each profile switch): {}",
+                             profile, fmt::join(writes.lines, ", ")),
+         .fix = {.text = "Set the GPU's power attributes in tuned's profile or in rocmtune, not both"},
+         .sources = SourcesOf(source),
+         .file = writes.file});
   } else if (writes.radeon_powersave) {
-    out.push_back({FindingName(FindingId::kWriterTuned), Severity::kInfo,
-                   fmt::format("tuned's active profile ({}) has [video] radeon_powersave: it writes the radeon "
-                               "driver's power_method, which amdgpu GPUs do not have, so it leaves their "
-                               "power_dpm_force_performance_level alone",
-                               profile),
-                   "tuned", "etc/tuned/active_profile", 0, "", source});
+    out.push_back({.id = FindingName(FindingId::kWriterTuned),
+                   .severity = Severity::kInfo,
+                   .subject = "tuned",
+                   .what = fmt::format("tuned's active profile ({}) has [video] radeon_powersave: it writes the radeon "
+                                       "driver's power_method, which amdgpu GPUs do not have, so it leaves their "
+                                       "power_dpm_force_performance_level alone",
+                                       profile),
+                   .sources = SourcesOf(source),
+                   .file = "etc/tuned/active_profile"});
   }
 }
 
@@ -169,13 +176,17 @@ void GameModeFindings(const sys::Root& root, std::vector<Finding>& out) {
   const bool accepted = Value(ini, "gpu", "apply_gpu_optimisations") == "accept-responsibility";
   if (level.empty() || !accepted) return;
   std::string device = Value(ini, "gpu", "gpu_device");
-  out.push_back({FindingName(FindingId::kWriterGameMode), Severity::kWarning,
-                 fmt::format("GameMode sets card{}'s power_dpm_force_performance_level to {} while a game runs "
-                             "(gamemoded through pkexec gpuclockctl) and puts back what it found when the game ends",
-                             device.empty() ? "0" : device, level),
-                 "gamemode", file, 0,
-                 "Leave the performance level to GameMode on that card, or remove amd_performance_level from [gpu]",
-                 "GameMode example/gamemode.ini, daemon/gamemode-gpu.c (FeralInteractive/gamemode)"});
+  out.push_back(
+      {.id = FindingName(FindingId::kWriterGameMode),
+       .severity = Severity::kWarning,
+       .subject = "gamemode",
+       .what = fmt::format("GameMode sets card{}'s power_dpm_force_performance_level to {} while a game runs "
+                           "(gamemoded through pkexec gpuclockctl) and puts back what it found when the game ends",
+                           device.empty() ? "0" : device, level),
+       .fix = {.text =
+                   "Leave the performance level to GameMode on that card, or remove amd_performance_level from [gpu]"},
+       .sources = {"GameMode example/gamemode.ini, daemon/gamemode-gpu.c (FeralInteractive/gamemode)"},
+       .file = file});
 }
 
 }  // namespace rocmtune::detect

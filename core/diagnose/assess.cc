@@ -60,21 +60,21 @@ Effect EffectOf(Outcome outcome) {
   return Effect::kNone;
 }
 
-// Detection's and the knobs' findings: their kind by their id, and what they do to programs.
-Finding FromStatus(const detect::Finding& f) {
-  Kind kind = Kind::kSetting;
-  if (f.id.starts_with("gpu.") || f.id.starts_with("detect.")) kind = Kind::kDetection;
-  else if (f.id.starts_with("env.")) kind = Kind::kEnvironment;
-  else if (f.id.starts_with("journal.")) kind = Kind::kJournal;
-  else if (f.id.starts_with("file.")) kind = Kind::kFile;
-  Effect effect = Effect::kNone;
+// Detection's and the knobs' findings, classified in place: their kind by their id, and what they
+// do to programs.
+void Classify(Finding& f) {
+  f.kind = Kind::kSetting;
+  if (f.id.starts_with("gpu.") || f.id.starts_with("detect.")) f.kind = Kind::kDetection;
+  else if (f.id.starts_with("env.")) f.kind = Kind::kEnvironment;
+  else if (f.id.starts_with("journal.")) f.kind = Kind::kJournal;
+  else if (f.id.starts_with("file.")) f.kind = Kind::kFile;
+  f.effect = Effect::kNone;
   // A GPU detection says programs cannot run ROCm code on (no KFD node, no ROCm ISA, unknown target).
-  if (kind == Kind::kDetection && !f.gpu.empty()) effect = Effect::kNoGpu;
+  if (f.kind == Kind::kDetection && !f.gpu.empty()) f.effect = Effect::kNoGpu;
   // Another ISA family's code on the GPU: memory access faults or wrong results.
-  if (f.id == FindingName(FindingId::kEnvOverrideOtherIsa)) effect = Effect::kCrash;
+  if (f.id == FindingName(FindingId::kEnvOverrideOtherIsa)) f.effect = Effect::kCrash;
   // A value the library refuses: ROCm fails to start on every GPU (data/env_vars.toml on_invalid).
-  if (f.id == FindingName(FindingId::kEnvInvalidValue) && f.severity == Severity::kError) effect = Effect::kNoGpu;
-  return FromDetect(f, kind, effect, f.gpu);
+  if (f.id == FindingName(FindingId::kEnvInvalidValue) && f.severity == Severity::kError) f.effect = Effect::kNoGpu;
 }
 
 // check-compute's "no usable GPU" (exit 1) is a problem doctor names too, unless an AMD GPU on the
@@ -114,8 +114,8 @@ std::optional<Finding> NoGpuFinding(const detect::Inventory& inv) {
 // `reset` or a new trial): what the admin must know before the next boot, and what a failed one saw.
 // `txns`: the journal when it could be read (a state its unfinished transaction wrote is not yet
 // true; `rocmtunectl trial` says the same, api::ReadTrial).
-std::vector<detect::Finding> TrialFindings(const sys::Root& root, const std::vector<journal::Transaction>& txns) {
-  std::vector<detect::Finding> out;
+std::vector<Finding> TrialFindings(const sys::Root& root, const std::vector<journal::Transaction>& txns) {
+  std::vector<Finding> out;
   if (root.TypeOf(plan::kTrialState) == sys::EntryType::kMissing) return out;
   auto read = root.ReadFile(plan::kTrialState, plan::kMaxTrialStateBytes);
   if (!read) return out;  // unreadable: file.unreadable says so for rocmtune's own files
@@ -123,29 +123,37 @@ std::vector<detect::Finding> TrialFindings(const sys::Root& root, const std::vec
   if (!text) return out;
   auto state = plan::ParseTrialState(*text);
   if (!state) {
-    out.push_back({FindingName(FindingId::kTrialFailed), Severity::kWarning,
-                   fmt::format("The trial state cannot be read: {}", state.error().message),
-                   "/" + std::string(plan::kTrialState), "", 0, "rocmtunectl trial cancel, or rocmtunectl reset"});
+    out.push_back({.id = FindingName(FindingId::kTrialFailed),
+                   .severity = Severity::kWarning,
+                   .subject = "/" + std::string(plan::kTrialState),
+                   .what = fmt::format("The trial state cannot be read: {}", state.error().message),
+                   .fix = {.text = "rocmtunectl trial cancel, or rocmtunectl reset"}});
     return out;
   }
   const std::string what =
       fmt::format("{}{}{}", state->request.verb, state->request.profile.empty() ? "" : " " + state->request.profile,
                   state->request.args.empty() ? "" : " " + fmt::format("{}", fmt::join(state->request.args, " ")));
   if (plan::IsPending(state->state)) {
-    out.push_back({FindingName(FindingId::kTrialPending), Severity::kInfo,
-                   fmt::format("Trial {} ({}) is {}: the next boot tries {} once and keeps it only if the GPUs come "
-                               "up healthy",
-                               state->id, what, plan::TrialPhaseName(state->state), fmt::join(state->tokens, " ")),
-                   state->id, "", 0, "Reboot to try it; rocmtunectl trial cancel drops it"});
+    out.push_back(
+        {.id = FindingName(FindingId::kTrialPending),
+         .severity = Severity::kInfo,
+         .subject = state->id,
+         .what = fmt::format("Trial {} ({}) is {}: the next boot tries {} once and keeps it only if the "
+                             "GPUs come up healthy",
+                             state->id, what, plan::TrialPhaseName(state->state), fmt::join(state->tokens, " ")),
+         .fix = {.text = "Reboot to try it; rocmtunectl trial cancel drops it"}});
   } else if (state->state == plan::TrialPhase::kFailed || state->state == plan::TrialPhase::kCleaned) {
     std::vector<std::string> bad;
     for (const std::string& s : state->seen)
       if (!s.starts_with("ok: ") && !s.starts_with("note: ")) bad.push_back(s);
     out.push_back(
-        {FindingName(FindingId::kTrialFailed), Severity::kWarning,
-         fmt::format("Trial {} ({}) failed; the boot after it is the old configuration. Seen: {}", state->id, what,
-                     bad.empty() ? std::string("nothing recorded") : fmt::format("{}", fmt::join(bad, "; "))),
-         state->id, "", 0, "rocmtunectl trial shows what the check saw; rocmtunectl trial cancel dismisses it"});
+        {.id = FindingName(FindingId::kTrialFailed),
+         .severity = Severity::kWarning,
+         .subject = state->id,
+         .what =
+             fmt::format("Trial {} ({}) failed; the boot after it is the old configuration. Seen: {}", state->id, what,
+                         bad.empty() ? std::string("nothing recorded") : fmt::format("{}", fmt::join(bad, "; "))),
+         .fix = {.text = "rocmtunectl trial shows what the check saw; rocmtunectl trial cancel dismisses it"}});
   }
   return out;
 }
@@ -165,9 +173,9 @@ void AssessSettings(const Facts& facts, Assessment& a) {
   const sys::Root& root = facts.root();
   const knobs::KnobContext& ctx = facts.Knobs();
   a.knobs = knobs::ReportKnobs(ctx);
-  std::vector<detect::Finding> found = a.inventory.findings;
-  for (detect::Finding& f : knobs::SettingFindings(ctx)) found.push_back(std::move(f));
-  for (detect::Finding& f : knobs::UnreadableFileFindings(ctx)) found.push_back(std::move(f));
+  std::vector<Finding> found = a.inventory.findings;
+  for (Finding& f : knobs::SettingFindings(ctx)) found.push_back(std::move(f));
+  for (Finding& f : knobs::UnreadableFileFindings(ctx)) found.push_back(std::move(f));
   // The journal says which profile is active; one that cannot be read is a finding, not a
   // reason to show nothing else.
   auto txns = journal::Load(root);
@@ -175,15 +183,20 @@ void AssessSettings(const Facts& facts, Assessment& a) {
     a.active_profile = journal::ActiveProfile(*txns);
     a.had_module_options = journal::LastWritten(*txns, plan::kModprobeDropIn).has_value();
     for (journal::Attention& at : journal::NeedsAttention(root, *txns))
-      found.push_back({FindingName(JournalFindingId(at.kind)), detect::RowOf(JournalFindingId(at.kind)).severity,
-                       std::move(at.message), std::move(at.subject)});
+      found.push_back({.id = FindingName(JournalFindingId(at.kind)),
+                       .severity = detect::RowOf(JournalFindingId(at.kind)).severity,
+                       .subject = std::move(at.subject),
+                       .what = std::move(at.message)});
   } else {
     // A user the journal's permissions keep out is told so (info); a damaged journal is an error.
     found.push_back(JournalUnreadableFinding(txns.error()));
   }
-  for (detect::Finding& f : TrialFindings(root, txns ? *txns : std::vector<journal::Transaction>{}))
+  for (Finding& f : TrialFindings(root, txns ? *txns : std::vector<journal::Transaction>{}))
     found.push_back(std::move(f));
-  for (const detect::Finding& f : found) a.findings.push_back(FromStatus(f));
+  for (Finding& f : found) {
+    Classify(f);
+    a.findings.push_back(std::move(f));
+  }
 }
 
 // A process variable that some file sets to the same value came from that file (a login reads
@@ -380,11 +393,11 @@ std::vector<Finding> CallerFindings(const sys::Root& root, const detect::Invento
 std::vector<Finding> CallerFindings(const Facts& facts, const std::vector<knobs::EnvSetting>& caller_env) {
   std::vector<Finding> out;
   if (caller_env.empty()) return out;
-  for (const detect::Finding& f : knobs::CallerEnvFindings(facts.Knobs(), WithoutEchoes(facts, caller_env))) {
-    Finding c = FromStatus(f);
-    c.kind = Kind::kCaller;
-    if (c.file.empty()) c.evidence.push_back(fmt::format("{} is set in the environment of this process", f.subject));
-    out.push_back(std::move(c));
+  for (Finding& f : knobs::CallerEnvFindings(facts.Knobs(), WithoutEchoes(facts, caller_env))) {
+    Classify(f);
+    f.kind = Kind::kCaller;
+    if (f.file.empty()) f.evidence.push_back(fmt::format("{} is set in the environment of this process", f.subject));
+    out.push_back(std::move(f));
   }
   return out;
 }

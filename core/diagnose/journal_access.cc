@@ -20,12 +20,16 @@ std::string JournalUnknownNote(const Error& error) {
 
 detect::Finding JournalUnreadableFinding(const Error& error) {
   if (JournalNotPermitted(error))
-    return {detect::FindingName(detect::FindingId::kJournalNotPermitted), detect::Severity::kInfo,
-            JournalUnknownNote(error), std::string(journal::kJournalDir)};
-  return {detect::FindingName(detect::FindingId::kJournalUnreadable), detect::Severity::kError,
-          fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are unknown: {}",
-                      error.message),
-          std::string(journal::kJournalDir)};
+    return {.id = detect::FindingName(detect::FindingId::kJournalNotPermitted),
+            .severity = detect::Severity::kInfo,
+            .subject = std::string(journal::kJournalDir),
+            .what = JournalUnknownNote(error)};
+  return {
+      .id = detect::FindingName(detect::FindingId::kJournalUnreadable),
+      .severity = detect::Severity::kError,
+      .subject = std::string(journal::kJournalDir),
+      .what = fmt::format("the journal cannot be read, so the active profile and rocmtune's settings are unknown: {}",
+                          error.message)};
 }
 
 }  // namespace rocmtune::diagnose

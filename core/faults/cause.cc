@@ -5,7 +5,7 @@
 namespace rocmtune::faults {
 
 void AddCauses(const sys::Root& root, std::vector<FaultRecord>& records, diagnose::Assessment& assessment) {
-  std::vector<diagnose::Finding> matches = std::move(assessment.log_matches);
+  std::vector<detect::Finding> matches = std::move(assessment.log_matches);
   std::vector<diagnose::LogGpuRef> names = std::move(assessment.log_names);
   std::vector<std::string> gpus = std::move(assessment.log_gpus);
   for (FaultRecord& r : records) {
@@ -22,8 +22,8 @@ void AddCauses(const sys::Root& root, std::vector<FaultRecord>& records, diagnos
   assessment.log_gpus = std::move(gpus);
 }
 
-const diagnose::Finding* LikelyCause(const FaultRecord& record) {
-  for (const diagnose::Finding& f : record.causes)
+const detect::Finding* LikelyCause(const FaultRecord& record) {
+  for (const detect::Finding& f : record.causes)
     if (diagnose::IsLogCause(f)) return &f;
   return nullptr;
 }

@@ -17,6 +17,6 @@ namespace rocmtune::faults {
 void AddCauses(const sys::Root& root, std::vector<FaultRecord>& records, diagnose::Assessment& assessment);
 
 // The record's likely cause: its first cause that names one (diagnose::IsLogCause), or none.
-const diagnose::Finding* LikelyCause(const FaultRecord& record);
+const detect::Finding* LikelyCause(const FaultRecord& record);
 
 }  // namespace rocmtune::faults

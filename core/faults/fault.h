@@ -87,7 +87,7 @@ struct FaultRecord {
   std::string env_source;
 
   // doctor's crash-log matches for `lines` (faults/cause.h): the likely cause first.
-  std::vector<diagnose::Finding> causes;
+  std::vector<detect::Finding> causes;
 
   // The lines as one text, as doctor --log reads a pasted log.
   std::string Text() const;

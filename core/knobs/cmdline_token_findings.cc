@@ -43,13 +43,15 @@ std::vector<detect::Finding> CmdlineTokenFindings(const KnobContext& ctx) {
     std::string why = knowledge::CheckKernelOptionValue(*option, value.value_or(""));
     if (why.empty()) continue;
     if (why.ends_with('.')) why.pop_back();
-    detect::Finding f{detect::FindingName(detect::FindingId::kCmdlineInvalidValue), detect::Severity::kWarning,
-                      fmt::format("{}; ineffective: the kernel ignores it", why), "cmdline." + key};
+    detect::Finding f{.id = detect::FindingName(detect::FindingId::kCmdlineInvalidValue),
+                      .severity = detect::Severity::kWarning,
+                      .subject = "cmdline." + key,
+                      .what = fmt::format("{}; ineffective: the kernel ignores it", why)};
     f.file = t.file;
     f.line = t.line;
-    f.hint = t.file == "proc/cmdline" ? fmt::format("remove {} from the boot configuration it comes from", t.token)
-                                      : fmt::format("remove {} from /{}", t.token, t.file);
-    f.source = option->source;
+    f.fix.text = t.file == "proc/cmdline" ? fmt::format("remove {} from the boot configuration it comes from", t.token)
+                                          : fmt::format("remove {} from /{}", t.token, t.file);
+    f.sources = detect::SourcesOf(option->source);
     add(std::move(f));
   }
   return out;

@@ -78,8 +78,14 @@ class EnvChecker {
 
   void Add(std::string id, detect::Severity severity, std::string message, const EnvSetting& s, std::string hint,
            std::string source) {
-    out_.push_back(
-        {std::move(id), severity, std::move(message), s.name, s.file, s.line, std::move(hint), std::move(source)});
+    out_.push_back({.id = std::move(id),
+                    .severity = severity,
+                    .subject = s.name,
+                    .what = std::move(message),
+                    .fix = {.text = std::move(hint)},
+                    .sources = detect::SourcesOf(std::move(source)),
+                    .file = s.file,
+                    .line = s.line});
   }
 
   const KnobContext& ctx_;

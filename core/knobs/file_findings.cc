@@ -29,11 +29,12 @@ class Checker {
     if (std::any_of(out_.begin(), out_.end(), [&](const detect::Finding& f) { return f.subject == subject; })) return;
     auto content = Readable(rel);
     if (content || content.error().code == ErrorCode::kNotFound) return;
-    out_.push_back({detect::FindingName(detect::FindingId::kFileUnreadable),
-                    owned ? detect::Severity::kError : detect::Severity::kWarning,
-                    fmt::format("{}; rocmtune cannot tell what it sets{}", content.error().message,
-                                owned ? " (a file of rocmtune's own: its settings are unknown, not unset)" : ""),
-                    std::move(subject)});
+    out_.push_back(
+        {.id = detect::FindingName(detect::FindingId::kFileUnreadable),
+         .severity = owned ? detect::Severity::kError : detect::Severity::kWarning,
+         .subject = std::move(subject),
+         .what = fmt::format("{}; rocmtune cannot tell what it sets{}", content.error().message,
+                             owned ? " (a file of rocmtune's own: its settings are unknown, not unset)" : "")});
   }
 
   void CheckDirectory(std::string_view dir, std::string_view suffix) {

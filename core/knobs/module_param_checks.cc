@@ -219,12 +219,14 @@ std::optional<detect::Finding> ModuleIssueFinding(SettingIssue issue, const Knob
       issue.message += '.';
     }
   // The message says what is wrong; where it is written travels as file and line.
-  detect::Finding f{"module." + issue.id, later ? detect::Severity::kInfo : detect::Severity::kWarning,
-                    std::move(issue.message), key.Text()};
+  detect::Finding f{.id = "module." + issue.id,
+                    .severity = later ? detect::Severity::kInfo : detect::Severity::kWarning,
+                    .subject = key.Text(),
+                    .what = std::move(issue.message)};
   f.file = std::string(file);
   f.line = line;
-  f.hint = issue.hint.empty() ? fmt::format("remove it from /{}", file) : std::move(issue.hint);
-  f.source = std::move(issue.source);
+  f.fix.text = issue.hint.empty() ? fmt::format("remove it from /{}", file) : std::move(issue.hint);
+  f.sources = detect::SourcesOf(std::move(issue.source));
   return f;
 }
 

@@ -214,14 +214,14 @@ void WarnOtherWriters(const KnobContext& ctx, const KnobKey& key, plan::Plan& pl
         f.id == detect::FindingName(FindingId::kWriterLact) || f.id == detect::FindingName(FindingId::kWriterCoreCtrl);
     // tuned's finding lists its [sysfs] lines; GameMode's [gpu] sets only the performance level.
     bool tuned = f.id == detect::FindingName(FindingId::kWriterTuned) && f.severity == detect::Severity::kWarning &&
-                 f.message.find(fmt::format("/{}=", key.name)) != std::string::npos;
+                 f.what.find(fmt::format("/{}=", key.name)) != std::string::npos;
     bool gamemode =
         f.id == detect::FindingName(FindingId::kWriterGameMode) && key.name == "power_dpm_force_performance_level";
     if (ppd || other || tuned || gamemode)
       plan.warnings.push_back({key.Text(),
-                               f.hint.empty() ? fmt::format("{}: {}", key.Text(), f.message)
-                                              : fmt::format("{}: {}. {}", key.Text(), f.message, f.hint),
-                               f.source});
+                               f.fix.text.empty() ? fmt::format("{}: {}", key.Text(), f.what)
+                                                  : fmt::format("{}: {}. {}", key.Text(), f.what, f.fix.text),
+                               detect::SourceText(f)});
   }
 }
 

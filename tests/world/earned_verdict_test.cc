@@ -141,7 +141,7 @@ TEST(EarnedVerdictTest, RaphaelBesideAnRx6800HidesTheIgpuAndKeepsTheCardInBothOr
     const std::string keep = igpu_first ? "1" : "0";
     bool advised = false;
     bool first = false;
-    for (const diagnose::Finding& f : a->findings) {
+    for (const detect::Finding& f : a->findings) {
       if (f.id == "compute.hide-gpus") {
         advised = true;
         EXPECT_THAT(f.fix.text, HasSubstr("ROCR_VISIBLE_DEVICES=" + keep + " "));

@@ -57,7 +57,7 @@ ExportReport Hostile() {
   r.gpus.push_back(eg);
   for (const std::string& s : ExportSeverities()) r.findings[s] = 0;
   r.journal_known = false;
-  diagnose::Finding f;
+  detect::Finding f;
   f.id = "env.override-other-isa";
   f.severity = detect::Severity::kError;
   f.gpu = g.id;

@@ -60,7 +60,7 @@ std::vector<const Finding*> NotAmdgpu(const Inventory& inv) {
 
 std::string BindingMessages(const Inventory& inv) {
   std::string out;
-  for (const Finding& f : inv.findings) out += fmt::format("{} [{}] {} | {}\n", f.id, f.subject, f.message, f.hint);
+  for (const Finding& f : inv.findings) out += fmt::format("{} [{}] {} | {}\n", f.id, f.subject, f.what, f.fix.text);
   return out;
 }
 
@@ -132,7 +132,7 @@ TEST(PciGpusTest, BadClassFilesGiveAClearResult) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].id, "detect.read-error");
   EXPECT_EQ(findings[0].subject, "0000:04:00.0");
-  EXPECT_THAT(findings[0].message, HasSubstr("display controller"));
+  EXPECT_THAT(findings[0].what, HasSubstr("display controller"));
 }
 
 TEST(EfiVarsTest, SecureBootIsReadFromItsVariable) {
@@ -228,8 +228,8 @@ TEST(DriverBindingTest, AGpuWithNoDriverIsAWarningForThatGpu) {
   EXPECT_EQ(found[0]->severity, Severity::kWarning);
   EXPECT_EQ(found[0]->subject, "0000:03:00.0");
   EXPECT_EQ(found[0]->gpu, "0000:03:00.0");
-  EXPECT_THAT(found[0]->message, HasSubstr("(1002:73bf) has no driver and the amdgpu module is not loaded"));
-  EXPECT_THAT(found[0]->hint, HasSubstr("modprobe amdgpu"));
+  EXPECT_THAT(found[0]->what, HasSubstr("(1002:73bf) has no driver and the amdgpu module is not loaded"));
+  EXPECT_THAT(found[0]->fix.text, HasSubstr("modprobe amdgpu"));
   ASSERT_EQ(inv.not_amdgpu.size(), 1u);
   EXPECT_FALSE(inv.not_amdgpu[0].driver);
   EXPECT_TRUE(inv.pci_listed);
@@ -242,8 +242,8 @@ TEST(DriverBindingTest, AmdgpuLoadedButNotBoundSaysSo) {
   Inventory inv = DetectBinding(t);
   auto found = NotAmdgpu(inv);
   ASSERT_EQ(found.size(), 1u) << BindingMessages(inv);
-  EXPECT_THAT(found[0]->message, HasSubstr("amdgpu is loaded but did not take it"));
-  EXPECT_THAT(found[0]->hint, HasSubstr("dmesg"));
+  EXPECT_THAT(found[0]->what, HasSubstr("amdgpu is loaded but did not take it"));
+  EXPECT_THAT(found[0]->fix.text, HasSubstr("dmesg"));
 }
 
 TEST(DriverBindingTest, NomodesetIsNamed) {
@@ -253,12 +253,12 @@ TEST(DriverBindingTest, NomodesetIsNamed) {
   const Inventory inv = DetectBinding(t);  // kept: NotAmdgpu points into it
   auto found = NotAmdgpu(inv);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_THAT(found[0]->message, HasSubstr("nomodeset"));
+  EXPECT_THAT(found[0]->what, HasSubstr("nomodeset"));
   // amdgpu.modeset=1 overrides it (amdgpu_pci_probe), and an accelerator is not a display GPU.
   t.Write("proc/cmdline", "ro nomodeset amdgpu.modeset=1\n");
   const Inventory overridden = DetectBinding(t);
   ASSERT_EQ(NotAmdgpu(overridden).size(), 1u);
-  EXPECT_THAT(NotAmdgpu(overridden)[0]->message, Not(HasSubstr("nomodeset")));
+  EXPECT_THAT(NotAmdgpu(overridden)[0]->what, Not(HasSubstr("nomodeset")));
 }
 
 TEST(DriverBindingTest, VfioIsInfoAndRadeonAWarningWithItsFix) {
@@ -270,12 +270,12 @@ TEST(DriverBindingTest, VfioIsInfoAndRadeonAWarningWithItsFix) {
   ASSERT_EQ(found.size(), 2u) << BindingMessages(inv);
   EXPECT_EQ(found[0]->severity, Severity::kInfo);
   EXPECT_EQ(found[0]->gpu, "");  // deliberate: counts against no GPU
-  EXPECT_THAT(found[0]->message, HasSubstr("bound to vfio-pci (held for a virtual machine)"));
+  EXPECT_THAT(found[0]->what, HasSubstr("bound to vfio-pci (held for a virtual machine)"));
   EXPECT_EQ(found[1]->severity, Severity::kWarning);
   EXPECT_EQ(found[1]->gpu, "0000:04:00.0");
-  EXPECT_THAT(found[1]->message, HasSubstr("driven by radeon"));
-  EXPECT_THAT(found[1]->hint, HasSubstr("amdgpu.si_support=1 radeon.si_support=0"));
-  EXPECT_THAT(found[1]->hint, HasSubstr("amdgpu.cik_support=1 radeon.cik_support=0"));
+  EXPECT_THAT(found[1]->what, HasSubstr("driven by radeon"));
+  EXPECT_THAT(found[1]->fix.text, HasSubstr("amdgpu.si_support=1 radeon.si_support=0"));
+  EXPECT_THAT(found[1]->fix.text, HasSubstr("amdgpu.cik_support=1 radeon.cik_support=0"));
 }
 
 TEST(DriverBindingTest, OneFindingPerDeviceWithItsDrmCard) {
@@ -305,18 +305,18 @@ TEST(DriverBindingTest, SecureBootAndUnenrolledDkmsNameTheFix) {
   auto found = NotAmdgpu(inv);
   ASSERT_EQ(found.size(), 1u) << BindingMessages(inv);
   EXPECT_EQ(found[0]->severity, Severity::kError);
-  EXPECT_THAT(found[0]->message, HasSubstr("Secure Boot is on and amdgpu-dkms is installed"));
-  EXPECT_THAT(found[0]->message, HasSubstr("not enrolled"));
-  EXPECT_THAT(found[0]->hint, HasSubstr("mokutil --import /var/lib/dkms/mok.pub"));
-  EXPECT_THAT(found[0]->hint, Not(HasSubstr("seated")));
-  EXPECT_THAT(found[0]->source, HasSubstr("dkms"));
+  EXPECT_THAT(found[0]->what, HasSubstr("Secure Boot is on and amdgpu-dkms is installed"));
+  EXPECT_THAT(found[0]->what, HasSubstr("not enrolled"));
+  EXPECT_THAT(found[0]->fix.text, HasSubstr("mokutil --import /var/lib/dkms/mok.pub"));
+  EXPECT_THAT(found[0]->fix.text, Not(HasSubstr("seated")));
+  EXPECT_THAT(found[0]->sources, ::testing::ElementsAre(HasSubstr("dkms")));
 }
 
 TEST(DriverBindingTest, WithoutSecureBootOrDkmsOrWithAmdgpuLoadedNoKeyIsBlamed) {
   auto blames_key = [](const TestTree& t) {
     const Inventory inv = DetectBinding(t);  // kept: NotAmdgpu points into it
     auto found = NotAmdgpu(inv);
-    return found.size() == 1 && found[0]->hint.find("mokutil") != std::string::npos;
+    return found.size() == 1 && found[0]->fix.text.find("mokutil") != std::string::npos;
   };
   {
     TestTree t;  // Secure Boot off

@@ -184,8 +184,8 @@ TEST(HostileWorldTest, HugeUeventIsAReadErrorNamingThePath) {
   Inventory inv = DetectTree(t);
   const Finding* f = FindingFor(inv, "detect.read-error", "card0");
   ASSERT_TRUE(f) << Dump(inv);
-  EXPECT_THAT(f->message, HasSubstr(t.path() + "/sys/class/drm/card0/device/uevent"));
-  EXPECT_THAT(f->message, HasSubstr("larger than"));
+  EXPECT_THAT(f->what, HasSubstr(t.path() + "/sys/class/drm/card0/device/uevent"));
+  EXPECT_THAT(f->what, HasSubstr("larger than"));
   ASSERT_EQ(inv.gpus.size(), 1u);
   EXPECT_EQ(inv.gpus[0].card, "card1");
   EXPECT_EQ(inv.gpus[0].pci_id, "1002:731f");
@@ -200,7 +200,7 @@ TEST(HostileWorldTest, FifoUeventIsAReadErrorAndOtherGpusRemain) {
   Inventory inv = DetectTree(t);
   const Finding* f = FindingFor(inv, "detect.read-error", "card0");
   ASSERT_TRUE(f) << Dump(inv);
-  EXPECT_THAT(f->message, HasSubstr("not a regular file"));
+  EXPECT_THAT(f->what, HasSubstr("not a regular file"));
   ASSERT_EQ(inv.gpus.size(), 1u);
   EXPECT_EQ(inv.gpus[0].id, "0000:04:00.0");
 }
@@ -211,7 +211,7 @@ enum ChildExit { kChildOk = 0, kChildNoFinding = 11, kChildWrongGpus };
 int CheckUnreadableUevent(const TestTree& t) {
   Inventory inv = DetectTree(t);
   const Finding* f = FindingFor(inv, "detect.read-error", "card0");
-  if (!f || f->message.find(std::strerror(EACCES)) == std::string::npos) return kChildNoFinding;
+  if (!f || f->what.find(std::strerror(EACCES)) == std::string::npos) return kChildNoFinding;
   if (inv.gpus.size() != 1 || inv.gpus[0].card != "card1") return kChildWrongGpus;
   return kChildOk;
 }
@@ -325,8 +325,8 @@ TEST(HostileWorldTest, RadeonBoundCardIsReportedNotManaged) {
   EXPECT_TRUE(inv.gpus.empty()) << Dump(inv);
   const Finding* f = FindingFor(inv, "gpu.not-amdgpu", "0000:03:00.0");
   ASSERT_TRUE(f) << Dump(inv);
-  EXPECT_THAT(f->message, HasSubstr("radeon"));
-  EXPECT_THAT(f->message, HasSubstr("1002:6819"));
+  EXPECT_THAT(f->what, HasSubstr("radeon"));
+  EXPECT_THAT(f->what, HasSubstr("1002:6819"));
   EXPECT_FALSE(FindingFor(inv, "gpu.not-amdgpu", "0000:04:00.0"));  // another vendor's GPU is not ours to mention
 }
 

@@ -55,7 +55,7 @@ TEST(InventoryTest, DisagreeingIdsAreReported) {
   EXPECT_EQ(inv.gpus[0].pci_id, "1002:744c");
   ASSERT_EQ(inv.findings.size(), 1u);
   EXPECT_EQ(inv.findings[0].id, "detect.id-mismatch");
-  EXPECT_NE(inv.findings[0].message.find("1002:1234"), std::string::npos);
+  EXPECT_NE(inv.findings[0].what.find("1002:1234"), std::string::npos);
 }
 
 TEST(InventoryTest, PartitionsOfACardShareThePhysicalId) {

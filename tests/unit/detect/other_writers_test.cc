@@ -45,10 +45,10 @@ TEST(OtherWritersTest, PowerProfilesDaemonOnAnAmdCpuWarns) {
   EXPECT_EQ(found[0].id, "writer.power-profiles-daemon");
   EXPECT_EQ(found[0].severity, Severity::kWarning);
   EXPECT_EQ(found[0].file, kPpdWants);
-  EXPECT_NE(found[0].message.find("installed and enabled on an AMD CPU"), std::string::npos) << found[0].message;
-  EXPECT_NE(found[0].message.find("power_dpm_force_performance_level"), std::string::npos);
-  EXPECT_NE(found[0].hint.find("--block-action=amdgpu_dpm"), std::string::npos);
-  EXPECT_FALSE(found[0].source.empty());
+  EXPECT_NE(found[0].what.find("installed and enabled on an AMD CPU"), std::string::npos) << found[0].what;
+  EXPECT_NE(found[0].what.find("power_dpm_force_performance_level"), std::string::npos);
+  EXPECT_NE(found[0].fix.text.find("--block-action=amdgpu_dpm"), std::string::npos);
+  EXPECT_FALSE(found[0].sources.empty());
 }
 
 // Disabled is not off: its bus service starts it on a desktop's first call.
@@ -59,7 +59,7 @@ TEST(OtherWritersTest, ADisabledPowerProfilesDaemonStillRunsOnDemand) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::kWarning);
   EXPECT_EQ(found[0].file, kPpdUnit);
-  EXPECT_NE(found[0].message.find("D-Bus activation starts it"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].what.find("D-Bus activation starts it"), std::string::npos) << found[0].what;
 }
 
 TEST(OtherWritersTest, AMaskedPowerProfilesDaemonIsNothing) {
@@ -80,7 +80,7 @@ TEST(OtherWritersTest, ABlockedActionIsInfoNamingTheDropIn) {
     ASSERT_EQ(found.size(), 1u) << exec;
     EXPECT_EQ(found[0].severity, Severity::kInfo) << exec;
     EXPECT_EQ(found[0].file, "etc/systemd/system/power-profiles-daemon.service.d/50-gpu.conf");
-    EXPECT_NE(found[0].message.find("blocked"), std::string::npos);
+    EXPECT_NE(found[0].what.find("blocked"), std::string::npos);
   }
   // Another action blocked, a comment, a file that is not a drop-in: the GPU action still runs.
   TestTree t;
@@ -102,7 +102,7 @@ TEST(OtherWritersTest, TheCpuVendorDecidesWhetherTheActionRuns) {
   t.Write("proc/cpuinfo", std::string("processor\t: 0\0vendor_id", 22));  // a NUL, no vendor line
   auto found = Find(t);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_NE(found[0].message.find("the CPU's vendor could not be read"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].what.find("the CPU's vendor could not be read"), std::string::npos) << found[0].what;
 }
 
 TEST(OtherWritersTest, LactEnabledAndCoreCtrlInstalledAreInfo) {
@@ -114,7 +114,7 @@ TEST(OtherWritersTest, LactEnabledAndCoreCtrlInstalledAreInfo) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].id, "writer.lact");
   EXPECT_EQ(found[0].severity, Severity::kInfo);
-  EXPECT_EQ(found[0].message.find("config.yaml"), std::string::npos);
+  EXPECT_EQ(found[0].what.find("config.yaml"), std::string::npos);
   t.Write("etc/lact/config.yaml", "version: 5\ngpus: {}\n");
   found = Find(t);
   ASSERT_EQ(found.size(), 1u);
@@ -153,9 +153,9 @@ TEST(OtherWritersTest, TheBusDecidesWhatTheRunningDaemonDoes) {
   old.actions = {"trickle_charge"};
   Finding f = Only(OtherWriterFindings(root, &old), "writer.power-profiles-daemon");
   EXPECT_EQ(f.severity, Severity::kInfo);
-  EXPECT_NE(f.message.find("without the Version property"), std::string::npos) << f.message;
-  EXPECT_NE(f.message.find("runs without an amdgpu_dpm action"), std::string::npos) << f.message;
-  EXPECT_NE(f.message.find("its actions: trickle_charge"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("without the Version property"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("runs without an amdgpu_dpm action"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("its actions: trickle_charge"), std::string::npos) << f.what;
 
   PowerProfilesBus now;
   now.running = true;
@@ -168,33 +168,33 @@ TEST(OtherWritersTest, TheBusDecidesWhatTheRunningDaemonDoes) {
   now.active_profile = "balanced";
   f = Only(OtherWriterFindings(root, &now), "writer.power-profiles-daemon");
   EXPECT_EQ(f.severity, Severity::kWarning);
-  EXPECT_NE(f.message.find("power-profiles-daemon 0.30 resets power_dpm_force_performance_level to auto"),
+  EXPECT_NE(f.what.find("power-profiles-daemon 0.30 resets power_dpm_force_performance_level to auto"),
             std::string::npos)
-      << f.message;
-  EXPECT_NE(f.message.find("card1's `high` will not last"), std::string::npos) << f.message;
-  EXPECT_NE(f.hint.find("service.power-profiles-daemon.amdgpu_dpm=off"), std::string::npos);
+      << f.what;
+  EXPECT_NE(f.what.find("card1's `high` will not last"), std::string::npos) << f.what;
+  EXPECT_NE(f.fix.text.find("service.power-profiles-daemon.amdgpu_dpm=off"), std::string::npos);
 
   t.Write(kLevel, "manual\n");  // the action skips a card in manual (0.23 on)
   f = Only(OtherWriterFindings(root, &now), "writer.power-profiles-daemon");
-  EXPECT_EQ(f.message.find("will not last"), std::string::npos) << f.message;
+  EXPECT_EQ(f.what.find("will not last"), std::string::npos) << f.what;
 
   now.amdgpu_dpm_enabled = false;
   f = Only(OtherWriterFindings(root, &now), "writer.power-profiles-daemon");
   EXPECT_EQ(f.severity, Severity::kInfo);
-  EXPECT_NE(f.message.find("disabled now"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("disabled now"), std::string::npos) << f.what;
 
   PowerProfilesBus tuned;
   tuned.running = true;
   tuned.drivers = {"tuned"};
   f = Only(OtherWriterFindings(root, &tuned), "writer.power-profiles-daemon");
   EXPECT_EQ(f.severity, Severity::kInfo);
-  EXPECT_NE(f.message.find("tuned-ppd"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("tuned-ppd"), std::string::npos) << f.what;
 
   PowerProfilesBus broken;
   broken.error = "cannot connect to the system bus: No such file or directory";
   f = Only(OtherWriterFindings(root, &broken), "writer.power-profiles-daemon");
   EXPECT_EQ(f.severity, Severity::kWarning);  // the files' answer, and why the bus's is missing
-  EXPECT_NE(f.message.find("the bus could not be asked: cannot connect"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("the bus could not be asked: cannot connect"), std::string::npos) << f.what;
 }
 
 // The daemon still runs the old binary until it restarts: a drop-in alone is not yet the answer.
@@ -209,13 +209,13 @@ TEST(OtherWritersTest, ADropInTheRunningDaemonHasNotReadYetStillWarns) {
   running.actions = {"amdgpu_dpm"};
   Finding f = Only(OtherWriterFindings(*sys::Root::Open(t.path()), &running), "writer.power-profiles-daemon");
   EXPECT_EQ(f.severity, Severity::kWarning);
-  EXPECT_NE(f.message.find("blocks it only from the daemon's next start"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("blocks it only from the daemon's next start"), std::string::npos) << f.what;
   running.actions = {};
   f = Only(OtherWriterFindings(*sys::Root::Open(t.path()), &running), "writer.power-profiles-daemon");
   EXPECT_EQ(f.severity, Severity::kInfo);
-  EXPECT_NE(f.message.find("(blocked by /etc/systemd/system/power-profiles-daemon.service.d/50-rocmtune.conf)"),
+  EXPECT_NE(f.what.find("(blocked by /etc/systemd/system/power-profiles-daemon.service.d/50-rocmtune.conf)"),
             std::string::npos)
-      << f.message;
+      << f.what;
 }
 
 void Tuned(const TestTree& t, std::string_view active) {
@@ -239,12 +239,11 @@ TEST(OtherWritersTest, TunedsActiveProfileWithGpuSysfsLinesWarns) {
   Finding f = Only(Find(t), "writer.tuned");
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_EQ(f.file, "usr/lib/tuned/gpu-base/tuned.conf");  // parents first: the first file with one
-  EXPECT_NE(f.message.find("/sys/bus/pci/devices/0000:03:00.0/power_dpm_force_performance_level=low"),
-            std::string::npos)
-      << f.message;
-  EXPECT_NE(f.message.find("/sys/class/drm/card*/device/pp_power_profile_mode=5"), std::string::npos) << f.message;
-  EXPECT_EQ(f.message.find("transparent_hugepage"), std::string::npos) << f.message;
-  EXPECT_NE(f.message.find("(gpu-low)"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("/sys/bus/pci/devices/0000:03:00.0/power_dpm_force_performance_level=low"), std::string::npos)
+      << f.what;
+  EXPECT_NE(f.what.find("/sys/class/drm/card*/device/pp_power_profile_mode=5"), std::string::npos) << f.what;
+  EXPECT_EQ(f.what.find("transparent_hugepage"), std::string::npos) << f.what;
+  EXPECT_NE(f.what.find("(gpu-low)"), std::string::npos) << f.what;
 }
 
 TEST(OtherWritersTest, TunedWithoutGpuLinesIsNothingAndRadeonPowersaveIsInfo) {
@@ -255,7 +254,7 @@ TEST(OtherWritersTest, TunedWithoutGpuLinesIsNothingAndRadeonPowersaveIsInfo) {
   t.Write("usr/lib/tuned/balanced/tuned.conf", "[video]\nradeon_powersave=dpm-balanced, auto\n");
   Finding f = Only(Find(t), "writer.tuned");
   EXPECT_EQ(f.severity, Severity::kInfo);
-  EXPECT_NE(f.message.find("radeon_powersave"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("radeon_powersave"), std::string::npos) << f.what;
   t.Write("etc/tuned/active_profile", "no-such-profile\n");
   EXPECT_TRUE(Find(t).empty());
 }
@@ -271,8 +270,8 @@ TEST(OtherWritersTest, GameModesGpuLevelWarnsOnlyWithAcceptResponsibility) {
   Finding f = Only(Find(t), "writer.gamemode");
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_EQ(f.file, "etc/gamemode.ini");
-  EXPECT_NE(f.message.find("card1's power_dpm_force_performance_level to high while a game runs"), std::string::npos)
-      << f.message;
+  EXPECT_NE(f.what.find("card1's power_dpm_force_performance_level to high while a game runs"), std::string::npos)
+      << f.what;
   t.Write("etc/gamemode.ini", "[gpu]\namd_performance_level=high\n");  // not accepted: GameMode does nothing
   EXPECT_TRUE(Find(t).empty());
 }
@@ -281,7 +280,7 @@ TEST(OtherWritersTest, LactsSocketSaysItRuns) {
   TestTree t;
   t.Write("run/lactd.sock", "");  // a world's stand-in for the socket
   Finding f = Only(Find(t), "writer.lact");
-  EXPECT_NE(f.message.find("is running (/run/lactd.sock)"), std::string::npos) << f.message;
+  EXPECT_NE(f.what.find("is running (/run/lactd.sock)"), std::string::npos) << f.what;
 }
 
 }  // namespace
