@@ -2,6 +2,7 @@
 // as a table for people or as it is (--json).
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,6 +10,7 @@
 
 #include "api/status.h"
 #include "client/caller_env.h"
+#include "client/daemon_link.h"
 #include "client/document.h"
 #include "client/exit_codes.h"
 #include "client/knob_text.h"
@@ -16,6 +18,7 @@
 #include "client/verbs.h"
 #include "runtime/runtime.h"
 #include "util/byte_size.h"
+#include "util/json_text.h"
 
 namespace rocmtune::client {
 namespace {
@@ -260,14 +263,20 @@ void PrintStatus(const Doc& doc, const std::string& shell_runtimes) {
 }  // namespace
 
 int RunStatus(const Context& ctx, const Args&) {
-  Fetched doc = ReadDocument(
-      ctx, "Describe", {},
-      [&]() -> Result<Doc> {
-        auto root = ctx.OpenRoot();
-        if (!root) return tl::unexpected(root.error());
-        return api::DescribeSystem(*root);
-      },
-      kExitFailed);
+  auto local = [&]() -> Result<Doc> {
+    auto root = ctx.OpenRoot();
+    if (!root) return tl::unexpected(root.error());
+    return api::DescribeSystem(*root);
+  };
+  std::optional<BusReply> reply = AskDaemon(ctx, "Describe");
+  // Under --json rocmtuned's document is printed as it came: the daemon writes it as this program
+  // would (JsonText), so reading it into a tree and writing it again gave the same bytes at several
+  // times the cost (81 KB for a 64-partition MI300X: BENCHMARKS.md, "Over the bus").
+  if (ctx.json && reply && reply->ok() && reply->text.starts_with('{') && IsWholeJsonText(reply->text)) {
+    fmt::print("{}\n", reply->text);
+    return kExitOk;
+  }
+  Fetched doc = reply ? FromDaemon(ctx, *reply, "Describe") : FromLocal(ctx, local(), kExitFailed);
   if (!doc) return doc.error();
   if (ctx.json) PrintJson(*doc);
   else PrintStatus(*doc, ShellRuntimes(ctx));

@@ -8,6 +8,7 @@
 #include "api/live_json.h"
 #include "api/status_json.h"
 #include "knowledge/known_issues.h"
+#include "util/json_object.h"
 
 namespace rocmtune::api {
 
@@ -35,28 +36,32 @@ json ComputeJson(const diagnose::Assessment& a, const detect::Gpu& g) {
   for (const ComputeReason& r : verdict.reasons) reasons.push_back(r.finding.id);
   json notes = json::array();
   for (const ComputeReason& r : verdict.notes) notes.push_back(r.finding.id);
-  return {{"state", diagnose::StateName(verdict.state)},
-          {"usable", verdict.usable()},
-          {"safe", SafeJson(verdict.state)},
-          {"supported", verdict.state != diagnose::State::kUnsupported},
-          {"visible", verdict.visible},
-          {"reasons", reasons},
-          {"notes", notes}};
+  JsonObject doc(7);
+  doc.Add("state", diagnose::StateName(verdict.state));
+  doc.Add("usable", verdict.usable());
+  doc.Add("safe", SafeJson(verdict.state));
+  doc.Add("supported", verdict.state != diagnose::State::kUnsupported);
+  doc.Add("visible", verdict.visible);
+  doc.Add("reasons", std::move(reasons));
+  doc.Add("notes", std::move(notes));
+  return doc.Take();
 }
 
 json Bytes(const std::optional<uint64_t>& b) { return b ? json(*b) : json(nullptr); }
 
 // The memory ROCm programs can allocate (diagnose/rocm_memory.h), every input beside the result.
 json RocmMemoryJson(const diagnose::RocmMemory& m) {
-  return {{"allocatable_bytes", Bytes(m.allocatable_bytes)},
-          {"gtt_allocatable_bytes", Bytes(m.gtt_allocatable_bytes)},
-          {"limited_by", OrNull(m.limited_by)},
-          {"vram_bytes", Bytes(m.vram_bytes)},
-          {"gtt_bytes", Bytes(m.gtt_bytes)},
-          {"ttm_module", OrNull(m.ttm_module)},
-          {"ttm_limit_bytes", Bytes(m.ttm_limit_bytes)},
-          {"kfd_system_limit_bytes", Bytes(m.system_limit_bytes)},
-          {"unknown", OrNull(m.unknown)}};
+  JsonObject doc(9);
+  doc.Add("allocatable_bytes", Bytes(m.allocatable_bytes));
+  doc.Add("gtt_allocatable_bytes", Bytes(m.gtt_allocatable_bytes));
+  doc.Add("limited_by", OrNull(m.limited_by));
+  doc.Add("vram_bytes", Bytes(m.vram_bytes));
+  doc.Add("gtt_bytes", Bytes(m.gtt_bytes));
+  doc.Add("ttm_module", OrNull(m.ttm_module));
+  doc.Add("ttm_limit_bytes", Bytes(m.ttm_limit_bytes));
+  doc.Add("kfd_system_limit_bytes", Bytes(m.system_limit_bytes));
+  doc.Add("unknown", OrNull(m.unknown));
+  return doc.Take();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/size_json.h"
+#include "util/json_object.h"
 
 namespace rocmtune::api {
 namespace {
@@ -44,24 +45,24 @@ json SystemJson(const detect::SystemFacts& s) {
 }  // namespace
 
 json GpuJson(const detect::Gpu& g) {
-  return json{
-      {"id", g.id},
-      {"card", OrNull(g.card)},
-      {"render_node", OrNull(g.render_node)},
-      {"pci_id", OrNull(g.pci_id)},
-      {"revision", OrNull(g.revision)},
-      {"subsystem", OrNull(g.subsystem)},
-      {"marketing_name", g.marketing_name},
-      {"gfx_target", OrNull(g.gfx_target)},
-      {"gfx_target_version", OrNull(g.gfx_target_version)},
-      {"gc_ip", OrNull(g.gc_ip)},
-      {"family", g.family ? json(knowledge::FamilyName(*g.family)) : json(nullptr)},
-      {"apu", OrNull(g.apu)},
-      {"vram_bytes", OrNull(g.vram_bytes)},
-      {"kfd_node", OrNull(g.kfd_node)},
-      {"physical_id", g.physical_id},
-      {"identified_by", g.identified_by},
-  };
+  JsonObject doc(16);
+  doc.Add("id", g.id);
+  doc.Add("card", OrNull(g.card));
+  doc.Add("render_node", OrNull(g.render_node));
+  doc.Add("pci_id", OrNull(g.pci_id));
+  doc.Add("revision", OrNull(g.revision));
+  doc.Add("subsystem", OrNull(g.subsystem));
+  doc.Add("marketing_name", g.marketing_name);
+  doc.Add("gfx_target", OrNull(g.gfx_target));
+  doc.Add("gfx_target_version", OrNull(g.gfx_target_version));
+  doc.Add("gc_ip", OrNull(g.gc_ip));
+  doc.Add("family", g.family ? json(knowledge::FamilyName(*g.family)) : json(nullptr));
+  doc.Add("apu", OrNull(g.apu));
+  doc.Add("vram_bytes", OrNull(g.vram_bytes));
+  doc.Add("kfd_node", OrNull(g.kfd_node));
+  doc.Add("physical_id", g.physical_id);
+  doc.Add("identified_by", g.identified_by);
+  return doc.Take();
 }
 
 json StatusJson(const detect::Inventory& inv) {
