@@ -36,8 +36,7 @@ Fn* Find(const char* name) {
 }  // namespace
 
 // The library's function of the same name, found once (thread-safe: a function-local static).
-#define ROCMTUNE_SD(name) \
-  static auto* const fn = Find<decltype(::name)>(#name)
+#define ROCMTUNE_SD(name) static auto* const fn = Find<decltype(::name)>(#name)
 
 extern "C" {
 
