@@ -85,7 +85,7 @@ void sd_bus_error_free(sd_bus_error* e) {
     ROCMTUNE_SD(sd_bus_error_free);
     if (fn) fn(e);
   }
-  *e = SD_BUS_ERROR_NULL;
+  *e = sd_bus_error{};  // SD_BUS_ERROR_NULL, without its C compound literal
 }
 
 int sd_bus_message_new_method_call(sd_bus* bus, sd_bus_message** m, const char* destination, const char* path,
