@@ -67,7 +67,7 @@ int ReplyDescribe(sd_bus_message* call, const sys::Root& root, detect::Inventory
   options.caller = false;  // rocmtuned answers for no one user
   auto doc = api::DescribeSystem(root, std::move(inventory), options);
   if (!doc) return SetError(ret, doc.error());
-  return ReplyText(call, JsonText(*doc));
+  return ReplyJson(call, *doc);
 }
 
 // On the live root the reply waits for the live facts off the loop (History, properties and

@@ -13,6 +13,7 @@
 #include "api/log_input.h"
 #include "api/profiles.h"
 #include "api/system.h"
+#include "bus/handles.h"
 #include "daemon/bus_errors.h"
 #include "daemon/log.h"
 #include "diagnose/finding.h"
@@ -22,6 +23,18 @@ namespace rocmtune::daemon {
 
 int ReplyText(sd_bus_message* call, const std::string& text) {
   return sd_bus_reply_method_return(call, "s", text.c_str());
+}
+
+int ReplyJson(sd_bus_message* call, const nlohmann::ordered_json& doc) {
+  if (sd_bus_message_get_expect_reply(call) == 0) return 0;  // as sd_bus_reply_method_return
+  const std::string text = JsonText(doc);
+  sd_bus_message* raw = nullptr;
+  if (int r = sd_bus_message_new_method_return(call, &raw); r < 0) return r;
+  bus::MessagePtr reply(raw);
+  char* space = nullptr;  // text.size() bytes and the NUL sd-bus writes after them
+  if (int r = sd_bus_message_append_string_space(reply.get(), text.size(), &space); r < 0) return r;
+  std::memcpy(space, text.data(), text.size());
+  return sd_bus_send(nullptr, reply.get(), nullptr);
 }
 
 namespace {
