@@ -31,9 +31,9 @@ int ReplyJson(sd_bus_message* call, const nlohmann::ordered_json& doc) {
   sd_bus_message* raw = nullptr;
   if (int r = sd_bus_message_new_method_return(call, &raw); r < 0) return r;
   bus::MessagePtr reply(raw);
-  char* space = nullptr;  // text.size() bytes and the NUL sd-bus writes after them
+  char* space = nullptr;  // text.size() bytes; sd-bus wrote the NUL after them
   if (int r = sd_bus_message_append_string_space(reply.get(), text.size(), &space); r < 0) return r;
-  std::memcpy(space, text.data(), text.size());
+  text.copy(space, text.size());
   return sd_bus_send(nullptr, reply.get(), nullptr);
 }
 
