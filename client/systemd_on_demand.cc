@@ -38,22 +38,21 @@ Fn* Find(const char* name) {
 // The library's function of the same name, found once (thread-safe: a function-local static).
 #define ROCMTUNE_SD(name) static auto* const fn = Find<decltype(::name)>(#name)
 
+// A function that returns a status: the library's answer, or -ELIBACC without the library.
+// `params` and `args` are its parameter list and the same names as arguments, in parentheses.
+#define ROCMTUNE_SD_STATUS(name, params, args) \
+  int name params {                            \
+    ROCMTUNE_SD(name);                         \
+    return fn ? fn args : -ELIBACC;            \
+  }
+
+// The parameter lists below are macro arguments, which clang-format would space as products.
+// clang-format off
 extern "C" {
 
-int sd_bus_open_system(sd_bus** ret) {
-  ROCMTUNE_SD(sd_bus_open_system);
-  return fn ? fn(ret) : -ELIBACC;
-}
-
-int sd_bus_is_open(sd_bus* bus) {
-  ROCMTUNE_SD(sd_bus_is_open);
-  return fn ? fn(bus) : -ELIBACC;
-}
-
-int sd_bus_set_method_call_timeout(sd_bus* bus, uint64_t usec) {
-  ROCMTUNE_SD(sd_bus_set_method_call_timeout);
-  return fn ? fn(bus, usec) : -ELIBACC;
-}
+ROCMTUNE_SD_STATUS(sd_bus_open_system, (sd_bus** ret), (ret))
+ROCMTUNE_SD_STATUS(sd_bus_is_open, (sd_bus* bus), (bus))
+ROCMTUNE_SD_STATUS(sd_bus_set_method_call_timeout, (sd_bus* bus, uint64_t usec), (bus, usec))
 
 sd_bus* sd_bus_flush_close_unref(sd_bus* bus) {
   if (!bus) return nullptr;
@@ -61,10 +60,9 @@ sd_bus* sd_bus_flush_close_unref(sd_bus* bus) {
   return fn ? fn(bus) : nullptr;
 }
 
-int sd_bus_call(sd_bus* bus, sd_bus_message* m, uint64_t usec, sd_bus_error* ret_error, sd_bus_message** reply) {
-  ROCMTUNE_SD(sd_bus_call);
-  return fn ? fn(bus, m, usec, ret_error, reply) : -ELIBACC;
-}
+ROCMTUNE_SD_STATUS(sd_bus_call,
+                   (sd_bus* bus, sd_bus_message* m, uint64_t usec, sd_bus_error* ret_error, sd_bus_message** reply),
+                   (bus, m, usec, ret_error, reply))
 
 int sd_bus_call_method(sd_bus* bus, const char* destination, const char* path, const char* interface,
                        const char* member, sd_bus_error* ret_error, sd_bus_message** reply, const char* types, ...) {
@@ -88,11 +86,10 @@ void sd_bus_error_free(sd_bus_error* e) {
   *e = sd_bus_error{};  // SD_BUS_ERROR_NULL, without its C compound literal
 }
 
-int sd_bus_message_new_method_call(sd_bus* bus, sd_bus_message** m, const char* destination, const char* path,
-                                   const char* interface, const char* member) {
-  ROCMTUNE_SD(sd_bus_message_new_method_call);
-  return fn ? fn(bus, m, destination, path, interface, member) : -ELIBACC;
-}
+ROCMTUNE_SD_STATUS(sd_bus_message_new_method_call,
+                   (sd_bus* bus, sd_bus_message** m, const char* destination, const char* path, const char* interface,
+                    const char* member),
+                   (bus, m, destination, path, interface, member))
 
 sd_bus_message* sd_bus_message_unref(sd_bus_message* m) {
   if (!m) return nullptr;
@@ -120,65 +117,22 @@ int sd_bus_message_read(sd_bus_message* m, const char* types, ...) {
   return r;
 }
 
-int sd_bus_message_append_strv(sd_bus_message* m, char** l) {
-  ROCMTUNE_SD(sd_bus_message_append_strv);
-  return fn ? fn(m, l) : -ELIBACC;
-}
-
-int sd_bus_message_read_strv(sd_bus_message* m, char*** l) {
-  ROCMTUNE_SD(sd_bus_message_read_strv);
-  return fn ? fn(m, l) : -ELIBACC;
-}
-
-int sd_bus_message_open_container(sd_bus_message* m, char type, const char* contents) {
-  ROCMTUNE_SD(sd_bus_message_open_container);
-  return fn ? fn(m, type, contents) : -ELIBACC;
-}
-
-int sd_bus_message_close_container(sd_bus_message* m) {
-  ROCMTUNE_SD(sd_bus_message_close_container);
-  return fn ? fn(m) : -ELIBACC;
-}
-
-int sd_bus_message_enter_container(sd_bus_message* m, char type, const char* contents) {
-  ROCMTUNE_SD(sd_bus_message_enter_container);
-  return fn ? fn(m, type, contents) : -ELIBACC;
-}
-
-int sd_bus_message_exit_container(sd_bus_message* m) {
-  ROCMTUNE_SD(sd_bus_message_exit_container);
-  return fn ? fn(m) : -ELIBACC;
-}
-
-int sd_bus_message_peek_type(sd_bus_message* m, char* type, const char** contents) {
-  ROCMTUNE_SD(sd_bus_message_peek_type);
-  return fn ? fn(m, type, contents) : -ELIBACC;
-}
-
-int sd_bus_message_skip(sd_bus_message* m, const char* types) {
-  ROCMTUNE_SD(sd_bus_message_skip);
-  return fn ? fn(m, types) : -ELIBACC;
-}
-
-int sd_bus_message_set_allow_interactive_authorization(sd_bus_message* m, int b) {
-  ROCMTUNE_SD(sd_bus_message_set_allow_interactive_authorization);
-  return fn ? fn(m, b) : -ELIBACC;
-}
-
-int sd_bus_message_set_auto_start(sd_bus_message* m, int b) {
-  ROCMTUNE_SD(sd_bus_message_set_auto_start);
-  return fn ? fn(m, b) : -ELIBACC;
-}
-
-int sd_journal_open(sd_journal** ret, int flags) {
-  ROCMTUNE_SD(sd_journal_open);
-  return fn ? fn(ret, flags) : -ELIBACC;
-}
-
-int sd_journal_open_files_fd(sd_journal** ret, int fds[], unsigned n_fds, int flags) {
-  ROCMTUNE_SD(sd_journal_open_files_fd);
-  return fn ? fn(ret, fds, n_fds, flags) : -ELIBACC;
-}
+ROCMTUNE_SD_STATUS(sd_bus_message_append_strv, (sd_bus_message* m, char** l), (m, l))
+ROCMTUNE_SD_STATUS(sd_bus_message_read_strv, (sd_bus_message* m, char*** l), (m, l))
+ROCMTUNE_SD_STATUS(sd_bus_message_open_container, (sd_bus_message* m, char type, const char* contents),
+                   (m, type, contents))
+ROCMTUNE_SD_STATUS(sd_bus_message_close_container, (sd_bus_message* m), (m))
+ROCMTUNE_SD_STATUS(sd_bus_message_enter_container, (sd_bus_message* m, char type, const char* contents),
+                   (m, type, contents))
+ROCMTUNE_SD_STATUS(sd_bus_message_exit_container, (sd_bus_message* m), (m))
+ROCMTUNE_SD_STATUS(sd_bus_message_peek_type, (sd_bus_message* m, char* type, const char** contents),
+                   (m, type, contents))
+ROCMTUNE_SD_STATUS(sd_bus_message_skip, (sd_bus_message* m, const char* types), (m, types))
+ROCMTUNE_SD_STATUS(sd_bus_message_set_allow_interactive_authorization, (sd_bus_message* m, int b), (m, b))
+ROCMTUNE_SD_STATUS(sd_bus_message_set_auto_start, (sd_bus_message* m, int b), (m, b))
+ROCMTUNE_SD_STATUS(sd_journal_open, (sd_journal** ret, int flags), (ret, flags))
+ROCMTUNE_SD_STATUS(sd_journal_open_files_fd, (sd_journal** ret, int fds[], unsigned n_fds, int flags),
+                   (ret, fds, n_fds, flags))
 
 void sd_journal_close(sd_journal* j) {
   if (!j) return;
@@ -186,85 +140,30 @@ void sd_journal_close(sd_journal* j) {
   if (fn) fn(j);
 }
 
-int sd_journal_add_match(sd_journal* j, const void* data, size_t size) {
-  ROCMTUNE_SD(sd_journal_add_match);
-  return fn ? fn(j, data, size) : -ELIBACC;
-}
+ROCMTUNE_SD_STATUS(sd_journal_add_match, (sd_journal* j, const void* data, size_t size), (j, data, size))
 
 void sd_journal_flush_matches(sd_journal* j) {
   ROCMTUNE_SD(sd_journal_flush_matches);
   if (fn) fn(j);
 }
 
-int sd_journal_next(sd_journal* j) {
-  ROCMTUNE_SD(sd_journal_next);
-  return fn ? fn(j) : -ELIBACC;
-}
-
-int sd_journal_previous(sd_journal* j) {
-  ROCMTUNE_SD(sd_journal_previous);
-  return fn ? fn(j) : -ELIBACC;
-}
-
-int sd_journal_seek_head(sd_journal* j) {
-  ROCMTUNE_SD(sd_journal_seek_head);
-  return fn ? fn(j) : -ELIBACC;
-}
-
-int sd_journal_seek_tail(sd_journal* j) {
-  ROCMTUNE_SD(sd_journal_seek_tail);
-  return fn ? fn(j) : -ELIBACC;
-}
-
-int sd_journal_seek_cursor(sd_journal* j, const char* cursor) {
-  ROCMTUNE_SD(sd_journal_seek_cursor);
-  return fn ? fn(j, cursor) : -ELIBACC;
-}
-
-int sd_journal_seek_realtime_usec(sd_journal* j, uint64_t usec) {
-  ROCMTUNE_SD(sd_journal_seek_realtime_usec);
-  return fn ? fn(j, usec) : -ELIBACC;
-}
-
-int sd_journal_test_cursor(sd_journal* j, const char* cursor) {
-  ROCMTUNE_SD(sd_journal_test_cursor);
-  return fn ? fn(j, cursor) : -ELIBACC;
-}
-
-int sd_journal_get_cursor(sd_journal* j, char** cursor) {
-  ROCMTUNE_SD(sd_journal_get_cursor);
-  return fn ? fn(j, cursor) : -ELIBACC;
-}
-
-int sd_journal_get_data(sd_journal* j, const char* field, const void** data, size_t* l) {
-  ROCMTUNE_SD(sd_journal_get_data);
-  return fn ? fn(j, field, data, l) : -ELIBACC;
-}
-
-int sd_journal_get_realtime_usec(sd_journal* j, uint64_t* ret) {
-  ROCMTUNE_SD(sd_journal_get_realtime_usec);
-  return fn ? fn(j, ret) : -ELIBACC;
-}
-
-int sd_journal_set_data_threshold(sd_journal* j, size_t sz) {
-  ROCMTUNE_SD(sd_journal_set_data_threshold);
-  return fn ? fn(j, sz) : -ELIBACC;
-}
-
-int sd_journal_query_unique(sd_journal* j, const char* field) {
-  ROCMTUNE_SD(sd_journal_query_unique);
-  return fn ? fn(j, field) : -ELIBACC;
-}
-
-int sd_journal_enumerate_unique(sd_journal* j, const void** data, size_t* l) {
-  ROCMTUNE_SD(sd_journal_enumerate_unique);
-  return fn ? fn(j, data, l) : -ELIBACC;
-}
-
-int sd_journal_sendv_with_location(const char* file, const char* line, const char* func, const struct iovec* iov,
-                                   int n) {
-  ROCMTUNE_SD(sd_journal_sendv_with_location);
-  return fn ? fn(file, line, func, iov, n) : -ELIBACC;
-}
+ROCMTUNE_SD_STATUS(sd_journal_next, (sd_journal* j), (j))
+ROCMTUNE_SD_STATUS(sd_journal_previous, (sd_journal* j), (j))
+ROCMTUNE_SD_STATUS(sd_journal_seek_head, (sd_journal* j), (j))
+ROCMTUNE_SD_STATUS(sd_journal_seek_tail, (sd_journal* j), (j))
+ROCMTUNE_SD_STATUS(sd_journal_seek_cursor, (sd_journal* j, const char* cursor), (j, cursor))
+ROCMTUNE_SD_STATUS(sd_journal_seek_realtime_usec, (sd_journal* j, uint64_t usec), (j, usec))
+ROCMTUNE_SD_STATUS(sd_journal_test_cursor, (sd_journal* j, const char* cursor), (j, cursor))
+ROCMTUNE_SD_STATUS(sd_journal_get_cursor, (sd_journal* j, char** cursor), (j, cursor))
+ROCMTUNE_SD_STATUS(sd_journal_get_data, (sd_journal* j, const char* field, const void** data, size_t* l),
+                   (j, field, data, l))
+ROCMTUNE_SD_STATUS(sd_journal_get_realtime_usec, (sd_journal* j, uint64_t* ret), (j, ret))
+ROCMTUNE_SD_STATUS(sd_journal_set_data_threshold, (sd_journal* j, size_t sz), (j, sz))
+ROCMTUNE_SD_STATUS(sd_journal_query_unique, (sd_journal* j, const char* field), (j, field))
+ROCMTUNE_SD_STATUS(sd_journal_enumerate_unique, (sd_journal* j, const void** data, size_t* l), (j, data, l))
+ROCMTUNE_SD_STATUS(sd_journal_sendv_with_location,
+                   (const char* file, const char* line, const char* func, const struct iovec* iov, int n),
+                   (file, line, func, iov, n))
 
 }  // extern "C"
+// clang-format on
