@@ -46,6 +46,19 @@ Fn* Find(const char* name) {
     return fn ? fn args : -ELIBACC;            \
   }
 
+// sd_bus_message_append and _read: `types` and what follows go to the library's va_list form
+// (name##v), or -ELIBACC without the library.
+#define ROCMTUNE_SD_MESSAGE_VARIADIC(name)                        \
+  int name(sd_bus_message* m, const char* types, ...) {           \
+    static auto* const fn = Find<decltype(::name##v)>(#name "v"); \
+    if (!fn) return -ELIBACC;                                     \
+    va_list ap;                                                   \
+    va_start(ap, types);                                          \
+    int r = fn(m, types, ap);                                     \
+    va_end(ap);                                                   \
+    return r;                                                     \
+  }
+
 // The parameter lists below are macro arguments, which clang-format would space as products.
 // clang-format off
 extern "C" {
@@ -97,25 +110,8 @@ sd_bus_message* sd_bus_message_unref(sd_bus_message* m) {
   return fn ? fn(m) : nullptr;
 }
 
-int sd_bus_message_append(sd_bus_message* m, const char* types, ...) {
-  static auto* const fn = Find<decltype(::sd_bus_message_appendv)>("sd_bus_message_appendv");
-  if (!fn) return -ELIBACC;
-  va_list ap;
-  va_start(ap, types);
-  int r = fn(m, types, ap);
-  va_end(ap);
-  return r;
-}
-
-int sd_bus_message_read(sd_bus_message* m, const char* types, ...) {
-  static auto* const fn = Find<decltype(::sd_bus_message_readv)>("sd_bus_message_readv");
-  if (!fn) return -ELIBACC;
-  va_list ap;
-  va_start(ap, types);
-  int r = fn(m, types, ap);
-  va_end(ap);
-  return r;
-}
+ROCMTUNE_SD_MESSAGE_VARIADIC(sd_bus_message_append)
+ROCMTUNE_SD_MESSAGE_VARIADIC(sd_bus_message_read)
 
 ROCMTUNE_SD_STATUS(sd_bus_message_append_strv, (sd_bus_message* m, char** l), (m, l))
 ROCMTUNE_SD_STATUS(sd_bus_message_read_strv, (sd_bus_message* m, char*** l), (m, l))
